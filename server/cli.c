@@ -1,0 +1,100 @@
+/* Shared command-line conventions: the command table, error lines, home directory. */
+#include "server/cli.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cmd_version(int argc, char **argv);
+void cmd_version_usage(void);
+int cmd_db(int argc, char **argv);
+void cmd_db_usage(void);
+
+const struct cli_command cli_commands[] = {
+    {"db", "manage the embedded PostgreSQL cluster (start, stop, status, url, psql, migrate)",
+     cmd_db, cmd_db_usage},
+    {"version", "print the version", cmd_version, cmd_version_usage},
+};
+const int cli_commands_count = (int)(sizeof cli_commands / sizeof cli_commands[0]);
+
+const struct cli_command *cli_find(const char *name)
+{
+    for (int i = 0; i < cli_commands_count; i++)
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}
+
+static void vprint_error(const char *cmd, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (cmd)
+        fprintf(stderr, "sitescout %s: %s\n", cmd, msg);
+    else
+        fprintf(stderr, "sitescout: %s\n", msg);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_error(cmd, fmt, ap);
+    va_end(ap);
+    if (cmd)
+        fprintf(stderr, "Try 'sitescout %s --help'.\n", cmd);
+    else
+        fprintf(stderr, "Try 'sitescout help'.\n");
+    return CLI_USAGE;
+}
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_error(cmd, fmt, ap);
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+int cli_is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+static int is_source_tree(const char *dir)
+{
+    char path[PATH_MAX + 32];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/sql", dir);
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(path, sizeof path, "%s/CMakeLists.txt", dir);
+    return stat(path, &st) == 0;
+}
+
+char *cli_home_dir(void)
+{
+    const char *env = getenv("SITESCOUT_HOME");
+    if (env && *env)
+        return strdup(env);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash;
+        while ((slash = strrchr(exe, '/')) != NULL) {
+            *slash = '\0';
+            if (exe[0] && is_source_tree(exe))
+                return strdup(exe);
+        }
+    }
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd))
+        return strdup(cwd);
+    return strdup(".");
+}

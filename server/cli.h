@@ -1,0 +1,40 @@
+/* Subcommand table and the shared conventions of the command line. */
+#ifndef SITESCOUT_SERVER_CLI_H
+#define SITESCOUT_SERVER_CLI_H
+
+#include "common/err.h"
+
+/* Exit codes: 0 success, 1 the command failed, 2 the command line was wrong. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+struct cli_command {
+    const char *name;
+    const char *summary;                /* one line for `sitescout help` */
+    int (*run)(int argc, char **argv);  /* argv[0] is the command name */
+    void (*usage)(void);                /* full --help text to stdout */
+};
+
+/* Every command, in the order `sitescout help` lists them. */
+extern const struct cli_command cli_commands[];
+extern const int cli_commands_count;
+
+const struct cli_command *cli_find(const char *name);
+
+/* Print "sitescout CMD: message" to stderr with a hint to --help; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* Print "sitescout CMD: message" to stderr; returns CLI_FAIL. */
+int cli_fail(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* True for "-h" and "--help". */
+int cli_is_help(const char *arg);
+
+/*
+ * The directory that holds the project's runtime state (var/): $SITESCOUT_HOME if
+ * set, else the source tree the binary was built in (found by walking up from the
+ * executable to a directory with sql/ and CMakeLists.txt), else the current
+ * directory. Returns a malloc'd path the caller frees, or NULL on out of memory.
+ */
+char *cli_home_dir(void);
+
+#endif

@@ -1,0 +1,22 @@
+/* How commands find their database: --db URL, else $SITESCOUT_DB, else the embedded cluster. */
+#ifndef SITESCOUT_SERVER_DB_H
+#define SITESCOUT_SERVER_DB_H
+
+#include "common/err.h"
+#include "store/pgembed.h"
+
+struct store;
+
+/* The embedded cluster of this checkout (<home>/var/pg), or of base_dir if given. */
+enum err db_embedded(struct pgembed *pg, const char *base_dir, int port, int tcp) WARN_UNUSED;
+
+/*
+ * The URL to use: `url` if given, else $SITESCOUT_DB, else the embedded cluster,
+ * which is started if it is not running. *out is malloc'd; the caller frees it.
+ */
+enum err db_resolve_url(const char *url, char **out) WARN_UNUSED;
+
+/* Resolve, connect and bring the schema up to date. */
+enum err db_open(const char *url, struct store **out) WARN_UNUSED;
+
+#endif

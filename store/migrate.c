@@ -1,0 +1,80 @@
+/* Applies the embedded sql/ migrations once, under an advisory lock. */
+#include "store/migrate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/log.h"
+#include "store/store.h"
+
+/* Advisory lock key shared by every sitescout process ("sitescou" in ASCII). */
+#define MIGRATE_LOCK_KEY "7594574137745389941"
+
+static enum err apply_locked(struct store *s, int *applied)
+{
+    const char *key[] = {MIGRATE_LOCK_KEY};
+    enum err e = store_exec(s, "SELECT pg_advisory_xact_lock($1::bigint)", 1, key);
+    if (e)
+        return e;
+    e = store_exec(s,
+                   "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                   " version integer PRIMARY KEY,"
+                   " name text NOT NULL,"
+                   " applied_at timestamptz NOT NULL DEFAULT now())",
+                   0, NULL);
+    if (e)
+        return e;
+    int current;
+    e = migrate_version(s, &current);
+    if (e)
+        return e;
+    for (int i = 0; i < migrations_count; i++) {
+        const struct migration *m = &migrations[i];
+        if (m->version <= current)
+            continue;
+        e = store_exec_script(s, m->sql);
+        if (e)
+            return err_set(e, "migration %s failed: %s", m->name, err_msg());
+        char version[16];
+        snprintf(version, sizeof version, "%d", m->version);
+        const char *params[] = {version, m->name};
+        e = store_exec(s, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", 2,
+                       params);
+        if (e)
+            return e;
+        log_info("applied migration %s", m->name);
+        (*applied)++;
+    }
+    return ERR_OK;
+}
+
+enum err migrate_apply(struct store *s, int *applied)
+{
+    int n = 0;
+    enum err e = store_begin(s);
+    if (e)
+        return e;
+    e = apply_locked(s, &n);
+    if (e) {
+        store_rollback(s);
+        return e;
+    }
+    e = store_commit(s);
+    if (!e && applied)
+        *applied = n;
+    return e;
+}
+
+enum err migrate_version(struct store *s, int *version)
+{
+    *version = 0;
+    struct store_rows *rows;
+    enum err e = store_query(s,
+                             "SELECT coalesce(max(version), 0) FROM schema_migrations", 0,
+                             NULL, &rows);
+    if (e)
+        return e;
+    *version = atoi(store_rows_get(rows, 0, 0));
+    store_rows_free(rows);
+    return ERR_OK;
+}

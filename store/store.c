@@ -1,0 +1,292 @@
+/* The only libpq user: connections with retry, parameterised statements, transactions. */
+#include "store/store.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+
+#define RETRY_FIRST_MS 100
+#define RETRY_MAX_MS 5000
+#define RECONNECT_BUDGET_MS 30000
+
+struct store {
+    PGconn *conn;
+    char *url;
+    int in_tx;
+    int reconnects;
+};
+
+struct store_rows {
+    PGresult *res;
+};
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* libpq messages end in a newline; keep the first line for one-line errors. */
+static const char *first_line(const char *msg, char *out, size_t n)
+{
+    size_t i = 0;
+    while (msg && msg[i] && msg[i] != '\n' && i + 1 < n) {
+        out[i] = msg[i];
+        i++;
+    }
+    out[i] = '\0';
+    return out;
+}
+
+static void quiet_notices(void *arg, const char *message)
+{
+    (void)arg;
+    log_debug("postgres: %s", message);
+}
+
+static PGconn *connect_once(const char *url, char *why, size_t n)
+{
+    PGconn *c = PQconnectdb(url);
+    if (c && PQstatus(c) == CONNECTION_OK) {
+        PQsetNoticeProcessor(c, quiet_notices, NULL);
+        return c;
+    }
+    first_line(c ? PQerrorMessage(c) : "out of memory", why, n);
+    PQfinish(c);
+    return NULL;
+}
+
+enum err store_open(const char *url, int timeout_ms, struct store **out)
+{
+    *out = NULL;
+    struct store *s = calloc(1, sizeof *s);
+    if (!s || !(s->url = strdup(url))) {
+        free(s);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    char why[512] = "";
+    long deadline = now_ms() + timeout_ms;
+    long wait = RETRY_FIRST_MS;
+    for (;;) {
+        s->conn = connect_once(url, why, sizeof why);
+        if (s->conn)
+            break;
+        if (now_ms() + wait > deadline) {
+            store_free(s);
+            return err_set(ERR_DB, "cannot connect to the database: %s", why);
+        }
+        log_debug("database not reachable yet (%s); retrying in %ld ms", why, wait);
+        sleep_ms(wait);
+        wait = wait * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : wait * 2;
+    }
+    *out = s;
+    return ERR_OK;
+}
+
+void store_free(struct store *s)
+{
+    if (!s)
+        return;
+    PQfinish(s->conn);
+    free(s->url);
+    free(s);
+}
+
+int store_ping(const char *url)
+{
+    return PQping(url) == PQPING_OK;
+}
+
+int store_reconnects(const struct store *s)
+{
+    return s->reconnects;
+}
+
+/* Re-establish a lost connection with exponential backoff. */
+static enum err reconnect(struct store *s)
+{
+    long deadline = now_ms() + RECONNECT_BUDGET_MS;
+    long wait = RETRY_FIRST_MS;
+    char why[512] = "connection lost";
+    log_warn("database connection lost; reconnecting");
+    for (;;) {
+        PQreset(s->conn);
+        if (PQstatus(s->conn) == CONNECTION_OK) {
+            s->reconnects++;
+            log_info("database connection re-established");
+            return ERR_OK;
+        }
+        first_line(PQerrorMessage(s->conn), why, sizeof why);
+        if (now_ms() + wait > deadline)
+            return err_set(ERR_DB, "database connection lost and not re-established: %s", why);
+        sleep_ms(wait);
+        wait = wait * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : wait * 2;
+    }
+}
+
+static int result_ok(const PGresult *res)
+{
+    ExecStatusType st = PQresultStatus(res);
+    return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+}
+
+static enum err result_error(struct store *s, const PGresult *res)
+{
+    char line[512];
+    const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(s->conn);
+    return err_set(ERR_DB, "%s", first_line(msg && *msg ? msg : "unknown database error", line,
+                                            sizeof line));
+}
+
+/*
+ * Run one statement. On a lost connection outside a transaction, reconnect and
+ * retry once; inside a transaction the caller must redo the whole transaction.
+ */
+static enum err run(struct store *s, const char *sql, int nparams, const char *const *params,
+                    PGresult **out)
+{
+    *out = NULL;
+    for (int attempt = 0;; attempt++) {
+        PGresult *res = nparams >= 0 ? PQexecParams(s->conn, sql, nparams, NULL, params, NULL,
+                                                    NULL, 0)
+                                     : PQexec(s->conn, sql);
+        if (res && result_ok(res)) {
+            *out = res;
+            return ERR_OK;
+        }
+        if (PQstatus(s->conn) != CONNECTION_BAD) {
+            enum err e = result_error(s, res);
+            PQclear(res);
+            return e;
+        }
+        PQclear(res);
+        int was_in_tx = s->in_tx;
+        s->in_tx = 0;
+        enum err e = reconnect(s);
+        if (e)
+            return e;
+        if (was_in_tx || attempt > 0)
+            return err_set(ERR_DB, "database connection lost during a transaction; "
+                                   "it was rolled back");
+    }
+}
+
+enum err store_exec(struct store *s, const char *sql, int nparams, const char *const *params)
+{
+    PGresult *res;
+    enum err e = run(s, sql, nparams, params, &res);
+    PQclear(res);
+    return e;
+}
+
+enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
+                     struct store_rows **out)
+{
+    *out = NULL;
+    PGresult *res;
+    enum err e = run(s, sql, nparams, params, &res);
+    if (e)
+        return e;
+    struct store_rows *r = malloc(sizeof *r);
+    if (!r) {
+        PQclear(res);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    r->res = res;
+    *out = r;
+    return ERR_OK;
+}
+
+enum err store_exec_script(struct store *s, const char *sql)
+{
+    PGresult *res;
+    enum err e = run(s, sql, -1, NULL, &res);
+    PQclear(res);
+    return e;
+}
+
+enum err store_begin(struct store *s)
+{
+    enum err e = store_exec(s, "BEGIN", 0, NULL);
+    if (!e)
+        s->in_tx = 1;
+    return e;
+}
+
+enum err store_commit(struct store *s)
+{
+    enum err e = store_exec(s, "COMMIT", 0, NULL);
+    s->in_tx = 0;
+    return e;
+}
+
+void store_rollback(struct store *s)
+{
+    if (PQstatus(s->conn) == CONNECTION_OK)
+        PQclear(PQexec(s->conn, "ROLLBACK"));
+    s->in_tx = 0;
+}
+
+int store_rows_count(const struct store_rows *r)
+{
+    return PQntuples(r->res);
+}
+
+int store_rows_columns(const struct store_rows *r)
+{
+    return PQnfields(r->res);
+}
+
+const char *store_rows_get(const struct store_rows *r, int row, int col)
+{
+    if (PQgetisnull(r->res, row, col))
+        return NULL;
+    return PQgetvalue(r->res, row, col);
+}
+
+void store_rows_free(struct store_rows *r)
+{
+    if (!r)
+        return;
+    PQclear(r->res);
+    free(r);
+}
+
+enum err store_create_database(const char *admin_url, const char *name)
+{
+    struct store *s;
+    enum err e = store_open(admin_url, 10000, &s);
+    if (e)
+        return e;
+    const char *params[] = {name};
+    struct store_rows *rows;
+    e = store_query(s, "SELECT 1 FROM pg_database WHERE datname = $1", 1, params, &rows);
+    if (!e && store_rows_count(rows) == 0) {
+        /* CREATE DATABASE takes no parameters: quote the identifier with libpq. */
+        char *ident = PQescapeIdentifier(s->conn, name, strlen(name));
+        if (!ident) {
+            e = err_set(ERR_NOMEM, "out of memory");
+        } else {
+            char sql[256];
+            snprintf(sql, sizeof sql, "CREATE DATABASE %s", ident);
+            PQfreemem(ident);
+            e = store_exec(s, sql, 0, NULL);
+            if (!e)
+                log_info("created database %s", name);
+        }
+    }
+    store_rows_free(rows);
+    store_free(s);
+    return e;
+}

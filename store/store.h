@@ -1,0 +1,52 @@
+/*
+ * The store: the only user of libpq. Parameterised statements only ($1, $2, ...);
+ * values travel as text. A lost connection is re-established with backoff and the
+ * statement retried when that is safe (outside a transaction).
+ *
+ * Ownership: store_open hands out a struct store the caller frees with store_free.
+ * store_query hands out rows the caller frees with store_rows_free; strings from
+ * store_rows_get are borrowed from the rows.
+ */
+#ifndef SITESCOUT_STORE_STORE_H
+#define SITESCOUT_STORE_STORE_H
+
+#include "common/err.h"
+
+struct store;
+struct store_rows;
+
+/* Connect (retrying with backoff for up to timeout_ms; 0 = try once). */
+enum err store_open(const char *url, int timeout_ms, struct store **out) WARN_UNUSED;
+void store_free(struct store *s);
+
+/* Does a server answer at url? (No authentication needed.) */
+int store_ping(const char *url);
+
+/* Connect to admin_url and create database `name` unless it exists. */
+enum err store_create_database(const char *admin_url, const char *name) WARN_UNUSED;
+
+/* Run a statement with text parameters (NULL entries are SQL NULL); discard its rows. */
+enum err store_exec(struct store *s, const char *sql, int nparams,
+                    const char *const *params) WARN_UNUSED;
+
+/* Run a statement with text parameters and keep its rows. *out is NULL on error. */
+enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
+                     struct store_rows **out) WARN_UNUSED;
+
+/* Run a script of several statements without parameters (migrations only). */
+enum err store_exec_script(struct store *s, const char *sql) WARN_UNUSED;
+
+enum err store_begin(struct store *s) WARN_UNUSED;
+enum err store_commit(struct store *s) WARN_UNUSED;
+void store_rollback(struct store *s); /* best effort; never fails the caller */
+
+int store_rows_count(const struct store_rows *r);
+int store_rows_columns(const struct store_rows *r);
+/* Value at row, col as text; NULL for SQL NULL. Borrowed. */
+const char *store_rows_get(const struct store_rows *r, int row, int col);
+void store_rows_free(struct store_rows *r);
+
+/* How many times this connection was lost and re-established. */
+int store_reconnects(const struct store *s);
+
+#endif
