@@ -87,7 +87,7 @@ static int act_status(struct pgembed *pg)
 static int act_migrate(const struct db_opts *o)
 {
     struct store *s;
-    if (db_open(o->url, &s) != ERR_OK)
+    if (db_open(o->url, o->data_dir, &s) != ERR_OK)
         return cli_fail("db", "%s", err_msg());
     int version;
     enum err e = migrate_version(s, &version);
@@ -103,7 +103,8 @@ static int act_psql(const struct db_opts *o, int argc, char **argv)
     struct store *s;
     char *url;
     /* Open (and migrate) first so that psql sees the schema. */
-    if (db_open(o->url, &s) != ERR_OK || db_resolve_url(o->url, &url) != ERR_OK)
+    if (db_open(o->url, o->data_dir, &s) != ERR_OK ||
+        db_resolve_url(o->url, o->data_dir, &url) != ERR_OK)
         return cli_fail("db", "%s", err_msg());
     store_free(s);
     char **args = calloc((size_t)argc + 3, sizeof *args);

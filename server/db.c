@@ -28,7 +28,7 @@ enum err db_embedded(struct pgembed *pg, const char *base_dir, int port, int tcp
     return e;
 }
 
-enum err db_resolve_url(const char *url, char **out)
+enum err db_resolve_url(const char *url, const char *base_dir, char **out)
 {
     *out = NULL;
     if (!url || !*url)
@@ -38,7 +38,7 @@ enum err db_resolve_url(const char *url, char **out)
         return *out ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
     }
     struct pgembed pg;
-    enum err e = db_embedded(&pg, NULL, 0, 0);
+    enum err e = db_embedded(&pg, base_dir, 0, 0);
     if (e)
         return e;
     e = pgembed_start(&pg);
@@ -51,11 +51,11 @@ enum err db_resolve_url(const char *url, char **out)
     return e;
 }
 
-enum err db_open(const char *url, struct store **out)
+enum err db_open(const char *url, const char *base_dir, struct store **out)
 {
     *out = NULL;
     char *resolved;
-    enum err e = db_resolve_url(url, &resolved);
+    enum err e = db_resolve_url(url, base_dir, &resolved);
     if (e)
         return e;
     struct store *s;

@@ -11,12 +11,13 @@ struct store;
 enum err db_embedded(struct pgembed *pg, const char *base_dir, int port, int tcp) WARN_UNUSED;
 
 /*
- * The URL to use: `url` if given, else $SITESCOUT_DB, else the embedded cluster,
- * which is started if it is not running. *out is malloc'd; the caller frees it.
+ * The URL to use: `url` if given, else $SITESCOUT_DB, else the embedded cluster
+ * (in base_dir, or the default one when NULL), which is started if it is not
+ * running. *out is malloc'd; the caller frees it.
  */
-enum err db_resolve_url(const char *url, char **out) WARN_UNUSED;
+enum err db_resolve_url(const char *url, const char *base_dir, char **out) WARN_UNUSED;
 
-/* Resolve, connect and bring the schema up to date. */
-enum err db_open(const char *url, struct store **out) WARN_UNUSED;
+/* Resolve as above, connect and bring the schema up to date. */
+enum err db_open(const char *url, const char *base_dir, struct store **out) WARN_UNUSED;
 
 #endif

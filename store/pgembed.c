@@ -299,11 +299,9 @@ char *pgembed_url(const struct pgembed *pg)
     return make_url(pg, PGEMBED_DBNAME);
 }
 
-/* The pid in data/postmaster.pid, or 0. */
-static long read_pid_file(const struct pgembed *pg)
+/* The pid on the first line of a PostgreSQL lock file, or 0. */
+static long read_lock_pid(const char *path)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/postmaster.pid", pg->data_dir);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
@@ -314,10 +312,33 @@ static long read_pid_file(const struct pgembed *pg)
     return pid;
 }
 
+/* The pid in data/postmaster.pid, or 0. */
+static long read_pid_file(const struct pgembed *pg)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/postmaster.pid", pg->data_dir);
+    return read_lock_pid(path);
+}
+
+/* Is pid a zombie? A killed server is one until its parent reaps it, which may be never. */
+static int is_zombie(long pid)
+{
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *close_paren = strrchr(stat, ')'); /* the name may contain spaces */
+    return close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z';
+}
+
 /* Is pid a live process named postgres? */
 static int is_postgres_process(long pid)
 {
-    if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+    if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH) || is_zombie(pid))
         return 0;
     char path[64], comm[64] = "";
     snprintf(path, sizeof path, "/proc/%ld/comm", pid);
@@ -328,6 +349,26 @@ static int is_postgres_process(long pid)
         comm[0] = '\0';
     fclose(f);
     return strncmp(comm, "postgres", 8) == 0;
+}
+
+/*
+ * A server killed with -9 leaves postmaster.pid and the socket's lock file behind;
+ * PostgreSQL refuses to start while they name a live process, and a zombie or a
+ * recycled pid counts as live to it. Remove those that name no live server.
+ */
+static void remove_stale_locks(const struct pgembed *pg)
+{
+    char paths[2][PATH_MAX];
+    snprintf(paths[0], sizeof paths[0], "%s/postmaster.pid", pg->data_dir);
+    snprintf(paths[1], sizeof paths[1], "%s/.s.PGSQL.%d.lock", pg->run_dir, pg->port);
+    for (int i = 0; i < 2; i++) {
+        long pid = read_lock_pid(paths[i]);
+        if (!pid || is_postgres_process(pid))
+            continue;
+        log_warn("removing %s, left behind by PostgreSQL process %ld", paths[i], pid);
+        char *argv[] = {"rm", "-f", paths[i], NULL};
+        (void)run_as_server(argv, NULL);
+    }
 }
 
 enum err pgembed_status(const struct pgembed *pg, long *pid)
@@ -458,14 +499,7 @@ static enum err start_locked(struct pgembed *pg)
     if (e)
         return e;
 
-    long old = read_pid_file(pg);
-    if (old && !is_postgres_process(old)) {
-        log_warn("removing the stale pid file of PostgreSQL process %ld", old);
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/postmaster.pid", pg->data_dir);
-        char *argv[] = {"rm", "-f", path, NULL};
-        (void)run_as_server(argv, NULL);
-    }
+    remove_stale_locks(pg);
 
     char pg_ctl[PATH_MAX];
     tool_path(pg, "pg_ctl", pg_ctl, sizeof pg_ctl);
@@ -481,13 +515,7 @@ static enum err start_locked(struct pgembed *pg)
         /* Most often: processes of a killed server still hold the shared memory. */
         kill_orphans(pg);
         sleep_ms(500);
-        old = read_pid_file(pg);
-        if (old && !is_postgres_process(old)) {
-            char path[PATH_MAX];
-            snprintf(path, sizeof path, "%s/postmaster.pid", pg->data_dir);
-            char *rm[] = {"rm", "-f", path, NULL};
-            (void)run_as_server(rm, NULL);
-        }
+        remove_stale_locks(pg);
     }
 
     char *admin = make_url(pg, "postgres");

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sitescout needs (only when some are missing) and builds it.
+# Usage: scripts/setup.sh [--asan DIR] [--fuzz DIR] [--no-build]
+#   default: release build in build/ (binary at build/sitescout)
+#   --asan DIR: also an AddressSanitizer+UBSan build with warnings as errors in DIR
+#   --fuzz DIR: also the libFuzzer harnesses (clang) in DIR
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Build and test dependencies, one Debian package each.
+packages=(
+  build-essential cmake pkg-config clang libclang-rt-14-dev
+  libmicrohttpd-dev libcurl4-openssl-dev libgumbo-dev libjansson-dev libpq-dev
+  zlib1g-dev libcmocka-dev
+  postgresql postgresql-client
+  curl python3 procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "sitescout setup: missing Debian packages: ${missing[*]}" >&2
+    echo "Install them as root: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "== installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+asan_dir="" fuzz_dir="" build=1
+while (($#)); do
+  case "$1" in
+    --asan) asan_dir=$2; shift 2 ;;
+    --fuzz) fuzz_dir=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    *) echo "sitescout setup: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+((build)) || exit 0
+
+jobs=$(nproc 2>/dev/null || echo 2)
+configure_and_build() { # dir, cmake args...
+  local dir=$1; shift
+  if [[ ! -f $dir/CMakeCache.txt ]]; then
+    cmake -S "$top" -B "$dir" "$@" >/dev/null
+  fi
+  cmake --build "$dir" -j"$jobs" 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^(gmake|make)\[' || true
+  # grep swallows the status: ask the build tool again, which is instant when it succeeded.
+  cmake --build "$dir" -j"$jobs" >/dev/null
+}
+
+echo "== building $top/build"
+configure_and_build "$top/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+if [[ -n $asan_dir ]]; then
+  echo "== building $asan_dir (AddressSanitizer + UndefinedBehaviorSanitizer)"
+  configure_and_build "$asan_dir" -DCMAKE_BUILD_TYPE=Debug -DSITESCOUT_SANITIZE=ON -DSITESCOUT_WERROR=ON
+fi
+if [[ -n $fuzz_dir ]]; then
+  echo "== building $fuzz_dir (libFuzzer harnesses)"
+  CC=clang configure_and_build "$fuzz_dir" -DCMAKE_BUILD_TYPE=Debug -DSITESCOUT_FUZZ=ON
+fi

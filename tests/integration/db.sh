@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The embedded PostgreSQL cluster and the schema: start/stop/status, migrations
+# (idempotent, concurrent), the relevant_websites view, crash recovery, non-root use.
+source "$(dirname "$0")/lib.sh"
+make_scratch
+start_private_pg
+db() { "$BIN" db --data-dir "$PGDIR" "$@"; }
+
+# --- start, status, url, psql
+out=$(db status)
+assert_contains "$out" "running (pid" "status says running"
+assert_contains "$DB_URL" "postgresql://sitescout@/sitescout?host=$PGDIR/run" "url points at the private socket"
+assert_eq "1" "$(db psql -X -tA -c 'select 1')" "db psql -c runs a query"
+assert_eq "$(db start | head -1)" "PostgreSQL is running; schema version 1" "start when running is a no-op"
+
+# --- migrations: applied once, second run is a no-op
+assert_eq "schema version 1" "$("$BIN" db --db "$DB_URL" migrate)" "migrate reports the version"
+assert_eq "schema version 1" "$("$BIN" db --db "$DB_URL" migrate)" "migrate again: same version"
+assert_eq "1" "$(psql_q 'select count(*) from schema_migrations')" "one row per migration"
+for t in jobs sites edges pages metrics models; do
+  assert_eq "$t" "$(psql_q "select to_regclass('public.$t')")" "table $t exists"
+done
+
+# --- two migrators at once on an empty database: both succeed, one schema
+psql_q 'create database race'
+RACE_URL=${DB_URL/\/sitescout\?/\/race?}
+"$BIN" db --db "$RACE_URL" migrate >"$SCRATCH/m1" 2>&1 &
+p1=$!
+"$BIN" db --db "$RACE_URL" migrate >"$SCRATCH/m2" 2>&1 &
+p2=$!
+wait $p1 || fail "first concurrent migrator failed: $(cat "$SCRATCH/m1")"
+wait $p2 || fail "second concurrent migrator failed: $(cat "$SCRATCH/m2")"
+ok "two concurrent migrators both succeed"
+assert_eq "1" "$(psql "$RACE_URL" -X -tA -c 'select count(*) from schema_migrations')" \
+  "concurrent migrators applied the schema once"
+
+# --- the user-facing view answers, best first, training sites excluded
+psql_q "insert into jobs (id, topic, body, params) values (7, 'sci.space', '{}', '{}')"
+psql_q "insert into sites (job_id, host, homepage, role, state, confidence, relevant, pages_visited, examined_at) values
+  (7, 'train.example', 'http://train.example/', 'train', 'examined', 0.99, true, 25, now()),
+  (7, 'b.example', 'http://b.example/', 'discovered', 'examined', 0.80, true, 4, now()),
+  (7, 'a.example', 'http://a.example/', 'discovered', 'examined', 0.95, true, 6, now()),
+  (7, 'no.example', 'http://no.example/', 'discovered', 'examined', 0.10, false, 2, now()),
+  (7, 'border.example', 'http://border.example/', 'discovered', 'border', null, null, 0, null)"
+got=$(psql_q "select string_agg(host || ':' || rank || ':' || pages_visited, ',' order by rank) from relevant_websites where job_id = 7")
+assert_eq "a.example:1:6,b.example:2:4" "$got" "relevant_websites lists relevant examined sites by rank"
+assert_eq "http://a.example/" "$(psql_q "select homepage from relevant_websites where job_id = 7 and rank = 1")" \
+  "relevant_websites has the homepage"
+
+# --- a database that is not there: a clear one-line error, exit 1
+err=$("$BIN" db --db "postgresql:///x?host=$SCRATCH/nowhere" migrate 2>&1 || true)
+assert_contains "$err" "sitescout db: cannot connect to the database" "unreachable --db is reported"
+
+# --- kill -9 of the server (with a client connected) and start again: recovered
+psql "$DB_URL" -X -c 'select pg_sleep(60)' >/dev/null 2>&1 &
+sleeper=$!
+sleep 0.5
+kill -9 "$(head -1 "$PGDIR/data/postmaster.pid")"
+sleep 0.2
+assert_status 3 "status after kill -9 says stopped (exit 3)" -- db status
+db start >/dev/null || fail "start after kill -9 failed: $(tail -5 "$PGDIR/postgres.log")"
+ok "start after kill -9 recovers"
+assert_eq "2" "$(psql_q 'select count(*) from relevant_websites where job_id = 7')" "data survives the crash"
+kill "$sleeper" 2>/dev/null || true
+
+# --- a stale pid file naming a live process that is not PostgreSQL
+db stop >/dev/null
+sleep 300 &
+impostor=$!
+at_exit "kill $impostor"
+printf '%s\n%s\n' "$impostor" "$PGDIR/data" >"$PGDIR/data/postmaster.pid"
+chown --reference="$PGDIR/data" "$PGDIR/data/postmaster.pid"
+db start >/dev/null || fail "start with a stale pid file failed: $(tail -5 "$PGDIR/postgres.log")"
+ok "start with a stale pid file recovers"
+assert_eq "1" "$(db psql -X -tA -c 'select 1')" "queries work after stale-pid recovery"
+
+# --- stop
+assert_eq "stopped" "$(db stop)" "stop"
+assert_status 3 "status after stop exits 3" -- db status
+assert_eq "stopped" "$(db stop)" "stop when stopped is fine"
+
+# --- as a normal user (when we are root): own cluster, same commands
+if [[ $(id -u) -eq 0 ]]; then
+  mkdir -p "$SCRATCH/user"
+  chown nobody "$SCRATCH/user"
+  as_nobody() { runuser -u nobody -- env SITESCOUT_LOG=warn "$BIN" db --data-dir "$SCRATCH/user/pg" "$@"; }
+  at_exit "runuser -u nobody -- '$BIN' db --data-dir '$SCRATCH/user/pg' stop"
+  as_nobody start >/dev/null || fail "db start as a normal user failed"
+  ok "db start as a normal user"
+  assert_eq "1" "$(as_nobody psql -X -tA -c 'select 1')" "db psql as a normal user"
+  assert_eq "nobody" "$(stat -c %U "$SCRATCH/user/pg/data")" "the normal user's cluster belongs to them"
+  as_nobody stop >/dev/null
+fi

@@ -1,0 +1,53 @@
+# Shared helpers for the bash integration tests (sourced, not run).
+# CTest passes SITESCOUT_BIN (the binary under test), SITESCOUT_SRC and SITESCOUT_SHARED.
+set -euo pipefail
+
+BIN=${SITESCOUT_BIN:?SITESCOUT_BIN must name the sitescout binary}
+SRC=${SITESCOUT_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SHARED=${SITESCOUT_SHARED:-$SRC/../shared}
+export SITESCOUT_LOG=${SITESCOUT_LOG:-warn}
+unset SITESCOUT_DB
+
+checks=0
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { checks=$((checks + 1)); echo "ok $checks - $*"; }
+
+# assert_eq EXPECTED ACTUAL WHAT
+assert_eq() { [[ "$1" == "$2" ]] || fail "$3: expected '$1', got '$2'"; ok "$3"; }
+# assert_contains HAYSTACK NEEDLE WHAT
+assert_contains() { [[ "$1" == *"$2"* ]] || fail "$3: '$2' not in: $1"; ok "$3"; }
+# assert_status EXPECTED WHAT -- command...
+assert_status() {
+  local want=$1 what=$2; shift 3
+  local got=0
+  "$@" >/dev/null 2>&1 || got=$?
+  [[ $got -eq $want ]] || fail "$what: exit $got, expected $want"
+  ok "$what"
+}
+
+# A private scratch directory the postgres user can reach, removed at exit.
+make_scratch() {
+  SCRATCH=$(mktemp -d /tmp/sitescout-test.XXXXXX)
+  chmod 755 "$SCRATCH"
+  cleanup_hooks=("${cleanup_hooks[@]}")
+}
+cleanup_hooks=()
+on_exit() {
+  local rc=$?
+  for hook in "${cleanup_hooks[@]}"; do eval "$hook" >/dev/null 2>&1 || true; done
+  [[ -n ${SCRATCH:-} ]] && rm -rf "$SCRATCH"
+  if [[ $rc -eq 0 ]]; then echo "$checks passed, 0 failed"; fi
+  exit $rc
+}
+trap on_exit EXIT
+at_exit() { cleanup_hooks+=("$1"); }
+
+# Start a private PostgreSQL cluster in $SCRATCH/pg; sets PGDIR and DB_URL.
+start_private_pg() {
+  PGDIR=$SCRATCH/pg
+  "$BIN" db --data-dir "$PGDIR" start >/dev/null
+  at_exit "'$BIN' db --data-dir '$PGDIR' stop"
+  DB_URL=$("$BIN" db --data-dir "$PGDIR" url)
+}
+
+psql_q() { psql "$DB_URL" -X -q -tA -v ON_ERROR_STOP=1 -c "$1"; }

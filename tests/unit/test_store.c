@@ -1,0 +1,158 @@
+/* Tests of the store (libpq wrapper) and migrations against a real private PostgreSQL. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/migrate.h"
+#include "store/store.h"
+
+static char db_url[1024];
+
+/* The URL of the test cluster started by the CTest fixture (pg_start). */
+static int find_url(void)
+{
+    const char *bin = getenv("SITESCOUT_BIN");
+    const char *dir = getenv("SITESCOUT_TEST_PGDIR");
+    if (!bin || !dir)
+        return -1;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' db --data-dir '%s' url", bin, dir);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char *line = fgets(db_url, sizeof db_url, p);
+    pclose(p);
+    if (!line)
+        return -1;
+    db_url[strcspn(db_url, "\n")] = '\0';
+    return 0;
+}
+
+static int setup(void **state)
+{
+    if (find_url() != 0)
+        return -1;
+    struct store *s;
+    if (store_open(db_url, 5000, &s) != ERR_OK)
+        return -1;
+    *state = s;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    store_free(*state);
+    return 0;
+}
+
+static void test_params_and_rows(void **state)
+{
+    struct store *s = *state;
+    const char *params[] = {"41", NULL, "it's; DROP TABLE jobs --"};
+    struct store_rows *r;
+    assert_int_equal(store_query(s, "SELECT $1::int + 1, $2::text IS NULL, $3::text", 3, params, &r),
+                     ERR_OK);
+    assert_int_equal(store_rows_count(r), 1);
+    assert_int_equal(store_rows_columns(r), 3);
+    assert_string_equal(store_rows_get(r, 0, 0), "42");
+    assert_string_equal(store_rows_get(r, 0, 1), "t");
+    assert_string_equal(store_rows_get(r, 0, 2), "it's; DROP TABLE jobs --");
+    store_rows_free(r);
+
+    assert_int_equal(store_query(s, "SELECT NULL::text", 0, NULL, &r), ERR_OK);
+    assert_null(store_rows_get(r, 0, 0));
+    store_rows_free(r);
+}
+
+static void test_sql_error_is_one_line(void **state)
+{
+    struct store *s = *state;
+    struct store_rows *r;
+    assert_int_equal(store_query(s, "SELECT * FROM no_such_table", 0, NULL, &r), ERR_DB);
+    assert_null(r);
+    assert_non_null(strstr(err_msg(), "no_such_table"));
+    assert_null(strchr(err_msg(), '\n'));
+    /* The connection is still usable. */
+    assert_int_equal(store_exec(s, "SELECT 1", 0, NULL), ERR_OK);
+}
+
+/* Kill our own backend from a second connection. */
+static void kill_backend_of(struct store *s)
+{
+    struct store_rows *r;
+    assert_int_equal(store_query(s, "SELECT pg_backend_pid()", 0, NULL, &r), ERR_OK);
+    const char *pid[] = {store_rows_get(r, 0, 0)};
+    struct store *killer;
+    assert_int_equal(store_open(db_url, 5000, &killer), ERR_OK);
+    assert_int_equal(store_exec(killer, "SELECT pg_terminate_backend($1::int)", 1, pid), ERR_OK);
+    store_free(killer);
+    store_rows_free(r);
+}
+
+static void test_lost_connection_is_reestablished(void **state)
+{
+    struct store *s = *state;
+    int before = store_reconnects(s);
+    kill_backend_of(s);
+    struct store_rows *r;
+    assert_int_equal(store_query(s, "SELECT 7", 0, NULL, &r), ERR_OK);
+    assert_string_equal(store_rows_get(r, 0, 0), "7");
+    store_rows_free(r);
+    assert_int_equal(store_reconnects(s), before + 1);
+}
+
+static void test_lost_connection_in_transaction_is_reported(void **state)
+{
+    struct store *s = *state;
+    assert_int_equal(store_begin(s), ERR_OK);
+    kill_backend_of(s);
+    assert_int_equal(store_exec(s, "SELECT 1", 0, NULL), ERR_DB);
+    assert_non_null(strstr(err_msg(), "rolled back"));
+    store_rollback(s);
+    assert_int_equal(store_exec(s, "SELECT 1", 0, NULL), ERR_OK);
+}
+
+static void test_unreachable_database(void **state)
+{
+    (void)state;
+    struct store *s;
+    long t0 = (long)time(NULL);
+    assert_int_equal(store_open("postgresql:///x?host=/nonexistent-dir", 300, &s), ERR_DB);
+    assert_null(s);
+    assert_true((long)time(NULL) - t0 < 5);
+    assert_non_null(strstr(err_msg(), "cannot connect to the database"));
+}
+
+static void test_migrations_are_idempotent(void **state)
+{
+    struct store *s = *state;
+    int applied = -1, version = -1;
+    assert_int_equal(migrate_apply(s, &applied), ERR_OK);
+    assert_int_equal(migrate_apply(s, &applied), ERR_OK);
+    assert_int_equal(applied, 0);
+    assert_int_equal(migrate_version(s, &version), ERR_OK);
+    assert_int_equal(version, migrations[migrations_count - 1].version);
+    struct store_rows *r;
+    assert_int_equal(store_query(s, "SELECT count(*) FROM schema_migrations", 0, NULL, &r), ERR_OK);
+    assert_int_equal(atoi(store_rows_get(r, 0, 0)), migrations_count);
+    store_rows_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_params_and_rows),
+        cmocka_unit_test(test_sql_error_is_one_line),
+        cmocka_unit_test(test_lost_connection_is_reestablished),
+        cmocka_unit_test(test_lost_connection_in_transaction_is_reported),
+        cmocka_unit_test(test_unreachable_database),
+        cmocka_unit_test(test_migrations_are_idempotent),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
