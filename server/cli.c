@@ -13,10 +13,14 @@ int cmd_version(int argc, char **argv);
 void cmd_version_usage(void);
 int cmd_db(int argc, char **argv);
 void cmd_db_usage(void);
+int cmd_replay(int argc, char **argv);
+void cmd_replay_usage(void);
 
 const struct cli_command cli_commands[] = {
     {"db", "manage the embedded PostgreSQL cluster (start, stop, status, url, psql, migrate)",
      cmd_db, cmd_db_usage},
+    {"replay", "serve WARC archives as the web (an HTTP proxy with fault injection)", cmd_replay,
+     cmd_replay_usage},
     {"version", "print the version", cmd_version, cmd_version_usage},
 };
 const int cli_commands_count = (int)(sizeof cli_commands / sizeof cli_commands[0]);

@@ -51,3 +51,25 @@ start_private_pg() {
 }
 
 psql_q() { psql "$DB_URL" -X -q -tA -v ON_ERROR_STOP=1 -c "$1"; }
+
+# start_replay LOGFILE ARGS...: a replay server on a free port; sets PROXY.
+start_replay() {
+  local log=$1; shift
+  local out="$SCRATCH/replay.$RANDOM.out"
+  "$BIN" replay --listen 127.0.0.1:0 --access-log "$log" "$@" >"$out" 2>&1 &
+  local pid=$!
+  at_exit "kill $pid"
+  for _ in $(seq 100); do
+    grep -q '^listening on ' "$out" && break
+    kill -0 "$pid" 2>/dev/null || fail "replay did not start: $(cat "$out")"
+    sleep 0.05
+  done
+  PROXY="http://$(sed -n 's/^listening on //p' "$out")"
+  REPLAY_PID=$pid
+}
+
+# stop_replay: SIGTERM the last replay server and wait, so its access log is complete.
+stop_replay() {
+  kill -TERM "$REPLAY_PID"
+  wait "$REPLAY_PID" 2>/dev/null || true
+}

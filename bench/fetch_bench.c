@@ -1,0 +1,182 @@
+/*
+ * Breadth-first fetch of a whole web through the fetcher and the HTML extractor:
+ * the issue-4 throughput benchmark, also used by the fetcher's integration tests.
+ *
+ * usage: fetch_bench --sites SITES.tsv [--proxy URL] [--max-in-flight N] [--delay-ms N]
+ *                    [--max-pages N] [--allow-private] [--results FILE] [--timeout-ms N]
+ *                    [--max-body BYTES] [--no-robots] [--robots-retry-ms N]
+ * Starts at the homepage of every host in SITES.tsv (first column), follows every
+ * link (intrinsic and transversal) once, prints figures. --results writes one line
+ * per fetch: status name, HTTP status, URL, final URL, body bytes, truncated.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "common/strmap.h"
+#include "crawler/fetch.h"
+#include "crawler/html.h"
+#include "crawler/url.h"
+
+struct bfs {
+    struct fetcher *f;
+    struct strmap seen;
+    long submitted, max_pages;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Submit url (normalised) unless seen or over budget. Takes ownership of url. */
+static void visit(struct bfs *b, char *url)
+{
+    size_t n = strlen(url);
+    if (b->submitted >= b->max_pages || strmap_get(&b->seen, url, n)) {
+        free(url);
+        return;
+    }
+    if (strmap_put(&b->seen, url, n, (void *)1) != ERR_OK ||
+        fetcher_submit(b->f, url, 0) != ERR_OK) {
+        fprintf(stderr, "fetch_bench: %s\n", err_msg());
+        exit(1);
+    }
+    b->submitted++;
+    free(url);
+}
+
+static void follow_links(struct bfs *b, const struct fetch_result *r, uint64_t *links)
+{
+    struct html_page *page;
+    if (html_extract(r->body, r->body_len, r->content_type, NULL, &page) != ERR_OK)
+        return;
+    char *base = NULL;
+    if (!page->base_href || url_resolve(r->final_url, page->base_href, &base) != ERR_OK)
+        base = strdup(r->final_url);
+    for (size_t i = 0; base && i < page->n_links; i++) {
+        char *u;
+        if (url_resolve(base, page->links[i].href, &u) == ERR_OK) {
+            (*links)++;
+            visit(b, u);
+        }
+    }
+    free(base);
+    html_page_free(page);
+}
+
+int main(int argc, char **argv)
+{
+    struct fetch_config cfg;
+    fetch_config_defaults(&cfg);
+    cfg.delay_ms = 0;
+    const char *sites = NULL, *results = NULL;
+    long max_pages = 10000000;
+    static const struct option opts[] = {
+        {"sites", required_argument, NULL, 's'},
+        {"proxy", required_argument, NULL, 'p'},
+        {"max-in-flight", required_argument, NULL, 'n'},
+        {"delay-ms", required_argument, NULL, 'd'},
+        {"max-pages", required_argument, NULL, 'm'},
+        {"allow-private", no_argument, NULL, 'a'},
+        {"results", required_argument, NULL, 'r'},
+        {"timeout-ms", required_argument, NULL, 't'},
+        {"max-body", required_argument, NULL, 'b'},
+        {"no-robots", no_argument, NULL, 'R'},
+        {"robots-retry-ms", required_argument, NULL, 'T'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': sites = optarg; break;
+        case 'p': cfg.proxy = optarg; break;
+        case 'n': cfg.max_in_flight = atoi(optarg); break;
+        case 'd': cfg.delay_ms = atoi(optarg); break;
+        case 'm': max_pages = atol(optarg); break;
+        case 'a': cfg.allow_private = 1; break;
+        case 'r': results = optarg; break;
+        case 't': cfg.timeout_ms = atoi(optarg); break;
+        case 'b': cfg.max_body = (size_t)atol(optarg); break;
+        case 'R': cfg.obey_robots = 0; break;
+        case 'T': cfg.robots_retry_ms = atoi(optarg); break;
+        default: fprintf(stderr, "usage: see the top of bench/fetch_bench.c\n"); return 2;
+        }
+    }
+    if (!sites) {
+        fprintf(stderr, "fetch_bench: --sites SITES.tsv is required\n");
+        return 2;
+    }
+    FILE *in = fopen(sites, "r");
+    FILE *out = results ? fopen(results, "w") : NULL;
+    if (!in || (results && !out)) {
+        fprintf(stderr, "fetch_bench: cannot open %s\n", !in ? sites : results);
+        return 1;
+    }
+    struct bfs b = {NULL, {0}, 0, max_pages};
+    strmap_init(&b.seen);
+    if (fetcher_new(&cfg, &b.f) != ERR_OK) {
+        fprintf(stderr, "fetch_bench: %s\n", err_msg());
+        return 1;
+    }
+    double t0 = now_s();
+    char line[4096];
+    int first = 1;
+    while (fgets(line, sizeof line, in)) {
+        if (first-- > 0 && strncmp(line, "host\t", 5) == 0)
+            continue;
+        line[strcspn(line, "\t\r\n")] = '\0';
+        char home[4200], *u;
+        snprintf(home, sizeof home, "http://%s/", line);
+        if (line[0] && url_normalize(home, &u) == ERR_OK)
+            visit(&b, u);
+    }
+    fclose(in);
+
+    uint64_t pages = 0, bytes = 0, links = 0;
+    int gave_up = 0;
+    struct fetch_result *r;
+    while (fetcher_outstanding(b.f) > 0) {
+        if (fetcher_next(b.f, 60000, &r) != ERR_OK) {
+            fprintf(stderr, "fetch_bench: no result for 60 s; giving up\n");
+            gave_up = 1;
+            break;
+        }
+        if (out)
+            fprintf(out, "%s\t%d\t%s\t%s\t%zu\t%d\n", fetch_status_name(r->status),
+                    r->http_status, r->url, r->final_url, r->body_len, r->truncated);
+        if (r->status == FETCH_OK) {
+            pages++;
+            bytes += r->body_len;
+            follow_links(&b, r, &links);
+        } else if (r->status == FETCH_REDIRECT && r->redirect_url) {
+            visit(&b, strdup(r->redirect_url));
+        }
+        fetch_result_free(r);
+    }
+    double secs = now_s() - t0;
+    struct fetch_stats st;
+    fetcher_stats(b.f, &st);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("pages_ok %llu\nrequests %llu\nrobots_requests %llu\nlinks %llu\nseconds %.2f\n"
+           "pages_per_s %.0f\nmb_per_s %.2f\npeak_rss_mb %.1f\n",
+           (unsigned long long)pages, (unsigned long long)st.requests,
+           (unsigned long long)st.robots_requests, (unsigned long long)links, secs,
+           pages / secs, bytes / secs / 1e6, ru.ru_maxrss / 1024.0);
+    for (int s = 0; s < FETCH_STATUS_COUNT; s++)
+        if (st.by_status[s])
+            printf("status_%s %llu\n", fetch_status_name((enum fetch_status)s),
+                   (unsigned long long)st.by_status[s]);
+    if (out)
+        fclose(out);
+    fetcher_free(b.f);
+    strmap_release(&b.seen);
+    return gave_up;
+}

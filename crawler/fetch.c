@@ -1,0 +1,982 @@
+/* The fetcher: a libcurl multi loop on its own thread, polite per host, robots.txt first. */
+#define _GNU_SOURCE /* memmem */
+#include "crawler/fetch.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/strmap.h"
+#include "crawler/robots.h"
+#include "crawler/url.h"
+
+#define HEADER_MAX 8192 /* longest header value we keep */
+
+struct request {
+    struct request *next;
+    uint64_t tag;
+    char *url;     /* as submitted, normalised */
+    char *current; /* after same-site redirects */
+    int redirects;
+    double elapsed_ms;
+};
+
+struct host {
+    char *name;                  /* host[:port] */
+    struct request *head, *tail; /* waiting */
+    int active;                  /* transfers in flight */
+    int64_t next_ms;             /* earliest start of the next request */
+    size_t heap_pos;             /* index + 1 in the ready heap; 0 = not in it */
+    struct robots_host robots;
+    enum fetch_status down;      /* FETCH_OK, or why the host cannot be reached ... */
+    int64_t down_until_ms;       /* ... until then: its requests fail at once */
+};
+
+/* How long a host that does not resolve or refuses connections is given up on. */
+#define HOST_DOWN_MS (10 * 60 * 1000)
+
+enum abort_reason { ABORT_NONE, ABORT_NOT_HTML, ABORT_TOO_BIG, ABORT_BLOCKED };
+
+struct transfer {
+    struct transfer *prev, *next; /* the fetcher's list of running transfers */
+    CURL *easy;
+    struct fetcher *f;
+    struct host *host;
+    struct request *req; /* NULL: this is the host's robots.txt */
+    struct buf body;
+    size_t body_max;
+    char *content_type, *location, *proxy_error;
+    enum abort_reason abort;
+    int64_t start_ms;
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+struct fetcher {
+    struct fetch_config cfg;
+    char *proxy, *user_agent;
+    CURLM *multi;
+    pthread_t thread;
+    int thread_started;
+
+    /* Shared with other threads, under lock. */
+    pthread_mutex_t lock;
+    pthread_cond_t done_cond;
+    struct request *inbox_head, *inbox_tail;
+    struct fetch_result **done; /* FIFO ring of finished results */
+    size_t done_cap, done_first, done_len;
+    int outstanding;
+    int stop;
+    struct fetch_stats stats;
+
+    /* Owned by the fetcher thread. */
+    struct strmap hosts; /* name -> struct host */
+    struct host **heap;  /* hosts ready to start a request, by next_ms */
+    struct transfer *running;
+    size_t heap_len, heap_cap;
+    int in_flight;
+};
+
+static const char *const status_names[FETCH_STATUS_COUNT] = {
+    "ok",      "http_error", "redirect", "too_many_redirects", "not_html", "robots",
+    "dns",     "connect",    "timeout",  "blocked",            "network",  "bad_url",
+};
+
+const char *fetch_status_name(enum fetch_status s)
+{
+    return (unsigned)s < FETCH_STATUS_COUNT ? status_names[s] : "unknown";
+}
+
+void fetch_config_defaults(struct fetch_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->max_in_flight = 64;
+    c->per_host = 1;
+    c->delay_ms = 1000;
+    c->connect_timeout_ms = 10000;
+    c->timeout_ms = 30000;
+    c->low_speed_bytes = 100;
+    c->low_speed_secs = 15;
+    c->max_body = (size_t)2 << 20;
+    c->max_redirects = 5;
+    c->obey_robots = 1;
+    c->robots_retry_ms = ROBOTS_RETRY_MS;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void fetch_result_free(struct fetch_result *r)
+{
+    if (!r)
+        return;
+    free(r->url);
+    free(r->final_url);
+    free(r->content_type);
+    free(r->redirect_url);
+    free(r->body);
+    free(r->error);
+    free(r);
+}
+
+static void request_free(struct request *q)
+{
+    if (!q)
+        return;
+    free(q->url);
+    free(q->current);
+    free(q);
+}
+
+/* ---- addresses ---------------------------------------------------------- */
+
+static int v4_is_private(uint32_t a)
+{
+    return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 ||
+           (a >> 16) == 0xA9FE ||            /* 169.254/16 link-local */
+           (a >> 20) == 0xAC1 ||             /* 172.16/12 */
+           (a >> 16) == 0xC0A8 ||            /* 192.168/16 */
+           (a >> 22) == (100 << 2 | 1) ||    /* 100.64/10 shared address space */
+           (a >> 8) == 0xC00000 ||           /* 192.0.0/24 protocol assignments */
+           (a >> 17) == (198 << 7 | 9) ||    /* 198.18/15 benchmarking */
+           (a >> 28) >= 0xE;                 /* multicast, reserved, broadcast */
+}
+
+int fetch_addr_is_private(const void *sockaddr)
+{
+    const struct sockaddr *sa = sockaddr;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = sockaddr;
+        return v4_is_private(ntohl(in->sin_addr.s_addr));
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = sockaddr;
+        const uint8_t *b = in6->sin6_addr.s6_addr;
+        static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        if (memcmp(b, mapped, 12) == 0)
+            return v4_is_private((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+                                 (uint32_t)b[14] << 8 | b[15]);
+        int zero = 1;
+        for (int i = 0; i < 15; i++)
+            zero &= b[i] == 0;
+        return (zero && (b[15] == 0 || b[15] == 1)) || /* :: and ::1 */
+               (b[0] & 0xfe) == 0xfc ||                /* fc00::/7 unique local */
+               (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 link-local */
+               b[0] == 0xff;                           /* multicast */
+    }
+    return 1; /* anything else (unix sockets...) is not the public web */
+}
+
+/* Refuse to connect to private destinations: checked on the address actually used. */
+static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    struct transfer *t = clientp;
+    if (purpose == CURLSOCKTYPE_IPCXN && fetch_addr_is_private(&a->addr)) {
+        t->abort = ABORT_BLOCKED;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(a->family, a->socktype, a->protocol);
+}
+
+/* ---- the ready heap: hosts that may start a request, earliest first ------ */
+
+static void heap_swap(struct fetcher *f, size_t i, size_t j)
+{
+    struct host *h = f->heap[i];
+    f->heap[i] = f->heap[j];
+    f->heap[j] = h;
+    f->heap[i]->heap_pos = i + 1;
+    f->heap[j]->heap_pos = j + 1;
+}
+
+static void heap_up(struct fetcher *f, size_t i)
+{
+    while (i > 0 && f->heap[(i - 1) / 2]->next_ms > f->heap[i]->next_ms) {
+        heap_swap(f, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static void heap_down(struct fetcher *f, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < f->heap_len && f->heap[l]->next_ms < f->heap[m]->next_ms)
+            m = l;
+        if (r < f->heap_len && f->heap[r]->next_ms < f->heap[m]->next_ms)
+            m = r;
+        if (m == i)
+            return;
+        heap_swap(f, i, m);
+        i = m;
+    }
+}
+
+static enum err heap_push(struct fetcher *f, struct host *h)
+{
+    if (h->heap_pos)
+        return ERR_OK;
+    if (f->heap_len == f->heap_cap) {
+        size_t cap = f->heap_cap ? f->heap_cap * 2 : 64;
+        struct host **heap = realloc(f->heap, cap * sizeof *heap);
+        if (!heap)
+            return err_set(ERR_NOMEM, "out of memory");
+        f->heap = heap;
+        f->heap_cap = cap;
+    }
+    f->heap[f->heap_len] = h;
+    h->heap_pos = ++f->heap_len;
+    heap_up(f, f->heap_len - 1);
+    return ERR_OK;
+}
+
+static struct host *heap_pop(struct fetcher *f)
+{
+    struct host *top = f->heap[0];
+    top->heap_pos = 0;
+    f->heap_len--;
+    if (f->heap_len) {
+        f->heap[0] = f->heap[f->heap_len];
+        f->heap[0]->heap_pos = 1;
+        heap_down(f, 0);
+    }
+    return top;
+}
+
+/* Put h in the heap if it has work and a free connection. */
+static void host_wake(struct fetcher *f, struct host *h)
+{
+    if (h->head && h->active < f->cfg.per_host && heap_push(f, h) != ERR_OK)
+        log_error("fetcher: %s", err_msg());
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+static void stats_count(struct fetcher *f, enum fetch_status s)
+{
+    f->stats.completed++;
+    f->stats.by_status[s]++;
+}
+
+/* Hand a finished result to the consumers. Takes ownership of r. */
+static void deliver(struct fetcher *f, struct fetch_result *r)
+{
+    pthread_mutex_lock(&f->lock);
+    if (f->done_len == f->done_cap) {
+        size_t cap = f->done_cap ? f->done_cap * 2 : 256;
+        struct fetch_result **ring = malloc(cap * sizeof *ring);
+        if (!ring) {
+            pthread_mutex_unlock(&f->lock);
+            log_error("fetcher: out of memory: dropping the result of %s", r->url);
+            fetch_result_free(r);
+            return;
+        }
+        for (size_t i = 0; i < f->done_len; i++)
+            ring[i] = f->done[(f->done_first + i) % f->done_cap];
+        free(f->done);
+        f->done = ring;
+        f->done_cap = cap;
+        f->done_first = 0;
+    }
+    f->done[(f->done_first + f->done_len) % f->done_cap] = r;
+    f->done_len++;
+    stats_count(f, r->status);
+    pthread_cond_signal(&f->done_cond);
+    pthread_mutex_unlock(&f->lock);
+}
+
+/*
+ * Finish request q with status, a message (NULL for none) and, for FETCH_REDIRECT,
+ * the other site's URL (taken over). Frees q.
+ */
+static void finish_redirect(struct fetcher *f, struct request *q, enum fetch_status status,
+                            struct transfer *t, const char *error, char *redirect_url)
+{
+    struct fetch_result *r = calloc(1, sizeof *r);
+    if (!r) {
+        log_error("fetcher: out of memory: dropping the result of %s", q->url);
+        request_free(q);
+        free(redirect_url);
+        return;
+    }
+    r->redirect_url = redirect_url;
+    r->tag = q->tag;
+    r->url = q->url;
+    r->final_url = q->current;
+    q->url = q->current = NULL;
+    r->status = status;
+    r->redirects = q->redirects;
+    r->elapsed_ms = q->elapsed_ms;
+    r->error = error ? strdup(error) : NULL;
+    if (t) {
+        long code = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+        r->http_status = (int)code;
+        r->content_type = t->content_type;
+        t->content_type = NULL;
+        if (t->body.len || status == FETCH_OK) {
+            r->body_len = t->body.len;
+            r->body = buf_detach(&t->body);
+        }
+        r->truncated = t->abort == ABORT_TOO_BIG;
+    }
+    request_free(q);
+    deliver(f, r);
+}
+
+static void finish(struct fetcher *f, struct request *q, enum fetch_status status,
+                   struct transfer *t, const char *error)
+{
+    finish_redirect(f, q, status, t, error, NULL);
+}
+
+/* ---- transfers ---------------------------------------------------------- */
+
+static size_t on_header(char *data, size_t size, size_t n, void *userp)
+{
+    struct transfer *t = userp;
+    size_t len = size * n;
+    if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+        /* A new response (after a redirect followed by curl, or a 100): forget the last. */
+        free(t->content_type);
+        free(t->location);
+        free(t->proxy_error);
+        t->content_type = t->location = t->proxy_error = NULL;
+        return len;
+    }
+    const char *colon = memchr(data, ':', len);
+    if (!colon)
+        return len;
+    size_t name_len = (size_t)(colon - data);
+    const char *v = colon + 1, *end = data + len;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    size_t vlen = (size_t)(end - v);
+    if (vlen > HEADER_MAX)
+        return len;
+    char **slot = NULL;
+    if (name_len == 12 && strncasecmp(data, "Content-Type", 12) == 0)
+        slot = &t->content_type;
+    else if (name_len == 8 && strncasecmp(data, "Location", 8) == 0)
+        slot = &t->location;
+    else if ((name_len == 12 && strncasecmp(data, "Proxy-Status", 12) == 0 &&
+              memmem(v, vlen, "error=", 6)) ||
+             (name_len == 13 && strncasecmp(data, "X-Squid-Error", 13) == 0))
+        slot = &t->proxy_error; /* RFC 9209 Proxy-Status with an error, or squid's header */
+    if (slot) {
+        free(*slot);
+        *slot = strndup(v, vlen);
+    }
+    return len;
+}
+
+static int is_html_type(const char *ct)
+{
+    if (!ct)
+        return 1; /* no type: old servers; let the HTML parser judge */
+    size_t n = strcspn(ct, "; \t");
+    return (n == 9 && strncasecmp(ct, "text/html", 9) == 0) ||
+           (n == 21 && strncasecmp(ct, "application/xhtml+xml", 21) == 0);
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *userp)
+{
+    struct transfer *t = userp;
+    size_t len = size * n;
+    if (t->req && t->body.len == 0) {
+        long code = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+        if (code >= 200 && code < 300 && !is_html_type(t->content_type)) {
+            t->abort = ABORT_NOT_HTML; /* don't download PDFs and images */
+            return 0;
+        }
+    }
+    size_t room = t->body_max - t->body.len;
+    if (len > room) {
+        if (buf_append(&t->body, data, room) != ERR_OK)
+            return 0;
+        t->abort = ABORT_TOO_BIG;
+        return 0;
+    }
+    return buf_append(&t->body, data, len) == ERR_OK ? len : 0;
+}
+
+static void transfer_free(struct transfer *t)
+{
+    if (!t)
+        return;
+    if (t->easy)
+        curl_easy_cleanup(t->easy);
+    buf_release(&t->body);
+    free(t->content_type);
+    free(t->location);
+    free(t->proxy_error);
+    free(t);
+}
+
+/* Start fetching url on host h; req NULL means the host's robots.txt. */
+static enum err transfer_start(struct fetcher *f, struct host *h, struct request *req,
+                               const char *url)
+{
+    struct transfer *t = calloc(1, sizeof *t);
+    if (!t || !(t->easy = curl_easy_init())) {
+        free(t);
+        return err_set(ERR_NOMEM, "out of memory starting a transfer");
+    }
+    t->f = f;
+    t->host = h;
+    t->req = req;
+    t->body_max = req ? f->cfg.max_body : ROBOTS_PARSE_MAX;
+    buf_init(&t->body, t->body_max + 1);
+    t->start_ms = now_ms();
+    CURL *e = t->easy;
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, f->user_agent);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* every encoding curl can decode */
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)f->cfg.connect_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)f->cfg.timeout_ms);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, (long)f->cfg.low_speed_bytes);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)f->cfg.low_speed_secs);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+    if (!req) {
+        /* RFC 9309 §2.3.1.2: follow at least five redirects for robots.txt. */
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
+        curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    }
+    if (f->proxy) {
+        curl_easy_setopt(e, CURLOPT_PROXY, f->proxy);
+    } else if (!f->cfg.allow_private) {
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
+    }
+    if (curl_multi_add_handle(f->multi, e) != CURLM_OK) {
+        transfer_free(t);
+        return err_set(ERR_NET, "curl refused a transfer");
+    }
+    h->active++;
+    f->in_flight++;
+    t->next = f->running;
+    if (f->running)
+        f->running->prev = t;
+    f->running = t;
+    pthread_mutex_lock(&f->lock);
+    f->stats.in_flight++;
+    f->stats.requests++;
+    if (!req)
+        f->stats.robots_requests++;
+    pthread_mutex_unlock(&f->lock);
+    return ERR_OK;
+}
+
+/* Classify a curl failure. */
+static enum fetch_status curl_failure(CURLcode rc)
+{
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY: return FETCH_DNS;
+    case CURLE_COULDNT_CONNECT: return FETCH_CONNECT;
+    case CURLE_OPERATION_TIMEDOUT: return FETCH_TIMEOUT;
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL: return FETCH_BAD_URL;
+    default: return FETCH_NETWORK;
+    }
+}
+
+/*
+ * The proxy could not reach the host. RFC 9209 error types (error=dns_error,
+ * connection_refused, connection_timeout, ...) or squid's ERR_DNS_FAIL and kin.
+ */
+static enum fetch_status proxy_failure(const char *e)
+{
+    if (strstr(e, "dns_") || strstr(e, "ERR_DNS"))
+        return FETCH_DNS;
+    if (strstr(e, "timeout") || strstr(e, "TIMEOUT"))
+        return FETCH_TIMEOUT;
+    if (strstr(e, "connection_") || strstr(e, "destination_") || strstr(e, "ERR_CONNECT"))
+        return FETCH_CONNECT;
+    return FETCH_NETWORK;
+}
+
+static void robots_done(struct fetcher *f, struct transfer *t, CURLcode rc, int64_t now)
+{
+    long code = 0;
+    if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG))
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    if (t->proxy_error)
+        code = 0; /* the proxy could not reach the host: unreachable, not a 5xx of the host */
+    /*
+     * A host that does not resolve or refuses connections has no pages to wait for:
+     * fail its requests now instead of retrying robots.txt for minutes.
+     */
+    enum fetch_status down = FETCH_OK;
+    if (t->proxy_error)
+        down = proxy_failure(t->proxy_error);
+    else if (rc != CURLE_OK && t->abort == ABORT_BLOCKED)
+        down = FETCH_BLOCKED;
+    else if (rc != CURLE_OK)
+        down = curl_failure(rc);
+    if (down == FETCH_DNS || down == FETCH_CONNECT || down == FETCH_BLOCKED) {
+        t->host->down = down;
+        t->host->down_until_ms = now + HOST_DOWN_MS;
+    }
+    if (robots_host_report(&t->host->robots, (int)code, buf_str(&t->body), t->body.len,
+                           ROBOTS_PRODUCT, now) != ERR_OK)
+        log_warn("fetcher: robots.txt of %s: %s", t->host->name, err_msg());
+    log_debug("fetcher: robots.txt of %s: status %ld, %zu bytes", t->host->name, code,
+              t->body.len);
+}
+
+/* A page transfer ended: deliver its result, or follow a same-site redirect. */
+static void page_done(struct fetcher *f, struct transfer *t, CURLcode rc)
+{
+    struct request *q = t->req;
+    struct host *h = t->host;
+    t->req = NULL;
+    q->elapsed_ms += (double)(now_ms() - t->start_ms);
+    long code = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+
+    if (t->abort == ABORT_BLOCKED) {
+        finish(f, q, FETCH_BLOCKED, t, "destination address is private or local");
+        return;
+    }
+    if (t->abort == ABORT_NOT_HTML) {
+        finish(f, q, FETCH_NOT_HTML, t, t->content_type ? t->content_type : "not HTML");
+        return;
+    }
+    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG)) {
+        finish(f, q, curl_failure(rc), t, t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc));
+        return;
+    }
+    if (t->proxy_error) {
+        finish(f, q, proxy_failure(t->proxy_error), t, t->proxy_error);
+        return;
+    }
+    if (code >= 300 && code < 400 && t->location) {
+        char *target = NULL;
+        if (url_resolve(q->current, t->location, &target) != ERR_OK) {
+            finish(f, q, FETCH_HTTP_ERROR, t, "redirect to an unusable Location");
+            return;
+        }
+        if (!url_same_site(q->current, target)) {
+            finish_redirect(f, q, FETCH_REDIRECT, t, NULL, target);
+            return;
+        }
+        if (q->redirects >= f->cfg.max_redirects) {
+            free(target);
+            finish(f, q, FETCH_TOO_MANY_REDIRECTS, t, "too many redirects");
+            return;
+        }
+        free(q->current);
+        q->current = target;
+        q->redirects++;
+        /* Same host: go first in its queue, after the usual delay. */
+        q->next = h->head;
+        h->head = q;
+        if (!h->tail)
+            h->tail = q;
+        return;
+    }
+    if (code >= 200 && code < 300) {
+        finish(f, q, FETCH_OK, t, NULL);
+        return;
+    }
+    char msg[64];
+    snprintf(msg, sizeof msg, "HTTP status %ld", code);
+    finish(f, q, FETCH_HTTP_ERROR, t, msg);
+}
+
+static void transfer_done(struct fetcher *f, CURL *easy, CURLcode rc)
+{
+    struct transfer *t = NULL;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&t);
+    curl_multi_remove_handle(f->multi, easy);
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        f->running = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    int64_t now = now_ms();
+    struct host *h = t->host;
+    pthread_mutex_lock(&f->lock);
+    f->stats.in_flight--;
+    f->stats.bytes += t->body.len;
+    pthread_mutex_unlock(&f->lock);
+    if (t->req)
+        page_done(f, t, rc);
+    else
+        robots_done(f, t, rc, now);
+    h->active--;
+    f->in_flight--;
+    int delay = f->cfg.delay_ms;
+    int robots_delay = robots_host_delay_ms(&h->robots);
+    if (robots_delay > delay)
+        delay = robots_delay;
+    if (h->next_ms < now + delay)
+        h->next_ms = now + delay;
+    host_wake(f, h);
+    transfer_free(t);
+}
+
+/* ---- scheduling --------------------------------------------------------- */
+
+static struct host *host_get(struct fetcher *f, const char *url)
+{
+    size_t n;
+    const char *name = url_host_ref(url, &n);
+    if (!name)
+        return NULL;
+    struct host *h = strmap_get(&f->hosts, name, n);
+    if (h)
+        return h;
+    h = calloc(1, sizeof *h);
+    if (!h || !(h->name = strndup(name, n))) {
+        free(h);
+        return NULL;
+    }
+    robots_host_init(&h->robots);
+    h->robots.retry_ms = f->cfg.robots_retry_ms;
+    if (strmap_put(&f->hosts, name, n, h) != ERR_OK) {
+        robots_host_release(&h->robots);
+        free(h->name);
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* Move submitted requests into their hosts' queues. */
+static void take_inbox(struct fetcher *f)
+{
+    pthread_mutex_lock(&f->lock);
+    struct request *q = f->inbox_head;
+    f->inbox_head = f->inbox_tail = NULL;
+    pthread_mutex_unlock(&f->lock);
+    while (q) {
+        struct request *next = q->next;
+        q->next = NULL;
+        struct host *h = host_get(f, q->current);
+        if (!h) {
+            finish(f, q, FETCH_BAD_URL, NULL, "no host, or out of memory");
+        } else {
+            if (h->tail)
+                h->tail->next = q;
+            else
+                h->head = q;
+            h->tail = q;
+            host_wake(f, h);
+        }
+        q = next;
+    }
+}
+
+static struct request *host_pop(struct host *h)
+{
+    struct request *q = h->head;
+    h->head = q->next;
+    if (!h->head)
+        h->tail = NULL;
+    q->next = NULL;
+    return q;
+}
+
+/* "scheme://host[:port]/robots.txt" for a normalised URL. */
+static char *robots_url(const char *url)
+{
+    char *home = NULL;
+    if (url_homepage(url, &home) != ERR_OK)
+        return NULL;
+    size_t n = strlen(home) + sizeof "robots.txt";
+    char *r = malloc(n);
+    if (r)
+        snprintf(r, n, "%srobots.txt", home);
+    free(home);
+    return r;
+}
+
+/* Start what may start now; returns ms until the next host becomes ready (-1: none). */
+static long schedule(struct fetcher *f)
+{
+    int64_t now = now_ms();
+    while (f->heap_len && f->in_flight < f->cfg.max_in_flight) {
+        struct host *h = f->heap[0];
+        if (h->next_ms > now)
+            return (long)(h->next_ms - now);
+        heap_pop(f);
+        if (!h->head || h->active >= f->cfg.per_host)
+            continue;
+        if (h->down != FETCH_OK && now < h->down_until_ms) {
+            while (h->head)
+                finish(f, host_pop(h), h->down, NULL, "host unreachable");
+            continue;
+        }
+        const char *url = h->head->current;
+        enum robots_verdict v = ROBOTS_ALLOW;
+        int64_t retry_at = 0;
+        if (f->cfg.obey_robots)
+            v = robots_host_check(&h->robots, url_path_and_query(url), now, &retry_at);
+        switch (v) {
+        case ROBOTS_DISALLOW:
+            finish(f, host_pop(h), FETCH_ROBOTS, NULL, "disallowed by robots.txt");
+            host_wake(f, h);
+            break;
+        case ROBOTS_WAIT:
+            h->next_ms = retry_at > now ? retry_at : now + 1;
+            host_wake(f, h);
+            break;
+        case ROBOTS_FETCH: {
+            char *rurl = robots_url(url);
+            if (!rurl || transfer_start(f, h, NULL, rurl) != ERR_OK) {
+                /* Could not even try: report it as unreachable so the policy backs off. */
+                if (robots_host_report(&h->robots, 0, "", 0, ROBOTS_PRODUCT, now) != ERR_OK)
+                    log_warn("fetcher: %s", err_msg());
+                host_wake(f, h);
+            }
+            free(rurl);
+            break;
+        }
+        case ROBOTS_ALLOW: {
+            struct request *q = host_pop(h);
+            if (transfer_start(f, h, q, q->current) != ERR_OK)
+                finish(f, q, FETCH_NETWORK, NULL, err_msg());
+            h->next_ms = now + f->cfg.delay_ms; /* with per_host > 1: spacing of starts */
+            host_wake(f, h);
+            break;
+        }
+        }
+    }
+    return -1;
+}
+
+static void drain_curl(struct fetcher *f)
+{
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(f->multi, &left)) != NULL)
+        if (m->msg == CURLMSG_DONE)
+            transfer_done(f, m->easy_handle, m->data.result);
+}
+
+static void *fetcher_main(void *arg)
+{
+    struct fetcher *f = arg;
+    for (;;) {
+        pthread_mutex_lock(&f->lock);
+        int stop = f->stop;
+        pthread_mutex_unlock(&f->lock);
+        if (stop)
+            break;
+        take_inbox(f);
+        (void)schedule(f);
+        int running;
+        curl_multi_perform(f->multi, &running);
+        drain_curl(f);
+        long wait = schedule(f);
+        long curl_wait = -1;
+        curl_multi_timeout(f->multi, &curl_wait);
+        if (curl_wait >= 0 && (wait < 0 || curl_wait < wait))
+            wait = curl_wait;
+        if (wait < 0 || wait > 1000)
+            wait = 1000;
+        curl_multi_poll(f->multi, NULL, 0, (int)wait, NULL);
+    }
+    return NULL;
+}
+
+/* ---- public API --------------------------------------------------------- */
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static void curl_global(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+enum err fetcher_new(const struct fetch_config *c, struct fetcher **out)
+{
+    *out = NULL;
+    pthread_once(&curl_once, curl_global);
+    struct fetcher *f = calloc(1, sizeof *f);
+    if (!f)
+        return err_set(ERR_NOMEM, "out of memory");
+    f->cfg = *c;
+    if (f->cfg.max_in_flight < 1 || f->cfg.per_host < 1 || f->cfg.delay_ms < 0 ||
+        f->cfg.max_body < 1 || f->cfg.max_redirects < 0 || f->cfg.robots_retry_ms < 1) {
+        free(f);
+        return err_set(ERR_INVAL, "bad fetcher configuration");
+    }
+    char ua[256];
+    snprintf(ua, sizeof ua, "sitescout/%s (+%s)", SITESCOUT_VERSION, FETCH_INFO_URL);
+    f->user_agent = strdup(c->user_agent ? c->user_agent : ua);
+    f->proxy = c->proxy && *c->proxy ? strdup(c->proxy) : NULL;
+    f->cfg.user_agent = f->user_agent;
+    f->cfg.proxy = f->proxy;
+    strmap_init(&f->hosts);
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->done_cond, NULL);
+    f->multi = curl_multi_init();
+    if (!f->user_agent || !f->multi || (c->proxy && *c->proxy && !f->proxy)) {
+        fetcher_free(f);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    curl_multi_setopt(f->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)f->cfg.max_in_flight);
+    curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)f->cfg.max_in_flight * 2);
+    if (pthread_create(&f->thread, NULL, fetcher_main, f) != 0) {
+        fetcher_free(f);
+        return err_set(ERR_IO, "cannot start the fetcher thread");
+    }
+    f->thread_started = 1;
+    *out = f;
+    return ERR_OK;
+}
+
+void fetcher_free(struct fetcher *f)
+{
+    if (!f)
+        return;
+    if (f->thread_started) {
+        pthread_mutex_lock(&f->lock);
+        f->stop = 1;
+        pthread_mutex_unlock(&f->lock);
+        curl_multi_wakeup(f->multi);
+        pthread_join(f->thread, NULL);
+    }
+    for (struct transfer *t = f->running, *next; t; t = next) {
+        next = t->next;
+        curl_multi_remove_handle(f->multi, t->easy);
+        request_free(t->req);
+        transfer_free(t);
+    }
+    if (f->multi)
+        curl_multi_cleanup(f->multi);
+    for (size_t i = 0; i < f->hosts.cap; i++) {
+        struct host *h = f->hosts.slots[i].value;
+        if (!f->hosts.slots[i].key)
+            continue;
+        while (h->head)
+            request_free(host_pop(h));
+        robots_host_release(&h->robots);
+        free(h->name);
+        free(h);
+    }
+    strmap_release(&f->hosts);
+    for (struct request *q = f->inbox_head, *next; q; q = next) {
+        next = q->next;
+        request_free(q);
+    }
+    for (size_t i = 0; i < f->done_len; i++)
+        fetch_result_free(f->done[(f->done_first + i) % f->done_cap]);
+    free(f->done);
+    free(f->heap);
+    pthread_mutex_destroy(&f->lock);
+    pthread_cond_destroy(&f->done_cond);
+    free(f->proxy);
+    free(f->user_agent);
+    free(f);
+}
+
+enum err fetcher_submit(struct fetcher *f, const char *url, uint64_t tag)
+{
+    struct request *q = calloc(1, sizeof *q);
+    if (!q)
+        return err_set(ERR_NOMEM, "out of memory");
+    q->tag = tag;
+    enum err e = url_normalize(url, &q->url);
+    if (e) {
+        /* Still a result, so that every submit gets exactly one answer. */
+        q->url = strdup(url);
+        q->current = strdup(url);
+        pthread_mutex_lock(&f->lock);
+        f->stats.submitted++;
+        f->outstanding++;
+        pthread_mutex_unlock(&f->lock);
+        finish(f, q, FETCH_BAD_URL, NULL, err_msg());
+        return ERR_OK;
+    }
+    q->current = strdup(q->url);
+    if (!q->current) {
+        request_free(q);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    pthread_mutex_lock(&f->lock);
+    if (f->inbox_tail)
+        f->inbox_tail->next = q;
+    else
+        f->inbox_head = q;
+    f->inbox_tail = q;
+    f->stats.submitted++;
+    f->outstanding++;
+    pthread_mutex_unlock(&f->lock);
+    curl_multi_wakeup(f->multi);
+    return ERR_OK;
+}
+
+enum err fetcher_next(struct fetcher *f, int timeout_ms, struct fetch_result **out)
+{
+    *out = NULL;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    if (timeout_ms > 0) {
+        deadline.tv_sec += timeout_ms / 1000;
+        deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+    }
+    pthread_mutex_lock(&f->lock);
+    while (f->done_len == 0) {
+        if (timeout_ms == 0)
+            break;
+        if (timeout_ms < 0)
+            pthread_cond_wait(&f->done_cond, &f->lock);
+        else if (pthread_cond_timedwait(&f->done_cond, &f->lock, &deadline) != 0)
+            break;
+    }
+    if (f->done_len) {
+        *out = f->done[f->done_first];
+        f->done_first = (f->done_first + 1) % f->done_cap;
+        f->done_len--;
+        f->outstanding--;
+    }
+    pthread_mutex_unlock(&f->lock);
+    return *out ? ERR_OK : ERR_TIMEOUT;
+}
+
+int fetcher_outstanding(struct fetcher *f)
+{
+    pthread_mutex_lock(&f->lock);
+    int n = f->outstanding;
+    pthread_mutex_unlock(&f->lock);
+    return n;
+}
+
+void fetcher_stats(struct fetcher *f, struct fetch_stats *out)
+{
+    pthread_mutex_lock(&f->lock);
+    *out = f->stats;
+    out->queued = f->outstanding - (int)f->done_len - out->in_flight;
+    pthread_mutex_unlock(&f->lock);
+}

@@ -1,0 +1,111 @@
+/*
+ * The fetcher: the only user of libcurl. One thread drives a curl multi handle with
+ * many transfers in flight, at most `per_host` at a time on one host and a pause of
+ * the per-host delay (or the host's robots.txt Crawl-delay, if longer) between two
+ * requests to a host. robots.txt is fetched once per host and obeyed before any
+ * page of that host. Redirects are followed by us: same-site hops up to
+ * max_redirects; a redirect to another site ends the fetch with FETCH_REDIRECT (the
+ * paper's website boundary: the target is a transversal link).
+ *
+ * Threads: fetcher_submit and fetcher_next may be called from any thread.
+ * Ownership: fetcher_next hands out results the caller frees with fetch_result_free.
+ */
+#ifndef SITESCOUT_CRAWLER_FETCH_H
+#define SITESCOUT_CRAWLER_FETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct fetch_config {
+    int max_in_flight;      /* transfers (= hosts) at once; default 64 */
+    int per_host;           /* connections per host; default 1 */
+    int delay_ms;           /* pause between requests to one host; default 1000 */
+    int connect_timeout_ms; /* default 10000 */
+    int timeout_ms;         /* whole transfer; default 30000 */
+    int low_speed_bytes;    /* abort below this many bytes/s ... */
+    int low_speed_secs;     /* ... for this long; defaults 100 and 15 */
+    size_t max_body;        /* bytes kept of a body; default 2 MiB (more aborts) */
+    int max_redirects;      /* same-site hops; default 5 */
+    int obey_robots;        /* default 1 */
+    int robots_retry_ms;    /* first wait after an unreachable robots.txt; default 60000 */
+    int allow_private;      /* allow private/loopback/link-local destinations; default 0 */
+    const char *proxy;      /* e.g. "http://127.0.0.1:8081", or NULL */
+    const char *user_agent; /* default "sitescout/VERSION (+FETCH_INFO_URL)" */
+};
+
+#define FETCH_INFO_URL "https://github.com/sitescout/sitescout"
+
+/* A config with every default filled in. */
+void fetch_config_defaults(struct fetch_config *c);
+
+enum fetch_status {
+    FETCH_OK,         /* 2xx with an HTML body (maybe truncated at max_body) */
+    FETCH_HTTP_ERROR, /* another status: 4xx, 5xx, a 3xx without a usable Location */
+    FETCH_REDIRECT,   /* redirected to another site: see redirect_url */
+    FETCH_TOO_MANY_REDIRECTS,
+    FETCH_NOT_HTML, /* 2xx, but not text/html or application/xhtml+xml */
+    FETCH_ROBOTS,   /* robots.txt disallows it: not fetched */
+    FETCH_DNS,      /* the host does not resolve */
+    FETCH_CONNECT,  /* could not connect */
+    FETCH_TIMEOUT,  /* too slow */
+    FETCH_BLOCKED,  /* destination in a private/loopback range, not allowed */
+    FETCH_NETWORK,  /* another transfer failure (reset, bad response, ...) */
+    FETCH_BAD_URL,  /* not a fetchable http(s) URL */
+    FETCH_STATUS_COUNT
+};
+
+/* Short stable name of a status ("ok", "robots", ...), for logs and metrics. */
+const char *fetch_status_name(enum fetch_status s);
+
+struct fetch_result {
+    uint64_t tag;    /* the caller's, from fetcher_submit */
+    char *url;       /* the requested URL, normalised */
+    char *final_url; /* after same-site redirects (== url without) */
+    enum fetch_status status;
+    int http_status;    /* of the last response; 0 if none */
+    char *content_type; /* Content-Type header, or NULL */
+    char *redirect_url; /* FETCH_REDIRECT: the other site's URL, normalised */
+    char *body;         /* NUL-terminated; NULL when there is none */
+    size_t body_len;
+    int truncated;     /* body cut at max_body */
+    int redirects;     /* same-site hops followed */
+    char *error;       /* why, for failures; NULL on success */
+    double elapsed_ms; /* from the first request to the end, delays excluded */
+};
+
+void fetch_result_free(struct fetch_result *r);
+
+struct fetch_stats {
+    uint64_t submitted, completed, requests, robots_requests, bytes;
+    uint64_t by_status[FETCH_STATUS_COUNT];
+    int in_flight, queued;
+};
+
+struct fetcher;
+
+/* Start the fetcher thread. The config is copied. */
+enum err fetcher_new(const struct fetch_config *c, struct fetcher **out) WARN_UNUSED;
+
+/* Stop the thread and free everything; queued requests are dropped. NULL is fine. */
+void fetcher_free(struct fetcher *f);
+
+/* Queue url (absolute) for fetching; its result comes back from fetcher_next with tag. */
+enum err fetcher_submit(struct fetcher *f, const char *url, uint64_t tag) WARN_UNUSED;
+
+/*
+ * Wait up to timeout_ms (-1 = forever) for a finished fetch. Returns ERR_OK with
+ * *out set, or ERR_TIMEOUT with *out NULL.
+ */
+enum err fetcher_next(struct fetcher *f, int timeout_ms, struct fetch_result **out) WARN_UNUSED;
+
+/* Requests submitted whose results have not been taken yet. */
+int fetcher_outstanding(struct fetcher *f);
+
+void fetcher_stats(struct fetcher *f, struct fetch_stats *out);
+
+/* 1 if the address (struct sockaddr *) is private, loopback, link-local or otherwise not public. */
+int fetch_addr_is_private(const void *sockaddr);
+
+#endif

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# `sitescout replay` fault injection: each option does what it says, deterministically.
+set -euo pipefail
+. "$SITESCOUT_SRC/tests/integration/replay_lib.sh"
+
+"${WARCX[@]}" "$DEMO" list >"$TMP/list"
+# 40 distinct HTML pages with bodies of at least 2 KB, and their records.
+awk -F'\t' '$2 == 200 && $1 ~ /\.html$/ && n++ % 50 == 7 && ++k <= 40 {print $1}' "$TMP/list" \
+    >"$TMP/pages"
+mkdir "$TMP/rec"
+"${WARCX[@]}" "$DEMO" dump "$TMP/pages" "$TMP/rec"
+big=-1 # a page whose body is larger than 2 KB
+for i in $(seq 0 39); do
+    if [ "$(stat -c %s "$TMP/rec/$i.body")" -gt 2048 ]; then
+        big=$i
+        break
+    fi
+done
+[ "$big" -ge 0 ] || fail "no page over 2 KB in the sample"
+BIGURL=$(sed -n "$((big + 1))p" "$TMP/pages")
+BIGLEN=$(stat -c %s "$TMP/rec/$big.body")
+
+# statuses URLFILE: the status of each URL, one line each (through $PROXY).
+statuses() {
+    while read -r url; do
+        curl -s -x "$PROXY" -o /dev/null -w '%{http_code}\n' "$url"
+    done <"$1"
+}
+
+# --error-rate 1: every request is a 500 or a 503.
+start_replay err1 --warc "$DEMO" --error-rate 1 --seed 3
+statuses "$TMP/pages" >"$TMP/err1"
+stop_replay
+[ "$(grep -cvE '^(500|503)$' "$TMP/err1")" = 0 ] || fail "error-rate 1: $(sort "$TMP/err1" | uniq -c)"
+grep -qx 500 "$TMP/err1" && grep -qx 503 "$TMP/err1" || fail "error-rate 1: not both 500 and 503"
+ok "--error-rate 1: 40 of 40 requests answered 500 or 503 (both occur)"
+
+# --error-rate 0.5: about half, the same again with the same seed, not with another.
+start_replay errA --warc "$DEMO" --error-rate 0.5 --seed 7
+statuses "$TMP/pages" >"$TMP/errA"
+for _ in $(seq 1 20); do
+    curl -s -x "$PROXY" -o /dev/null -w '%{http_code}\n' "$BIGURL"
+done >"$TMP/retries"
+stop_replay
+start_replay errB --warc "$DEMO" --error-rate 0.5 --seed 7
+statuses "$TMP/pages" >"$TMP/errB"
+stop_replay
+start_replay errC --warc "$DEMO" --error-rate 0.5 --seed 8
+statuses "$TMP/pages" >"$TMP/errC"
+stop_replay
+n=$(grep -cE '^50[03]$' "$TMP/errA" || true)
+[ "$n" -ge 10 ] && [ "$n" -le 30 ] || fail "error-rate 0.5: $n of 40 errors"
+cmp -s "$TMP/errA" "$TMP/errB" || fail "error-rate 0.5: same seed, different statuses"
+! cmp -s "$TMP/errA" "$TMP/errC" || fail "error-rate 0.5: seed 8 gives the same statuses as 7"
+grep -qx 200 "$TMP/retries" && grep -qE '^50[03]$' "$TMP/retries" ||
+    fail "retries of one URL: $(sort "$TMP/retries" | uniq -c)"
+ok "--error-rate 0.5: $n of 40 errors; reproducible with --seed; retries of a URL can succeed"
+
+# --latency-ms: exponential delays with about that mean.
+start_replay lat --warc "$DEMO" --latency-ms 100 --access-log "$TMP/lat.log"
+while read -r url; do
+    curl -s -x "$PROXY" -o /dev/null -w '%{time_total}\n' "$url"
+done <"$TMP/pages" >"$TMP/lat"
+stop_replay
+python3 - "$TMP/lat" "$TMP/lat.log" <<'PY' || fail "latency"
+import json, sys
+t = [float(x) * 1000 for x in open(sys.argv[1])]
+mean = sum(t) / len(t)
+assert 50 <= mean <= 200, 'mean latency %.1f ms' % mean
+assert max(t) - min(t) > 50, 'delays do not vary: %s' % t
+ms = [json.loads(l)['ms'] for l in open(sys.argv[2])]
+assert len(ms) == len(t) and abs(sum(ms) / len(ms) - mean) < 30, (sum(ms) / len(ms), mean)
+print('# mean %.1f ms, min %.1f, max %.1f' % (mean, min(t), max(t)))
+PY
+ok "--latency-ms 100: mean delay of 40 requests in [50, 200] ms, varying, logged in ms"
+
+# --reset-rate 1: the connection is reset halfway through the body.
+start_replay reset --warc "$DEMO" --reset-rate 1 --access-log "$TMP/reset.log"
+rc=0
+got=$(curl -s -x "$PROXY" -o "$TMP/reset.body" -w '%{size_download}' "$BIGURL") || rc=$?
+stop_replay
+[ "$rc" = 56 ] || [ "$rc" = 18 ] || fail "reset: curl exit $rc (want 56 or 18)"
+[ "$got" -lt "$BIGLEN" ] || fail "reset: got all $got bytes"
+cmp -s "$TMP/reset.body" <(head -c "$got" "$TMP/rec/$big.body") || fail "reset: the part sent differs"
+grep -q '"fault": "reset"' "$TMP/reset.log" || fail "reset not in the access log"
+ok "--reset-rate 1: curl fails (exit $rc) after $got of $BIGLEN bytes; logged as reset"
+
+# --slow-rate 1: the body dribbles out over about --slow-ms, intact.
+start_replay slow --warc "$DEMO" --slow-rate 1 --slow-ms 1000 --access-log "$TMP/slow.log"
+t=$(curl -s -x "$PROXY" -o "$TMP/slow.body" -w '%{time_total}' "$BIGURL")
+t2=$(curl -s -x "$PROXY" -o /dev/null -w '%{time_starttransfer}' "$BIGURL")
+stop_replay
+cmp -s "$TMP/slow.body" "$TMP/rec/$big.body" || fail "slow: body differs"
+python3 -c "import sys; t, f = float('$t'), float('$t2'); sys.exit(not (0.85 <= t <= 5 and f < 0.5))" ||
+    fail "slow: took $t s, first byte after $t2 s"
+grep -q '"fault": "slow"' "$TMP/slow.log" || fail "slow not in the access log"
+ok "--slow-rate 1 --slow-ms 1000: body intact after $t s (first byte after $t2 s)"
+
+# Synthetic hosts.
+start_replay synth --warc "$DEMO" --trap-host trap.test --huge-host huge.test \
+    --junk-host Junk.Test --access-log "$TMP/synth.log"
+
+# The spider trap: following "Next day" gives new pages forever.
+url=http://trap.test/
+: >"$TMP/trap.urls"
+for _ in $(seq 1 30); do
+    code=$(fetch "$url" t)
+    [ "$code" = 200 ] || fail "trap $url: $code"
+    [[ $(header "$TMP/t.head" Content-Type) == text/html* ]] || fail "trap: not text/html"
+    echo "$url" >>"$TMP/trap.urls"
+    next=$(grep -o 'href="[^"]*">Next day' "$TMP/t.body" | sed 's/href="\([^"]*\)".*/\1/')
+    [ -n "$next" ] || fail "trap page $url has no Next day link"
+    url=http://trap.test$next
+done
+[ "$(sort -u "$TMP/trap.urls" | wc -l)" = 30 ] || fail "trap: pages repeat"
+[ "$(grep -c 'href=' "$TMP/t.body")" -ge 5 ] || fail "trap: few links"
+[ "$(fetch http://trap.test/robots.txt tr)" = 404 ] || fail "trap robots.txt"
+ok "--trap-host: 30 pages deep, every page new ($(tail -1 "$TMP/trap.urls")), no robots.txt"
+
+# The huge page: 100 MB of text/html.
+out=$(curl -s -x "$PROXY" -o /dev/null -w '%{http_code} %{size_download} %{content_type}' \
+    http://huge.test/any/page.html)
+[ "$out" = "200 104857600 text/html" ] || fail "huge: $out"
+ok "--huge-host: 200, 104857600 bytes of text/html"
+
+# Junk: binary bytes labelled text/html (host names are matched case-insensitively).
+out=$(fetch http://junk.test/index.html j)
+[ "$(header "$TMP/j.head" Content-Type)" = text/html ] || fail "junk: content type"
+python3 - "$TMP/j.body" <<'PY' || fail "junk: body is not binary junk"
+import sys
+b = open(sys.argv[1], 'rb').read()
+assert 1024 <= len(b) < 262144, len(b)
+assert b.count(0) > 0 and sum(c >= 0x80 for c in b) > len(b) // 4
+try:
+    b.decode('utf-8')
+    sys.exit('junk decodes as UTF-8')
+except UnicodeDecodeError:
+    pass
+PY
+[ "$out" = 200 ] || fail "junk: $out"
+cp "$TMP/j.body" "$TMP/j1.body"
+fetch http://junk.test/index.html j >/dev/null
+cmp -s "$TMP/j.body" "$TMP/j1.body" || fail "junk: not deterministic"
+ok "--junk-host: $(stat -c %s "$TMP/j.body") bytes of binary junk as text/html, the same each time"
+
+# The archive is still served next to the synthetic hosts.
+[ "$(fetch "$BIGURL" b)" = 200 ] && cmp -s "$TMP/b.body" "$TMP/rec/$big.body" ||
+    fail "archive not served with synthetic hosts"
+stop_replay
+grep -q '"url": "http://huge.test/any/page.html", "status": 200, "bytes": 104857600' \
+    "$TMP/synth.log" || fail "huge page not logged with its size"
+ok "the archive is served alongside; the access log has the huge page's 104857600 bytes"
+
+echo "$CHECKS passed, 0 failed"

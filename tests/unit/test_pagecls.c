@@ -1,0 +1,411 @@
+/* Unit tests for classifier/pagecls: confidence formula, training, site-split CV, model bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier/pagecls.h"
+#include "classifier/rng.h"
+
+#define TOL 1e-12
+
+/* ---- the confidence formula (DESIGN §3.1), hand-computed ---- */
+
+struct conf_case {
+    double d[3];
+    uint32_t n;
+    double want[3];
+};
+
+static void test_confidence_formula(void **state)
+{
+    (void)state;
+    static const struct conf_case cases[] = {
+        /* ln 0.2 / (ln 0.2 + ln 0.5) */
+        {{0.2, 0.5}, 2, {0.6989700043360189, 0.3010299956639812}},
+        {{0.3, 0.6}, 2, {0.7021074807408172, 0.2978925192591828}},
+        /* distance 0 clamps to eps = 1e-6: ln 1e-6 / (ln 1e-6 + ln 0.5) */
+        {{0.0, 0.5}, 2, {0.9522252717617384, 0.0477747282382616}},
+        {{-0.5, 0.5}, 2, {0.9522252717617384, 0.0477747282382616}},
+        /* distance 1 clamps to 1 - eps: nearly no weight, but finite */
+        {{1.0, 0.5}, 2, {1.4426936809103907e-06, 0.9999985573063191}},
+        /* all equal (after clamping): 1/|C| each */
+        {{1.0, 1.0}, 2, {0.5, 0.5}},
+        {{0.3, 0.3}, 2, {0.5, 0.5}},
+        {{0.0, 0.0}, 2, {0.5, 0.5}},
+        {{1.0, 1.7}, 2, {0.5, 0.5}},
+        {{0.4, 0.4, 0.4}, 3, {1.0 / 3, 1.0 / 3, 1.0 / 3}},
+        /* three classes: ln d_k / sum ln d_j */
+        {{0.1, 0.4, 0.8}, 3, {0.6689634314458373, 0.26620731371083256, 0.06482925484333014}},
+        {{NAN, 0.5}, 2, {1.4426936809103907e-06, 0.9999985573063191}}, /* NaN = no closeness */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double pr[3];
+        pagecls_confidence(cases[i].d, cases[i].n, 1e-6, pr);
+        double sum = 0;
+        for (uint32_t k = 0; k < cases[i].n; k++) {
+            if (fabs(pr[k] - cases[i].want[k]) > 1e-12)
+                fail_msg("case %zu class %u: %.17g, want %.17g", i, k, pr[k], cases[i].want[k]);
+            sum += pr[k];
+        }
+        assert_float_equal(sum, 1.0, 1e-12);
+    }
+}
+
+static void test_link_weight(void **state)
+{
+    (void)state;
+    double a[2] = {0.8, 0.2}, b[2] = {0.5, 0.5}, c[2] = {0.0, 1.0}, d[3] = {0.6, 0.3, 0.1};
+    assert_float_equal(pagecls_link_weight(a, 2), 0.09, TOL); /* (0.8 - 0.5)^2 */
+    assert_float_equal(pagecls_link_weight(b, 2), 0.0, TOL);
+    assert_float_equal(pagecls_link_weight(c, 2), 0.25, TOL);
+    /* mean 1/3: ((0.6-1/3)^2 + (0.3-1/3)^2 + (0.1-1/3)^2) / 3 = 0.0422222... */
+    assert_float_equal(pagecls_link_weight(d, 3), 0.042222222222222223, TOL);
+}
+
+/* ---- a toy web: space sites (target) against cooking and sport sites (other) ---- */
+
+static const char *space[] = {"rocket", "orbit",   "launch", "satellite", "moon",
+                              "planet", "shuttle", "nasa",   "telescope", "galaxy"};
+static const char *cook[] = {"recipe", "bake",   "flour",   "sugar", "oven",
+                             "butter", "dinner", "kitchen", "spice", "garlic"};
+static const char *sport[] = {"football", "goal",    "match",  "league", "player",
+                              "coach",    "stadium", "season", "team",   "score"};
+static const char *generic[] = {"contact", "home", "about", "privacy", "links", "welcome"};
+
+#define SITES    14 /* 0..5 space, 6..9 cooking, 10..13 sport */
+#define PAGES    4
+#define NDOCS    (SITES * PAGES)
+#define TEXT_MAX 256
+
+struct toy {
+    char text[NDOCS][TEXT_MAX];
+    struct pagecls_doc docs[NDOCS];
+};
+
+/* Each page: 6 topic words, 2 generic words and its site's own name word. */
+static void toy_build(struct toy *t, bool topical)
+{
+    uint64_t r = 2024;
+    memset(t, 0, sizeof *t);
+    for (int s = 0; s < SITES; s++)
+        for (int p = 0; p < PAGES; p++) {
+            int i = s * PAGES + p;
+            const char **pool = s < 6 ? space : s < 10 ? cook : sport;
+            char *o = t->text[i];
+            int n = snprintf(o, TEXT_MAX, "Sitename%c", 'a' + s);
+            for (int w = 0; topical && w < 6; w++)
+                n += snprintf(o + n, (size_t)(TEXT_MAX - n), " %s", pool[rng_below(&r, 10)]);
+            for (int w = 0; topical && w < 2; w++)
+                n += snprintf(o + n, (size_t)(TEXT_MAX - n), " %s", generic[rng_below(&r, 6)]);
+            t->docs[i] = (struct pagecls_doc){o, (size_t)n, s < 6 ? PAGECLS_TARGET : PAGECLS_OTHER,
+                                              (uint32_t)(1000 + s)};
+        }
+}
+
+static void toy_params(struct pagecls_params *p)
+{
+    pagecls_params_default(p);
+    p->centroids = 2;
+}
+
+static void classify(const struct pagecls *m, struct pagecls_scratch *s, const char *text,
+                     struct pagecls_result *r)
+{
+    assert_int_equal(pagecls_classify(m, s, text, strlen(text), r), ERR_OK);
+    assert_float_equal(r->pr[0] + r->pr[1], 1.0, 1e-12);
+}
+
+static void test_train_and_classify(void **state)
+{
+    (void)state;
+    struct toy t;
+    toy_build(&t, true);
+    struct pagecls_params p;
+    toy_params(&p);
+    struct pagecls *m = NULL;
+    assert_int_equal(pagecls_train(&p, t.docs, NDOCS, &m), ERR_OK);
+    assert_int_equal(pagecls_classes(m), 2);
+    assert_int_equal(pagecls_centroids(m, PAGECLS_TARGET), 2);
+    assert_int_equal(pagecls_centroids(m, PAGECLS_OTHER), 2);
+    assert_int_equal(pagecls_centroids(m, 7), 0);
+    assert_true(pagecls_terms(m) >= 25 && pagecls_terms(m) <= 36);
+    assert_float_equal(pagecls_p_err(m), 0, TOL); /* never cross-validated */
+
+    struct pagecls_scratch *s = NULL;
+    assert_int_equal(pagecls_scratch_new(m, &s), ERR_OK);
+    struct pagecls_result r;
+    classify(m, s, "The rocket launches into orbit around the Moon.", &r);
+    assert_true(r.pr[PAGECLS_TARGET] > 0.7);
+    assert_int_equal(r.known_terms, 4); /* rocket, launch (stemmed), orbit, moon */
+    classify(m, s, "Bake the flour with sugar in the oven", &r);
+    assert_true(r.pr[PAGECLS_TARGET] < 0.3);
+    classify(m, s, "football league season", &r);
+    assert_true(r.pr[PAGECLS_TARGET] < 0.3);
+    /* No known term: every distance is 1, so 1/|C| each. */
+    classify(m, s, "zyzzyva quokka", &r);
+    assert_float_equal(r.pr[0], 0.5, 0);
+    assert_int_equal(r.known_terms, 0);
+    assert_float_equal(r.dmin[0], 1.0, TOL);
+    classify(m, s, "", &r);
+    assert_float_equal(r.pr[1], 0.5, 0);
+    /* A word of one training site only is not in the model (min_sites = 2). */
+    classify(m, s, "Sitenamea sitenamea", &r);
+    assert_int_equal(r.known_terms, 0);
+
+    /* A scratch belongs to its model. */
+    struct pagecls *m2 = NULL;
+    assert_int_equal(pagecls_train(&p, t.docs, NDOCS, &m2), ERR_OK);
+    assert_int_equal(pagecls_classify(m2, s, "rocket", 6, &r), ERR_INVAL);
+    pagecls_free(m2);
+    pagecls_scratch_free(s);
+    pagecls_free(m);
+    pagecls_scratch_free(NULL);
+    pagecls_free(NULL);
+}
+
+static void test_deterministic_training(void **state)
+{
+    (void)state;
+    struct toy t;
+    toy_build(&t, true);
+    struct pagecls_params p;
+    toy_params(&p);
+    struct buf b[2];
+    for (int i = 0; i < 2; i++) {
+        struct pagecls *m = NULL;
+        assert_int_equal(pagecls_train(&p, t.docs, NDOCS, &m), ERR_OK);
+        buf_init(&b[i], 0);
+        assert_int_equal(pagecls_serialize(m, &b[i]), ERR_OK);
+        pagecls_free(m);
+    }
+    assert_int_equal(b[0].len, b[1].len);
+    assert_memory_equal(b[0].data, b[1].data, b[0].len);
+    buf_release(&b[0]);
+    buf_release(&b[1]);
+}
+
+static void test_cross_validation(void **state)
+{
+    (void)state;
+    struct toy t;
+    toy_build(&t, true);
+    struct pagecls_params p;
+    toy_params(&p);
+    struct pagecls_cv cv;
+    double pr[NDOCS * 2];
+    assert_int_equal(pagecls_cross_validate(&p, t.docs, NDOCS, 10, &cv, pr), ERR_OK);
+    assert_int_equal(cv.folds, 10);
+    assert_int_equal(cv.sites, SITES);
+    assert_int_equal(cv.pages, NDOCS);
+    assert_true(cv.accuracy > 0.9);
+    assert_float_equal(cv.p_err, 1 - cv.accuracy, TOL);
+    assert_float_equal(cv.correct, cv.accuracy * NDOCS, 1e-9);
+    for (int i = 0; i < NDOCS; i++)
+        assert_float_equal(pr[2 * i] + pr[2 * i + 1], 1.0, 1e-12);
+
+    /* train_cv stores the same figures in the model. */
+    struct pagecls *m = NULL;
+    assert_int_equal(pagecls_train_cv(&p, t.docs, NDOCS, 10, &m, NULL), ERR_OK);
+    assert_float_equal(pagecls_p_err(m), cv.p_err, TOL);
+    assert_int_equal(pagecls_get_cv(m)->folds, 10);
+    pagecls_free(m);
+
+    /* More folds than sites: one site per fold. */
+    assert_int_equal(pagecls_cross_validate(&p, t.docs, NDOCS, 50, &cv, NULL), ERR_OK);
+    assert_int_equal(cv.folds, SITES);
+}
+
+static void test_cv_holds_out_whole_sites(void **state)
+{
+    (void)state;
+    /* Pages carry only their site's name: a page split would learn it from sibling pages
+     * (accuracy 1); a site split never sees it, so every held-out page is a 0.5/0.5 tie,
+     * which counts half. */
+    struct toy t;
+    toy_build(&t, false);
+    struct pagecls_params p;
+    toy_params(&p);
+    p.min_sites = 1;
+    struct pagecls_cv cv;
+    double pr[NDOCS * 2];
+    assert_int_equal(pagecls_cross_validate(&p, t.docs, NDOCS, 10, &cv, pr), ERR_OK);
+    assert_float_equal(cv.accuracy, 0.5, TOL);
+    assert_float_equal(cv.p_err, 0.5, TOL);
+    for (int i = 0; i < NDOCS * 2; i++)
+        assert_float_equal(pr[i], 0.5, 0);
+}
+
+static void test_training_errors(void **state)
+{
+    (void)state;
+    struct toy t;
+    toy_build(&t, true);
+    struct pagecls_params p;
+    toy_params(&p);
+    struct pagecls *m = (struct pagecls *)&t;
+    struct pagecls_cv cv;
+    assert_int_equal(pagecls_train(&p, t.docs, 0, &m), ERR_INVAL);
+    assert_null(m);
+    /* Only target pages (sites 0..5 = docs 0..23). */
+    assert_int_equal(pagecls_train(&p, t.docs, 24, &m), ERR_INVAL);
+    struct pagecls_params bad = p;
+    bad.centroids = 0;
+    assert_int_equal(pagecls_train(&bad, t.docs, NDOCS, &m), ERR_INVAL);
+    bad = p;
+    bad.eps = 0.5;
+    assert_int_equal(pagecls_train(&bad, t.docs, NDOCS, &m), ERR_INVAL);
+    struct pagecls_doc d[NDOCS];
+    memcpy(d, t.docs, sizeof d);
+    d[0].cls = PAGECLS_MAX_CLASSES;
+    assert_int_equal(pagecls_train(&p, d, NDOCS, &m), ERR_INVAL);
+    /* Class 2 without pages with kept terms. */
+    memcpy(d, t.docs, sizeof d);
+    d[NDOCS - 1].cls = 2;
+    d[NDOCS - 1].text = "unique";
+    d[NDOCS - 1].len = 6;
+    assert_int_equal(pagecls_train(&p, d, NDOCS, &m), ERR_INVAL);
+    /* Cross-validation: one fold, or one site of a class. */
+    assert_int_equal(pagecls_cross_validate(&p, t.docs, NDOCS, 1, &cv, NULL), ERR_INVAL);
+    assert_int_equal(pagecls_cross_validate(&p, t.docs, 6 * PAGES + PAGES, 10, &cv, NULL),
+                     ERR_INVAL);
+    assert_null(m);
+}
+
+/* ---- model bytes ---- */
+
+static struct pagecls *toy_model(bool stem)
+{
+    static struct toy t;
+    toy_build(&t, true);
+    struct pagecls_params p;
+    toy_params(&p);
+    p.tok.stem = stem;
+    struct pagecls *m = NULL;
+    assert_int_equal(pagecls_train_cv(&p, t.docs, NDOCS, 5, &m, NULL), ERR_OK);
+    return m;
+}
+
+static const char *probe[] = {"rocket launching orbit", "bake bread in the oven", "goal!",
+                              "nothing known here",     "contact home about",     ""};
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    for (int stem = 0; stem < 2; stem++) {
+        struct pagecls *m = toy_model(stem);
+        struct buf b, b2;
+        buf_init(&b, 0);
+        buf_init(&b2, 0);
+        assert_int_equal(pagecls_serialize(m, &b), ERR_OK);
+        struct pagecls *m2 = NULL;
+        assert_int_equal(pagecls_deserialize(b.data, b.len, &m2), ERR_OK);
+        assert_int_equal(pagecls_serialize(m2, &b2), ERR_OK);
+        assert_int_equal(b.len, b2.len);
+        assert_memory_equal(b.data, b2.data, b.len);
+        assert_int_equal(pagecls_get_params(m2)->tok.stem, stem);
+        assert_float_equal(pagecls_p_err(m2), pagecls_p_err(m), 0);
+        assert_int_equal(pagecls_get_cv(m2)->pages, NDOCS);
+
+        struct pagecls_scratch *s = NULL, *s2 = NULL;
+        assert_int_equal(pagecls_scratch_new(m, &s), ERR_OK);
+        assert_int_equal(pagecls_scratch_new(m2, &s2), ERR_OK);
+        for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
+            struct pagecls_result r, r2;
+            classify(m, s, probe[i], &r);
+            classify(m2, s2, probe[i], &r2);
+            assert_memory_equal(&r, &r2, sizeof r); /* bit-identical */
+        }
+        pagecls_scratch_free(s);
+        pagecls_scratch_free(s2);
+        pagecls_free(m);
+        pagecls_free(m2);
+        buf_release(&b);
+        buf_release(&b2);
+    }
+}
+
+static void expect_parse_error(const unsigned char *data, size_t len)
+{
+    struct pagecls *m = (struct pagecls *)&len;
+    enum err e = pagecls_deserialize(data, len, &m);
+    if (e != ERR_PARSE)
+        fail_msg("deserialize of %zu bytes: %s, want ERR_PARSE", len, err_str(e));
+    assert_null(m);
+}
+
+static void test_corrupt_models(void **state)
+{
+    (void)state;
+    struct pagecls *m = toy_model(true);
+    struct buf b;
+    buf_init(&b, 0);
+    assert_int_equal(pagecls_serialize(m, &b), ERR_OK);
+    pagecls_free(m);
+    unsigned char *d = malloc(b.len + 1);
+    memcpy(d, b.data, b.len);
+
+    /* Every truncation, and one trailing byte. */
+    for (size_t n = 0; n < b.len; n++)
+        expect_parse_error(d, n);
+    d[b.len] = 0;
+    expect_parse_error(d, b.len + 1);
+
+    /* Targeted damage: magic, version, flags, eps, number of classes. */
+    struct patch {
+        size_t off;
+        unsigned char byte;
+    } patches[] = {
+        {0, 'X'},   /* magic */
+        {4, 2},     /* format version 2 */
+        {8, 0x80},  /* unknown flag */
+        {43, 0x7f}, /* eps (last byte of the f64 at 36): about 1e307 */
+        {44, 1},    /* one class */
+        {44, 9},    /* nine classes */
+        {48, 0},    /* class 0 with 0 centroids */
+    };
+    for (size_t i = 0; i < sizeof patches / sizeof patches[0]; i++) {
+        unsigned char saved = d[patches[i].off];
+        d[patches[i].off] = patches[i].byte;
+        expect_parse_error(d, b.len);
+        d[patches[i].off] = saved;
+    }
+
+    /* Any single-byte change: ERR_OK or ERR_PARSE, and a loaded model classifies sanely. */
+    for (size_t i = 0; i < b.len; i++)
+        for (int bit = 0; bit < 8; bit += 3) {
+            d[i] ^= (unsigned char)(1u << bit);
+            struct pagecls *x = NULL;
+            enum err e = pagecls_deserialize(d, b.len, &x);
+            assert_true(e == ERR_OK || e == ERR_PARSE);
+            if (e == ERR_OK) {
+                struct pagecls_scratch *s = NULL;
+                struct pagecls_result r;
+                assert_int_equal(pagecls_scratch_new(x, &s), ERR_OK);
+                assert_int_equal(pagecls_classify(x, s, probe[0], strlen(probe[0]), &r), ERR_OK);
+                assert_true(isfinite(r.pr[0]) && r.pr[0] >= 0 && r.pr[0] <= 1);
+                pagecls_scratch_free(s);
+                pagecls_free(x);
+            }
+            d[i] ^= (unsigned char)(1u << bit);
+        }
+    free(d);
+    buf_release(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_confidence_formula), cmocka_unit_test(test_link_weight),
+        cmocka_unit_test(test_train_and_classify), cmocka_unit_test(test_deterministic_training),
+        cmocka_unit_test(test_cross_validation),   cmocka_unit_test(test_cv_holds_out_whole_sites),
+        cmocka_unit_test(test_training_errors),    cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_corrupt_models),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
