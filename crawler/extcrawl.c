@@ -1,0 +1,424 @@
+/* The external crawler: border sites from PostgreSQL, examined by many internal crawlers. */
+#include "crawler/extcrawl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "classifier/pagecls.h"
+#include "classifier/sitecls.h"
+#include "common/log.h"
+#include "crawler/fetch.h"
+#include "store/crawlstore.h"
+
+#define PRIOR_WEIGHT 10        /* sites at the starting prior before the harvest rate counts */
+#define POLL_MS 1000           /* how often the job row is checked for stop/pause */
+#define METRICS_MS 2000        /* how often a metrics row is written */
+#define WINDOW_MAX 65536       /* completions kept for the windowed rates */
+
+double extcrawl_edge_weight(enum extcrawl_weights mode, double site_confidence, double conf_sum,
+                            int page_count)
+{
+    double local = page_count > 0 ? conf_sum / page_count : site_confidence;
+    switch (mode) {
+    case EXTCRAWL_GLOBAL: return site_confidence;
+    case EXTCRAWL_LOCAL: return local;
+    case EXTCRAWL_COMBINED: break;
+    }
+    return (local + site_confidence) / 2;
+}
+
+int extcrawl_weights_parse(const char *name)
+{
+    static const char *const names[] = {"global", "local", "combined"};
+    for (int i = 0; i < 3; i++)
+        if (name && strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *extcrawl_stop_name(enum extcrawl_stop s)
+{
+    static const char *const names[] = {"running",      "max_relevant_sites", "max_pages",
+                                        "max_seconds",  "border_empty",       "pprs_limit",
+                                        "user_stop",    "user_pause"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
+}
+
+/* One website being examined. */
+struct slot {
+    struct sitecrawl *sc;
+    char *host, *homepage;
+    double rank;
+    uint32_t gen; /* tags results, so answers for an abandoned site are recognised */
+};
+
+/* Cumulative (pages, examined, relevant) after each completed site, for windowed rates. */
+struct window_point {
+    int64_t pages, examined, relevant;
+};
+
+struct run {
+    struct store *s;
+    int64_t job;
+    struct fetcher *f;
+    const struct pagecls *model;
+    struct pagecls_scratch *scratch;
+    const struct extcrawl_params *p;
+    struct slot *slots;
+    int active;
+    uint32_t gen;
+    struct crawlstore_counts c;
+    struct window_point *win;
+    size_t win_first, win_len;
+    double t0;
+    int border_empty;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void slot_clear(struct slot *sl)
+{
+    sitecrawl_free(sl->sc);
+    free(sl->host);
+    free(sl->homepage);
+    uint32_t gen = sl->gen;
+    memset(sl, 0, sizeof *sl);
+    sl->gen = gen;
+}
+
+static uint64_t slot_tag(const struct run *r, const struct slot *sl)
+{
+    return (uint64_t)(sl - r->slots) << 32 | sl->gen;
+}
+
+static void window_add(struct run *r)
+{
+    struct window_point pt = {r->c.pages, r->c.examined, r->c.relevant};
+    if (r->win_len == WINDOW_MAX) {
+        r->win_first = (r->win_first + 1) % WINDOW_MAX;
+        r->win_len--;
+    }
+    r->win[(r->win_first + r->win_len) % WINDOW_MAX] = pt;
+    r->win_len++;
+}
+
+/* The point that starts the window of the last pprs_window pages (oldest if shorter). */
+static const struct window_point *window_start(const struct run *r)
+{
+    const struct window_point *best = NULL;
+    for (size_t i = r->win_len; i-- > 0;) {
+        const struct window_point *pt = &r->win[(r->win_first + i) % WINDOW_MAX];
+        if (r->c.pages - pt->pages > r->p->pprs_window)
+            break;
+        best = pt;
+    }
+    return best;
+}
+
+static void fill_progress(const struct run *r, struct extcrawl_progress *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->elapsed_s = now_s() - r->t0;
+    pr->pages = r->c.pages;
+    pr->examined = r->c.examined;
+    pr->relevant = r->c.relevant;
+    pr->border = r->c.border;
+    pr->in_flight = r->active;
+    pr->harvest_rate = r->c.examined ? (double)r->c.relevant / r->c.examined : NAN;
+    pr->pprs = r->c.relevant ? (double)r->c.pages / r->c.relevant : NAN;
+    pr->harvest_window = pr->pprs_window = NAN;
+    const struct window_point *w = window_start(r);
+    if (w) {
+        int64_t pages = r->c.pages - w->pages, ex = r->c.examined - w->examined,
+                rel = r->c.relevant - w->relevant;
+        pr->harvest_window = ex ? (double)rel / ex : NAN;
+        pr->pprs_window = rel ? (double)pages / rel : pages ? INFINITY : NAN;
+    }
+}
+
+static enum extcrawl_stop budget_stop(const struct run *r)
+{
+    const struct extcrawl_params *p = r->p;
+    if (p->max_relevant && r->c.relevant >= p->max_relevant)
+        return EXTCRAWL_MAX_RELEVANT;
+    if (p->max_pages && r->c.pages >= p->max_pages)
+        return EXTCRAWL_MAX_PAGES;
+    if (p->max_seconds > 0 && now_s() - r->t0 >= p->max_seconds)
+        return EXTCRAWL_MAX_SECONDS;
+    if (p->pprs_limit > 0 && p->pprs_window > 0 && r->c.pages >= p->pprs_window) {
+        struct extcrawl_progress pr;
+        fill_progress(r, &pr);
+        if (!isnan(pr.pprs_window) && pr.pprs_window > p->pprs_limit)
+            return EXTCRAWL_PPRS;
+    }
+    return EXTCRAWL_RUNNING;
+}
+
+/* Submit the site's next URL, or report that it is finished (1). */
+static int slot_advance(struct run *r, struct slot *sl, enum err *e)
+{
+    const char *url = sitecrawl_next(sl->sc);
+    if (!url)
+        return 1;
+    *e = fetcher_submit(r->f, url, slot_tag(r, sl));
+    return 0;
+}
+
+/* Store a finished website and free its slot. */
+static enum err slot_finish(struct run *r, struct slot *sl)
+{
+    struct sitecrawl *sc = sl->sc;
+    size_t n_pages, n_edges;
+    const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n_pages);
+    const struct sitecrawl_edge *edges = sitecrawl_edges(sc, &n_edges);
+    size_t classified = 0;
+    for (size_t i = 0; i < n_pages; i++)
+        classified += !isnan(pages[i].pr_target);
+    enum err e = ERR_OK;
+
+    if (classified == 0) {
+        /* Not a website we could read: a dead host, robots.txt says no, or an alias
+         * that redirects elsewhere (whose target then inherits this site's rank). */
+        const char *why = n_pages ? fetch_status_name(pages[0].status) : "nothing to fetch";
+        for (size_t i = 0; !e && i < n_edges; i++)
+            e = crawlstore_site_add(r->s, r->job, edges[i].host, edges[i].homepage, "discovered",
+                                    "border", NAN, -1, sl->rank);
+        if (!e)
+            e = crawlstore_site_failed(r->s, r->job, sl->host, why);
+        log_debug("extcrawl: %s not examined: %s", sl->host, why);
+        slot_clear(sl);
+        r->active--;
+        return e;
+    }
+
+    double conf = sitecrawl_confidence(sc);
+    struct crawlstore_page *cp = calloc(n_pages ? n_pages : 1, sizeof *cp);
+    struct crawlstore_edge *ce = calloc(n_edges ? n_edges : 1, sizeof *ce);
+    if (!cp || !ce) {
+        free(cp);
+        free(ce);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n_pages; i++)
+        cp[i] = (struct crawlstore_page){pages[i].final_url, fetch_status_name(pages[i].status),
+                                         pages[i].http_status, pages[i].bytes,
+                                         pages[i].pr_target};
+    for (size_t i = 0; i < n_edges; i++)
+        ce[i] = (struct crawlstore_edge){
+            edges[i].host, edges[i].homepage, edges[i].conf_sum, edges[i].page_count,
+            extcrawl_edge_weight(r->p->weights, conf, edges[i].conf_sum, edges[i].page_count)};
+    struct crawlstore_site_result res = {
+        .host = sl->host,
+        .confidence = conf,
+        .relevant = sitecrawl_relevant(sc),
+        .pages_to_decide = (int)sitecrawl_pages_to_decide(sc),
+        .fetches = sitecrawl_fetches(sc),
+        .purpose = "crawl",
+        .pages = cp,
+        .n_pages = n_pages,
+        .edges = ce,
+        .n_edges = n_edges,
+    };
+    e = crawlstore_site_done(r->s, r->job, &res);
+    if (e == ERR_CONFLICT) {
+        log_warn("extcrawl: %s", err_msg()); /* examined by another worker meanwhile */
+        e = ERR_OK;
+    } else if (!e) {
+        r->c.pages += res.fetches;
+        r->c.examined++;
+        r->c.relevant += res.relevant;
+        window_add(r);
+        log_debug("extcrawl: %s examined: confidence %.3f, %s, %d pages", sl->host, conf,
+                  res.relevant ? "relevant" : "not relevant", res.fetches);
+    }
+    free(cp);
+    free(ce);
+    slot_clear(sl);
+    r->active--;
+    return e;
+}
+
+/* Claim border sites into free slots. */
+static enum err fill_slots(struct run *r)
+{
+    for (int i = 0; i < r->p->concurrency && !r->border_empty; i++) {
+        struct slot *sl = &r->slots[i];
+        if (sl->sc)
+            continue;
+        enum err e = crawlstore_claim(r->s, r->job, r->p->worker, &sl->host, &sl->homepage,
+                                      &sl->rank);
+        if (e == ERR_NOTFOUND) {
+            r->border_empty = 1;
+            return ERR_OK;
+        }
+        if (e)
+            return e;
+        struct sitecrawl_params sp = r->p->site;
+        sp.p_err = r->p->p_err;
+        sp.prior_target = sitecls_prior((unsigned)r->c.relevant, (unsigned)r->c.examined,
+                                        r->p->site.prior_target, PRIOR_WEIGHT);
+        sl->gen = ++r->gen;
+        e = sitecrawl_new(sl->homepage, &sp, r->model, r->scratch, &sl->sc);
+        if (e) {
+            log_warn("extcrawl: %s: %s", sl->host, err_msg());
+            e = crawlstore_site_failed(r->s, r->job, sl->host, err_msg());
+            slot_clear(sl);
+            if (e)
+                return e;
+            continue;
+        }
+        r->active++;
+        if (slot_advance(r, sl, &e)) {
+            e = slot_finish(r, sl);
+        }
+        if (e)
+            return e;
+    }
+    return ERR_OK;
+}
+
+static enum err handle_result(struct run *r, struct fetch_result *res)
+{
+    size_t idx = (size_t)(res->tag >> 32);
+    uint32_t gen = (uint32_t)res->tag;
+    if (idx >= (size_t)r->p->concurrency || !r->slots[idx].sc || r->slots[idx].gen != gen)
+        return ERR_OK; /* an answer for a site given up on */
+    struct slot *sl = &r->slots[idx];
+    enum err e = sitecrawl_feed(sl->sc, res);
+    if (e)
+        return e;
+    if (slot_advance(r, sl, &e))
+        e = slot_finish(r, sl);
+    return e;
+}
+
+/* Poll the job row: a stop or pause asked by a user (API, other process). */
+static enum extcrawl_stop user_request(struct run *r)
+{
+    struct crawlstore_job j;
+    if (crawlstore_job_get(r->s, r->job, &j) != ERR_OK)
+        return EXTCRAWL_RUNNING;
+    enum extcrawl_stop s = strcmp(j.stop_requested, "stop") == 0    ? EXTCRAWL_USER_STOP
+                           : strcmp(j.stop_requested, "pause") == 0 ? EXTCRAWL_USER_PAUSE
+                                                                     : EXTCRAWL_RUNNING;
+    crawlstore_job_release(&j);
+    return s;
+}
+
+static enum err write_metrics(struct run *r)
+{
+    struct extcrawl_progress pr;
+    fill_progress(r, &pr);
+    struct crawlstore_metrics m = {pr.elapsed_s,  pr.pages,         pr.examined,
+                                   pr.relevant,   pr.harvest_rate,  pr.harvest_window,
+                                   pr.pprs,       isinf(pr.pprs_window) ? NAN : pr.pprs_window};
+    return crawlstore_metrics_add(r->s, r->job, &m);
+}
+
+enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
+                      const struct extcrawl_params *p, extcrawl_progress_fn progress, void *ctx,
+                      enum extcrawl_stop *why)
+{
+    *why = EXTCRAWL_RUNNING;
+    if (p->concurrency < 1)
+        return err_set(ERR_INVAL, "concurrency must be at least 1");
+    struct run r = {.s = s, .job = job, .f = f, .model = model, .p = p, .t0 = now_s()};
+    enum err e = pagecls_scratch_new(model, &r.scratch);
+    if (e)
+        return e;
+    r.slots = calloc((size_t)p->concurrency, sizeof *r.slots);
+    r.win = calloc(WINDOW_MAX, sizeof *r.win);
+    if (!r.slots || !r.win) {
+        e = err_set(ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    e = crawlstore_counts(s, job, &r.c);
+    if (e)
+        goto out;
+    window_add(&r);
+
+    double next_poll = 0, next_metrics = now_s() + METRICS_MS / 1000.0;
+    enum extcrawl_stop stop = EXTCRAWL_RUNNING;
+    for (;;) {
+        if (stop == EXTCRAWL_RUNNING)
+            stop = budget_stop(&r);
+        if (stop == EXTCRAWL_RUNNING) {
+            e = fill_slots(&r);
+            if (e)
+                goto out;
+            if (r.active == 0 && r.border_empty)
+                stop = EXTCRAWL_BORDER_EMPTY;
+        }
+        /* A user stop or pause abandons the sites in flight (they go back to the
+         * border); a budget lets them finish, so no verdict is cut short. */
+        if (stop == EXTCRAWL_USER_STOP || stop == EXTCRAWL_USER_PAUSE || r.active == 0) {
+            if (stop != EXTCRAWL_RUNNING)
+                break;
+        }
+        struct fetch_result *res = NULL;
+        if (r.active > 0 && fetcher_next(f, 200, &res) == ERR_OK) {
+            e = handle_result(&r, res);
+            fetch_result_free(res);
+            if (e)
+                goto out;
+            /* More results may be waiting: take them before polling the database. */
+            while (fetcher_next(f, 0, &res) == ERR_OK) {
+                e = handle_result(&r, res);
+                fetch_result_free(res);
+                if (e)
+                    goto out;
+            }
+        }
+        double t = now_s();
+        if (t >= next_poll) {
+            next_poll = t + POLL_MS / 1000.0;
+            enum extcrawl_stop u = user_request(&r);
+            if (u != EXTCRAWL_RUNNING)
+                stop = u;
+            struct crawlstore_counts c;
+            if (crawlstore_counts(s, job, &c) == ERR_OK) {
+                r.c.border = c.border;
+            }
+            if (crawlstore_job_heartbeat(s, job, p->worker) != ERR_OK)
+                log_warn("extcrawl: heartbeat: %s", err_msg());
+            if (progress) {
+                struct extcrawl_progress pr;
+                fill_progress(&r, &pr);
+                pr.stop = stop;
+                progress(ctx, &pr);
+            }
+        }
+        if (t >= next_metrics) {
+            next_metrics = t + METRICS_MS / 1000.0;
+            if (write_metrics(&r) != ERR_OK)
+                log_warn("extcrawl: metrics: %s", err_msg());
+        }
+    }
+    *why = stop;
+    e = write_metrics(&r);
+    if (progress) {
+        struct extcrawl_progress pr;
+        fill_progress(&r, &pr);
+        pr.stop = stop;
+        progress(ctx, &pr);
+    }
+out:
+    /* Sites still in flight (user stop, pause, error) go back to the border. */
+    if (r.slots) {
+        for (int i = 0; i < p->concurrency; i++)
+            slot_clear(&r.slots[i]);
+        if (crawlstore_unclaim(s, job, p->worker, NULL) != ERR_OK)
+            log_warn("extcrawl: could not return claimed sites to the border: %s", err_msg());
+    }
+    free(r.slots);
+    free(r.win);
+    pagecls_scratch_free(r.scratch);
+    return e;
+}

@@ -1,0 +1,354 @@
+/* The internal crawler: best-first through one website, classifying as it goes. */
+#include "crawler/sitecrawl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier/pagecls.h"
+#include "common/strmap.h"
+#include "crawler/pageinfo.h"
+#include "crawler/url.h"
+
+/* A page of the website known from links, fetched or not. */
+struct cand {
+    char *url;
+    double weight_sum; /* sum of weight(q, p) over linking pages q read so far */
+    int weight_n;      /* number of such pages */
+    int taken;         /* handed out for fetching */
+};
+
+struct sitecrawl {
+    struct sitecrawl_params p;
+    const struct pagecls *model;
+    struct pagecls_scratch *scratch;
+    char *home;
+
+    struct cand *cands;
+    size_t n_cands, cap_cands;
+    struct strmap known;   /* url -> index + 1 into cands */
+    long outstanding;      /* index of the candidate handed out, or -1 */
+
+    struct sitecls cls;
+    struct sitecls_linkrank linkrank;
+    unsigned pages_to_decide;
+    int fetches;
+    int done;
+
+    struct sitecrawl_page *pages;
+    size_t n_pages, cap_pages;
+    struct sitecrawl_edge *edges;
+    size_t n_edges, cap_edges;
+    struct strmap edge_index; /* host -> index + 1 into edges */
+};
+
+static enum err grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return ERR_OK;
+    size_t n = *cap ? *cap * 2 : 16;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*arr, n * size);
+    if (!p)
+        return err_set(ERR_NOMEM, "out of memory");
+    *arr = p;
+    *cap = n;
+    return ERR_OK;
+}
+
+/* Make url a candidate (if new) and credit it with one linking page's weight. */
+static enum err add_link(struct sitecrawl *sc, const char *url, double weight)
+{
+    size_t n = strlen(url);
+    uintptr_t idx = (uintptr_t)strmap_get(&sc->known, url, n);
+    if (!idx) {
+        enum err e = grow((void **)&sc->cands, &sc->cap_cands, sc->n_cands + 1, sizeof *sc->cands);
+        if (e)
+            return e;
+        char *copy = strdup(url);
+        if (!copy)
+            return err_set(ERR_NOMEM, "out of memory");
+        sc->cands[sc->n_cands] = (struct cand){copy, 0, 0, 0};
+        idx = ++sc->n_cands;
+        e = strmap_put(&sc->known, url, n, (void *)idx);
+        if (e)
+            return e;
+    }
+    struct cand *c = &sc->cands[idx - 1];
+    if (weight >= 0) {
+        c->weight_sum += weight;
+        c->weight_n++;
+    }
+    return ERR_OK;
+}
+
+enum err sitecrawl_new(const char *homepage, const struct sitecrawl_params *p,
+                       const struct pagecls *model, struct pagecls_scratch *scratch,
+                       struct sitecrawl **out)
+{
+    *out = NULL;
+    if (p->max_pages < 1 || p->c < 1)
+        return err_set(ERR_INVAL, "max_pages must be >= 1 and c >= 1");
+    struct sitecrawl *sc = calloc(1, sizeof *sc);
+    if (!sc)
+        return err_set(ERR_NOMEM, "out of memory");
+    sc->p = *p;
+    sc->model = model;
+    sc->scratch = scratch;
+    sc->outstanding = -1;
+    strmap_init(&sc->known);
+    strmap_init(&sc->edge_index);
+    sitecls_linkrank_init(&sc->linkrank, p->c);
+    enum err e = sitecls_init(&sc->cls, p->prior_target, p->p_err, p->p_threshold);
+    if (!e)
+        e = url_normalize(homepage, &sc->home);
+    if (!e)
+        e = add_link(sc, sc->home, -1);
+    if (e) {
+        sitecrawl_free(sc);
+        return e;
+    }
+    *out = sc;
+    return ERR_OK;
+}
+
+void sitecrawl_free(struct sitecrawl *sc)
+{
+    if (!sc)
+        return;
+    for (size_t i = 0; i < sc->n_cands; i++)
+        free(sc->cands[i].url);
+    for (size_t i = 0; i < sc->n_pages; i++) {
+        free(sc->pages[i].url);
+        free(sc->pages[i].final_url);
+    }
+    for (size_t i = 0; i < sc->n_edges; i++) {
+        free(sc->edges[i].host);
+        free(sc->edges[i].homepage);
+    }
+    free(sc->cands);
+    free(sc->pages);
+    free(sc->edges);
+    strmap_release(&sc->known);
+    strmap_release(&sc->edge_index);
+    free(sc->home);
+    free(sc);
+}
+
+const char *sitecrawl_next(struct sitecrawl *sc)
+{
+    if (sc->done)
+        return NULL;
+    if (sc->outstanding >= 0)
+        return sc->cands[sc->outstanding].url;
+    /* Highest average weight first; among equals the first found (the homepage first). */
+    long best = -1;
+    double best_rank = -1;
+    for (size_t i = 0; i < sc->n_cands; i++) {
+        const struct cand *c = &sc->cands[i];
+        if (c->taken)
+            continue;
+        double rank = c->weight_n ? c->weight_sum / c->weight_n : 0;
+        if (rank > best_rank) {
+            best = (long)i;
+            best_rank = rank;
+        }
+    }
+    if (best < 0) {
+        sc->done = 1; /* nothing left to read on this website */
+        return NULL;
+    }
+    sc->cands[best].taken = 1;
+    sc->outstanding = best;
+    return sc->cands[best].url;
+}
+
+/* Count one page's links to another website (each page once per destination). */
+static enum err add_edge(struct sitecrawl *sc, const char *link, double pr)
+{
+    size_t n;
+    const char *host = url_host_ref(link, &n);
+    if (!host)
+        return ERR_OK;
+    uintptr_t idx = (uintptr_t)strmap_get(&sc->edge_index, host, n);
+    if (!idx) {
+        enum err e = grow((void **)&sc->edges, &sc->cap_edges, sc->n_edges + 1, sizeof *sc->edges);
+        if (e)
+            return e;
+        struct sitecrawl_edge *ed = &sc->edges[sc->n_edges];
+        *ed = (struct sitecrawl_edge){0};
+        ed->host = strndup(host, n);
+        if (!ed->host || url_homepage(link, &ed->homepage) != ERR_OK) {
+            free(ed->host);
+            return err_set(ERR_NOMEM, "out of memory");
+        }
+        idx = ++sc->n_edges;
+        e = strmap_put(&sc->edge_index, host, n, (void *)idx);
+        if (e)
+            return e;
+    }
+    sc->edges[idx - 1].conf_sum += pr;
+    sc->edges[idx - 1].page_count++;
+    return ERR_OK;
+}
+
+/* The transversal links of one page, one count per destination website. */
+static enum err add_edges(struct sitecrawl *sc, char *const *links, size_t n, double pr)
+{
+    struct strmap hosts;
+    strmap_init(&hosts);
+    enum err e = ERR_OK;
+    for (size_t i = 0; !e && i < n; i++) {
+        size_t hn;
+        const char *h = url_host_ref(links[i], &hn);
+        if (!h || strmap_get(&hosts, h, hn))
+            continue;
+        e = strmap_put(&hosts, h, hn, (void *)1);
+        if (!e)
+            e = add_edge(sc, links[i], pr);
+    }
+    strmap_release(&hosts);
+    return e;
+}
+
+static enum err record_page(struct sitecrawl *sc, const struct fetch_result *r, double pr,
+                            size_t n_transversal)
+{
+    enum err e = grow((void **)&sc->pages, &sc->cap_pages, sc->n_pages + 1, sizeof *sc->pages);
+    if (e)
+        return e;
+    struct sitecrawl_page *pg = &sc->pages[sc->n_pages];
+    *pg = (struct sitecrawl_page){0};
+    pg->url = strdup(r->url);
+    pg->final_url = strdup(r->final_url ? r->final_url : r->url);
+    if (!pg->url || !pg->final_url) {
+        free(pg->url);
+        free(pg->final_url);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    pg->status = r->status;
+    pg->http_status = r->http_status;
+    pg->bytes = r->body_len;
+    pg->pr_target = pr;
+    pg->n_transversal = n_transversal;
+    sc->n_pages++;
+    return ERR_OK;
+}
+
+/* Read one fetched page: classify it, learn its links. */
+static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
+{
+    struct pageinfo *info;
+    if (pageinfo_from_fetch(r, &info) != ERR_OK)
+        return record_page(sc, r, NAN, 0); /* the parser gave up: a page with no evidence */
+    /* The final URL is known now: a later link to it must not fetch it again. */
+    enum err e = ERR_OK;
+    if (r->final_url && strcmp(r->final_url, r->url) != 0) {
+        e = add_link(sc, r->final_url, -1);
+        if (!e) {
+            uintptr_t idx = (uintptr_t)strmap_get(&sc->known, r->final_url, strlen(r->final_url));
+            sc->cands[idx - 1].taken = 1;
+        }
+    }
+    struct pagecls_result res;
+    if (!e)
+        e = pagecls_classify(sc->model, sc->scratch, info->text, info->text_len, &res);
+    if (e)
+        goto out;
+    double pr = res.pr[PAGECLS_TARGET];
+    if (!sitecls_decided(&sc->cls)) {
+        if (sitecls_add_page(&sc->cls, pr))
+            sc->pages_to_decide = sitecls_pages(&sc->cls);
+    }
+    sitecls_linkrank_add(&sc->linkrank, pr, info->n_transversal);
+    double w = pagecls_link_weight(res.pr, pagecls_classes(sc->model));
+    for (size_t i = 0; !e && i < info->n_intrinsic; i++)
+        e = add_link(sc, info->intrinsic[i], w);
+    if (!e)
+        e = add_edges(sc, info->transversal, info->n_transversal, pr);
+    if (!e)
+        e = record_page(sc, r, pr, info->n_transversal);
+out:
+    pageinfo_free(info);
+    return e;
+}
+
+enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
+{
+    if (sc->outstanding < 0)
+        return err_set(ERR_INVAL, "sitecrawl_feed without a URL handed out");
+    sc->outstanding = -1;
+    enum err e = ERR_OK;
+    if (r->status != FETCH_ROBOTS && r->status != FETCH_BAD_URL)
+        sc->fetches++;
+    if (r->status == FETCH_OK) {
+        e = read_page(sc, r);
+    } else {
+        if (r->status == FETCH_REDIRECT && r->redirect_url) {
+            /* The website boundary: a redirect to another host is a transversal link,
+             * with no page evidence behind it (0.5: neither class). */
+            e = add_edge(sc, r->redirect_url, 0.5);
+        }
+        if (!e)
+            e = record_page(sc, r, NAN, r->status == FETCH_REDIRECT);
+    }
+    if (e)
+        return e;
+    if (!sitecls_decided(&sc->cls))
+        sc->pages_to_decide = sitecls_pages(&sc->cls);
+    int enough_links = sc->p.l_threshold <= 0 ||
+                       sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls)) >=
+                           sc->p.l_threshold;
+    if (sc->fetches >= sc->p.max_pages || (sitecls_decided(&sc->cls) && enough_links))
+        sc->done = 1;
+    return ERR_OK;
+}
+
+int sitecrawl_done(const struct sitecrawl *sc)
+{
+    return sc->done;
+}
+
+double sitecrawl_confidence(const struct sitecrawl *sc)
+{
+    return sitecls_confidence(&sc->cls);
+}
+
+int sitecrawl_relevant(const struct sitecrawl *sc)
+{
+    return sitecls_relevant(&sc->cls);
+}
+
+int sitecrawl_decided(const struct sitecrawl *sc)
+{
+    return sitecls_decided(&sc->cls);
+}
+
+unsigned sitecrawl_pages_to_decide(const struct sitecrawl *sc)
+{
+    return sc->pages_to_decide;
+}
+
+int sitecrawl_fetches(const struct sitecrawl *sc)
+{
+    return sc->fetches;
+}
+
+double sitecrawl_linkrank(const struct sitecrawl *sc)
+{
+    return sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls));
+}
+
+const struct sitecrawl_page *sitecrawl_pages(const struct sitecrawl *sc, size_t *n)
+{
+    *n = sc->n_pages;
+    return sc->pages;
+}
+
+const struct sitecrawl_edge *sitecrawl_edges(const struct sitecrawl *sc, size_t *n)
+{
+    *n = sc->n_edges;
+    return sc->edges;
+}

@@ -1,0 +1,91 @@
+/*
+ * The internal crawler (paper §4.3, DESIGN §3.3): examines one website. It starts at
+ * the homepage, fetches one page at a time best-first (a page's rank is the average,
+ * over the pages read so far that link to it, of the linking page's confidence
+ * variance: links from decisive pages first, whichever class), classifies every page
+ * and feeds the website classifier until it is decided (p_threshold), then keeps
+ * going until LinkRank reaches l_threshold, within a hard cap of fetches. It collects
+ * the transversal links, aggregated per destination website.
+ *
+ * It does no I/O: the caller fetches the URL sitecrawl_next hands out (through the
+ * shared fetcher, so many websites are examined at once) and reports the result with
+ * sitecrawl_feed. Not thread-safe; one website per struct.
+ */
+#ifndef SITESCOUT_CRAWLER_SITECRAWL_H
+#define SITESCOUT_CRAWLER_SITECRAWL_H
+
+#include <stddef.h>
+
+#include "classifier/sitecls.h"
+#include "common/err.h"
+#include "crawler/fetch.h"
+
+struct pagecls;
+struct pagecls_scratch;
+
+struct sitecrawl_params {
+    double prior_target; /* Pr[C_target] for this website */
+    double p_err;        /* the page classifier's error rate */
+    double p_threshold;  /* stop classifying when max_k Pr[C_k|W_t] >= this */
+    double l_threshold;  /* then go on until LinkRank >= this; <= 0: stop at once */
+    double c;            /* LinkRank's constant, >= 1 */
+    int max_pages;       /* hard cap of fetches on the website */
+};
+
+/* One fetch of the examination, in order. */
+struct sitecrawl_page {
+    char *url;               /* as requested */
+    char *final_url;         /* after same-site redirects */
+    enum fetch_status status;
+    int http_status;
+    size_t bytes;
+    double pr_target;        /* Pr[p|target]; NaN when the page was not classified */
+    size_t n_transversal;    /* transversal links on it */
+};
+
+/* Aggregated transversal links to one other website. */
+struct sitecrawl_edge {
+    char *host;      /* host[:port] of the destination website */
+    char *homepage;  /* its homepage, scheme://host[:port]/ */
+    double conf_sum; /* sum of Pr[p|target] over the pages linking there */
+    int page_count;  /* number of such pages */
+};
+
+struct sitecrawl;
+
+/*
+ * Examine the website of `homepage`. The model and the scratch space are borrowed
+ * and must outlive the crawl (one scratch per thread). *out is the caller's.
+ */
+enum err sitecrawl_new(const char *homepage, const struct sitecrawl_params *p,
+                       const struct pagecls *model, struct pagecls_scratch *scratch,
+                       struct sitecrawl **out) WARN_UNUSED;
+void sitecrawl_free(struct sitecrawl *sc);
+
+/*
+ * The URL to fetch next (borrowed; valid until the next feed), or NULL when the
+ * examination is over. Asking again before feeding returns the same URL.
+ */
+const char *sitecrawl_next(struct sitecrawl *sc);
+
+/* Report the fetch of the URL last handed out. ERR_INVAL if none is outstanding. */
+enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r) WARN_UNUSED;
+
+int sitecrawl_done(const struct sitecrawl *sc);
+/* Pr[target|W]: the website's confidence (final once done). */
+double sitecrawl_confidence(const struct sitecrawl *sc);
+/* Pr[target|W] > Pr[other|W]. */
+int sitecrawl_relevant(const struct sitecrawl *sc);
+/* Did the classifier reach p_threshold (else it ran out of pages or budget)? */
+int sitecrawl_decided(const struct sitecrawl *sc);
+/* Pages classified until the decision (all classified pages if undecided). */
+unsigned sitecrawl_pages_to_decide(const struct sitecrawl *sc);
+/* Fetches made (robots-disallowed URLs excluded): the pages this website cost. */
+int sitecrawl_fetches(const struct sitecrawl *sc);
+/* LinkRank of the pages read so far. */
+double sitecrawl_linkrank(const struct sitecrawl *sc);
+
+const struct sitecrawl_page *sitecrawl_pages(const struct sitecrawl *sc, size_t *n);
+const struct sitecrawl_edge *sitecrawl_edges(const struct sitecrawl *sc, size_t *n);
+
+#endif

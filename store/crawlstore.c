@@ -1,0 +1,448 @@
+/* The crawl's durable state: jobs, sites, edges, pages, metrics (SQL over store.h). */
+#include "store/crawlstore.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "store/store.h"
+
+#define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
+#define DBL(buf, v) (snprintf((buf), sizeof(buf), "%.17g", (double)(v)), (buf))
+
+/* ---- array literals for unnest() ---------------------------------------- */
+
+/* Append s as one quoted element of a PostgreSQL array literal. */
+static enum err array_text(struct buf *b, const char *s)
+{
+    enum err e = buf_append_str(b, b->len > 1 ? ",\"" : "\"");
+    for (; !e && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            e = buf_append_char(b, '\\');
+        if (!e)
+            e = buf_append_char(b, *s);
+    }
+    return e ? e : buf_append_char(b, '"');
+}
+
+static enum err array_double(struct buf *b, double v)
+{
+    if (isnan(v))
+        return buf_append_str(b, b->len > 1 ? ",NULL" : "NULL");
+    return buf_appendf(b, "%s%.17g", b->len > 1 ? "," : "", v);
+}
+
+static enum err array_long(struct buf *b, long long v)
+{
+    return buf_appendf(b, "%s%lld", b->len > 1 ? "," : "", v);
+}
+
+static enum err arrays_init(struct buf *arr, int n)
+{
+    enum err e = ERR_OK;
+    for (int i = 0; i < n; i++) {
+        buf_init(&arr[i], 0);
+        if (!e)
+            e = buf_append_char(&arr[i], '{');
+    }
+    return e;
+}
+
+static enum err arrays_close(struct buf *arr, int n)
+{
+    enum err e = ERR_OK;
+    for (int i = 0; !e && i < n; i++)
+        e = buf_append_char(&arr[i], '}');
+    return e;
+}
+
+static void arrays_release(struct buf *arr, int n)
+{
+    for (int i = 0; i < n; i++)
+        buf_release(&arr[i]);
+}
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+enum err crawlstore_job_create(struct store *s, const char *topic, const char *body_json,
+                               const char *params_json, int64_t *id)
+{
+    const char *p[] = {topic, body_json, params_json};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "INSERT INTO jobs (topic, body, params) VALUES ($1, $2::jsonb, $3::jsonb) "
+                             "RETURNING id",
+                             3, p, &r);
+    if (e)
+        return e;
+    *id = atoll(store_rows_get(r, 0, 0));
+    store_rows_free(r);
+    return ERR_OK;
+}
+
+static void copy_field(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *out)
+{
+    memset(out, 0, sizeof *out);
+    char ids[32];
+    const char *p[] = {NUM(ids, id)};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT id, topic, state, coalesce(stop_requested, ''), body::text, "
+                             "params::text FROM jobs WHERE id = $1",
+                             1, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) == 0) {
+        store_rows_free(r);
+        return err_set(ERR_NOTFOUND, "there is no job %lld", (long long)id);
+    }
+    out->id = id;
+    copy_field(out->topic, sizeof out->topic, store_rows_get(r, 0, 1));
+    copy_field(out->state, sizeof out->state, store_rows_get(r, 0, 2));
+    copy_field(out->stop_requested, sizeof out->stop_requested, store_rows_get(r, 0, 3));
+    out->body_json = strdup(store_rows_get(r, 0, 4));
+    out->params_json = strdup(store_rows_get(r, 0, 5));
+    store_rows_free(r);
+    if (!out->body_json || !out->params_json) {
+        crawlstore_job_release(out);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    return ERR_OK;
+}
+
+void crawlstore_job_release(struct crawlstore_job *j)
+{
+    free(j->body_json);
+    free(j->params_json);
+    j->body_json = j->params_json = NULL;
+}
+
+enum err crawlstore_job_set_state(struct store *s, int64_t id, const char *state,
+                                  const char *stop_reason, const char *error)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, id), state, stop_reason, error};
+    return store_exec(s,
+                      "UPDATE jobs SET state = $2, stop_reason = coalesce($3, stop_reason), "
+                      " error = $4, updated_at = now(),"
+                      " started_at = CASE WHEN $2 IN ('training', 'crawling') "
+                      "   THEN coalesce(started_at, now()) ELSE started_at END,"
+                      " finished_at = CASE WHEN $2 IN ('done', 'failed') THEN now() END,"
+                      " stop_requested = CASE WHEN $2 IN ('done', 'failed', 'paused') "
+                      "   THEN NULL ELSE stop_requested END "
+                      "WHERE id = $1",
+                      4, p);
+}
+
+enum err crawlstore_job_request(struct store *s, int64_t id, const char *what)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, id), what};
+    return store_exec(s, "UPDATE jobs SET stop_requested = $2, updated_at = now() WHERE id = $1",
+                      2, p);
+}
+
+enum err crawlstore_job_heartbeat(struct store *s, int64_t id, const char *worker)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, id), worker};
+    return store_exec(s, "UPDATE jobs SET worker = $2, heartbeat_at = now() WHERE id = $1", 2,
+                      p);
+}
+
+enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    char ids[32];
+    const char *p[] = {NUM(ids, job)};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT j.pages_downloaded, j.sites_examined, j.relevant_found,"
+                             " (SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'border'),"
+                             " (SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'claimed') "
+                             "FROM jobs j WHERE j.id = $1",
+                             1, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) == 1) {
+        out->pages = atoll(store_rows_get(r, 0, 0));
+        out->examined = atoll(store_rows_get(r, 0, 1));
+        out->relevant = atoll(store_rows_get(r, 0, 2));
+        out->border = atoll(store_rows_get(r, 0, 3));
+        out->claimed = atoll(store_rows_get(r, 0, 4));
+    }
+    store_rows_free(r);
+    return ERR_OK;
+}
+
+/* ---- sites --------------------------------------------------------------- */
+
+enum err crawlstore_site_add(struct store *s, int64_t job, const char *host, const char *homepage,
+                             const char *role, const char *state, double confidence,
+                             int relevant, double rank)
+{
+    char ids[32], conf[40], rk[40];
+    const char *p[] = {NUM(ids, job), host, homepage, role, state,
+                       isnan(confidence) ? NULL : DBL(conf, confidence),
+                       relevant < 0 ? NULL : relevant ? "true" : "false", DBL(rk, rank)};
+    return store_exec(s,
+                      "INSERT INTO sites (job_id, host, homepage, role, state, confidence, "
+                      " relevant, rank) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+                      "ON CONFLICT (job_id, host) DO NOTHING",
+                      8, p);
+}
+
+enum err crawlstore_claim(struct store *s, int64_t job, const char *worker, char **host,
+                          char **homepage, double *rank)
+{
+    *host = *homepage = NULL;
+    char ids[32];
+    const char *p[] = {NUM(ids, job), worker};
+    struct store_rows *r;
+    enum err e = store_query(
+        s,
+        "UPDATE sites SET state = 'claimed', claimed_by = $2, claimed_at = now() "
+        "WHERE (job_id, host) = (SELECT job_id, host FROM sites "
+        "  WHERE job_id = $1 AND state = 'border' ORDER BY rank DESC, discovered_at, host "
+        "  LIMIT 1 FOR UPDATE SKIP LOCKED) "
+        "RETURNING host, homepage, rank",
+        2, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) == 0) {
+        store_rows_free(r);
+        return ERR_NOTFOUND;
+    }
+    *host = strdup(store_rows_get(r, 0, 0));
+    *homepage = strdup(store_rows_get(r, 0, 1));
+    if (rank)
+        *rank = atof(store_rows_get(r, 0, 2));
+    store_rows_free(r);
+    if (!*host || !*homepage) {
+        free(*host);
+        free(*homepage);
+        *host = *homepage = NULL;
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    return ERR_OK;
+}
+
+enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker, int *count)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, job), worker};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "WITH u AS (UPDATE sites SET state = 'border', claimed_by = NULL "
+                             " WHERE job_id = $1 AND state = 'claimed'"
+                             " AND ($2::text IS NULL OR claimed_by = $2) RETURNING 1) "
+                             "SELECT count(*) FROM u",
+                             2, p, &r);
+    if (e)
+        return e;
+    if (count)
+        *count = atoi(store_rows_get(r, 0, 0));
+    store_rows_free(r);
+    return ERR_OK;
+}
+
+enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, const char *error)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, job), host, error};
+    return store_exec(s,
+                      "UPDATE sites SET state = 'failed', error = $3, claimed_by = NULL "
+                      "WHERE job_id = $1 AND host = $2",
+                      3, p);
+}
+
+static enum err write_pages(struct store *s, const char *job, const struct crawlstore_site_result *r)
+{
+    if (!r->n_pages)
+        return ERR_OK;
+    struct buf a[5];
+    enum err e = arrays_init(a, 5);
+    for (size_t i = 0; !e && i < r->n_pages; i++) {
+        const struct crawlstore_page *pg = &r->pages[i];
+        e = array_text(&a[0], pg->url);
+        if (!e)
+            e = array_text(&a[1], pg->status);
+        if (!e)
+            e = array_long(&a[2], pg->http_status);
+        if (!e)
+            e = array_long(&a[3], (long long)pg->bytes);
+        if (!e)
+            e = array_double(&a[4], pg->pr_target);
+    }
+    if (!e)
+        e = arrays_close(a, 5);
+    if (!e) {
+        const char *p[] = {job,          r->host,      r->purpose,   buf_str(&a[0]),
+                           buf_str(&a[1]), buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4])};
+        e = store_exec(s,
+                       "INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, "
+                       " pr_target) "
+                       "SELECT $1, $2, $3, u, nullif(st, 'ok'), nullif(hs, 0), b, pr "
+                       "FROM unnest($4::text[], $5::text[], $6::int[], $7::int[], "
+                       " $8::float8[]) AS t(u, st, hs, b, pr)",
+                       8, p);
+    }
+    arrays_release(a, 5);
+    return e;
+}
+
+static enum err write_edges(struct store *s, const char *job, const struct crawlstore_site_result *r)
+{
+    if (!r->n_edges)
+        return ERR_OK;
+    struct buf a[5];
+    enum err e = arrays_init(a, 5);
+    for (size_t i = 0; !e && i < r->n_edges; i++) {
+        const struct crawlstore_edge *ed = &r->edges[i];
+        e = array_text(&a[0], ed->host);
+        if (!e)
+            e = array_text(&a[1], ed->homepage);
+        if (!e)
+            e = array_double(&a[2], ed->conf_sum);
+        if (!e)
+            e = array_long(&a[3], ed->page_count);
+        if (!e)
+            e = array_double(&a[4], ed->weight);
+    }
+    if (!e)
+        e = arrays_close(a, 5);
+    char conf[40];
+    const char *p[] = {job,           r->host,        buf_str(&a[0]), buf_str(&a[1]),
+                       buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4]), DBL(conf, r->confidence)};
+    const char *pe[] = {job, r->host, buf_str(&a[0]), buf_str(&a[2]), buf_str(&a[3])};
+    if (!e)
+        e = store_exec(s,
+                       "INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count) "
+                       "SELECT $1, $2, d, cs, pc FROM unnest($3::text[], $4::float8[], $5::int[]) "
+                       " AS t(d, cs, pc) ON CONFLICT DO NOTHING",
+                       5, pe);
+    /* Every destination joins the border (if new); its rank is the average weight. */
+    if (!e)
+        e = store_exec(
+            s,
+            "INSERT INTO sites (job_id, host, homepage, in_sites, global_sum, local_sum, "
+            " weight_sum, rank) "
+            "SELECT $1, d, h, 1, $8::float8, cs / greatest(pc, 1), w, w "
+            "FROM unnest($3::text[], $4::text[], $5::float8[], $6::int[], $7::float8[]) "
+            " AS t(d, h, cs, pc, w) "
+            "WHERE d <> $2 "
+            "ON CONFLICT (job_id, host) DO UPDATE SET "
+            " in_sites = sites.in_sites + 1,"
+            " global_sum = sites.global_sum + EXCLUDED.global_sum,"
+            " local_sum = sites.local_sum + EXCLUDED.local_sum,"
+            " weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"
+            " rank = CASE WHEN sites.role = 'start' THEN sites.rank"
+            "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / (sites.in_sites + 1) END",
+            8, p);
+    arrays_release(a, 5);
+    return e;
+}
+
+static enum err site_done_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+{
+    char ids[32], conf[40], ptd[16], fetches[16];
+    const char *job_id = NUM(ids, job);
+    const char *p[] = {job_id, r->host, DBL(conf, r->confidence), r->relevant ? "true" : "false",
+                       NUM(fetches, r->fetches), NUM(ptd, r->pages_to_decide)};
+    struct store_rows *rows;
+    enum err e = store_query(s,
+                             "UPDATE sites SET state = 'examined', confidence = $3, relevant = $4,"
+                             " pages_visited = $5, pages_to_class = $6, examined_at = now(),"
+                             " claimed_by = NULL, error = NULL "
+                             "WHERE job_id = $1 AND host = $2 AND state <> 'examined' "
+                             "RETURNING role",
+                             6, p, &rows);
+    if (e)
+        return e;
+    int found = store_rows_count(rows) == 1;
+    int training = found && strncmp(store_rows_get(rows, 0, 0), "train", 5) == 0;
+    store_rows_free(rows);
+    if (!found)
+        return err_set(ERR_CONFLICT, "site %s is already examined (or unknown)", r->host);
+    e = write_pages(s, job_id, r);
+    if (!e)
+        e = write_edges(s, job_id, r);
+    if (!e && !training) {
+        const char *q[] = {job_id, NUM(fetches, r->fetches), r->relevant ? "1" : "0"};
+        e = store_exec(s,
+                       "UPDATE jobs SET pages_downloaded = pages_downloaded + $2,"
+                       " sites_examined = sites_examined + 1,"
+                       " relevant_found = relevant_found + $3, updated_at = now() "
+                       "WHERE id = $1",
+                       3, q);
+    }
+    return e;
+}
+
+enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+{
+    enum err e = store_begin(s);
+    if (e)
+        return e;
+    e = site_done_tx(s, job, r);
+    if (e) {
+        store_rollback(s);
+        return e;
+    }
+    return store_commit(s);
+}
+
+/* ---- metrics -------------------------------------------------------------- */
+
+enum err crawlstore_metrics_add(struct store *s, int64_t job, const struct crawlstore_metrics *m)
+{
+    char ids[32], el[40], pg[32], ex[32], rel[32], hr[40], hrw[40], pp[40], ppw[40];
+    const char *p[] = {NUM(ids, job),
+                       DBL(el, m->elapsed_s),
+                       NUM(pg, m->pages),
+                       NUM(ex, m->examined),
+                       NUM(rel, m->relevant),
+                       isnan(m->harvest_rate) ? NULL : DBL(hr, m->harvest_rate),
+                       isnan(m->harvest_rate_window) ? NULL : DBL(hrw, m->harvest_rate_window),
+                       isnan(m->pprs) ? NULL : DBL(pp, m->pprs),
+                       isnan(m->pprs_window) ? NULL : DBL(ppw, m->pprs_window)};
+    return store_exec(s,
+                      "INSERT INTO metrics (job_id, elapsed_s, pages, sites_examined, "
+                      " relevant_found, harvest_rate, harvest_rate_window, pprs, pprs_window) "
+                      "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                      9, p);
+}
+
+enum err crawlstore_jobs_in_state(struct store *s, const char *states_csv, int64_t **ids, size_t *n)
+{
+    *ids = NULL;
+    *n = 0;
+    const char *p[] = {states_csv};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT id FROM jobs WHERE state = ANY (string_to_array($1, ',')) "
+                             "ORDER BY id",
+                             1, p, &r);
+    if (e)
+        return e;
+    int rows = store_rows_count(r);
+    if (rows) {
+        *ids = malloc((size_t)rows * sizeof **ids);
+        if (!*ids) {
+            store_rows_free(r);
+            return err_set(ERR_NOMEM, "out of memory");
+        }
+        for (int i = 0; i < rows; i++)
+            (*ids)[i] = atoll(store_rows_get(r, i, 0));
+        *n = (size_t)rows;
+    }
+    store_rows_free(r);
+    return ERR_OK;
+}

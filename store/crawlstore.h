@@ -1,0 +1,132 @@
+/*
+ * The crawl's durable state in PostgreSQL: jobs, the sites of a job (examined and
+ * border), edges, pages and metrics. The external crawler's border lives here, so
+ * memory stays flat however large it grows, and claiming a border site is atomic
+ * (FOR UPDATE SKIP LOCKED) so that several workers can share a job.
+ * Built on store.h only; all values are passed as statement parameters.
+ */
+#ifndef SITESCOUT_STORE_CRAWLSTORE_H
+#define SITESCOUT_STORE_CRAWLSTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct store;
+
+/* Create a job (state queued); body and params are JSON texts. */
+enum err crawlstore_job_create(struct store *s, const char *topic, const char *body_json,
+                               const char *params_json, int64_t *id) WARN_UNUSED;
+
+struct crawlstore_job {
+    int64_t id;
+    char topic[256];
+    char state[16];
+    char stop_requested[8]; /* "", "stop" or "pause" */
+    char *body_json;        /* malloc'd */
+    char *params_json;      /* malloc'd */
+};
+enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *out) WARN_UNUSED;
+void crawlstore_job_release(struct crawlstore_job *j);
+
+/* Set the state; stop_reason and error may be NULL. Sets started/finished times. */
+enum err crawlstore_job_set_state(struct store *s, int64_t id, const char *state,
+                                  const char *stop_reason, const char *error) WARN_UNUSED;
+
+/* Ask a running job to stop or pause ("stop", "pause"), or clear the request (NULL). */
+enum err crawlstore_job_request(struct store *s, int64_t id, const char *what) WARN_UNUSED;
+
+/* Mark the job alive (heartbeat) under this worker name. */
+enum err crawlstore_job_heartbeat(struct store *s, int64_t id, const char *worker) WARN_UNUSED;
+
+/* Counters of a job's crawl (training sites excluded). */
+struct crawlstore_counts {
+    int64_t pages;          /* fetches on examined sites */
+    int64_t examined;       /* sites examined */
+    int64_t relevant;       /* of them relevant */
+    int64_t border;         /* sites waiting */
+    int64_t claimed;        /* sites being examined */
+};
+enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_counts *out) WARN_UNUSED;
+
+/*
+ * Add a site the job knows before crawling: a training site (role "train" or
+ * "train_other", examined with the given confidence) or a start site (role "start",
+ * on the border with the given rank). Existing rows are left alone.
+ */
+enum err crawlstore_site_add(struct store *s, int64_t job, const char *host, const char *homepage,
+                             const char *role, const char *state, double confidence,
+                             int relevant, double rank) WARN_UNUSED;
+
+/*
+ * Claim the best border site for worker: highest rank first, then the earliest
+ * found. ERR_NOTFOUND when the border is empty. host and homepage are malloc'd;
+ * *rank is the site's rank (may be NULL).
+ */
+enum err crawlstore_claim(struct store *s, int64_t job, const char *worker, char **host,
+                          char **homepage, double *rank) WARN_UNUSED;
+
+/*
+ * Give claimed but unfinished sites back to the border: those of worker, or all of
+ * the job's when worker is NULL (resuming after a crash). *count may be NULL.
+ */
+enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker,
+                            int *count) WARN_UNUSED;
+
+struct crawlstore_page {
+    const char *url;
+    const char *status;   /* fetch status name, "ok", "http_error", ... */
+    int http_status;      /* 0 for none */
+    size_t bytes;
+    double pr_target;     /* NaN: not classified */
+};
+
+struct crawlstore_edge {
+    const char *host;     /* destination website */
+    const char *homepage;
+    double conf_sum;      /* sum of the linking pages' Pr[p|target] */
+    int page_count;
+    double weight;        /* weight(V, W) with the job's edge-weight mode */
+};
+
+struct crawlstore_site_result {
+    const char *host;
+    double confidence;
+    int relevant;
+    int pages_to_decide;
+    int fetches;
+    const char *purpose;  /* "crawl" or "train" (for the pages table) */
+    const struct crawlstore_page *pages;
+    size_t n_pages;
+    const struct crawlstore_edge *edges;
+    size_t n_edges;
+};
+
+/*
+ * Record an examined site in one transaction: its pages, its edges, the site's
+ * verdict, and the border: every destination not yet known joins it, and each
+ * destination's rank becomes the average weight of the examined sites linking to it.
+ * A site that is already examined is not examined twice: then nothing is written
+ * and ERR_CONFLICT is returned.
+ */
+enum err crawlstore_site_done(struct store *s, int64_t job,
+                              const struct crawlstore_site_result *r) WARN_UNUSED;
+
+/* Give up on a claimed site (state failed, with the reason). */
+enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host,
+                                const char *error) WARN_UNUSED;
+
+struct crawlstore_metrics {
+    double elapsed_s;
+    int64_t pages, examined, relevant;
+    double harvest_rate, harvest_rate_window, pprs, pprs_window; /* NaN: undefined yet */
+};
+enum err crawlstore_metrics_add(struct store *s, int64_t job,
+                                const struct crawlstore_metrics *m) WARN_UNUSED;
+
+/* Jobs in one of the given states (e.g. to resume), oldest first; *ids malloc'd. */
+enum err crawlstore_jobs_in_state(struct store *s, const char *states_csv, int64_t **ids,
+                                  size_t *n) WARN_UNUSED;
+
+#endif

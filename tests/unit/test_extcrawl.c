@@ -1,0 +1,149 @@
+/* The external crawler's edge weights (paper Figure 3) and its border in PostgreSQL. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crawler/extcrawl.h"
+#include "store/crawlstore.h"
+#include "store/migrate.h"
+#include "store/store.h"
+
+static char db_url[1024];
+
+static void test_figure3_edge_weights(void **state)
+{
+    (void)state;
+    /* W has confidence 0.6; two of its pages link to U, with 0.9 and 0.5. */
+    double sum = 0.9 + 0.5;
+    assert_float_equal(extcrawl_edge_weight(EXTCRAWL_GLOBAL, 0.6, sum, 2), 0.6, 1e-12);
+    assert_float_equal(extcrawl_edge_weight(EXTCRAWL_LOCAL, 0.6, sum, 2), 0.7, 1e-12);
+    assert_float_equal(extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.6, sum, 2), 0.65, 1e-12);
+    assert_int_equal(extcrawl_weights_parse("combined"), EXTCRAWL_COMBINED);
+    assert_int_equal(extcrawl_weights_parse("nope"), -1);
+}
+
+static int open_db(struct store **s)
+{
+    const char *bin = getenv("SITESCOUT_BIN"), *dir = getenv("SITESCOUT_TEST_PGDIR");
+    if (!bin || !dir)
+        return -1;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' db --data-dir '%s' url", bin, dir);
+    FILE *p = popen(cmd, "r");
+    if (!p || !fgets(db_url, sizeof db_url, p)) {
+        if (p)
+            pclose(p);
+        return -1;
+    }
+    pclose(p);
+    db_url[strcspn(db_url, "\n")] = '\0';
+    if (store_open(db_url, 5000, s) != ERR_OK || migrate_apply(*s, NULL) != ERR_OK)
+        return -1;
+    return 0;
+}
+
+static double site_rank(struct store *s, int64_t job, const char *host)
+{
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)job);
+    const char *p[] = {ids, host};
+    struct store_rows *r;
+    assert_int_equal(store_query(s, "SELECT rank FROM sites WHERE job_id = $1 AND host = $2", 2,
+                                 p, &r),
+                     ERR_OK);
+    assert_int_equal(store_rows_count(r), 1);
+    double v = atof(store_rows_get(r, 0, 0));
+    store_rows_free(r);
+    return v;
+}
+
+static void examine(struct store *s, int64_t job, const char *host, double conf,
+                    const struct crawlstore_edge *edges, size_t n_edges)
+{
+    struct crawlstore_page pages[] = {{"http://x/", "ok", 200, 100, conf},
+                                      {"http://x/gone", "http_error", 404, 10, NAN}};
+    struct crawlstore_site_result r = {host, conf, conf > 0.5, 1, 2, "crawl", pages, 2,
+                                       edges, n_edges};
+    assert_int_equal(crawlstore_site_done(s, job, &r), ERR_OK);
+}
+
+static void test_border_ranks_and_claims(void **state)
+{
+    (void)state;
+    struct store *s;
+    assert_int_equal(open_db(&s), 0);
+    int64_t job;
+    assert_int_equal(crawlstore_job_create(s, "t", "{}", "{}", &job), ERR_OK);
+    assert_int_equal(crawlstore_site_add(s, job, "start.test", "http://start.test/", "start",
+                                         "border", NAN, -1, 2.0),
+                     ERR_OK);
+    char *host, *home;
+    double rank;
+    /* The start site is claimed first; the border is then empty. */
+    assert_int_equal(crawlstore_claim(s, job, "w1", &host, &home, &rank), ERR_OK);
+    assert_string_equal(host, "start.test");
+    assert_float_equal(rank, 2.0, 1e-12);
+    free(host);
+    free(home);
+    assert_int_equal(crawlstore_claim(s, job, "w1", &host, &home, &rank), ERR_NOTFOUND);
+
+    /* Figure 3 with combined weights: start.test (0.6) links to u.test from 0.9 and 0.5. */
+    struct crawlstore_edge e1[] = {
+        {"u.test", "http://u.test/", 1.4, 2, extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.6, 1.4, 2)},
+        {"v.test", "http://v.test/", 0.9, 1, extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.6, 0.9, 1)}};
+    examine(s, job, "start.test", 0.6, e1, 2);
+    assert_float_equal(site_rank(s, job, "u.test"), 0.65, 1e-9);
+    assert_float_equal(site_rank(s, job, "v.test"), 0.75, 1e-9);
+
+    /* Examining a site twice is refused and changes nothing. */
+    struct crawlstore_page pg[] = {{"http://x/", "ok", 200, 1, 0.5}};
+    struct crawlstore_site_result again = {"start.test", 0.1, 0, 1, 1, "crawl", pg, 1, NULL, 0};
+    assert_int_equal(crawlstore_site_done(s, job, &again), ERR_CONFLICT);
+
+    /* Highest rank first: v.test (0.75), by two workers: different sites. */
+    char *h1, *h2, *x;
+    assert_int_equal(crawlstore_claim(s, job, "w1", &h1, &x, NULL), ERR_OK);
+    free(x);
+    assert_int_equal(crawlstore_claim(s, job, "w2", &h2, &x, NULL), ERR_OK);
+    free(x);
+    assert_string_equal(h1, "v.test");
+    assert_string_equal(h2, "u.test");
+
+    /* v.test (0.2) also links to u.test from one page with 0.1: rank = (0.65 + 0.15) / 2. */
+    struct crawlstore_edge e2[] = {
+        {"u.test", "http://u.test/", 0.1, 1, extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.2, 0.1, 1)}};
+    examine(s, job, "v.test", 0.2, e2, 1);
+    assert_float_equal(site_rank(s, job, "u.test"), 0.4, 1e-9);
+
+    /* w2 dies: its claim goes back to the border; w1's unclaim leaves it alone. */
+    int n = -1;
+    assert_int_equal(crawlstore_unclaim(s, job, "w1", &n), ERR_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(crawlstore_unclaim(s, job, NULL, &n), ERR_OK);
+    assert_int_equal(n, 1);
+
+    struct crawlstore_counts c;
+    assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
+    assert_int_equal(c.examined, 2);
+    assert_int_equal(c.relevant, 1);
+    assert_int_equal(c.pages, 4);
+    assert_int_equal(c.border, 1);
+    free(h1);
+    free(h2);
+    store_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_figure3_edge_weights),
+        cmocka_unit_test(test_border_ranks_and_claims),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
