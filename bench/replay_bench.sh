@@ -35,6 +35,7 @@ echo "# archive: $WARC ($(stat -c %s "$WARC") bytes), $(wc -l <"$TMP/hosts") hos
 cat "$WARC" >/dev/null # page cache warm, as it is for a server that was just started before
 
 # 1. Start-up: index the archive, then print "listening on".
+: >"$TMP/out" # exists before the server's own redirection creates it
 t0=$(date +%s%N)
 "$BIN" replay --warc "$WARC" --listen 127.0.0.1:0 >"$TMP/out" 2>"$TMP/err" &
 PID=$!
@@ -51,14 +52,22 @@ echo "index:   $records records in ${index_s} s (start to 'listening': $(((t1 - 
 echo "rss:     $((rss_kb / 1024)) MB after indexing (VmRSS $rss_kb kB)"
 
 # 2. Throughput: every host's homepage in turn, 2 threads, 64 connections.
+# Server CPU time (utime + stime, in clock ticks) tells the cost per response even when
+# other work shares the two cores.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
+hz=$(getconf CLK_TCK)
 for mode in origin proxy; do
+    c0=$(cpu_ticks)
     wrk -t2 -c64 -d"$DURATION" --latency -s "$ROOT/bench/replay_homepages.lua" \
         "http://127.0.0.1:$PORT/" -- "$TMP/hosts" "$mode" >"$TMP/wrk.$mode"
+    c1=$(cpu_ticks)
+    n=$(awk '/requests in/ {print $1}' "$TMP/wrk.$mode")
     rps=$(awk '/^Requests\/sec:/ {print $2}' "$TMP/wrk.$mode")
     p50=$(awk '$1 == "50%" {print $2}' "$TMP/wrk.$mode")
     p99=$(awk '$1 == "99%" {print $2}' "$TMP/wrk.$mode")
     errs=$(grep -E 'Non-2xx|Socket errors' "$TMP/wrk.$mode" | tr -s ' ' | tr '\n' ';' || true)
     echo "wrk:     $mode-form homepages: $rps responses/s (p50 $p50, p99 $p99) ${errs:-no errors}"
+    echo "cpu:     server $(((c1 - c0) * 1000000 / hz / n)) us CPU per response ($n responses)"
 done
 rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")
 hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$PID/status")

@@ -49,7 +49,7 @@ void cmd_replay_usage(void)
            20);
 }
 
-static struct replay_server *running; /* for the signal handler */
+static struct replay_server *volatile running; /* for the signal handler */
 
 static void on_signal(int sig)
 {

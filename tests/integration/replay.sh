@@ -160,8 +160,12 @@ if [ -f "$DEV" ]; then
             fail "dev web $url: status $code or body differs"
         i=$((i + 1))
     done <"$TMP/dev.urls"
-    stop_replay
     ok "dev web: $i sampled homepages (of dev.sites.tsv hosts) are the recorded ones"
+    "${WARCX[@]}" "$DEV" check "127.0.0.1:$PORT" >"$TMP/devcheck.txt" ||
+        fail "dev web records differ: $(cat "$TMP/devcheck.txt")"
+    grep -qx "checked [0-9]* records, 0 differ" "$TMP/devcheck.txt" || fail "$(cat "$TMP/devcheck.txt")"
+    stop_replay
+    ok "dev web: $(cut -d' ' -f2 "$TMP/devcheck.txt") records byte-exact"
 else
     echo "# $DEV not found: dev web check skipped"
 fi

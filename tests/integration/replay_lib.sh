@@ -32,6 +32,7 @@ ok() {
 start_replay() {
     local name=$1
     shift
+    : >"$TMP/$name.out" # exists before the background job's redirection creates it
     "$SITESCOUT_BIN" replay --listen 127.0.0.1:0 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
     PID=$!
     PIDS+=("$PID")
