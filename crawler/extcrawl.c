@@ -12,7 +12,7 @@
 #include "crawler/fetch.h"
 #include "store/crawlstore.h"
 
-#define PRIOR_WEIGHT 10        /* sites at the starting prior before the harvest rate counts */
+
 #define POLL_MS 1000           /* how often the job row is checked for stop/pause */
 #define METRICS_MS 2000        /* how often a metrics row is written */
 #define WINDOW_MAX 65536       /* completions kept for the windowed rates */
@@ -74,6 +74,7 @@ struct run {
     size_t win_first, win_len;
     double t0;
     int border_empty;
+    int site_done; /* a website was recorded since the last progress report */
 };
 
 static double now_s(void)
@@ -177,7 +178,7 @@ static enum err slot_finish(struct run *r, struct slot *sl)
     struct sitecrawl *sc = sl->sc;
     size_t n_pages, n_edges;
     const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n_pages);
-    const struct sitecrawl_edge *edges = sitecrawl_edges(sc, &n_edges);
+    const struct edge *edges = sitecrawl_edges(sc, &n_edges);
     size_t classified = 0;
     for (size_t i = 0; i < n_pages; i++)
         classified += !isnan(pages[i].pr_target);
@@ -235,6 +236,7 @@ static enum err slot_finish(struct run *r, struct slot *sl)
         r->c.examined++;
         r->c.relevant += res.relevant;
         window_add(r);
+        r->site_done = 1;
         log_debug("extcrawl: %s examined: confidence %.3f, %s, %d pages", sl->host, conf,
                   res.relevant ? "relevant" : "not relevant", res.fetches);
     }
@@ -262,8 +264,9 @@ static enum err fill_slots(struct run *r)
             return e;
         struct sitecrawl_params sp = r->p->site;
         sp.p_err = r->p->p_err;
-        sp.prior_target = sitecls_prior((unsigned)r->c.relevant, (unsigned)r->c.examined,
-                                        r->p->site.prior_target, PRIOR_WEIGHT);
+        if (r->p->prior_harvest)
+            sp.prior_target = sitecls_prior((unsigned)r->c.relevant, (unsigned)r->c.examined,
+                                            r->p->site.prior_target, (unsigned)r->p->prior_sites);
         sl->gen = ++r->gen;
         e = sitecrawl_new(sl->homepage, &sp, r->model, r->scratch, &sl->sc);
         if (e) {
@@ -377,6 +380,14 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
             }
         }
         double t = now_s();
+        if (progress && r.site_done && t < next_poll) {
+            /* Between the polls too, so that short crawls still draw a curve. */
+            struct extcrawl_progress pr;
+            fill_progress(&r, &pr);
+            pr.stop = stop;
+            progress(ctx, &pr);
+        }
+        r.site_done = 0;
         if (t >= next_poll) {
             next_poll = t + POLL_MS / 1000.0;
             enum extcrawl_stop u = user_request(&r);

@@ -47,6 +47,8 @@ struct extcrawl_params {
     enum extcrawl_weights weights;
     struct sitecrawl_params site; /* per website; prior_target is the starting prior */
     double p_err;
+    int prior_harvest;        /* 1: the prior follows the harvest rate (paper §4.3.3) ... */
+    int prior_sites;          /* ... counting the starting prior as this many sites; 0: fixed */
     int concurrency;          /* websites examined at once */
     int64_t max_pages;        /* 0 = no limit; likewise below */
     int64_t max_relevant;
@@ -68,7 +70,8 @@ typedef void (*extcrawl_progress_fn)(void *ctx, const struct extcrawl_progress *
 /*
  * Crawl job `job` until a stop condition; the border and everything found are in
  * the store. Resumes where the job stands (claimed sites must have been unclaimed).
- * progress (may be NULL) is called about once a second and at the end.
+ * progress (may be NULL) is called after websites are recorded, about once a second
+ * otherwise, and at the end.
  */
 enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
                       const struct extcrawl_params *p, extcrawl_progress_fn progress, void *ctx,

@@ -8,6 +8,7 @@
 
 #include "classifier/pagecls.h"
 #include "common/strmap.h"
+#include "crawler/edges.h"
 #include "crawler/pageinfo.h"
 #include "crawler/url.h"
 
@@ -38,9 +39,7 @@ struct sitecrawl {
 
     struct sitecrawl_page *pages;
     size_t n_pages, cap_pages;
-    struct sitecrawl_edge *edges;
-    size_t n_edges, cap_edges;
-    struct strmap edge_index; /* host -> index + 1 into edges */
+    struct edgeset edges;
 };
 
 static enum err grow(void **arr, size_t *cap, size_t need, size_t size)
@@ -99,7 +98,7 @@ enum err sitecrawl_new(const char *homepage, const struct sitecrawl_params *p,
     sc->scratch = scratch;
     sc->outstanding = -1;
     strmap_init(&sc->known);
-    strmap_init(&sc->edge_index);
+    edgeset_init(&sc->edges);
     sitecls_linkrank_init(&sc->linkrank, p->c);
     enum err e = sitecls_init(&sc->cls, p->prior_target, p->p_err, p->p_threshold);
     if (!e)
@@ -124,15 +123,10 @@ void sitecrawl_free(struct sitecrawl *sc)
         free(sc->pages[i].url);
         free(sc->pages[i].final_url);
     }
-    for (size_t i = 0; i < sc->n_edges; i++) {
-        free(sc->edges[i].host);
-        free(sc->edges[i].homepage);
-    }
     free(sc->cands);
     free(sc->pages);
-    free(sc->edges);
     strmap_release(&sc->known);
-    strmap_release(&sc->edge_index);
+    edgeset_release(&sc->edges);
     free(sc->home);
     free(sc);
 }
@@ -163,54 +157,6 @@ const char *sitecrawl_next(struct sitecrawl *sc)
     sc->cands[best].taken = 1;
     sc->outstanding = best;
     return sc->cands[best].url;
-}
-
-/* Count one page's links to another website (each page once per destination). */
-static enum err add_edge(struct sitecrawl *sc, const char *link, double pr)
-{
-    size_t n;
-    const char *host = url_host_ref(link, &n);
-    if (!host)
-        return ERR_OK;
-    uintptr_t idx = (uintptr_t)strmap_get(&sc->edge_index, host, n);
-    if (!idx) {
-        enum err e = grow((void **)&sc->edges, &sc->cap_edges, sc->n_edges + 1, sizeof *sc->edges);
-        if (e)
-            return e;
-        struct sitecrawl_edge *ed = &sc->edges[sc->n_edges];
-        *ed = (struct sitecrawl_edge){0};
-        ed->host = strndup(host, n);
-        if (!ed->host || url_homepage(link, &ed->homepage) != ERR_OK) {
-            free(ed->host);
-            return err_set(ERR_NOMEM, "out of memory");
-        }
-        idx = ++sc->n_edges;
-        e = strmap_put(&sc->edge_index, host, n, (void *)idx);
-        if (e)
-            return e;
-    }
-    sc->edges[idx - 1].conf_sum += pr;
-    sc->edges[idx - 1].page_count++;
-    return ERR_OK;
-}
-
-/* The transversal links of one page, one count per destination website. */
-static enum err add_edges(struct sitecrawl *sc, char *const *links, size_t n, double pr)
-{
-    struct strmap hosts;
-    strmap_init(&hosts);
-    enum err e = ERR_OK;
-    for (size_t i = 0; !e && i < n; i++) {
-        size_t hn;
-        const char *h = url_host_ref(links[i], &hn);
-        if (!h || strmap_get(&hosts, h, hn))
-            continue;
-        e = strmap_put(&hosts, h, hn, (void *)1);
-        if (!e)
-            e = add_edge(sc, links[i], pr);
-    }
-    strmap_release(&hosts);
-    return e;
 }
 
 static enum err record_page(struct sitecrawl *sc, const struct fetch_result *r, double pr,
@@ -267,7 +213,7 @@ static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
     for (size_t i = 0; !e && i < info->n_intrinsic; i++)
         e = add_link(sc, info->intrinsic[i], w);
     if (!e)
-        e = add_edges(sc, info->transversal, info->n_transversal, pr);
+        e = edgeset_add_page(&sc->edges, info->transversal, info->n_transversal, pr);
     if (!e)
         e = record_page(sc, r, pr, info->n_transversal);
 out:
@@ -289,7 +235,7 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
         if (r->status == FETCH_REDIRECT && r->redirect_url) {
             /* The website boundary: a redirect to another host is a transversal link,
              * with no page evidence behind it (0.5: neither class). */
-            e = add_edge(sc, r->redirect_url, 0.5);
+            e = edgeset_add_page(&sc->edges, &r->redirect_url, 1, 0.5);
         }
         if (!e)
             e = record_page(sc, r, NAN, r->status == FETCH_REDIRECT);
@@ -347,8 +293,8 @@ const struct sitecrawl_page *sitecrawl_pages(const struct sitecrawl *sc, size_t 
     return sc->pages;
 }
 
-const struct sitecrawl_edge *sitecrawl_edges(const struct sitecrawl *sc, size_t *n)
+const struct edge *sitecrawl_edges(const struct sitecrawl *sc, size_t *n)
 {
-    *n = sc->n_edges;
-    return sc->edges;
+    *n = sc->edges.n;
+    return sc->edges.edges;
 }

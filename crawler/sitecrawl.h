@@ -18,6 +18,7 @@
 
 #include "classifier/sitecls.h"
 #include "common/err.h"
+#include "crawler/edges.h"
 #include "crawler/fetch.h"
 
 struct pagecls;
@@ -43,13 +44,6 @@ struct sitecrawl_page {
     size_t n_transversal;    /* transversal links on it */
 };
 
-/* Aggregated transversal links to one other website. */
-struct sitecrawl_edge {
-    char *host;      /* host[:port] of the destination website */
-    char *homepage;  /* its homepage, scheme://host[:port]/ */
-    double conf_sum; /* sum of Pr[p|target] over the pages linking there */
-    int page_count;  /* number of such pages */
-};
 
 struct sitecrawl;
 
@@ -86,6 +80,7 @@ int sitecrawl_fetches(const struct sitecrawl *sc);
 double sitecrawl_linkrank(const struct sitecrawl *sc);
 
 const struct sitecrawl_page *sitecrawl_pages(const struct sitecrawl *sc, size_t *n);
-const struct sitecrawl_edge *sitecrawl_edges(const struct sitecrawl *sc, size_t *n);
+/* The transversal links found, aggregated per destination website (crawler/edges.h). */
+const struct edge *sitecrawl_edges(const struct sitecrawl *sc, size_t *n);
 
 #endif

@@ -13,12 +13,20 @@ int cmd_version(int argc, char **argv);
 void cmd_version_usage(void);
 int cmd_db(int argc, char **argv);
 void cmd_db_usage(void);
+int cmd_crawl(int argc, char **argv);
+void cmd_crawl_usage(void);
 int cmd_replay(int argc, char **argv);
 void cmd_replay_usage(void);
+int cmd_eval(int argc, char **argv);
+void cmd_eval_usage(void);
 
 const struct cli_command cli_commands[] = {
+    {"crawl", "run a crawl job in the foreground: find relevant websites", cmd_crawl,
+     cmd_crawl_usage},
     {"db", "manage the embedded PostgreSQL cluster (start, stop, status, url, psql, migrate)",
      cmd_db, cmd_db_usage},
+    {"eval", "measure the website classifier against the homepage classifier (Table 2)",
+     cmd_eval, cmd_eval_usage},
     {"replay", "serve WARC archives as the web (an HTTP proxy with fault injection)", cmd_replay,
      cmd_replay_usage},
     {"version", "print the version", cmd_version, cmd_version_usage},

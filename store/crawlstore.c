@@ -195,7 +195,11 @@ enum err crawlstore_site_add(struct store *s, int64_t job, const char *host, con
     return store_exec(s,
                       "INSERT INTO sites (job_id, host, homepage, role, state, confidence, "
                       " relevant, rank) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
-                      "ON CONFLICT (job_id, host) DO NOTHING",
+                      "ON CONFLICT (job_id, host) DO UPDATE SET role = EXCLUDED.role,"
+                      " state = EXCLUDED.state, homepage = EXCLUDED.homepage,"
+                      " rank = greatest(sites.rank, EXCLUDED.rank) "
+                      "WHERE sites.state = 'border' AND sites.role = 'discovered' "
+                      " AND EXCLUDED.role <> 'discovered'",
                       8, p);
 }
 
@@ -443,6 +447,40 @@ enum err crawlstore_jobs_in_state(struct store *s, const char *states_csv, int64
             (*ids)[i] = atoll(store_rows_get(r, i, 0));
         *n = (size_t)rows;
     }
+    store_rows_free(r);
+    return ERR_OK;
+}
+
+enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawlstore_found **out,
+                          size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    char ids[32], lim[16];
+    const char *p[] = {NUM(ids, job), limit > 0 ? NUM(lim, limit) : NULL};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT w.host, w.homepage, s.role, w.confidence, w.pages_visited "
+                             "FROM relevant_websites w JOIN sites s USING (job_id, host) "
+                             "WHERE w.job_id = $1 ORDER BY w.rank, w.host LIMIT $2::int",
+                             2, p, &r);
+    if (e)
+        return e;
+    int rows = store_rows_count(r);
+    *out = calloc(rows ? (size_t)rows : 1, sizeof **out);
+    if (!*out) {
+        store_rows_free(r);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < rows; i++) {
+        struct crawlstore_found *f = &(*out)[i];
+        copy_field(f->host, sizeof f->host, store_rows_get(r, i, 0));
+        copy_field(f->homepage, sizeof f->homepage, store_rows_get(r, i, 1));
+        copy_field(f->role, sizeof f->role, store_rows_get(r, i, 2));
+        f->confidence = atof(store_rows_get(r, i, 3));
+        f->pages = atoi(store_rows_get(r, i, 4));
+    }
+    *n = (size_t)rows;
     store_rows_free(r);
     return ERR_OK;
 }

@@ -53,7 +53,9 @@ enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_count
 /*
  * Add a site the job knows before crawling: a training site (role "train" or
  * "train_other", examined with the given confidence) or a start site (role "start",
- * on the border with the given rank). Existing rows are left alone.
+ * on the border with the given rank). A site only known from links so far takes the
+ * given role and state; other existing rows are left alone. Role "discovered" adds a
+ * border site found some other way (e.g. the target of an alias's redirect).
  */
 enum err crawlstore_site_add(struct store *s, int64_t job, const char *host, const char *homepage,
                              const char *role, const char *state, double confidence,
@@ -124,6 +126,22 @@ struct crawlstore_metrics {
 };
 enum err crawlstore_metrics_add(struct store *s, int64_t job,
                                 const struct crawlstore_metrics *m) WARN_UNUSED;
+
+/* A relevant website a job found (relevant_websites, best first). */
+struct crawlstore_found {
+    char host[256];
+    char homepage[300];
+    char role[16];     /* "discovered" or "start" */
+    double confidence;
+    int pages;
+};
+
+/*
+ * The relevant websites of a job, best first (at most limit; 0 = all), training sites
+ * excluded. *out is malloc'd (free it), *n its length.
+ */
+enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawlstore_found **out,
+                          size_t *n) WARN_UNUSED;
 
 /* Jobs in one of the given states (e.g. to resume), oldest first; *ids malloc'd. */
 enum err crawlstore_jobs_in_state(struct store *s, const char *states_csv, int64_t **ids,

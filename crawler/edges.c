@@ -1,0 +1,73 @@
+/* Transversal links aggregated per destination website. */
+#include "crawler/edges.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crawler/url.h"
+
+void edgeset_init(struct edgeset *es)
+{
+    memset(es, 0, sizeof *es);
+    strmap_init(&es->index);
+}
+
+void edgeset_release(struct edgeset *es)
+{
+    for (size_t i = 0; i < es->n; i++) {
+        free(es->edges[i].host);
+        free(es->edges[i].homepage);
+    }
+    free(es->edges);
+    strmap_release(&es->index);
+    edgeset_init(es);
+}
+
+static enum err add_one(struct edgeset *es, const char *link, const char *host, size_t n,
+                        double pr)
+{
+    uintptr_t idx = (uintptr_t)strmap_get(&es->index, host, n);
+    if (!idx) {
+        if (es->n == es->cap) {
+            size_t cap = es->cap ? es->cap * 2 : 16;
+            struct edge *p = realloc(es->edges, cap * sizeof *p);
+            if (!p)
+                return err_set(ERR_NOMEM, "out of memory");
+            es->edges = p;
+            es->cap = cap;
+        }
+        struct edge *ed = &es->edges[es->n];
+        *ed = (struct edge){0};
+        ed->host = strndup(host, n);
+        if (!ed->host || url_homepage(link, &ed->homepage) != ERR_OK) {
+            free(ed->host);
+            return err_set(ERR_NOMEM, "out of memory");
+        }
+        idx = ++es->n;
+        enum err e = strmap_put(&es->index, host, n, (void *)idx);
+        if (e)
+            return e;
+    }
+    es->edges[idx - 1].conf_sum += pr;
+    es->edges[idx - 1].page_count++;
+    return ERR_OK;
+}
+
+enum err edgeset_add_page(struct edgeset *es, char *const *links, size_t n, double pr_target)
+{
+    struct strmap seen; /* destinations of this page: each counts once */
+    strmap_init(&seen);
+    enum err e = ERR_OK;
+    for (size_t i = 0; !e && i < n; i++) {
+        size_t hn;
+        const char *h = url_host_ref(links[i], &hn);
+        if (!h || strmap_get(&seen, h, hn))
+            continue;
+        e = strmap_put(&seen, h, hn, (void *)1);
+        if (!e)
+            e = add_one(es, links[i], h, hn, pr_target);
+    }
+    strmap_release(&seen);
+    return e;
+}

@@ -1,0 +1,36 @@
+/*
+ * Transversal links aggregated per destination website (paper §4.1: "the number of
+ * transversal links from one site to another website is limited to one"): for each
+ * destination, the sum of Pr[p|target] over the source pages linking there, and the
+ * number of such pages (each page counts once per destination, however many links
+ * it has there). Used by the internal crawler and for the training sites' links.
+ */
+#ifndef SITESCOUT_CRAWLER_EDGES_H
+#define SITESCOUT_CRAWLER_EDGES_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+#include "common/strmap.h"
+
+struct edge {
+    char *host;      /* host[:port] of the destination website */
+    char *homepage;  /* its homepage, scheme://host[:port]/ */
+    double conf_sum; /* sum of Pr[p|target] over the pages linking there */
+    int page_count;  /* number of such pages */
+};
+
+struct edgeset {
+    struct edge *edges;
+    size_t n, cap;
+    struct strmap index; /* host -> index + 1 */
+};
+
+void edgeset_init(struct edgeset *es);
+void edgeset_release(struct edgeset *es);
+
+/* Add one page's transversal links (normalised URLs) with the page's Pr[p|target]. */
+enum err edgeset_add_page(struct edgeset *es, char *const *links, size_t n,
+                          double pr_target) WARN_UNUSED;
+
+#endif

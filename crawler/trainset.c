@@ -1,0 +1,347 @@
+/* Training pages: the first k pages of a BFS of each training website, many sites at once. */
+#include "crawler/trainset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strmap.h"
+#include "crawler/pageinfo.h"
+#include "crawler/url.h"
+
+/* Per-site BFS state next to the public record. */
+struct site_state {
+    char **queue;        /* URLs to fetch, BFS order; [head, n) pending */
+    size_t head, n, cap;
+    struct strmap queued; /* URLs ever queued */
+    struct strmap read;   /* final URLs of pages kept */
+    size_t cap_pages;
+    int in_flight;
+    int home_seen; /* the homepage's result (after an offsite redirect: the target's) is in */
+    int done;
+};
+
+struct trainset {
+    struct trainset_params p;
+    struct trainset_site *sites;
+    struct site_state *st;
+    size_t n;
+    size_t sites_done, fetches;
+};
+
+void trainset_params_default(struct trainset_params *p)
+{
+    *p = (struct trainset_params){0};
+    p->pages_per_site = 25;
+}
+
+static void page_release(struct trainset_page *pg)
+{
+    free(pg->url);
+    free(pg->text);
+    for (size_t i = 0; i < pg->n_transversal; i++)
+        free(pg->transversal[i]);
+    free(pg->transversal);
+}
+
+static void state_release(struct site_state *st)
+{
+    for (size_t i = st->head; i < st->n; i++)
+        free(st->queue[i]);
+    free(st->queue);
+    strmap_release(&st->queued);
+    strmap_release(&st->read);
+}
+
+void trainset_free(struct trainset *ts)
+{
+    if (!ts)
+        return;
+    for (size_t i = 0; i < ts->n; i++) {
+        struct trainset_site *s = &ts->sites[i];
+        for (size_t j = 0; j < s->n_pages; j++)
+            page_release(&s->pages[j]);
+        free(s->pages);
+        free(s->homepage);
+        free(s->site);
+        state_release(&ts->st[i]);
+    }
+    free(ts->sites);
+    free(ts->st);
+    free(ts);
+}
+
+/* Queue url (copied) unless it was queued or read before. */
+static enum err enqueue(struct site_state *st, const char *url)
+{
+    size_t n = strlen(url);
+    if (strmap_get(&st->queued, url, n) || strmap_get(&st->read, url, n))
+        return ERR_OK;
+    if (st->n == st->cap) {
+        /* Reclaim the consumed head before growing. */
+        if (st->head) {
+            memmove(st->queue, st->queue + st->head, (st->n - st->head) * sizeof *st->queue);
+            st->n -= st->head;
+            st->head = 0;
+        }
+        if (st->n == st->cap) {
+            size_t cap = st->cap ? st->cap * 2 : 32;
+            char **q = realloc(st->queue, cap * sizeof *q);
+            if (!q)
+                return err_set(ERR_NOMEM, "out of memory");
+            st->queue = q;
+            st->cap = cap;
+        }
+    }
+    char *copy = strdup(url);
+    if (!copy)
+        return err_set(ERR_NOMEM, "out of memory");
+    enum err e = strmap_put(&st->queued, url, n, (void *)1);
+    if (e) {
+        free(copy);
+        return e;
+    }
+    st->queue[st->n++] = copy;
+    return ERR_OK;
+}
+
+enum err trainset_new(const char *const *homepages, size_t n, const struct trainset_params *p,
+                      struct trainset **out)
+{
+    *out = NULL;
+    if (p->pages_per_site < 1 || p->max_fetches < 0)
+        return err_set(ERR_INVAL, "trainset: pages_per_site must be >= 1, max_fetches >= 0");
+    struct trainset *ts = calloc(1, sizeof *ts);
+    if (!ts)
+        return err_set(ERR_NOMEM, "out of memory");
+    ts->p = *p;
+    if (!ts->p.max_fetches)
+        ts->p.max_fetches = 3 * p->pages_per_site;
+    ts->sites = calloc(n ? n : 1, sizeof *ts->sites);
+    ts->st = calloc(n ? n : 1, sizeof *ts->st);
+    if (!ts->sites || !ts->st) {
+        trainset_free(ts);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    enum err e = ERR_OK;
+    for (size_t i = 0; i < n && !e; i++) {
+        struct trainset_site *s = &ts->sites[i];
+        strmap_init(&ts->st[i].queued);
+        strmap_init(&ts->st[i].read);
+        ts->n = i + 1;
+        char *norm = NULL;
+        e = url_normalize(homepages[i], &norm);
+        if (e) {
+            e = err_set(e, "training site %zu: '%.200s': %s", i, homepages[i], err_msg());
+            break;
+        }
+        e = url_homepage(norm, &s->homepage);
+        free(norm);
+        if (!e)
+            e = url_homepage(s->homepage, &s->site);
+        if (!e)
+            e = enqueue(&ts->st[i], s->homepage);
+    }
+    if (e) {
+        trainset_free(ts);
+        return e;
+    }
+    *out = ts;
+    return ERR_OK;
+}
+
+static enum err submit_next(struct trainset *ts, struct fetcher *f, size_t i)
+{
+    struct site_state *st = &ts->st[i];
+    if (st->done || st->in_flight)
+        return ERR_OK;
+    while (st->head < st->n) {
+        char *url = st->queue[st->head];
+        st->queue[st->head++] = NULL;
+        /* Read meanwhile under another URL (a same-site redirect landed on it). */
+        if (strmap_get(&st->read, url, strlen(url))) {
+            free(url);
+            continue;
+        }
+        enum err e = fetcher_submit(f, url, ts->p.tag_base + i);
+        free(url);
+        if (e)
+            return e;
+        st->in_flight = 1;
+        return ERR_OK;
+    }
+    st->done = 1; /* nothing left to read on this website */
+    ts->sites_done++;
+    return ERR_OK;
+}
+
+enum err trainset_start(struct trainset *ts, struct fetcher *f)
+{
+    for (size_t i = 0; i < ts->n; i++) {
+        enum err e = submit_next(ts, f, i);
+        if (e)
+            return e;
+    }
+    return ERR_OK;
+}
+
+int trainset_owns(const struct trainset *ts, uint64_t tag)
+{
+    return tag >= ts->p.tag_base && tag - ts->p.tag_base < ts->n;
+}
+
+/* Keep a FETCH_OK page (unless it is one already read) and queue its intrinsic links. */
+static enum err read_page(struct trainset_site *s, struct site_state *st,
+                          const struct fetch_result *r)
+{
+    const char *final = r->final_url ? r->final_url : r->url;
+    size_t fn = strlen(final);
+    if (strmap_get(&st->read, final, fn))
+        return ERR_OK; /* the same page under another URL */
+    struct pageinfo *info;
+    if (pageinfo_from_fetch(r, &info) != ERR_OK)
+        return ERR_OK; /* HTML the parser gave up on: not a training page */
+    enum err e = strmap_put(&st->read, final, fn, (void *)1);
+    if (!e && s->n_pages == st->cap_pages) {
+        size_t cap = st->cap_pages ? st->cap_pages * 2 : 8;
+        struct trainset_page *pg = realloc(s->pages, cap * sizeof *pg);
+        if (!pg)
+            e = err_set(ERR_NOMEM, "out of memory");
+        else {
+            s->pages = pg;
+            st->cap_pages = cap;
+        }
+    }
+    if (e)
+        goto out;
+    struct trainset_page *pg = &s->pages[s->n_pages];
+    *pg = (struct trainset_page){0};
+    if (!(pg->url = strdup(final))) {
+        e = err_set(ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    /* Take the text and the transversal links over from the pageinfo. */
+    pg->text = info->text;
+    pg->text_len = info->text_len;
+    info->text = NULL;
+    pg->transversal = info->transversal;
+    pg->n_transversal = info->n_transversal;
+    info->transversal = NULL;
+    info->n_transversal = 0;
+    s->n_pages++;
+    for (size_t i = 0; i < info->n_intrinsic && !e; i++)
+        e = enqueue(st, info->intrinsic[i]);
+out:
+    pageinfo_free(info);
+    return e;
+}
+
+enum err trainset_feed(struct trainset *ts, struct fetcher *f, const struct fetch_result *r)
+{
+    if (!trainset_owns(ts, r->tag))
+        return err_set(ERR_INVAL, "trainset_feed: tag %llu is not ours",
+                       (unsigned long long)r->tag);
+    size_t i = (size_t)(r->tag - ts->p.tag_base);
+    struct trainset_site *s = &ts->sites[i];
+    struct site_state *st = &ts->st[i];
+    if (!st->in_flight)
+        return err_set(ERR_INVAL, "trainset_feed: no fetch outstanding for site %zu", i);
+    st->in_flight = 0;
+    ts->fetches++;
+    int first = !st->home_seen;
+    st->home_seen = 1;
+    if (r->status != FETCH_ROBOTS && r->status != FETCH_BAD_URL)
+        s->fetches++;
+    enum err e = ERR_OK;
+    if (first) {
+        s->home_status = r->status;
+        s->home_http_status = r->http_status;
+    }
+    if (r->status == FETCH_OK) {
+        e = read_page(s, st, r);
+    } else if (first && !s->redirected && r->status == FETCH_REDIRECT && r->redirect_url) {
+        /* An alias homepage (x.com -> www.x.com): the target is the website to learn. */
+        s->redirected = 1;
+        st->home_seen = 0;
+        free(s->site);
+        s->site = NULL;
+        e = url_homepage(r->redirect_url, &s->site);
+        if (!e)
+            e = enqueue(st, r->redirect_url);
+    }
+    if (e)
+        return e;
+    if ((int)s->n_pages >= ts->p.pages_per_site || s->fetches >= ts->p.max_fetches) {
+        st->done = 1;
+        ts->sites_done++;
+        return ERR_OK;
+    }
+    return submit_next(ts, f, i);
+}
+
+int trainset_done(const struct trainset *ts)
+{
+    return ts->sites_done == ts->n;
+}
+
+void trainset_get_progress(const struct trainset *ts, struct trainset_progress *out)
+{
+    *out = (struct trainset_progress){0};
+    out->sites = ts->n;
+    out->sites_done = ts->sites_done;
+    out->fetches = ts->fetches;
+    for (size_t i = 0; i < ts->n; i++) {
+        size_t got = ts->sites[i].n_pages;
+        out->pages_done += got;
+        out->pages_expected += ts->st[i].done ? got : (size_t)ts->p.pages_per_site;
+    }
+}
+
+static int report(struct trainset *ts)
+{
+    if (!ts->p.progress)
+        return 0;
+    struct trainset_progress pr;
+    trainset_get_progress(ts, &pr);
+    return ts->p.progress(ts->p.progress_ctx, &pr);
+}
+
+enum err trainset_run(struct trainset *ts, struct fetcher *f)
+{
+    enum err e = trainset_start(ts, f);
+    if (e)
+        return e;
+    if (report(ts))
+        return err_set(ERR_INTERRUPT, "stopped");
+    while (!trainset_done(ts)) {
+        struct fetch_result *r;
+        e = fetcher_next(f, 1000, &r);
+        if (e == ERR_TIMEOUT) {
+            if (report(ts))
+                return err_set(ERR_INTERRUPT, "stopped");
+            continue;
+        }
+        if (e)
+            return e;
+        if (!trainset_owns(ts, r->tag)) {
+            fetch_result_free(r);
+            return err_set(ERR_CONFLICT, "trainset_run: a fetch result that is not ours");
+        }
+        e = trainset_feed(ts, f, r);
+        fetch_result_free(r);
+        if (e)
+            return e;
+        if (report(ts))
+            return err_set(ERR_INTERRUPT, "stopped");
+    }
+    return ERR_OK;
+}
+
+size_t trainset_count(const struct trainset *ts)
+{
+    return ts->n;
+}
+
+const struct trainset_site *trainset_site(const struct trainset *ts, size_t i)
+{
+    return i < ts->n ? &ts->sites[i] : NULL;
+}

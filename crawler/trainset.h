@@ -1,0 +1,105 @@
+/*
+ * Training pages (paper §4.3.1, DESIGN §3.1): for each training website, the first k
+ * pages of a breadth-first traversal from its homepage, intrinsic links only, through
+ * the fetcher (so robots.txt and the per-host delay are obeyed). Many websites are
+ * read at once: each site has one fetch in flight, and its next BFS page is
+ * submitted when the previous one completes (the fetcher runs different hosts in
+ * parallel). Used by `sitescout eval` and by a crawl job's training phase.
+ *
+ * Per page it keeps the text exactly as the internal crawler will see it (through
+ * crawler/pageinfo, so training text == crawling text) and the page's transversal
+ * links: a job seeds its border from the relevant training sites' links, weighted by
+ * the trained model's Pr[p|target] of each page.
+ *
+ * Counting: only FETCH_OK pages whose HTML could be read count towards k; a page
+ * reached again under another URL (same-site redirects) counts once. A site stops
+ * when k pages are read, its BFS queue is empty, or max_fetches fetch attempts were
+ * made (robots-refused URLs are not attempts). If the homepage itself redirects to
+ * another host (an alias such as x.com -> www.x.com), that redirect is followed once
+ * and the target's website is read instead (trainset_site.site says which).
+ *
+ * Ownership: everything in a struct trainset belongs to it (trainset_free). The
+ * fetcher is borrowed. Not thread-safe.
+ */
+#ifndef SITESCOUT_CRAWLER_TRAINSET_H
+#define SITESCOUT_CRAWLER_TRAINSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "crawler/fetch.h"
+
+struct trainset_page {
+    char *url;           /* final URL (after same-site redirects) */
+    char *text;          /* pageinfo text: title, newline, visible text; never NULL */
+    size_t text_len;
+    char **transversal;  /* links to other websites (normalised, unique on the page) */
+    size_t n_transversal;
+};
+
+struct trainset_site {
+    char *homepage;      /* as given, normalised */
+    char *site;          /* homepage of the website read (differs after an offsite redirect) */
+    struct trainset_page *pages; /* BFS order; pages[0] is the homepage when n_pages > 0 */
+    size_t n_pages;
+    int fetches;         /* fetch attempts made */
+    enum fetch_status home_status; /* of the homepage fetch (of the target, if redirected) */
+    int home_http_status;
+    int redirected;      /* 1 when the homepage redirected to another host (followed) */
+};
+
+struct trainset_progress {
+    size_t pages_done;     /* training pages read so far */
+    size_t pages_expected; /* k per unfinished site + pages of finished ones */
+    size_t sites_done, sites;
+    size_t fetches;        /* fetch results received */
+};
+
+/* Return nonzero to stop collecting (trainset_run then returns ERR_INTERRUPT). */
+typedef int (*trainset_progress_fn)(void *ctx, const struct trainset_progress *p);
+
+struct trainset_params {
+    int pages_per_site;  /* k (>= 1); default 25 */
+    int max_fetches;     /* fetch attempts per site; default (0) 3k */
+    uint64_t tag_base;   /* fetch tags used: tag_base + site index; default 0 */
+    trainset_progress_fn progress; /* called after every result and about once a second */
+    void *progress_ctx;
+};
+
+void trainset_params_default(struct trainset_params *p);
+
+struct trainset;
+
+/*
+ * Prepare to read the websites of n homepages (absolute http(s) URLs; any page URL
+ * stands for its website's homepage). ERR_INVAL (naming the index) for a bad URL.
+ */
+enum err trainset_new(const char *const *homepages, size_t n, const struct trainset_params *p,
+                      struct trainset **out) WARN_UNUSED;
+void trainset_free(struct trainset *ts);
+
+/*
+ * Step by step, for callers that share the fetcher with other work: start submits
+ * every homepage; feed takes a result whose tag trainset_owns, records it and
+ * submits that site's next page. The caller frees the result.
+ */
+enum err trainset_start(struct trainset *ts, struct fetcher *f) WARN_UNUSED;
+int trainset_owns(const struct trainset *ts, uint64_t tag);
+enum err trainset_feed(struct trainset *ts, struct fetcher *f,
+                       const struct fetch_result *r) WARN_UNUSED;
+int trainset_done(const struct trainset *ts);
+void trainset_get_progress(const struct trainset *ts, struct trainset_progress *out);
+
+/*
+ * Or all at once: start, then take results from f until every site is done. The
+ * fetcher must not be used by anyone else meanwhile (a result that is not ours is
+ * ERR_CONFLICT). ERR_INTERRUPT if the progress callback asked to stop; the fetcher
+ * may then still hold requests of ours: free it or drain it.
+ */
+enum err trainset_run(struct trainset *ts, struct fetcher *f) WARN_UNUSED;
+
+size_t trainset_count(const struct trainset *ts);
+const struct trainset_site *trainset_site(const struct trainset *ts, size_t i);
+
+#endif

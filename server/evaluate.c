@@ -1,0 +1,541 @@
+/* Website classifier evaluation: training pages, per-fold models, concurrent internal crawls. */
+#include "server/evaluate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "classifier/sitecls.h"
+#include "crawler/pageinfo.h"
+#include "crawler/sitecrawl.h"
+#include "crawler/trainset.h"
+#include "crawler/url.h"
+
+/* A page classifier for the sites, one for the homepages, and their scratch spaces. */
+struct models {
+    struct pagecls *site, *home;
+    struct pagecls_scratch *site_scratch, *home_scratch;
+};
+
+static void models_release(struct models *m)
+{
+    pagecls_scratch_free(m->site_scratch);
+    pagecls_scratch_free(m->home_scratch);
+    pagecls_free(m->site);
+    pagecls_free(m->home);
+    *m = (struct models){0};
+}
+
+/* One website under examination. */
+struct target {
+    struct evaluate_site *out;
+    const struct models *m;
+    struct sitecrawl *sc;
+    int home_seen;
+    int extra_fetches;
+    int done;
+};
+
+struct run {
+    const struct jobspec *job;
+    const struct evaluate_opts *o;
+    struct evaluate_result *res;
+    struct fetcher *f;
+    struct trainset *ts;
+    size_t fetch_results;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void evaluate_pagecls_params(const struct jobspec_params *jp, struct pagecls_params *out)
+{
+    pagecls_params_default(out);
+    out->centroids = (uint32_t)jp->centroids_per_class;
+    out->seed = (uint64_t)jp->seed;
+}
+
+void evaluate_result_free(struct evaluate_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_sites; i++) {
+        for (size_t j = 0; j < r->sites[i].n_trace; j++)
+            free(r->sites[i].trace[j].url);
+        free(r->sites[i].trace);
+        free(r->sites[i].homepage);
+    }
+    free(r->sites);
+    for (size_t i = 0; i < r->n_excluded; i++)
+        free(r->excluded[i]);
+    free(r->excluded);
+    pagecls_free(r->model);
+    free(r);
+}
+
+static int report(struct run *run, enum evaluate_phase ph, size_t done, size_t total)
+{
+    const struct evaluate_opts *o = run->o;
+    return o->progress ? o->progress(o->progress_ctx, ph, done, total, run->fetch_results) : 0;
+}
+
+static int collect_progress(void *ctx, const struct trainset_progress *p)
+{
+    struct run *run = ctx;
+    run->fetch_results = p->fetches;
+    return report(run, EVALUATE_COLLECT, p->pages_done, p->pages_expected);
+}
+
+/* ---- training data ---- */
+
+/* The training pages of every usable training site, as classifier documents. */
+struct corpus {
+    struct pagecls_doc *docs; /* all pages; .site = index into the usable sites */
+    size_t n_docs;
+    struct pagecls_doc *homes; /* the homepage of each usable site, same order */
+    const char **homepage;     /* of each usable site */
+    int *relevant;             /* of each usable site */
+    size_t n_sites;
+};
+
+static void corpus_release(struct corpus *c)
+{
+    free(c->docs);
+    free(c->homes);
+    free(c->homepage);
+    free(c->relevant);
+}
+
+static enum err collect(struct run *run, struct corpus *c)
+{
+    const struct jobspec *job = run->job;
+    size_t n = job->n_relevant + job->n_other;
+    const char **homes = malloc(n * sizeof *homes);
+    if (!homes)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < job->n_relevant; i++)
+        homes[i] = job->relevant_sites[i];
+    for (size_t i = 0; i < job->n_other; i++)
+        homes[job->n_relevant + i] = job->other_sites[i];
+    struct trainset_params tp;
+    trainset_params_default(&tp);
+    tp.pages_per_site = job->params.train_pages_per_site;
+    tp.progress = collect_progress;
+    tp.progress_ctx = run;
+    double t0 = now_s();
+    enum err e = trainset_new(homes, n, &tp, &run->ts);
+    free(homes);
+    if (!e)
+        e = trainset_run(run->ts, run->f);
+    run->res->seconds_collect = now_s() - t0;
+    if (e)
+        return e;
+
+    size_t pages = 0;
+    for (size_t i = 0; i < n; i++)
+        pages += trainset_site(run->ts, i)->n_pages;
+    *c = (struct corpus){0};
+    c->docs = malloc((pages ? pages : 1) * sizeof *c->docs);
+    c->homes = malloc(n * sizeof *c->homes);
+    c->homepage = malloc(n * sizeof *c->homepage);
+    c->relevant = malloc(n * sizeof *c->relevant);
+    run->res->excluded = calloc(n, sizeof *run->res->excluded);
+    if (!c->docs || !c->homes || !c->homepage || !c->relevant || !run->res->excluded)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const struct trainset_site *s = trainset_site(run->ts, i);
+        int rel = i < job->n_relevant;
+        if (s->n_pages == 0) {
+            char *h = strdup(s->homepage);
+            if (!h)
+                return err_set(ERR_NOMEM, "out of memory");
+            run->res->excluded[run->res->n_excluded++] = h;
+            continue;
+        }
+        uint32_t id = (uint32_t)c->n_sites;
+        uint32_t cls = rel ? PAGECLS_TARGET : PAGECLS_OTHER;
+        for (size_t p = 0; p < s->n_pages; p++)
+            c->docs[c->n_docs++] =
+                (struct pagecls_doc){s->pages[p].text, s->pages[p].text_len, cls, id};
+        c->homes[id] = (struct pagecls_doc){s->pages[0].text, s->pages[0].text_len, cls, id};
+        c->homepage[id] = s->homepage;
+        c->relevant[id] = rel;
+        c->n_sites++;
+        run->res->train_relevant += rel;
+    }
+    run->res->train_sites = c->n_sites;
+    run->res->train_pages = c->n_docs;
+    return ERR_OK;
+}
+
+/* ---- models ---- */
+
+/*
+ * Train the site and homepage classifiers on the sites with use[site] set (all when
+ * use is NULL). The site classifier's p_err comes from its own page cross-validation.
+ */
+static enum err train(const struct jobspec_params *jp, const struct corpus *c, const int *use,
+                      struct models *m, struct pagecls_cv *cv_out)
+{
+    *m = (struct models){0};
+    struct pagecls_params pp;
+    evaluate_pagecls_params(jp, &pp);
+    struct pagecls_doc *docs = malloc((c->n_docs ? c->n_docs : 1) * sizeof *docs);
+    struct pagecls_doc *homes = malloc((c->n_sites ? c->n_sites : 1) * sizeof *homes);
+    size_t nd = 0, nh = 0;
+    enum err e = ERR_OK;
+    if (!docs || !homes) {
+        e = err_set(ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < c->n_docs; i++)
+        if (!use || use[c->docs[i].site])
+            docs[nd++] = c->docs[i];
+    for (size_t i = 0; i < c->n_sites; i++)
+        if (!use || use[i])
+            homes[nh++] = c->homes[i];
+    if ((e = pagecls_train_cv(&pp, docs, nd, (uint32_t)jp->cv_folds, &m->site, NULL))) {
+        e = err_set(e, "training the page classifier: %s", err_msg());
+        goto out;
+    }
+    if ((e = pagecls_train(&pp, homes, nh, &m->home))) {
+        e = err_set(e, "training the homepage classifier: %s", err_msg());
+        goto out;
+    }
+    if ((e = pagecls_scratch_new(m->site, &m->site_scratch)) ||
+        (e = pagecls_scratch_new(m->home, &m->home_scratch)))
+        goto out;
+    if (cv_out)
+        *cv_out = *pagecls_get_cv(m->site);
+out:
+    free(docs);
+    free(homes);
+    if (e)
+        models_release(m);
+    return e;
+}
+
+/* ---- the internal crawls ---- */
+
+static enum err target_start(struct run *run, struct target *t, const char *homepage)
+{
+    const struct jobspec_params *jp = &run->job->params;
+    struct sitecrawl_params sp = {
+        .prior_target = jp->prior_target,
+        .p_err = pagecls_p_err(t->m->site),
+        .p_threshold = jp->p_threshold,
+        .l_threshold = 0, /* Table 2: no LinkRank continuation */
+        .c = 1,
+        .max_pages = jp->max_pages_per_site,
+    };
+    t->out->p_err = sp.p_err;
+    sitecrawl_free(t->sc);
+    t->sc = NULL;
+    return sitecrawl_new(homepage, &sp, t->m->site, t->m->site_scratch, &t->sc);
+}
+
+/* Submit the target's next URL, or finish it. */
+static enum err target_next(struct run *run, struct target *t, uint64_t tag, size_t *done)
+{
+    const char *url = sitecrawl_next(t->sc);
+    if (url)
+        return fetcher_submit(run->f, url, tag);
+    struct evaluate_site *s = t->out;
+    s->relevant = sitecrawl_relevant(t->sc);
+    s->confidence = sitecrawl_confidence(t->sc);
+    s->decided = sitecrawl_decided(t->sc);
+    s->pages_to_decide = sitecrawl_pages_to_decide(t->sc);
+    s->pages = sitecrawl_fetches(t->sc) + t->extra_fetches;
+    size_t np;
+    const struct sitecrawl_page *pg = sitecrawl_pages(t->sc, &np);
+    if (np && !(s->trace = calloc(np, sizeof *s->trace)))
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < np; i++) {
+        if (!(s->trace[i].url = strdup(pg[i].url)))
+            return err_set(ERR_NOMEM, "out of memory");
+        s->trace[i].status = pg[i].status;
+        s->trace[i].pr_target = pg[i].pr_target;
+        s->n_trace = i + 1;
+    }
+    sitecrawl_free(t->sc);
+    t->sc = NULL;
+    t->done = 1;
+    (*done)++;
+    return ERR_OK;
+}
+
+/* The homepage classifier on the homepage's fetch. */
+static enum err classify_home(struct target *t, const struct fetch_result *r)
+{
+    struct pageinfo *info;
+    if (pageinfo_from_fetch(r, &info) != ERR_OK)
+        return ERR_OK; /* unreadable: no homepage evidence */
+    struct pagecls_result res;
+    enum err e =
+        pagecls_classify(t->m->home, t->m->home_scratch, info->text, info->text_len, &res);
+    if (!e)
+        t->out->home_pr = res.pr[PAGECLS_TARGET];
+    pageinfo_free(info);
+    return e;
+}
+
+static enum err target_feed(struct run *run, struct target *t, const struct fetch_result *r,
+                            size_t *done)
+{
+    enum err e;
+    if (!t->home_seen) {
+        if (r->status == FETCH_REDIRECT && r->redirect_url && !t->out->redirected) {
+            /* An alias homepage: examine the website it points to, as training does. */
+            t->out->redirected = 1;
+            t->extra_fetches++;
+            if ((e = target_start(run, t, r->redirect_url)))
+                return e;
+            return target_next(run, t, r->tag, done);
+        }
+        t->home_seen = 1;
+        if (r->status == FETCH_OK && (e = classify_home(t, r)))
+            return e;
+    }
+    if ((e = sitecrawl_feed(t->sc, r)))
+        return e;
+    return target_next(run, t, r->tag, done);
+}
+
+static enum err crawl_all(struct run *run, struct target *t, size_t n)
+{
+    size_t done = 0;
+    enum err e = ERR_OK;
+    for (size_t i = 0; i < n && !e; i++)
+        if (!(e = target_start(run, &t[i], t[i].out->homepage)))
+            e = target_next(run, &t[i], i, &done);
+    if (e)
+        return e;
+    double last = 0;
+    while (done < n) {
+        struct fetch_result *r;
+        e = fetcher_next(run->f, 1000, &r);
+        if (e == ERR_TIMEOUT) {
+            if (report(run, EVALUATE_CLASSIFY, done, n))
+                return err_set(ERR_INTERRUPT, "stopped");
+            continue;
+        }
+        if (e)
+            return e;
+        run->fetch_results++;
+        if (r->tag >= n || t[r->tag].done) {
+            fetch_result_free(r);
+            return err_set(ERR_CONFLICT, "a fetch result for no website under examination");
+        }
+        e = target_feed(run, &t[r->tag], r, &done);
+        fetch_result_free(r);
+        if (e)
+            return e;
+        double now = now_s();
+        if (now - last > 0.1 || done == n) {
+            last = now;
+            if (report(run, EVALUATE_CLASSIFY, done, n))
+                return err_set(ERR_INTERRUPT, "stopped");
+        }
+    }
+    return ERR_OK;
+}
+
+/* ---- the two modes ---- */
+
+static enum err add_site(struct evaluate_result *res, const char *homepage, int truth, int fold)
+{
+    struct evaluate_site *s = &res->sites[res->n_sites];
+    *s = (struct evaluate_site){0};
+    s->homepage = strdup(homepage);
+    if (!s->homepage)
+        return err_set(ERR_NOMEM, "out of memory");
+    s->truth = truth;
+    s->fold = fold;
+    s->home_pr = NAN;
+    res->n_sites++;
+    return ERR_OK;
+}
+
+static enum err run_cv(struct run *run, const struct corpus *c)
+{
+    const struct jobspec_params *jp = &run->job->params;
+    struct evaluate_result *res = run->res;
+    unsigned folds = (unsigned)jp->cv_folds;
+    if (folds > c->n_sites)
+        folds = (unsigned)c->n_sites;
+    res->folds = folds;
+    unsigned *fold = malloc((c->n_sites ? c->n_sites : 1) * sizeof *fold);
+    int *use = malloc((c->n_sites ? c->n_sites : 1) * sizeof *use);
+    struct models *m = calloc(folds ? folds : 1, sizeof *m);
+    struct target *t = calloc(c->n_sites ? c->n_sites : 1, sizeof *t);
+    res->sites = calloc(c->n_sites ? c->n_sites : 1, sizeof *res->sites);
+    enum err e = ERR_OK;
+    if (!fold || !use || !m || !t || !res->sites) {
+        e = err_set(ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if ((e = evalstats_folds(c->relevant, c->n_sites, folds, (uint64_t)jp->seed, fold)))
+        goto out;
+    double t0 = now_s();
+    for (unsigned f = 0; f < folds && !e; f++) {
+        for (size_t i = 0; i < c->n_sites; i++)
+            use[i] = fold[i] != f;
+        if ((e = train(jp, c, use, &m[f], NULL)))
+            e = err_set(e, "fold %u: %s", f + 1, err_msg());
+        else if (report(run, EVALUATE_TRAIN, f + 1, folds))
+            e = err_set(ERR_INTERRUPT, "stopped");
+    }
+    res->seconds_train += now_s() - t0;
+    for (size_t i = 0; i < c->n_sites && !e; i++) {
+        e = add_site(res, c->homepage[i], c->relevant[i], (int)fold[i]);
+        t[i].out = &res->sites[i];
+        t[i].m = &m[fold[i]];
+    }
+    if (e)
+        goto out;
+    t0 = now_s();
+    e = crawl_all(run, t, c->n_sites);
+    res->seconds_classify = now_s() - t0;
+out:
+    if (t)
+        for (size_t i = 0; i < c->n_sites; i++)
+            sitecrawl_free(t[i].sc);
+    free(t);
+    for (unsigned f = 0; m && f < folds; f++)
+        models_release(&m[f]);
+    free(m);
+    free(fold);
+    free(use);
+    return e;
+}
+
+static enum err run_heldout(struct run *run, struct models *all)
+{
+    const struct labels *l = run->o->labels;
+    const char *topic = run->job->topic;
+    struct evaluate_result *res = run->res;
+    if (!l)
+        return err_set(ERR_INVAL, "held-out evaluation needs the labels (sites.tsv)");
+    size_t n = 0;
+    for (size_t i = 0; i < labels_count(l); i++)
+        n += labels_role(labels_get(l, i), topic) == LABELS_ROLE_TEST;
+    if (n == 0)
+        return err_set(ERR_NOTFOUND, "no website has the role 'test' for topic '%s' in the labels",
+                       topic);
+    struct target *t = calloc(n, sizeof *t);
+    res->sites = calloc(n, sizeof *res->sites);
+    enum err e = ERR_OK;
+    if (!t || !res->sites) {
+        e = err_set(ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0, k = 0; i < labels_count(l) && !e; i++) {
+        const struct labels_site *s = labels_get(l, i);
+        if (labels_role(s, topic) != LABELS_ROLE_TEST)
+            continue;
+        char raw[600], *home = NULL;
+        snprintf(raw, sizeof raw, "http://%.512s/", s->host);
+        if ((e = url_normalize(raw, &home))) {
+            e = err_set(e, "labels: host '%s': %s", s->host, err_msg());
+            break;
+        }
+        e = add_site(res, home, strcmp(s->topic, topic) == 0, -1);
+        free(home);
+        t[k].out = &res->sites[k];
+        t[k].m = all;
+        k++;
+    }
+    if (e)
+        goto out;
+    double t0 = now_s();
+    e = crawl_all(run, t, n);
+    res->seconds_classify = now_s() - t0;
+out:
+    if (t)
+        for (size_t i = 0; i < n; i++)
+            sitecrawl_free(t[i].sc);
+    free(t);
+    return e;
+}
+
+static void summarise(struct evaluate_result *res)
+{
+    double pages = 0, decide = 0, perr = 0;
+    for (size_t i = 0; i < res->n_sites; i++) {
+        struct evaluate_site *s = &res->sites[i];
+        s->home_relevant = s->home_pr > 0.5; /* NaN: no homepage, not relevant */
+        evalstats_add(&res->website, s->truth, s->relevant);
+        evalstats_add(&res->homepage, s->truth, s->home_relevant);
+        pages += s->pages;
+        decide += s->pages_to_decide;
+        perr += s->p_err;
+        res->decided += s->decided != 0;
+        res->no_homepage += isnan(s->home_pr);
+    }
+    if (res->n_sites) {
+        res->pages_per_site = pages / (double)res->n_sites;
+        res->pages_to_decide = decide / (double)res->n_sites;
+        res->p_err_mean = perr / (double)res->n_sites;
+    }
+}
+
+enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
+                      struct evaluate_result **out)
+{
+    *out = NULL;
+    struct run run = {job, o, NULL, NULL, NULL, 0};
+    struct corpus c = {0};
+    struct models all = {0};
+    enum err e = ERR_OK;
+    if (o->mode == EVALUATE_HELDOUT && !o->labels)
+        return err_set(ERR_INVAL, "held-out evaluation needs the labels (sites.tsv)");
+    if (!(run.res = calloc(1, sizeof *run.res)))
+        return err_set(ERR_NOMEM, "out of memory");
+    run.res->mode = o->mode;
+    run.res->prior_target = job->params.prior_target;
+    struct fetch_config fc = o->fetch;
+    fc.delay_ms = job->params.politeness_delay_ms;
+    fc.max_in_flight = job->params.concurrency;
+    if ((e = fetcher_new(&fc, &run.f)) || (e = collect(&run, &c)))
+        goto out;
+    if (c.n_sites < 4) {
+        e = err_set(ERR_INVAL, "only %zu training websites gave pages; evaluation needs more",
+                    c.n_sites);
+        goto out;
+    }
+    if (run.res->train_relevant < 2 || c.n_sites - run.res->train_relevant < 2) {
+        e = err_set(ERR_INVAL,
+                    "training websites that gave pages: %zu relevant, %zu other; each class "
+                    "needs at least 2",
+                    run.res->train_relevant, c.n_sites - run.res->train_relevant);
+        goto out;
+    }
+    /* The model on all training sites: the page accuracy reported, the held-out model. */
+    double t0 = now_s();
+    e = train(&job->params, &c, NULL, &all, &run.res->page_cv);
+    run.res->seconds_train = now_s() - t0;
+    if (e)
+        goto out;
+    e = o->mode == EVALUATE_CV ? run_cv(&run, &c) : run_heldout(&run, &all);
+    if (e)
+        goto out;
+    summarise(run.res);
+    fetcher_stats(run.f, &run.res->fetch);
+    run.res->model = all.site;
+    all.site = NULL;
+    *out = run.res;
+    run.res = NULL;
+out:
+    models_release(&all);
+    corpus_release(&c);
+    trainset_free(run.ts);
+    fetcher_free(run.f);
+    evaluate_result_free(run.res);
+    return e;
+}

@@ -1,0 +1,112 @@
+/*
+ * The website classifier evaluation behind `sitescout eval` (paper §5.2, Table 2).
+ *
+ * Training pages are collected with crawler/trainset (first k BFS pages of each of
+ * the job's relevant_sites and other_sites). Then, by mode:
+ *   - EVALUATE_CV: k-fold cross-validation over the training websites. For each fold
+ *     a page classifier is trained on the other folds' pages (its p_err from its own
+ *     page cross-validation) and a homepage classifier on their homepages; each
+ *     held-out website is classified (a) by the internal crawler (crawler/sitecrawl,
+ *     best-first from the homepage, stopping at p_threshold or the page cap, no
+ *     LinkRank continuation) and (b) by the homepage classifier on its homepage.
+ *   - EVALUATE_HELDOUT: both classifiers trained on all training websites, applied to
+ *     every site whose role for the topic is `test` in the labels (relevant iff its
+ *     topic is the job's topic).
+ * The websites are examined concurrently through one fetcher (one fetch in flight per
+ * site); nothing is written anywhere.
+ *
+ * Ownership: evaluate_run hands out a result the caller frees with evaluate_result_free.
+ */
+#ifndef SITESCOUT_SERVER_EVALUATE_H
+#define SITESCOUT_SERVER_EVALUATE_H
+
+#include <stddef.h>
+
+#include "classifier/pagecls.h"
+#include "common/err.h"
+#include "crawler/fetch.h"
+#include "server/evalstats.h"
+#include "server/jobspec.h"
+#include "server/labels.h"
+
+enum evaluate_mode { EVALUATE_CV, EVALUATE_HELDOUT };
+
+/* One fetch of a website's examination, in order. */
+struct evaluate_page {
+    char *url;
+    enum fetch_status status;
+    double pr_target; /* Pr[p|target]; NaN when not classified */
+};
+
+/* One evaluated website. */
+struct evaluate_site {
+    char *homepage;
+    int truth;            /* relevant by the ground truth */
+    int fold;             /* its cross-validation fold; -1 in EVALUATE_HELDOUT */
+    /* (a) the website classifier (internal crawler) */
+    int relevant;
+    double confidence;    /* Pr[target|W] */
+    int decided;          /* reached p_threshold before the page cap / the site's end */
+    unsigned pages_to_decide;
+    int pages;            /* fetches the examination cost (an offsite homepage redirect included) */
+    int redirected;       /* the homepage redirected to another host, which was examined */
+    double p_err;         /* of the page classifier used */
+    struct evaluate_page *trace; /* the examination's fetches (after a followed redirect) */
+    size_t n_trace;
+    /* (b) the homepage classifier */
+    double home_pr;       /* Pr[homepage|target]; NaN when the homepage could not be read */
+    int home_relevant;    /* home_pr > 0.5 */
+};
+
+struct evaluate_result {
+    enum evaluate_mode mode;
+    unsigned folds;          /* EVALUATE_CV: folds used */
+    double prior_target;
+    /* training data */
+    size_t train_sites;      /* training websites with at least one page */
+    size_t train_relevant;   /* ... of which relevant */
+    size_t train_pages;
+    char **excluded;         /* training homepages that gave no page (not used) */
+    size_t n_excluded;
+    struct pagecls_cv page_cv; /* page CV of the model trained on all training sites */
+    struct pagecls *model;   /* that model (all training sites): e.g. for saving */
+    /* evaluation */
+    struct evaluate_site *sites;
+    size_t n_sites;
+    struct evalstats website, homepage;
+    double pages_per_site;   /* mean fetches per evaluated site */
+    double pages_to_decide;  /* mean pages classified until the decision */
+    size_t decided;          /* sites that reached p_threshold */
+    size_t no_homepage;      /* sites whose homepage could not be read */
+    double p_err_mean;       /* mean p_err of the page classifiers used */
+    double seconds_collect, seconds_train, seconds_classify;
+    struct fetch_stats fetch;
+};
+
+/* Phases reported to the progress callback. */
+enum evaluate_phase { EVALUATE_COLLECT, EVALUATE_TRAIN, EVALUATE_CLASSIFY };
+
+/*
+ * done/total: pages read of those expected (COLLECT), models trained (TRAIN), sites
+ * finished (CLASSIFY); pages = fetch results so far. Nonzero stops the run
+ * (ERR_INTERRUPT).
+ */
+typedef int (*evaluate_progress_fn)(void *ctx, enum evaluate_phase phase, size_t done,
+                                    size_t total, size_t pages);
+
+struct evaluate_opts {
+    enum evaluate_mode mode;
+    const struct labels *labels; /* needed for EVALUATE_HELDOUT */
+    struct fetch_config fetch;   /* proxy etc.; delay and max_in_flight come from the job */
+    evaluate_progress_fn progress;
+    void *progress_ctx;
+};
+
+enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
+                      struct evaluate_result **out) WARN_UNUSED;
+void evaluate_result_free(struct evaluate_result *r);
+
+/* The page classifier parameters a job's params give (centroids, seed). */
+void evaluate_pagecls_params(const struct jobspec_params *jp, struct pagecls_params *out);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * Running a crawl job (DESIGN §3.4, the crawler issue): queued -> training (fetch the
+ * training websites, train the page classifier, cross-validate p_err, store the model,
+ * record the training sites and seed the border) -> crawling (the external crawler)
+ * -> done, or paused / failed. Everything is in PostgreSQL, so a job that was running
+ * when its process died is resumed by running it again: sites claimed but not finished
+ * go back to the border, nothing stored is lost, no site is examined twice.
+ */
+#ifndef SITESCOUT_SERVER_JOBRUN_H
+#define SITESCOUT_SERVER_JOBRUN_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+#include "crawler/extcrawl.h"
+
+struct store;
+
+enum jobrun_phase { JOBRUN_TRAINING, JOBRUN_CRAWLING };
+
+struct jobrun_progress {
+    enum jobrun_phase phase;
+    size_t train_pages_done, train_pages_expected; /* training */
+    struct extcrawl_progress crawl;                /* crawling */
+};
+
+typedef void (*jobrun_progress_fn)(void *ctx, const struct jobrun_progress *p);
+
+struct jobrun_options {
+    const char *proxy;       /* HTTP proxy for every fetch (the replay web), or NULL */
+    const char *worker;      /* name recorded on claimed sites; default host:pid */
+    jobrun_progress_fn progress; /* may be NULL */
+    void *ctx;
+};
+
+/*
+ * Run job `id` from wherever it stands until it is done, paused or failed. On
+ * return *stop says why the crawl ended (EXTCRAWL_RUNNING if it never got there).
+ * A failure is also recorded in the job (state failed, error). Errors of the
+ * database itself are returned.
+ */
+enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
+                    enum extcrawl_stop *stop) WARN_UNUSED;
+
+#endif

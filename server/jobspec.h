@@ -1,0 +1,111 @@
+/*
+ * Crawl job bodies: {topic, relevant_sites, other_sites, start_sites, params{...}}.
+ * Parses and validates a body (or one entry of a jobs file keyed by topic, such as
+ * ../shared/webs/dev.jobs.json) into a struct jobspec whose params have every default
+ * filled in. Errors name the offending field ("relevant_sites[3]: ...",
+ * "params.p_threshold: ...") so that an API or CLI user knows what to fix.
+ *
+ * Ownership: jobspec_parse / jobspec_load hand out a struct jobspec the caller frees
+ * with jobspec_free. All strings in it belong to it.
+ */
+#ifndef SITESCOUT_SERVER_JOBSPEC_H
+#define SITESCOUT_SERVER_JOBSPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+
+#define JOBSPEC_MAX_BODY  (16u << 20) /* bytes of a job body or jobs file */
+#define JOBSPEC_MAX_SITES 100000      /* per list */
+#define JOBSPEC_MAX_TOPIC 256         /* bytes */
+
+/*
+ * The tunable parameters of a job (and of `sitescout eval`). Each has a default, a
+ * range and a name in the body's "params" object; jobspec_params_set applies one
+ * `key=value` the same way. To add one: a field here, a row in jobspec.c's table.
+ */
+struct jobspec_params {
+    double p_threshold;      /* website classifier stops at max_k Pr[C_k|W] >= this; 0.9 */
+    int train_pages_per_site; /* k: first k BFS pages of each training website; 25 */
+    int centroids_per_class; /* k-means centroids per class (pagecls default, 4) */
+    int max_pages_per_site;  /* hard cap of fetches of the internal crawler; 25 */
+    double prior_target;     /* Pr[C_target] to start from; 0.5 */
+    int politeness_delay_ms; /* pause between two requests to one host; 1000 */
+    int concurrency;         /* transfers (= websites) in flight at once; 64 */
+    int cv_folds;            /* folds of the cross-validations; 10 */
+    int64_t seed;            /* k-means seeding and fold shuffles (pagecls default) */
+    /* The crawl (a job): */
+    int strategy;            /* index into "website" (more strategies come later) */
+    int edge_weights;        /* 0 global, 1 local, 2 combined (enum extcrawl_weights); 2 */
+    double l_threshold;      /* LinkRank to reach after classification; 0 = stop there; 10 */
+    double c;                /* LinkRank's constant (>= 1); 1 */
+    int64_t max_pages;       /* stop after this many pages downloaded; 0 = no limit */
+    int64_t max_relevant_sites; /* stop after this many relevant websites; 0 = no limit */
+    double max_seconds;      /* stop after this long; 0 = no limit */
+    int64_t pprs_window;     /* pages in the windowed rates; 1000 */
+    double pprs_limit;       /* stop when the windowed pprs exceeds this; 0 = never */
+    int prior;               /* 0 fixed (prior_target throughout), 1 harvest (paper); 0 */
+    int prior_sites;         /* harvest: prior_target counts as this many sites; 10 */
+};
+
+/* Name of a choice parameter's value, e.g. ("edge_weights", 2) -> "combined"; or NULL. */
+const char *jobspec_choice_name(const char *param, int value);
+
+/* Every parameter at its default. */
+void jobspec_params_default(struct jobspec_params *p);
+
+/*
+ * Set one parameter from its text form (as in `--set key=value`), with the same
+ * range checks as the JSON body. ERR_NOTFOUND for an unknown key, ERR_INVAL for a
+ * bad value; err_msg() names the key ("params.p_threshold: ...").
+ */
+enum err jobspec_params_set(struct jobspec_params *p, const char *key,
+                            const char *value) WARN_UNUSED;
+
+/* Append the parameters as a JSON object (every key, defaults included). */
+enum err jobspec_params_json(const struct jobspec_params *p, struct buf *out) WARN_UNUSED;
+
+struct jobspec {
+    char *topic;
+    /* Homepages "scheme://host[:port]/", normalised; a site appears in one list at most. */
+    char **relevant_sites;
+    size_t n_relevant;
+    char **other_sites;
+    size_t n_other;
+    char **start_sites;
+    size_t n_start;
+    struct jobspec_params params;
+};
+
+/*
+ * Parse a job body (JSON text of len bytes). Required: "topic" (non-empty string),
+ * "relevant_sites" and "other_sites" (arrays of at least one http(s) URL; each is
+ * reduced to its website's homepage). Optional: "start_sites" (array, default
+ * empty), "params" (object; unknown keys are errors). Any other member is an error.
+ * ERR_PARSE for malformed JSON, ERR_INVAL for a bad field.
+ */
+enum err jobspec_parse(const char *json, size_t len, struct jobspec **out) WARN_UNUSED;
+
+/*
+ * Read a file holding either one job body, or an object of job bodies keyed by topic
+ * (a jobs file). For a jobs file, `topic` picks the entry; it may be NULL when the
+ * file has exactly one. For a single body, `topic` (if given) must match its topic.
+ * ERR_NOTFOUND when the topic is not in the file (err_msg lists the topics there).
+ */
+enum err jobspec_load(const char *path, const char *topic, struct jobspec **out) WARN_UNUSED;
+
+/* The same on JSON text in memory; `name` stands for the file in messages. */
+enum err jobspec_select(const char *json, size_t len, const char *name, const char *topic,
+                        struct jobspec **out) WARN_UNUSED;
+
+/*
+ * The job as a canonical body: every list normalised and every parameter spelled out
+ * (defaults and overrides included), so that parsing it again gives the same job.
+ */
+enum err jobspec_to_json(const struct jobspec *j, struct buf *out) WARN_UNUSED;
+
+void jobspec_free(struct jobspec *j);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * Trained classifiers in the `models` table: the serialised model bytes (opaque here;
+ * classifier/pagecls.h makes and reads them) with their format version, the page
+ * error rate and cross-validation figures, and the parameters they were trained with.
+ * The bytes travel as a bytea hex text parameter ('\x...'), so every statement stays
+ * a parameterised one.
+ *
+ * Ownership: models_load / models_load_latest hand out a struct models_record the
+ * caller frees with models_record_free.
+ */
+#ifndef SITESCOUT_STORE_MODELS_H
+#define SITESCOUT_STORE_MODELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct store;
+
+#define MODELS_MAX_BYTES ((size_t)256 << 20) /* largest model we store or load */
+
+struct models_record {
+    int64_t id;
+    int64_t job_id;      /* 0 when the model belongs to no job */
+    int format_version;
+    double p_err;
+    double page_accuracy; /* NaN when not known */
+    char *cv;            /* JSON text, or NULL */
+    char *params;        /* JSON text, or NULL */
+    unsigned char *data; /* the model bytes */
+    size_t len;
+    char *created_at;    /* timestamptz as text */
+};
+
+/*
+ * Insert a model. job_id <= 0 stores NULL; page_accuracy NaN stores NULL; cv_json and
+ * params_json are JSON texts (checked by PostgreSQL) or NULL. *id_out gets the new id.
+ */
+enum err models_save(struct store *s, int64_t job_id, int format_version, double p_err,
+                     double page_accuracy, const char *cv_json, const char *params_json,
+                     const void *data, size_t len, int64_t *id_out) WARN_UNUSED;
+
+/* The model with this id; ERR_NOTFOUND if there is none. */
+enum err models_load(struct store *s, int64_t id, struct models_record **out) WARN_UNUSED;
+
+/* The newest model of a job; ERR_NOTFOUND if it has none. */
+enum err models_load_latest(struct store *s, int64_t job_id,
+                            struct models_record **out) WARN_UNUSED;
+
+void models_record_free(struct models_record *m);
+
+#endif

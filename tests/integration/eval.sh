@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# `sitescout eval` on the demo web through the replay: the Table 2 figures in both modes,
+# the JSON report, the command line's errors, and --save-model into a private PostgreSQL.
+source "$(dirname "$0")/lib.sh"
+make_scratch
+WARC=$SRC/demo/demo.warc.gz
+JOBS=$SRC/demo/demo.jobs.json
+LABELS=$SRC/demo/demo.sites.tsv
+ev() { "$BIN" eval "$@"; }
+
+# --- the command line
+assert_status 2 "eval without --job exits 2" -- ev --labels "$LABELS"
+err=$(ev --job "$JOBS" --mode both 2>&1 || true)
+assert_contains "$err" "sitescout eval: --mode wants cv or heldout, not 'both'" "bad --mode is named"
+err=$(ev --job "$JOBS" --set p_treshold=0.8 2>&1 || true)
+assert_contains "$err" "sitescout eval: --set params.p_treshold: unknown parameter" "unknown --set key"
+assert_status 2 "unknown --set key exits 2" -- ev --job "$JOBS" --set p_treshold=0.8
+err=$(ev --job "$JOBS" --set p_threshold=2 2>&1 || true)
+assert_contains "$err" "params.p_threshold: must be a number in (0.5, 1], not '2'" "bad --set value"
+assert_status 2 "--set without = exits 2" -- ev --job "$JOBS" --set p_threshold
+assert_status 2 "heldout without --labels exits 2" -- ev --job "$JOBS" --mode heldout
+assert_status 2 "unknown option exits 2" -- ev --job "$JOBS" --frob
+assert_status 2 "--db without --save-model exits 2" -- ev --job "$JOBS" --db x
+
+# A bad job names the field; an unknown topic lists the topics (exit 1: not the command line).
+err=$(ev --job '{"topic": "x", "relevant_sites": ["ftp://a.org/"], "other_sites": ["http://b.com/"]}' 2>&1 || true)
+assert_contains "$err" "sitescout eval: --job: relevant_sites[0]: 'ftp://a.org/' is not an http(s) URL" \
+  "an inline job body with a bad site is refused, naming the field"
+assert_status 1 "a bad job exits 1" -- ev --job '{"topic": 1}'
+err=$(ev --job "$JOBS" --topic rec.autos 2>&1 || true)
+assert_contains "$err" "no job for this topic (topics there: sci.space)" "unknown topic lists the topics"
+assert_status 1 "a missing job file exits 1" -- ev --job "$SCRATCH/nope.json"
+
+# --- cross-validation on the demo web
+start_replay "$SCRATCH/cv.log" --warc "$WARC"
+ev --job "$JOBS" --topic sci.space --labels "$LABELS" --proxy "$PROXY" \
+  --set politeness_delay_ms=0 --report "$SCRATCH/cv.json" >"$SCRATCH/cv.out" 2>"$SCRATCH/cv.err" ||
+  fail "eval --mode cv failed: $(cat "$SCRATCH/cv.err")"
+stop_replay
+out=$(cat "$SCRATCH/cv.out")
+assert_contains "$out" "sci.space: 10-fold cross-validation over" "the table names the topic and the folds"
+assert_contains "$out" "website classifier:  tp " "the table has the confusion counts"
+[[ ! -s "$SCRATCH/cv.err" ]] || fail "eval wrote to stderr without a terminal: $(cat "$SCRATCH/cv.err")"
+ok "no progress bar when stderr is not a terminal"
+
+# check_report FILE MODE: the figures a user relies on, present and sane.
+check_report() {
+  python3 - "$1" "$2" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+mode = sys.argv[2]
+def unit(x, what):
+    assert isinstance(x, (int, float)) and 0 <= x <= 1, "%s = %r not in [0, 1]" % (what, x)
+assert r["mode"] == mode, r["mode"]
+unit(r["page_accuracy"], "page_accuracy")
+unit(r["p_err"], "p_err")
+assert abs(r["page_accuracy"] + r["p_err"] - 1) < 1e-9, "p_err = 1 - page accuracy"
+for c in ("website", "homepage"):
+    for k in ("precision", "recall", "f1"):
+        unit(r[c][k], c + "." + k)
+    p, q = r[c]["precision"], r[c]["recall"]
+    assert abs(r[c]["f1"] - (2 * p * q / (p + q) if p + q else 0)) < 1e-5, c + ": F = 2PR/(P+R)"
+cap = r["params"]["max_pages_per_site"]
+assert 0 < r["website"]["pages_per_site"] <= cap, "pages per site %r" % r["website"]["pages_per_site"]
+assert all(0 <= s["pages"] <= cap for s in r["sites"]), "a site over the page cap"
+assert r["website"]["f1"] > r["homepage"]["f1"], "website F1 %.3f not above homepage F1 %.3f" % (
+    r["website"]["f1"], r["homepage"]["f1"])
+assert r["prior_target"] == 0.5 and r["params"]["politeness_delay_ms"] == 0
+n = len(r["sites"])
+w = r["website"]
+assert w["tp"] + w["fp"] + w["fn"] + w["tn"] == n == r["sites_evaluated"]
+print("website F1 %.3f, homepage F1 %.3f, %.1f pages per site, %d sites" % (
+    w["f1"], r["homepage"]["f1"], w["pages_per_site"], n))
+EOF
+}
+summary=$(check_report "$SCRATCH/cv.json" cv) || fail "cv report: $summary"
+ok "cv report: $summary"
+n_train=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["sci.space"]; print(len(j["relevant_sites"]) + len(j["other_sites"]))' "$JOBS")
+assert_eq "$n_train" "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["sites_evaluated"] + len(r["training"]["excluded"]))' "$SCRATCH/cv.json")" \
+  "cv classifies every training website once"
+# robots.txt was obeyed while training and classifying.
+out=$(python3 "$SRC/tests/tools/check_access_log.py" "$SCRATCH/cv.log" "$WARC") || fail "politeness: $out"
+ok "robots.txt fetched first and obeyed ($(tail -1 <<<"$out"))"
+
+# --- held-out test sites, and the model into PostgreSQL
+start_private_pg
+start_replay "$SCRATCH/heldout.log" --warc "$WARC"
+ev --job "$JOBS" --topic sci.space --labels "$LABELS" --proxy "$PROXY" --mode heldout \
+  --set politeness_delay_ms=0 --report "$SCRATCH/heldout.json" --save-model --db "$DB_URL" \
+  >"$SCRATCH/heldout.out" 2>&1 || fail "eval --mode heldout failed: $(cat "$SCRATCH/heldout.out")"
+stop_replay
+summary=$(check_report "$SCRATCH/heldout.json" heldout) || fail "heldout report: $summary"
+ok "heldout report: $summary"
+n_test=$(grep -c 'sci.space:test' "$LABELS")
+assert_eq "$n_test" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sites_evaluated"])' "$SCRATCH/heldout.json")" \
+  "heldout classifies every test site of the labels"
+id=$(sed -n 's/^model saved: id \([0-9]*\)$/\1/p' "$SCRATCH/heldout.out")
+[[ -n $id ]] || fail "no model id printed: $(cat "$SCRATCH/heldout.out")"
+ok "--save-model prints the model id ($id)"
+assert_eq "1|t|t" "$(psql_q "select format_version, length(data) > 10000, cv->>'folds' = '10' from models where id = $id")" \
+  "the model is in the models table with its CV figures"
+want=$(python3 -c 'import json,sys; print("%.6f" % json.load(open(sys.argv[1]))["p_err"])' "$SCRATCH/heldout.json")
+assert_eq "$want" "$(psql_q "select round(p_err::numeric, 6) from models where id = $id")" \
+  "the stored p_err is the reported one"

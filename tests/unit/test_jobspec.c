@@ -1,0 +1,305 @@
+/* Unit tests for server/jobspec: job bodies, jobs files, parameters and their errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/jobspec.h"
+
+static void assert_params_equal(const struct jobspec_params *a, const struct jobspec_params *b)
+{
+    assert_float_equal(a->p_threshold, b->p_threshold, 0);
+    assert_int_equal(a->train_pages_per_site, b->train_pages_per_site);
+    assert_int_equal(a->centroids_per_class, b->centroids_per_class);
+    assert_int_equal(a->max_pages_per_site, b->max_pages_per_site);
+    assert_float_equal(a->prior_target, b->prior_target, 0);
+    assert_int_equal(a->politeness_delay_ms, b->politeness_delay_ms);
+    assert_int_equal(a->concurrency, b->concurrency);
+    assert_int_equal(a->cv_folds, b->cv_folds);
+    assert_int_equal(a->seed, b->seed);
+}
+
+static struct jobspec *parse_ok(const char *json)
+{
+    struct jobspec *j = NULL;
+    enum err e = jobspec_parse(json, strlen(json), &j);
+    if (e)
+        fail_msg("parse failed: %s", err_msg());
+    assert_non_null(j);
+    return j;
+}
+
+static void test_valid_body(void **state)
+{
+    (void)state;
+    struct jobspec *j = parse_ok(
+        "{\"topic\": \"sci.space\","
+        " \"relevant_sites\": [\"http://www.Space.com\", \"https://nasa.gov/missions/x.html\"],"
+        " \"other_sites\": [\"http://cooking.org/\"],"
+        " \"start_sites\": [\"http://start.net:8080/\"],"
+        " \"params\": {\"p_threshold\": 0.8, \"max_pages_per_site\": 7, \"seed\": 3}}");
+    assert_string_equal(j->topic, "sci.space");
+    assert_int_equal(j->n_relevant, 2);
+    /* Normalised and reduced to the website's homepage. */
+    assert_string_equal(j->relevant_sites[0], "http://www.space.com/");
+    assert_string_equal(j->relevant_sites[1], "https://nasa.gov/");
+    assert_int_equal(j->n_other, 1);
+    assert_string_equal(j->other_sites[0], "http://cooking.org/");
+    assert_int_equal(j->n_start, 1);
+    assert_string_equal(j->start_sites[0], "http://start.net:8080/");
+    assert_float_equal(j->params.p_threshold, 0.8, 0);
+    assert_int_equal(j->params.max_pages_per_site, 7);
+    assert_int_equal(j->params.seed, 3);
+    /* The others keep their defaults. */
+    assert_int_equal(j->params.train_pages_per_site, 25);
+    assert_float_equal(j->params.prior_target, 0.5, 0);
+    jobspec_free(j);
+    jobspec_free(NULL);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct jobspec *j = parse_ok("{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], "
+                                 "\"other_sites\": [\"http://b.com/\"]}");
+    struct jobspec_params d;
+    jobspec_params_default(&d);
+    assert_params_equal(&j->params, &d);
+    assert_float_equal(d.p_threshold, 0.9, 0);
+    assert_int_equal(d.train_pages_per_site, 25);
+    assert_int_equal(d.centroids_per_class, 4);
+    assert_int_equal(d.max_pages_per_site, 25);
+    assert_float_equal(d.prior_target, 0.5, 0);
+    assert_int_equal(d.politeness_delay_ms, 1000);
+    assert_int_equal(d.concurrency, 64);
+    assert_int_equal(d.cv_folds, 10);
+    assert_int_equal(j->n_start, 0);
+    jobspec_free(j);
+}
+
+struct bad_case {
+    const char *json;
+    enum err code;
+    const char *msg; /* must appear in err_msg() */
+};
+
+static void test_invalid_bodies_name_the_field(void **state)
+{
+    (void)state;
+    static const struct bad_case cases[] = {
+        {"{\"topic\": ", ERR_PARSE, "invalid JSON at line 1"},
+        {"[1, 2]", ERR_INVAL, "must be a JSON object"},
+        {"{\"relevant_sites\": [\"http://a.com/\"], \"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "topic: missing"},
+        {"{\"topic\": 7, \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"]}",
+         ERR_INVAL, "topic: must be a non-empty string"},
+        {"{\"topic\": \"\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"]}",
+         ERR_INVAL, "topic: must be a non-empty string"},
+        {"{\"topic\": \"t\", \"other_sites\": [\"http://b.com/\"]}", ERR_INVAL,
+         "relevant_sites: missing"},
+        {"{\"topic\": \"t\", \"relevant_sites\": \"http://a.com/\", \"other_sites\": "
+         "[\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites: must be an array"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [], \"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites: must list at least one website"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", \"ftp://x.org/\"], "
+         "\"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites[1]: 'ftp://x.org/' is not an http(s) URL"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", 3], \"other_sites\": "
+         "[\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites[1]: must be a string"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"]}", ERR_INVAL,
+         "other_sites: missing"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\", \"http://A.com/x\"]}",
+         ERR_INVAL, "other_sites[1]: website a.com is already in relevant_sites[0]"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", \"http://a.com/\"], "
+         "\"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites[1]: website a.com is already in relevant_sites[0]"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"start_sites\": {}}",
+         ERR_INVAL, "start_sites: must be an array"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"colour\": 1}",
+         ERR_INVAL, "colour: unknown member"},
+        {"{\"topic\": \"t\", \"topic\": \"u\", \"relevant_sites\": [\"http://a.com/\"], "
+         "\"other_sites\": [\"http://b.com/\"]}",
+         ERR_PARSE, "duplicate object key"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": []}",
+         ERR_INVAL, "params: must be an object"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"p_treshold\": 0.8}}",
+         ERR_INVAL, "params.p_treshold: unknown parameter"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"p_threshold\": 1.5}}",
+         ERR_INVAL, "params.p_threshold: must be a number in (0.5, 1]"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"p_threshold\": 0.5}}",
+         ERR_INVAL, "params.p_threshold: must be"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"p_threshold\": \"0.8\"}}",
+         ERR_INVAL, "params.p_threshold: must be"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"max_pages_per_site\": 7.5}}",
+         ERR_INVAL, "params.max_pages_per_site: must be an integer from 1 to 100000"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"prior_target\": 1}}",
+         ERR_INVAL, "params.prior_target: must be a number in (0, 1)"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"cv_folds\": 1}}",
+         ERR_INVAL, "params.cv_folds"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct jobspec *j = (struct jobspec *)1;
+        enum err e = jobspec_parse(cases[i].json, strlen(cases[i].json), &j);
+        if (e != cases[i].code || j != NULL)
+            fail_msg("case %zu: got %d (%s), want %d", i, e, err_msg(), cases[i].code);
+        if (!strstr(err_msg(), cases[i].msg))
+            fail_msg("case %zu: message '%s' lacks '%s'", i, err_msg(), cases[i].msg);
+    }
+}
+
+static void test_params_set(void **state)
+{
+    (void)state;
+    struct jobspec_params p;
+    jobspec_params_default(&p);
+    assert_int_equal(jobspec_params_set(&p, "politeness_delay_ms", "0"), ERR_OK);
+    assert_int_equal(p.politeness_delay_ms, 0);
+    assert_int_equal(jobspec_params_set(&p, "p_threshold", "0.85"), ERR_OK);
+    assert_float_equal(p.p_threshold, 0.85, 0);
+    assert_int_equal(jobspec_params_set(&p, "seed", "12345678901"), ERR_OK);
+    assert_int_equal(p.seed, 12345678901LL);
+    assert_int_equal(jobspec_params_set(&p, "max_pages_per_site", "1e1"), ERR_OK);
+    assert_int_equal(p.max_pages_per_site, 10);
+
+    struct jobspec_params before = p;
+    assert_int_equal(jobspec_params_set(&p, "nope", "1"), ERR_NOTFOUND);
+    assert_string_equal(err_msg(), "params.nope: unknown parameter");
+    assert_int_equal(jobspec_params_set(&p, "concurrency", "0"), ERR_INVAL);
+    assert_non_null(strstr(err_msg(), "params.concurrency: must be an integer from 1"));
+    assert_int_equal(jobspec_params_set(&p, "concurrency", "8x"), ERR_INVAL);
+    assert_non_null(strstr(err_msg(), "not '8x'"));
+    assert_int_equal(jobspec_params_set(&p, "concurrency", ""), ERR_INVAL);
+    assert_int_equal(jobspec_params_set(&p, "p_threshold", "nan"), ERR_INVAL);
+    assert_int_equal(jobspec_params_set(&p, "p_threshold", "inf"), ERR_INVAL);
+    assert_int_equal(jobspec_params_set(&p, "seed", "-1"), ERR_INVAL);
+    assert_int_equal(jobspec_params_set(&p, "seed", "99999999999999999999999"), ERR_INVAL);
+    assert_params_equal(&p, &before); /* failures change nothing */
+}
+
+static void test_params_json_round_trip(void **state)
+{
+    (void)state;
+    struct jobspec_params p;
+    jobspec_params_default(&p);
+    assert_int_equal(jobspec_params_set(&p, "p_threshold", "0.8125"), ERR_OK);
+    assert_int_equal(jobspec_params_set(&p, "concurrency", "3"), ERR_OK);
+    struct buf b;
+    buf_init(&b, 0);
+    assert_int_equal(buf_append_str(&b, "{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"],"
+                                        " \"other_sites\": [\"http://b.com/\"], \"params\": "),
+                     ERR_OK);
+    assert_int_equal(jobspec_params_json(&p, &b), ERR_OK);
+    assert_int_equal(buf_append_str(&b, "}"), ERR_OK);
+    assert_non_null(strstr(buf_str(&b), "\"p_threshold\":0.8125"));
+    struct jobspec *j = parse_ok(buf_str(&b));
+    assert_params_equal(&j->params, &p);
+    jobspec_free(j);
+    buf_release(&b);
+}
+
+static const char jobs_file[] =
+    "{\"a.topic\": {\"topic\": \"a.topic\", \"relevant_sites\": [\"http://a1.com/\"],"
+    "              \"other_sites\": [\"http://o1.com/\"]},"
+    " \"b.topic\": {\"topic\": \"b.topic\", \"relevant_sites\": [\"http://b1.com/\"],"
+    "              \"other_sites\": [\"http://o1.com/\", 5]}}";
+
+static void test_jobs_file(void **state)
+{
+    (void)state;
+    struct jobspec *j = NULL;
+    assert_int_equal(jobspec_select(jobs_file, strlen(jobs_file), "jobs.json", "a.topic", &j),
+                     ERR_OK);
+    assert_string_equal(j->topic, "a.topic");
+    assert_string_equal(j->relevant_sites[0], "http://a1.com/");
+    jobspec_free(j);
+
+    /* Errors in an entry name the entry and the field. */
+    assert_int_equal(jobspec_select(jobs_file, strlen(jobs_file), "jobs.json", "b.topic", &j),
+                     ERR_INVAL);
+    assert_null(j);
+    assert_non_null(strstr(err_msg(), "jobs.json: [\"b.topic\"].other_sites[1]: must be a string"));
+
+    /* An unknown topic lists the topics there. */
+    assert_int_equal(jobspec_select(jobs_file, strlen(jobs_file), "jobs.json", "c", &j),
+                     ERR_NOTFOUND);
+    assert_non_null(strstr(err_msg(), "a.topic, b.topic"));
+    /* Several entries and no topic: say so. */
+    assert_int_equal(jobspec_select(jobs_file, strlen(jobs_file), "jobs.json", NULL, &j),
+                     ERR_NOTFOUND);
+    assert_non_null(strstr(err_msg(), "pick one"));
+
+    /* One entry: no topic needed. */
+    const char one[] = "{\"x\": {\"topic\": \"x\", \"relevant_sites\": [\"http://a.com/\"], "
+                       "\"other_sites\": [\"http://b.com/\"]}}";
+    assert_int_equal(jobspec_select(one, strlen(one), "one.json", NULL, &j), ERR_OK);
+    assert_string_equal(j->topic, "x");
+    jobspec_free(j);
+
+    /* A plain body: the topic, if given, must match. */
+    const char body[] = "{\"topic\": \"x\", \"relevant_sites\": [\"http://a.com/\"], "
+                        "\"other_sites\": [\"http://b.com/\"]}";
+    assert_int_equal(jobspec_select(body, strlen(body), "body.json", "x", &j), ERR_OK);
+    jobspec_free(j);
+    assert_int_equal(jobspec_select(body, strlen(body), "body.json", "y", &j), ERR_NOTFOUND);
+    assert_null(j);
+    const char bad[] = "{\"topic\": \"x\", \"relevant_sites\": [\"nope\"], "
+                       "\"other_sites\": [\"http://b.com/\"]}";
+    assert_int_equal(jobspec_select(bad, strlen(bad), "body.json", NULL, &j), ERR_INVAL);
+    assert_non_null(strstr(err_msg(), "body.json: relevant_sites[0]: 'nope' is not"));
+
+    assert_int_equal(jobspec_select("{}", 2, "empty.json", NULL, &j), ERR_INVAL);
+    assert_int_equal(jobspec_select("{\"x\": 1}", 8, "n.json", "x", &j), ERR_INVAL);
+    assert_non_null(strstr(err_msg(), "n.json: [\"x\"]: must be a JSON object"));
+}
+
+static void test_load_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_jobspec.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, jobs_file, strlen(jobs_file)), (ssize_t)strlen(jobs_file));
+    close(fd);
+    struct jobspec *j = NULL;
+    assert_int_equal(jobspec_load(path, "a.topic", &j), ERR_OK);
+    assert_string_equal(j->other_sites[0], "http://o1.com/");
+    jobspec_free(j);
+    unlink(path);
+    assert_int_equal(jobspec_load(path, "a.topic", &j), ERR_IO);
+    assert_non_null(strstr(err_msg(), "cannot open"));
+    assert_null(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_body),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_invalid_bodies_name_the_field),
+        cmocka_unit_test(test_params_set),
+        cmocka_unit_test(test_params_json_round_trip),
+        cmocka_unit_test(test_jobs_file),
+        cmocka_unit_test(test_load_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

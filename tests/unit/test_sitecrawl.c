@@ -1,0 +1,335 @@
+/*
+ * Unit tests for crawler/sitecrawl (the internal crawler): hand-made fetch results and
+ * a tiny trained page classifier. Homepage first, best-first by confidence variance,
+ * stop at p_threshold, page cap, transversal edges once per page per host, an offsite
+ * redirect as an edge of weight 0.5, robots-refused URLs free.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier/pagecls.h"
+#include "crawler/sitecrawl.h"
+
+#define SPACE "rocket orbit launch satellite moon planet shuttle telescope"
+#define COOK  "recipe bake flour sugar oven butter dinner kitchen"
+
+struct fixture {
+    struct pagecls *m;
+    struct pagecls_scratch *s;
+};
+
+/* Two classes, three sites each, one centroid per class. */
+static int setup(void **state)
+{
+    static const char *texts[] = {
+        SPACE, "rocket orbit launch moon", "satellite planet shuttle telescope rocket",
+        COOK,  "recipe bake flour oven",   "sugar butter dinner kitchen recipe",
+    };
+    struct pagecls_doc docs[6];
+    for (int i = 0; i < 6; i++)
+        docs[i] = (struct pagecls_doc){texts[i], strlen(texts[i]),
+                                       i < 3 ? PAGECLS_TARGET : PAGECLS_OTHER, (uint32_t)i};
+    struct pagecls_params p;
+    pagecls_params_default(&p);
+    p.centroids = 1;
+    p.min_df = 1;
+    p.min_sites = 1;
+    struct fixture *f = calloc(1, sizeof *f);
+    if (!f || pagecls_train(&p, docs, 6, &f->m) != ERR_OK ||
+        pagecls_scratch_new(f->m, &f->s) != ERR_OK)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    pagecls_scratch_free(f->s);
+    pagecls_free(f->m);
+    free(f);
+    return 0;
+}
+
+static double pr_of(struct fixture *f, const char *text)
+{
+    struct pagecls_result r;
+    assert_int_equal(pagecls_classify(f->m, f->s, text, strlen(text), &r), ERR_OK);
+    return r.pr[PAGECLS_TARGET];
+}
+
+static struct sitecrawl_params params(double p_threshold, int max_pages)
+{
+    return (struct sitecrawl_params){.prior_target = 0.5,
+                                     .p_err = 0.1,
+                                     .p_threshold = p_threshold,
+                                     .l_threshold = 0,
+                                     .c = 1,
+                                     .max_pages = max_pages};
+}
+
+/* Feed `url` (must be the one handed out) as an HTML page with this text and links. */
+static void feed_page(struct sitecrawl *sc, const char *url, const char *text,
+                      const char *const *links, size_t n_links)
+{
+    char body[8192];
+    int n = snprintf(body, sizeof body, "<html><head><title>t</title></head><body><p>%s</p>",
+                     text);
+    for (size_t i = 0; i < n_links; i++)
+        n += snprintf(body + n, sizeof body - (size_t)n, "<a href=\"%s\">x</a>", links[i]);
+    n += snprintf(body + n, sizeof body - (size_t)n, "</body></html>");
+    const char *next = sitecrawl_next(sc);
+    assert_non_null(next);
+    assert_string_equal(next, url);
+    struct fetch_result r = {0};
+    r.url = (char *)url;
+    r.final_url = (char *)url;
+    r.status = FETCH_OK;
+    r.http_status = 200;
+    r.content_type = "text/html";
+    r.body = body;
+    r.body_len = (size_t)n;
+    assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+}
+
+static void feed_status(struct sitecrawl *sc, const char *url, enum fetch_status st,
+                        const char *redirect)
+{
+    const char *next = sitecrawl_next(sc);
+    assert_non_null(next);
+    assert_string_equal(next, url);
+    struct fetch_result r = {0};
+    r.url = (char *)url;
+    r.final_url = (char *)url;
+    r.status = st;
+    r.http_status = st == FETCH_REDIRECT ? 301 : st == FETCH_HTTP_ERROR ? 404 : 0;
+    r.redirect_url = (char *)redirect;
+    assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+}
+
+static void test_homepage_first_and_best_first(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.999999, 10);
+    struct sitecrawl *sc;
+    /* The start URL is normalised. */
+    assert_int_equal(sitecrawl_new("HTTP://Example.COM:80", &p, f->m, f->s, &sc), ERR_OK);
+    assert_string_equal(sitecrawl_next(sc), "http://example.com/");
+    assert_string_equal(sitecrawl_next(sc), "http://example.com/"); /* same until fed */
+
+    /* The homepage links B before A: equal rank, so the first found goes first. */
+    static const char *home_links[] = {"/b.html", "/a.html"};
+    feed_page(sc, "http://example.com/", "rocket orbit", home_links, 2);
+    /* B says nothing (no known word): its link to D gets weight 0. */
+    static const char *b_links[] = {"/d.html"};
+    feed_page(sc, "http://example.com/b.html", "zyzzyva quokka", b_links, 1);
+    /* A is decisive: its link to C outranks D, although D was found first. */
+    static const char *a_links[] = {"/c.html"};
+    feed_page(sc, "http://example.com/a.html", SPACE, a_links, 1);
+    assert_string_equal(sitecrawl_next(sc), "http://example.com/c.html");
+    feed_page(sc, "http://example.com/c.html", "zyzzyva", NULL, 0);
+    feed_page(sc, "http://example.com/d.html", "zyzzyva", NULL, 0);
+    /* Nothing left: over. */
+    assert_null(sitecrawl_next(sc));
+    assert_true(sitecrawl_done(sc));
+    assert_int_equal(sitecrawl_fetches(sc), 5);
+
+    size_t n;
+    const struct sitecrawl_page *pg = sitecrawl_pages(sc, &n);
+    assert_int_equal(n, 5);
+    assert_string_equal(pg[0].url, "http://example.com/");
+    assert_float_equal(pg[0].pr_target, pr_of(f, "t\nrocket orbit"), 1e-12);
+    assert_float_equal(pg[1].pr_target, 0.5, 0); /* no evidence */
+    assert_true(pg[2].pr_target > 0.9);
+    sitecrawl_free(sc);
+}
+
+static void test_rank_is_average_of_linking_pages(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.999999, 10);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    static const char *home_links[] = {"/x.html", "/n.html", "/y.html"};
+    feed_page(sc, "http://example.com/", SPACE, home_links, 3); /* decisive */
+    /* X (neutral) links to Y: Y's rank drops to the average of home and X, below N's. */
+    static const char *x_links[] = {"/y.html"};
+    feed_page(sc, "http://example.com/x.html", "zyzzyva", x_links, 1);
+    assert_string_equal(sitecrawl_next(sc), "http://example.com/n.html");
+    sitecrawl_free(sc);
+}
+
+static void test_stops_at_threshold(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.9, 25);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    static const char *links[] = {"/1.html", "/2.html", "/3.html", "/4.html"};
+    double x = pr_of(f, "t\n" COOK);
+    /* Each cooking page: P'(t) = x 0.9 + (1-x) 0.1, P'(o) = 1 - P'(t). */
+    double pt = x * 0.9 + (1 - x) * 0.1, po = 1 - pt;
+    unsigned need = 0;
+    double lo = 0;
+    do {
+        lo += log(po / pt);
+        need++;
+    } while (1 / (1 + exp(lo)) > 0.1); /* until Pr[other|W] >= 0.9 */
+    assert_true(need >= 1 && need <= 4);
+    feed_page(sc, "http://example.com/", COOK, links, 4);
+    for (unsigned i = 1; i < need; i++) {
+        char url[64];
+        snprintf(url, sizeof url, "http://example.com/%u.html", i);
+        feed_page(sc, url, COOK, NULL, 0);
+    }
+    assert_true(sitecrawl_done(sc));
+    assert_null(sitecrawl_next(sc));
+    assert_true(sitecrawl_decided(sc));
+    assert_false(sitecrawl_relevant(sc));
+    assert_int_equal(sitecrawl_pages_to_decide(sc), need);
+    assert_int_equal(sitecrawl_fetches(sc), (int)need);
+    assert_float_equal(sitecrawl_confidence(sc), 1 / (1 + exp(lo)), 1e-9);
+    sitecrawl_free(sc);
+}
+
+static void test_page_cap(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.999999, 3);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    static const char *links[] = {"/1.html", "/2.html", "/3.html", "/4.html"};
+    feed_page(sc, "http://example.com/", "zyzzyva", links, 4);
+    /* A 404 and a robots refusal: the 404 costs a fetch, the refusal does not. */
+    feed_status(sc, "http://example.com/1.html", FETCH_HTTP_ERROR, NULL);
+    feed_status(sc, "http://example.com/2.html", FETCH_ROBOTS, NULL);
+    assert_false(sitecrawl_done(sc));
+    feed_page(sc, "http://example.com/3.html", "zyzzyva", NULL, 0);
+    assert_true(sitecrawl_done(sc));
+    assert_null(sitecrawl_next(sc));
+    assert_false(sitecrawl_decided(sc));
+    assert_int_equal(sitecrawl_fetches(sc), 3);
+    assert_int_equal(sitecrawl_pages_to_decide(sc), 2); /* the two classified pages */
+    assert_float_equal(sitecrawl_confidence(sc), 0.5, 1e-12);
+    assert_false(sitecrawl_relevant(sc));
+    size_t n;
+    sitecrawl_pages(sc, &n);
+    assert_int_equal(n, 4); /* every fetch is recorded, the refused one too */
+    sitecrawl_free(sc);
+}
+
+static void test_edges(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.999999, 10);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    /* Two links to other.org from one page count once; the same host on another page again. */
+    static const char *home_links[] = {"http://other.org/x", "http://other.org/y",
+                                       "http://third.net/", "/a.html", "/b.html"};
+    feed_page(sc, "http://example.com/", SPACE, home_links, 5);
+    static const char *a_links[] = {"http://OTHER.org:80/z#frag"};
+    feed_page(sc, "http://example.com/a.html", COOK, a_links, 1);
+    /* An offsite redirect is a transversal link without page evidence: weight 0.5. */
+    feed_status(sc, "http://example.com/b.html", FETCH_REDIRECT, "http://www.moved.com/b");
+    double home = pr_of(f, "t\n" SPACE), a = pr_of(f, "t\n" COOK);
+    size_t n;
+    const struct edge *e = sitecrawl_edges(sc, &n);
+    assert_int_equal(n, 3);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(e[i].host, "other.org") == 0) {
+            assert_string_equal(e[i].homepage, "http://other.org/");
+            assert_int_equal(e[i].page_count, 2);
+            assert_float_equal(e[i].conf_sum, home + a, 1e-12);
+            seen |= 1;
+        } else if (strcmp(e[i].host, "third.net") == 0) {
+            assert_int_equal(e[i].page_count, 1);
+            assert_float_equal(e[i].conf_sum, home, 1e-12);
+            seen |= 2;
+        } else {
+            assert_string_equal(e[i].host, "www.moved.com");
+            assert_string_equal(e[i].homepage, "http://www.moved.com/");
+            assert_int_equal(e[i].page_count, 1);
+            assert_float_equal(e[i].conf_sum, 0.5, 0);
+            seen |= 4;
+        }
+    }
+    assert_int_equal(seen, 7);
+    const struct sitecrawl_page *pg = sitecrawl_pages(sc, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(pg[0].n_transversal, 3);
+    assert_int_equal(pg[2].status, FETCH_REDIRECT);
+    assert_true(isnan(pg[2].pr_target));
+    sitecrawl_free(sc);
+}
+
+static void test_same_site_redirect_not_fetched_twice(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.999999, 10);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    const char *next = sitecrawl_next(sc);
+    assert_string_equal(next, "http://example.com/");
+    /* The homepage moved to /index.html, which links to itself and to /a.html. */
+    const char body[] = "<a href=\"/index.html\">home</a><a href=\"/a.html\">a</a>";
+    struct fetch_result r = {0};
+    r.url = "http://example.com/";
+    r.final_url = "http://example.com/index.html";
+    r.status = FETCH_OK;
+    r.content_type = "text/html";
+    r.body = (char *)body;
+    r.body_len = sizeof body - 1;
+    r.redirects = 1;
+    assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+    assert_string_equal(sitecrawl_next(sc), "http://example.com/a.html");
+    feed_page(sc, "http://example.com/a.html", "zyzzyva", NULL, 0);
+    assert_null(sitecrawl_next(sc));
+    sitecrawl_free(sc);
+}
+
+static void test_misuse(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.9, 10);
+    struct sitecrawl *sc;
+    /* Feeding before a URL was handed out is an error. */
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    struct fetch_result r = {0};
+    r.url = "http://example.com/";
+    r.status = FETCH_HTTP_ERROR;
+    assert_int_equal(sitecrawl_feed(sc, &r), ERR_INVAL);
+    sitecrawl_free(sc);
+    p.max_pages = 0;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_INVAL);
+    assert_null(sc);
+    p = params(0.9, 10);
+    p.c = 0.5;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_INVAL);
+    p = params(0.9, 10);
+    assert_int_equal(sitecrawl_new("ftp://example.com/", &p, f->m, f->s, &sc), ERR_INVAL);
+    assert_null(sc);
+    sitecrawl_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_homepage_first_and_best_first),
+        cmocka_unit_test(test_rank_is_average_of_linking_pages),
+        cmocka_unit_test(test_stops_at_threshold),
+        cmocka_unit_test(test_page_cap),
+        cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_same_site_redirect_not_fetched_twice),
+        cmocka_unit_test(test_misuse),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
