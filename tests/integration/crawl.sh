@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# sitescout crawl end to end on the demo web: the relevant websites are found and
+# stored, robots.txt is obeyed, a crawl killed with -9 resumes without losing or
+# repeating anything, and bad input gets a clear error.
+source "$(dirname "$0")/lib.sh"
+make_scratch
+start_private_pg
+WARC=$SRC/demo/demo.warc.gz
+JOBS=$SRC/demo/demo.jobs.json
+LABELS=$SRC/demo/demo.sites.tsv
+crawl() { "$BIN" crawl --db "$DB_URL" "$@"; }
+json() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
+
+# --- a whole crawl of the demo web
+start_replay "$SCRATCH/access.log" --warc "$WARC"
+crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --labels "$LABELS" \
+  --report "$SCRATCH/r.json" --set politeness_delay_ms=0 >"$SCRATCH/out" 2>&1 ||
+  fail "crawl failed: $(cat "$SCRATCH/out")"
+ok "the demo crawl runs to the end"
+job=$(json "$SCRATCH/r.json" "['job_id']")
+assert_contains "$(cat "$SCRATCH/out")" "job $job: done" "the summary says the job is done"
+assert_contains "$(cat "$SCRATCH/out")" "top relevant websites:" "the summary lists the top sites"
+p=$(json "$SCRATCH/r.json" "['precision']")
+r=$(json "$SCRATCH/r.json" "['recall']")
+python3 -c "import sys; sys.exit(not ($p >= 0.9 and $r >= 0.8))" ||
+  fail "precision $p / recall $r below 0.9 / 0.8"
+ok "precision $p and recall $r against the labels"
+[[ $(json "$SCRATCH/r.json" "['pages_downloaded']") -gt 0 ]] || fail "no pages in the report"
+[[ $(json "$SCRATCH/r.json" "['curve'].__len__()") -ge 1 ]] || fail "no curve in the report"
+ok "the report has the figures and a curve"
+n=$(psql_q "select count(*) from relevant_websites where job_id = $job")
+[[ $n -ge 10 ]] || fail "relevant_websites has only $n rows"
+ok "relevant_websites lists $n websites"
+assert_eq 0 "$(psql_q "select count(*) from relevant_websites w join sites s using (job_id, host)
+  where w.job_id = $job and s.role like 'train%'")" "training sites are not in relevant_websites"
+assert_eq 1 "$(psql_q "select count(*) from models where job_id = $job")" "the model is stored"
+[[ $(psql_q "select count(*) from metrics where job_id = $job") -ge 1 ]] || fail "no metrics rows"
+ok "metrics are recorded"
+stop_replay
+out=$(python3 "$SRC/tests/tools/check_access_log.py" "$SCRATCH/access.log" "$WARC") ||
+  fail "politeness: $out"
+ok "robots.txt obeyed, one connection per host ($(tail -1 <<<"$out"))"
+
+# --- kill -9 in the middle of a crawl, then --resume
+start_replay "$SCRATCH/access2.log" --warc "$WARC"
+crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=150 \
+  --set concurrency=8 >"$SCRATCH/out2" 2>&1 &
+pid=$!
+job2=""
+for _ in $(seq 600); do
+  job2=$(psql_q "select max(id) from jobs")
+  [[ $job2 != "$job" && -n $job2 ]] &&
+    [[ $(psql_q "select sites_examined from jobs where id = $job2") -ge 5 ]] && break
+  sleep 0.1
+done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+examined_before=$(psql_q "select sites_examined from jobs where id = $job2")
+claimed=$(psql_q "select count(*) from sites where job_id = $job2 and state = 'claimed'")
+[[ $examined_before -ge 5 && $claimed -ge 1 ]] ||
+  fail "kill -9 did not hit mid-crawl (examined $examined_before, claimed $claimed)"
+ok "killed mid-crawl: $examined_before sites examined, $claimed in flight"
+assert_eq crawling "$(psql_q "select state from jobs where id = $job2")" "the job is left crawling"
+crawl --resume "$job2" --proxy "$PROXY" >"$SCRATCH/out3" 2>&1 || fail "resume failed: $(cat "$SCRATCH/out3")"
+assert_contains "$(cat "$SCRATCH/out3")" "job $job2: done" "--resume finishes the job"
+examined_after=$(psql_q "select sites_examined from jobs where id = $job2")
+[[ $examined_after -gt $examined_before ]] || fail "resume examined nothing new"
+ok "resume went on ($examined_before -> $examined_after sites)"
+assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job2 and state = 'claimed'")" \
+  "no site is left claimed"
+assert_eq "$examined_after" "$(psql_q "select count(*) from sites where job_id = $job2
+  and state = 'examined' and role not like 'train%'")" "the counters match the sites table"
+assert_eq 0 "$(psql_q "select count(*) from (select host, url from pages where job_id = $job2
+  and purpose = 'crawl' group by host, url having count(*) > 1) d")" "no page was stored twice"
+stop_replay
+
+# --- bad input: one-line errors, exit 2, nothing stored
+jobs_before=$(psql_q "select count(*) from jobs")
+err=$(crawl --job "$SCRATCH/nope.json" 2>&1 || true)
+assert_contains "$err" "sitescout crawl: " "a missing job file is reported"
+assert_status 2 "a missing job file exits 2" -- crawl --job "$SCRATCH/nope.json"
+err=$(crawl --job "$JOBS" --topic sci.space --set bogus=1 2>&1 || true)
+assert_contains "$err" "params.bogus" "an unknown parameter is named"
+err=$(crawl --job "$JOBS" --topic sci.space --set p_threshold=2 2>&1 || true)
+assert_contains "$err" "params.p_threshold" "a bad parameter value is named"
+assert_status 2 "a bad parameter exits 2" -- crawl --job "$JOBS" --topic sci.space --set p_threshold=2
+assert_status 2 "--job and --resume together exit 2" -- crawl --job "$JOBS" --resume 1
+assert_eq "$jobs_before" "$(psql_q "select count(*) from jobs")" "bad input stored no job"
+
+# --- a job that cannot train fails with its reason
+cat >"$SCRATCH/dead.json" <<'JSON'
+{"topic": "nothing", "relevant_sites": ["http://no-such-host.invalid/"],
+ "other_sites": ["http://www.cs.berkeley.edu/"]}
+JSON
+start_replay "$SCRATCH/access3.log" --warc "$WARC"
+assert_status 1 "a job that cannot train exits 1" -- crawl --job "$SCRATCH/dead.json" --proxy "$PROXY" \
+  --set politeness_delay_ms=0
+dead=$(psql_q "select max(id) from jobs")
+assert_eq failed "$(psql_q "select state from jobs where id = $dead")" "the job is marked failed"
+assert_contains "$(psql_q "select error from jobs where id = $dead")" "no training page" \
+  "the job records why it failed"
+stop_replay
