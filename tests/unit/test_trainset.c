@@ -60,7 +60,7 @@ static int start_replay(void **state)
     fclose(out);
     line[strcspn(line, "\n")] = '\0';
     r->pid = pid;
-    snprintf(r->proxy, sizeof r->proxy, "http://%s", line + 13);
+    snprintf(r->proxy, sizeof r->proxy, "http://%.100s", line + 13);
     *state = r;
     return 0;
 }
