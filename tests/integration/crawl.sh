@@ -74,6 +74,32 @@ assert_eq 0 "$(psql_q "select count(*) from (select host, url from pages where j
   and purpose = 'crawl' group by host, url having count(*) > 1) d")" "no page was stored twice"
 stop_replay
 
+# --- stop conditions: relevant sites wanted, windowed pprs, a pause asked from outside
+start_replay "$SCRATCH/access4.log" --warc "$WARC"
+crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=0 \
+  --set max_relevant_sites=3 --set concurrency=2 >"$SCRATCH/out4" 2>&1
+assert_contains "$(cat "$SCRATCH/out4")" "(max_relevant_sites)" "max_relevant_sites stops the crawl"
+crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=0 \
+  --set pprs_window=30 --set pprs_limit=2 --set concurrency=2 >"$SCRATCH/out5" 2>&1
+assert_contains "$(cat "$SCRATCH/out5")" "(pprs_limit)" "a windowed pprs over the limit stops the crawl"
+crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=100 \
+  --set concurrency=4 >"$SCRATCH/out6" 2>&1 &
+pid=$!
+job3=""
+for _ in $(seq 600); do
+  job3=$(psql_q "select id from jobs where state = 'crawling' order by id desc limit 1")
+  [[ -n $job3 ]] && break
+  sleep 0.1
+done
+psql_q "update jobs set stop_requested = 'pause' where id = $job3"
+wait "$pid" || fail "a paused crawl should exit 0: $(cat "$SCRATCH/out6")"
+assert_eq paused "$(psql_q "select state from jobs where id = $job3")" "a pause request pauses the job"
+assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job3 and state = 'claimed'")" \
+  "a paused job holds no claims"
+crawl --resume "$job3" --proxy "$PROXY" >"$SCRATCH/out7" 2>&1 || fail "resume after pause failed"
+assert_eq done "$(psql_q "select state from jobs where id = $job3")" "a paused job resumes to the end"
+stop_replay
+
 # --- bad input: one-line errors, exit 2, nothing stored
 jobs_before=$(psql_q "select count(*) from jobs")
 err=$(crawl --job "$SCRATCH/nope.json" 2>&1 || true)
