@@ -237,6 +237,7 @@ static enum err slot_finish(struct run *r, struct slot *sl)
         r->c.relevant += res.relevant;
         window_add(r);
         r->site_done = 1;
+        r->border_empty = 0; /* its links may have added to the border */
         log_debug("extcrawl: %s examined: confidence %.3f, %s, %d pages", sl->host, conf,
                   res.relevant ? "relevant" : "not relevant", res.fetches);
     }

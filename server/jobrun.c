@@ -282,7 +282,13 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
         snprintf(c.worker, sizeof c.worker, "%s:%d", host, (int)getpid());
     }
     struct crawlstore_job job;
-    enum err e = crawlstore_job_get(s, id, &job);
+    enum err e = crawlstore_set_worker(s, c.worker);
+    if (!e)
+        e = crawlstore_fence(s, id, c.worker);
+    if (!e)
+        e = crawlstore_job_heartbeat(s, id, c.worker); /* the next run fences us by name */
+    if (!e)
+        e = crawlstore_job_get(s, id, &job);
     if (e)
         return e;
     if (strcmp(job.state, "done") == 0 || strcmp(job.state, "failed") == 0) {

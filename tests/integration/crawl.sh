@@ -67,7 +67,9 @@ examined_after=$(psql_q "select sites_examined from jobs where id = $job2")
 [[ $examined_after -gt $examined_before ]] || fail "resume examined nothing new"
 ok "resume went on ($examined_before -> $examined_after sites)"
 assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job2 and state = 'claimed'")" \
-  "no site is left claimed"
+  "no site is left claimed ($(psql_q "select host, claimed_by, claimed_at from sites
+    where job_id = $job2 and state = 'claimed'"); resumed by $(psql_q "select worker from jobs
+    where id = $job2"))"
 assert_eq "$examined_after" "$(psql_q "select count(*) from sites where job_id = $job2
   and state = 'examined' and role not like 'train%'")" "the counters match the sites table"
 assert_eq 0 "$(psql_q "select count(*) from (select host, url from pages where job_id = $job2
