@@ -10,7 +10,7 @@
 
 /* Per-site BFS state next to the public record. */
 struct site_state {
-    char **queue;        /* URLs to fetch, BFS order; [head, n) pending */
+    char **queue; /* URLs to fetch, BFS order; [head, n) pending */
     size_t head, n, cap;
     struct strmap queued; /* URLs ever queued */
     struct strmap read;   /* final URLs of pages kept */
@@ -56,7 +56,7 @@ void trainset_free(struct trainset *ts)
 {
     if (!ts)
         return;
-    for (size_t i = 0; i < ts->n; i++) {
+    for (size_t i = 0; ts->sites && ts->st && i < ts->n; i++) {
         struct trainset_site *s = &ts->sites[i];
         for (size_t j = 0; j < s->n_pages; j++)
             page_release(&s->pages[j]);

@@ -31,38 +31,38 @@
 #include "crawler/fetch.h"
 
 struct trainset_page {
-    char *url;           /* final URL (after same-site redirects) */
-    char *text;          /* pageinfo text: title, newline, visible text; never NULL */
+    char *url;  /* final URL (after same-site redirects) */
+    char *text; /* pageinfo text: title, newline, visible text; never NULL */
     size_t text_len;
-    char **transversal;  /* links to other websites (normalised, unique on the page) */
+    char **transversal; /* links to other websites (normalised, unique on the page) */
     size_t n_transversal;
 };
 
 struct trainset_site {
-    char *homepage;      /* as given, normalised */
-    char *site;          /* homepage of the website read (differs after an offsite redirect) */
+    char *homepage; /* as given, normalised */
+    char *site;     /* homepage of the website read (differs after an offsite redirect) */
     struct trainset_page *pages; /* BFS order; pages[0] is the homepage when n_pages > 0 */
     size_t n_pages;
-    int fetches;         /* fetch attempts made */
+    int fetches;                   /* fetch attempts made */
     enum fetch_status home_status; /* of the homepage fetch (of the target, if redirected) */
     int home_http_status;
-    int redirected;      /* 1 when the homepage redirected to another host (followed) */
+    int redirected; /* 1 when the homepage redirected to another host (followed) */
 };
 
 struct trainset_progress {
     size_t pages_done;     /* training pages read so far */
     size_t pages_expected; /* k per unfinished site + pages of finished ones */
     size_t sites_done, sites;
-    size_t fetches;        /* fetch results received */
+    size_t fetches; /* fetch results received */
 };
 
 /* Return nonzero to stop collecting (trainset_run then returns ERR_INTERRUPT). */
 typedef int (*trainset_progress_fn)(void *ctx, const struct trainset_progress *p);
 
 struct trainset_params {
-    int pages_per_site;  /* k (>= 1); default 25 */
-    int max_fetches;     /* fetch attempts per site; default (0) 3k */
-    uint64_t tag_base;   /* fetch tags used: tag_base + site index; default 0 */
+    int pages_per_site;            /* k (>= 1); default 25 */
+    int max_fetches;               /* fetch attempts per site; default (0) 3k */
+    uint64_t tag_base;             /* fetch tags used: tag_base + site index; default 0 */
     trainset_progress_fn progress; /* called after every result and about once a second */
     void *progress_ctx;
 };

@@ -40,7 +40,7 @@ void cmd_eval_usage(void)
            "Modes:\n"
            "  cv       (default) k-fold cross-validation over the training websites: each\n"
            "           held-out website is classified by the internal crawler (best-first\n"
-           "           from its homepage until p_threshold or max_pages_per_site pages, no\n"
+           "           from its homepage until p_threshold or max_pages_to_decide fetches, no\n"
            "           LinkRank continuation) and by the homepage classifier (the same page\n"
            "           classifier trained on homepages only, applied to its homepage)\n"
            "  heldout  train on all training websites, evaluate on the websites whose role\n"
@@ -56,10 +56,12 @@ void cmd_eval_usage(void)
            "  --proxy URL        fetch through this HTTP proxy, e.g. a 'sitescout replay'\n"
            "  --mode cv|heldout  see above (default cv)\n"
            "  --report FILE      also write the figures as JSON to FILE\n"
-           "  --set KEY=VALUE    override a job parameter (repeatable): p_threshold,\n"
-           "                     train_pages_per_site, centroids_per_class,\n"
-           "                     max_pages_per_site, prior_target, politeness_delay_ms,\n"
-           "                     concurrency, cv_folds, seed\n"
+           "  --set KEY=VALUE    override a job parameter (repeatable); those that matter\n"
+           "                     here: p_threshold (0.9), max_pages_to_decide (7),\n"
+           "                     max_pages_per_site (25), prior_target (0.5),\n"
+           "                     train_pages_per_site (25), centroids_per_class (4),\n"
+           "                     cv_folds (10), seed, politeness_delay_ms (1000: use 0\n"
+           "                     with a replay), concurrency (64)\n"
            "  --save-model       store the page classifier trained on all training\n"
            "                     websites in the database and print its id\n"
            "  --db URL           database for --save-model (default $SITESCOUT_DB, else the\n"
@@ -144,9 +146,9 @@ static void print_table(const struct jobspec *job, const struct evaluate_result 
     if (r->n_excluded)
         printf("excluded: %zu training websites gave no page (first: %s)\n", r->n_excluded,
                r->excluded[0]);
-    printf("website classifier: prior Pr[target] %.2f, p_threshold %.2f, at most %d pages, no "
-           "LinkRank continuation\n\n",
-           r->prior_target, p->p_threshold, p->max_pages_per_site);
+    printf("website classifier: prior Pr[target] %.2f, p_threshold %.2f, at most %d fetches per "
+           "site, no LinkRank continuation\n\n",
+           r->prior_target, p->p_threshold, r->page_cap);
 
     double fw = evalstats_f1(&r->website), fh = evalstats_f1(&r->homepage);
     printf("%-24s %6s %6s %6s %6s %6s %6s | %6s %6s %6s | %7s\n", "", "page", "", "pages", "web",
@@ -205,6 +207,7 @@ static enum err write_report(const char *path, const struct jobspec *job,
     buf_release(&pj);
     json_object_set_new(root, "prior_target", jnum(r->prior_target));
     json_object_set_new(root, "p_threshold", jnum(job->params.p_threshold));
+    json_object_set_new(root, "page_cap", json_integer(r->page_cap));
     json_object_set_new(root, "page_accuracy", jnum(r->page_cv.accuracy));
     json_object_set_new(root, "p_err", jnum(r->page_cv.p_err));
     json_object_set_new(root, "p_err_used_mean", jnum(r->p_err_mean));
@@ -216,6 +219,19 @@ static enum err write_report(const char *path, const struct jobspec *job,
     for (size_t i = 0; i < r->n_excluded; i++)
         json_array_append_new(excl, json_string(r->excluded[i]));
     json_object_set_new(train, "excluded", excl);
+    json_t *tsites = json_array();
+    for (size_t i = 0; i < r->n_train; i++) {
+        const struct evaluate_train_site *t = &r->train[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "homepage", json_string(t->homepage));
+        json_object_set_new(o, "relevant", json_boolean(t->relevant));
+        json_object_set_new(o, "pages", json_integer((json_int_t)t->pages));
+        json_object_set_new(o, "fetches", json_integer(t->fetches));
+        if (t->redirected)
+            json_object_set_new(o, "redirected", json_true());
+        json_array_append_new(tsites, o);
+    }
+    json_object_set_new(train, "sites", tsites);
     json_object_set_new(root, "training", train);
 
     json_t *web = jstats(&r->website);

@@ -72,6 +72,9 @@ void evaluate_result_free(struct evaluate_result *r)
         free(r->sites[i].homepage);
     }
     free(r->sites);
+    for (size_t i = 0; i < r->n_train; i++)
+        free(r->train[i].homepage);
+    free(r->train);
     for (size_t i = 0; i < r->n_excluded; i++)
         free(r->excluded[i]);
     free(r->excluded);
@@ -146,11 +149,21 @@ static enum err collect(struct run *run, struct corpus *c)
     c->homepage = malloc(n * sizeof *c->homepage);
     c->relevant = malloc(n * sizeof *c->relevant);
     run->res->excluded = calloc(n, sizeof *run->res->excluded);
-    if (!c->docs || !c->homes || !c->homepage || !c->relevant || !run->res->excluded)
+    run->res->train = calloc(n, sizeof *run->res->train);
+    if (!c->docs || !c->homes || !c->homepage || !c->relevant || !run->res->excluded ||
+        !run->res->train)
         return err_set(ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const struct trainset_site *s = trainset_site(run->ts, i);
         int rel = i < job->n_relevant;
+        struct evaluate_train_site *ts = &run->res->train[i];
+        if (!(ts->homepage = strdup(s->homepage)))
+            return err_set(ERR_NOMEM, "out of memory");
+        run->res->n_train = i + 1;
+        ts->relevant = rel;
+        ts->pages = s->n_pages;
+        ts->fetches = s->fetches;
+        ts->redirected = s->redirected;
         if (s->n_pages == 0) {
             char *h = strdup(s->homepage);
             if (!h)
@@ -232,7 +245,11 @@ static enum err target_start(struct run *run, struct target *t, const char *home
         .p_threshold = jp->p_threshold,
         .l_threshold = 0, /* Table 2: no LinkRank continuation */
         .c = 1,
-        .max_pages = jp->max_pages_per_site,
+        /* Without LinkRank continuation the crawl ends with the classification. A
+         * followed homepage redirect has used one fetch of the budget. */
+        .max_pages = run->res->page_cap - t->extra_fetches > 1
+                         ? run->res->page_cap - t->extra_fetches
+                         : 1,
     };
     t->out->p_err = sp.p_err;
     sitecrawl_free(t->sc);
@@ -277,8 +294,7 @@ static enum err classify_home(struct target *t, const struct fetch_result *r)
     if (pageinfo_from_fetch(r, &info) != ERR_OK)
         return ERR_OK; /* unreadable: no homepage evidence */
     struct pagecls_result res;
-    enum err e =
-        pagecls_classify(t->m->home, t->m->home_scratch, info->text, info->text_len, &res);
+    enum err e = pagecls_classify(t->m->home, t->m->home_scratch, info->text, info->text_len, &res);
     if (!e)
         t->out->home_pr = res.pr[PAGECLS_TARGET];
     pageinfo_free(info);
@@ -499,6 +515,9 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
         return err_set(ERR_NOMEM, "out of memory");
     run.res->mode = o->mode;
     run.res->prior_target = job->params.prior_target;
+    run.res->page_cap = job->params.max_pages_to_decide < job->params.max_pages_per_site
+                            ? job->params.max_pages_to_decide
+                            : job->params.max_pages_per_site;
     struct fetch_config fc = o->fetch;
     fc.delay_ms = job->params.politeness_delay_ms;
     fc.max_in_flight = job->params.concurrency;

@@ -41,44 +41,56 @@ struct evaluate_page {
 /* One evaluated website. */
 struct evaluate_site {
     char *homepage;
-    int truth;            /* relevant by the ground truth */
-    int fold;             /* its cross-validation fold; -1 in EVALUATE_HELDOUT */
+    int truth; /* relevant by the ground truth */
+    int fold;  /* its cross-validation fold; -1 in EVALUATE_HELDOUT */
     /* (a) the website classifier (internal crawler) */
     int relevant;
-    double confidence;    /* Pr[target|W] */
-    int decided;          /* reached p_threshold before the page cap / the site's end */
+    double confidence; /* Pr[target|W] */
+    int decided;       /* reached p_threshold before the page cap / the site's end */
     unsigned pages_to_decide;
-    int pages;            /* fetches the examination cost (an offsite homepage redirect included) */
-    int redirected;       /* the homepage redirected to another host, which was examined */
-    double p_err;         /* of the page classifier used */
+    int pages;      /* fetches the examination cost (an offsite homepage redirect included) */
+    int redirected; /* the homepage redirected to another host, which was examined */
+    double p_err;   /* of the page classifier used */
     struct evaluate_page *trace; /* the examination's fetches (after a followed redirect) */
     size_t n_trace;
     /* (b) the homepage classifier */
-    double home_pr;       /* Pr[homepage|target]; NaN when the homepage could not be read */
-    int home_relevant;    /* home_pr > 0.5 */
+    double home_pr;    /* Pr[homepage|target]; NaN when the homepage could not be read */
+    int home_relevant; /* home_pr > 0.5 */
+};
+
+/* One training website as collected. */
+struct evaluate_train_site {
+    char *homepage;
+    int relevant;
+    size_t pages;   /* training pages read */
+    int fetches;    /* fetch attempts */
+    int redirected; /* the homepage redirected to another host, which was read */
 };
 
 struct evaluate_result {
     enum evaluate_mode mode;
-    unsigned folds;          /* EVALUATE_CV: folds used */
+    unsigned folds; /* EVALUATE_CV: folds used */
     double prior_target;
+    int page_cap; /* fetches per site at most: min(max_pages_to_decide, max_pages_per_site) */
     /* training data */
-    size_t train_sites;      /* training websites with at least one page */
-    size_t train_relevant;   /* ... of which relevant */
+    size_t train_sites;    /* training websites with at least one page */
+    size_t train_relevant; /* ... of which relevant */
     size_t train_pages;
-    char **excluded;         /* training homepages that gave no page (not used) */
+    struct evaluate_train_site *train; /* every training website, in job order */
+    size_t n_train;
+    char **excluded; /* training homepages that gave no page (not used) */
     size_t n_excluded;
     struct pagecls_cv page_cv; /* page CV of the model trained on all training sites */
-    struct pagecls *model;   /* that model (all training sites): e.g. for saving */
+    struct pagecls *model;     /* that model (all training sites): e.g. for saving */
     /* evaluation */
     struct evaluate_site *sites;
     size_t n_sites;
     struct evalstats website, homepage;
-    double pages_per_site;   /* mean fetches per evaluated site */
-    double pages_to_decide;  /* mean pages classified until the decision */
-    size_t decided;          /* sites that reached p_threshold */
-    size_t no_homepage;      /* sites whose homepage could not be read */
-    double p_err_mean;       /* mean p_err of the page classifiers used */
+    double pages_per_site;  /* mean fetches per evaluated site */
+    double pages_to_decide; /* mean pages classified until the decision */
+    size_t decided;         /* sites that reached p_threshold */
+    size_t no_homepage;     /* sites whose homepage could not be read */
+    double p_err_mean;      /* mean p_err of the page classifiers used */
     double seconds_collect, seconds_train, seconds_classify;
     struct fetch_stats fetch;
 };
@@ -91,8 +103,8 @@ enum evaluate_phase { EVALUATE_COLLECT, EVALUATE_TRAIN, EVALUATE_CLASSIFY };
  * finished (CLASSIFY); pages = fetch results so far. Nonzero stops the run
  * (ERR_INTERRUPT).
  */
-typedef int (*evaluate_progress_fn)(void *ctx, enum evaluate_phase phase, size_t done,
-                                    size_t total, size_t pages);
+typedef int (*evaluate_progress_fn)(void *ctx, enum evaluate_phase phase, size_t done, size_t total,
+                                    size_t pages);
 
 struct evaluate_opts {
     enum evaluate_mode mode;

@@ -27,7 +27,7 @@ struct pdef {
     enum ptype type;
     size_t off;
     double min, max;
-    int min_open; /* min itself is not allowed */
+    int min_open, max_open; /* min / max themselves are not allowed */
     const char *range; /* for the error message */
     const char *const *choices; /* P_CHOICE: the names, NULL-terminated; stored as an int */
 };
@@ -38,32 +38,35 @@ static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 
 #define OFF(f) offsetof(struct jobspec_params, f)
 static const struct pdef pdefs[] = {
-    {"p_threshold", P_DOUBLE, OFF(p_threshold), 0.5, 1, 1, "a number in (0.5, 1]", NULL},
-    {"train_pages_per_site", P_INT, OFF(train_pages_per_site), 1, 1000, 0,
+    {"p_threshold", P_DOUBLE, OFF(p_threshold), 0.5, 1, 1, 0, "a number in (0.5, 1]", NULL},
+    {"train_pages_per_site", P_INT, OFF(train_pages_per_site), 1, 1000, 0, 0,
      "an integer from 1 to 1000", NULL},
-    {"centroids_per_class", P_INT, OFF(centroids_per_class), 1, PAGECLS_MAX_K, 0,
+    {"centroids_per_class", P_INT, OFF(centroids_per_class), 1, PAGECLS_MAX_K, 0, 0,
      "an integer from 1 to 256", NULL},
-    {"max_pages_per_site", P_INT, OFF(max_pages_per_site), 1, 100000, 0,
+    {"max_pages_per_site", P_INT, OFF(max_pages_per_site), 1, 100000, 0, 0,
      "an integer from 1 to 100000", NULL},
-    {"prior_target", P_DOUBLE, OFF(prior_target), 0, 1, 1, "a number in (0, 1)", NULL},
-    {"politeness_delay_ms", P_INT, OFF(politeness_delay_ms), 0, 600000, 0,
+    {"max_pages_to_decide", P_INT, OFF(max_pages_to_decide), 1, 100000, 0, 0,
+     "an integer from 1 to 100000", NULL},
+    {"prior_target", P_DOUBLE, OFF(prior_target), 0, 1, 1, 1, "a number in (0, 1)", NULL},
+    {"politeness_delay_ms", P_INT, OFF(politeness_delay_ms), 0, 600000, 0, 0,
      "an integer from 0 to 600000", NULL},
-    {"concurrency", P_INT, OFF(concurrency), 1, 10000, 0, "an integer from 1 to 10000", NULL},
-    {"cv_folds", P_INT, OFF(cv_folds), 2, 100, 0, "an integer from 2 to 100", NULL},
-    {"seed", P_INT64, OFF(seed), 0, 9007199254740992.0, 0, "an integer from 0 to 2^53", NULL},
-    {"strategy", P_CHOICE, OFF(strategy), 0, 0, 0, "one of: website", strategies},
-    {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, "one of: global, local, combined",
+    {"concurrency", P_INT, OFF(concurrency), 1, 10000, 0, 0, "an integer from 1 to 10000", NULL},
+    {"cv_folds", P_INT, OFF(cv_folds), 2, 100, 0, 0, "an integer from 2 to 100", NULL},
+    {"seed", P_INT64, OFF(seed), 0, 9007199254740992.0, 0, 0, "an integer from 0 to 2^53", NULL},
+    {"strategy", P_CHOICE, OFF(strategy), 0, 0, 0, 0, "one of: website", strategies},
+    {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, 0, "one of: global, local, combined",
      edge_weight_modes},
-    {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, "a number >= 0 (0: no LinkRank)", NULL},
-    {"c", P_DOUBLE, OFF(c), 1, 1e6, 0, "a number >= 1", NULL},
-    {"max_pages", P_INT64, OFF(max_pages), 0, 1e12, 0, "an integer >= 0 (0: no limit)", NULL},
-    {"max_relevant_sites", P_INT64, OFF(max_relevant_sites), 0, 1e12, 0,
+    {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0,
+     "a number >= 0 (0: no LinkRank)", NULL},
+    {"c", P_DOUBLE, OFF(c), 1, 1e6, 0, 0, "a number >= 1", NULL},
+    {"max_pages", P_INT64, OFF(max_pages), 0, 1e12, 0, 0, "an integer >= 0 (0: no limit)", NULL},
+    {"max_relevant_sites", P_INT64, OFF(max_relevant_sites), 0, 1e12, 0, 0,
      "an integer >= 0 (0: no limit)", NULL},
-    {"max_seconds", P_DOUBLE, OFF(max_seconds), 0, 1e9, 0, "a number >= 0 (0: no limit)", NULL},
-    {"pprs_window", P_INT64, OFF(pprs_window), 1, 1e12, 0, "an integer >= 1", NULL},
-    {"prior", P_CHOICE, OFF(prior), 0, 1, 0, "one of: fixed, harvest", prior_modes},
-    {"prior_sites", P_INT, OFF(prior_sites), 0, 1000000, 0, "an integer >= 0", NULL},
-    {"pprs_limit", P_DOUBLE, OFF(pprs_limit), 0, 1e12, 0, "a number >= 0 (0: no limit)", NULL},
+    {"max_seconds", P_DOUBLE, OFF(max_seconds), 0, 1e9, 0, 0, "a number >= 0 (0: no limit)", NULL},
+    {"pprs_window", P_INT64, OFF(pprs_window), 1, 1e12, 0, 0, "an integer >= 1", NULL},
+    {"prior", P_CHOICE, OFF(prior), 0, 1, 0, 0, "one of: fixed, harvest", prior_modes},
+    {"prior_sites", P_INT, OFF(prior_sites), 0, 1000000, 0, 0, "an integer >= 0", NULL},
+    {"pprs_limit", P_DOUBLE, OFF(pprs_limit), 0, 1e12, 0, 0, "a number >= 0 (0: no limit)", NULL},
 };
 #undef OFF
 #define N_PDEFS (sizeof pdefs / sizeof pdefs[0])
@@ -76,6 +79,7 @@ void jobspec_params_default(struct jobspec_params *p)
     p->train_pages_per_site = 25;
     p->centroids_per_class = (int)pc.centroids;
     p->max_pages_per_site = 25;
+    p->max_pages_to_decide = 7; /* the paper's Table 2: 3.2-7.4 pages per site (docs/eval.md) */
     p->prior_target = 0.5;
     p->politeness_delay_ms = 1000;
     p->concurrency = 64;
@@ -127,6 +131,7 @@ static enum err pdef_store(const struct pdef *d, struct jobspec_params *p, doubl
 {
     int integral = d->type != P_DOUBLE;
     if (!isfinite(v) || v < d->min || v > d->max || (d->min_open && v == d->min) ||
+        (d->max_open && v == d->max) ||
         (integral && v != floor(v)))
         return err_set(ERR_INVAL, "%sparams.%s: must be %s", prefix, d->name, d->range);
     char *field = (char *)p + d->off;
@@ -170,9 +175,9 @@ enum err jobspec_params_set(struct jobspec_params *p, const char *key, const cha
     } else {
         v = strtod(value, &end);
     }
-    if (!*value || *end || errno)
+    if (!*value || *end || errno || pdef_store(d, p, v, "") != ERR_OK)
         return err_set(ERR_INVAL, "params.%s: must be %s, not '%s'", d->name, d->range, value);
-    return pdef_store(d, p, v, "");
+    return ERR_OK;
 }
 
 enum err jobspec_params_json(const struct jobspec_params *p, struct buf *out)

@@ -138,8 +138,8 @@ static size_t split_tabs(char *line, char **fields, size_t max)
 
 #define MAX_COLS 64
 
-static enum err add_site(struct labels *l, const char *host, const char *topic,
-                         const char *roles, const char *name, size_t lineno)
+static enum err add_site(struct labels *l, const char *host, const char *topic, const char *roles,
+                         const char *name, size_t lineno)
 {
     char *h = strdup(host);
     if (!h)

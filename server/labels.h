@@ -26,7 +26,7 @@ enum labels_role {
 };
 
 struct labels_site {
-    char *host;  /* host[:port], lower case, as in URLs */
+    char *host; /* host[:port], lower case, as in URLs */
     char *topic;
     char *roles; /* the raw role column: "t1:role;t2:role" */
 };

@@ -92,8 +92,13 @@ enum err models_save(struct store *s, int64_t job_id, int format_version, double
     char *hex = to_hex(data, len);
     if (!hex)
         return err_set(ERR_NOMEM, "out of memory");
-    const char *params[] = {job_id > 0 ? job : NULL, ver, perr,
-                            isfinite(page_accuracy) ? acc : NULL, cv_json, params_json, hex};
+    const char *params[] = {job_id > 0 ? job : NULL,
+                            ver,
+                            perr,
+                            isfinite(page_accuracy) ? acc : NULL,
+                            cv_json,
+                            params_json,
+                            hex};
     struct store_rows *rows = NULL;
     enum err e = store_query(s,
                              "INSERT INTO models (job_id, format_version, p_err, page_accuracy, "
@@ -112,8 +117,8 @@ enum err models_save(struct store *s, int64_t job_id, int format_version, double
     return e;
 }
 
-#define SELECT_MODEL                                                                          \
-    "SELECT id, coalesce(job_id, 0), format_version, p_err, page_accuracy, cv::text, "        \
+#define SELECT_MODEL                                                                               \
+    "SELECT id, coalesce(job_id, 0), format_version, p_err, page_accuracy, cv::text, "             \
     "params::text, encode(data, 'hex'), created_at::text FROM models "
 
 static char *dup_or_null(const char *s, int *oom)
@@ -183,10 +188,11 @@ enum err models_load_latest(struct store *s, int64_t job_id, struct models_recor
 {
     char arg[32];
     snprintf(arg, sizeof arg, "%" PRId64, job_id);
-    enum err e = load_one(s,
-                          SELECT_MODEL "WHERE job_id = $1::bigint ORDER BY created_at DESC, id DESC "
-                                       "LIMIT 1",
-                          arg, out);
+    enum err e =
+        load_one(s,
+                 SELECT_MODEL "WHERE job_id = $1::bigint ORDER BY created_at DESC, id DESC "
+                              "LIMIT 1",
+                 arg, out);
     if (e == ERR_NOTFOUND)
         e = err_set(ERR_NOTFOUND, "job %" PRId64 " has no model", job_id);
     return e;

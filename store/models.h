@@ -22,15 +22,15 @@ struct store;
 
 struct models_record {
     int64_t id;
-    int64_t job_id;      /* 0 when the model belongs to no job */
+    int64_t job_id; /* 0 when the model belongs to no job */
     int format_version;
     double p_err;
     double page_accuracy; /* NaN when not known */
-    char *cv;            /* JSON text, or NULL */
-    char *params;        /* JSON text, or NULL */
-    unsigned char *data; /* the model bytes */
+    char *cv;             /* JSON text, or NULL */
+    char *params;         /* JSON text, or NULL */
+    unsigned char *data;  /* the model bytes */
     size_t len;
-    char *created_at;    /* timestamptz as text */
+    char *created_at; /* timestamptz as text */
 };
 
 /*

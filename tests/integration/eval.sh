@@ -60,7 +60,8 @@ for c in ("website", "homepage"):
         unit(r[c][k], c + "." + k)
     p, q = r[c]["precision"], r[c]["recall"]
     assert abs(r[c]["f1"] - (2 * p * q / (p + q) if p + q else 0)) < 1e-5, c + ": F = 2PR/(P+R)"
-cap = r["params"]["max_pages_per_site"]
+cap = min(r["params"]["max_pages_per_site"], r["params"]["max_pages_to_decide"])
+assert r["page_cap"] == cap == 7, "page cap %r" % r["page_cap"]
 assert 0 < r["website"]["pages_per_site"] <= cap, "pages per site %r" % r["website"]["pages_per_site"]
 assert all(0 <= s["pages"] <= cap for s in r["sites"]), "a site over the page cap"
 assert r["website"]["f1"] > r["homepage"]["f1"], "website F1 %.3f not above homepage F1 %.3f" % (
@@ -69,6 +70,17 @@ assert r["prior_target"] == 0.5 and r["params"]["politeness_delay_ms"] == 0
 n = len(r["sites"])
 w = r["website"]
 assert w["tp"] + w["fp"] + w["fn"] + w["tn"] == n == r["sites_evaluated"]
+# The figures follow from the per-site verdicts.
+for c, key in (("website", "relevant"), ("homepage", "homepage_relevant")):
+    cnt = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
+    for s in r["sites"]:
+        cnt[("t" if s[key] == s["truth"] else "f") + ("p" if s[key] else "n")] += 1
+    assert all(r[c][k] == v for k, v in cnt.items()), (c, cnt)
+for s in r["sites"]:
+    assert s["homepage_pr"] is not None or not s["homepage_relevant"], s
+    assert len(s["trace"]) + s.get("redirected", 0) >= s["pages"], s
+assert abs(sum(s["pages"] for s in r["sites"]) / n - w["pages_per_site"]) < 1e-5
+assert abs(r["f1_improvement"] - (w["f1"] - r["homepage"]["f1"])) < 1e-5
 print("website F1 %.3f, homepage F1 %.3f, %.1f pages per site, %d sites" % (
     w["f1"], r["homepage"]["f1"], w["pages_per_site"], n))
 EOF

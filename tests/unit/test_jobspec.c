@@ -17,6 +17,7 @@ static void assert_params_equal(const struct jobspec_params *a, const struct job
     assert_int_equal(a->train_pages_per_site, b->train_pages_per_site);
     assert_int_equal(a->centroids_per_class, b->centroids_per_class);
     assert_int_equal(a->max_pages_per_site, b->max_pages_per_site);
+    assert_int_equal(a->max_pages_to_decide, b->max_pages_to_decide);
     assert_float_equal(a->prior_target, b->prior_target, 0);
     assert_int_equal(a->politeness_delay_ms, b->politeness_delay_ms);
     assert_int_equal(a->concurrency, b->concurrency);
@@ -74,6 +75,7 @@ static void test_defaults(void **state)
     assert_int_equal(d.train_pages_per_site, 25);
     assert_int_equal(d.centroids_per_class, 4);
     assert_int_equal(d.max_pages_per_site, 25);
+    assert_int_equal(d.max_pages_to_decide, 7);
     assert_float_equal(d.prior_target, 0.5, 0);
     assert_int_equal(d.politeness_delay_ms, 1000);
     assert_int_equal(d.concurrency, 64);
@@ -205,8 +207,9 @@ static void test_params_json_round_trip(void **state)
     assert_int_equal(jobspec_params_set(&p, "concurrency", "3"), ERR_OK);
     struct buf b;
     buf_init(&b, 0);
-    assert_int_equal(buf_append_str(&b, "{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"],"
-                                        " \"other_sites\": [\"http://b.com/\"], \"params\": "),
+    assert_int_equal(buf_append_str(&b,
+                                    "{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"],"
+                                    " \"other_sites\": [\"http://b.com/\"], \"params\": "),
                      ERR_OK);
     assert_int_equal(jobspec_params_json(&p, &b), ERR_OK);
     assert_int_equal(buf_append_str(&b, "}"), ERR_OK);

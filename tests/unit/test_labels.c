@@ -91,7 +91,8 @@ static void test_errors(void **state)
     (void)state;
     static const struct bad_case cases[] = {
         {"", "sites.tsv: empty"},
-        {"host\ttopic\n", "sites.tsv:1: the header line must name the columns host, topic and role"},
+        {"host\ttopic\n",
+         "sites.tsv:1: the header line must name the columns host, topic and role"},
         {"host\ttopic\trole\na.com\tt\n", "sites.tsv:2: 2 columns, expected at least 3"},
         {"host\ttopic\trole\n\tt\tt:test\n", "sites.tsv:2: empty host"},
         {"host\ttopic\trole\na.com\t\tt:test\n", "sites.tsv:2: empty topic"},

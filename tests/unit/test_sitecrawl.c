@@ -80,8 +80,7 @@ static void feed_page(struct sitecrawl *sc, const char *url, const char *text,
                       const char *const *links, size_t n_links)
 {
     char body[8192];
-    int n = snprintf(body, sizeof body, "<html><head><title>t</title></head><body><p>%s</p>",
-                     text);
+    int n = snprintf(body, sizeof body, "<html><head><title>t</title></head><body><p>%s</p>", text);
     for (size_t i = 0; i < n_links; i++)
         n += snprintf(body + n, sizeof body - (size_t)n, "<a href=\"%s\">x</a>", links[i]);
     n += snprintf(body + n, sizeof body - (size_t)n, "</body></html>");

@@ -28,8 +28,10 @@ struct replay {
 static int start_replay(void **state)
 {
     const char *bin = getenv("SITESCOUT_BIN"), *src = getenv("SITESCOUT_SRC");
-    if (!bin || !src)
+    if (!bin || !src) {
+        fprintf(stderr, "test_trainset: SITESCOUT_BIN and SITESCOUT_SRC must be set\n");
         return -1;
+    }
     char warc[4096];
     snprintf(warc, sizeof warc, "%s/demo/demo.warc.gz", src);
     int fds[2];
@@ -68,6 +70,8 @@ static int start_replay(void **state)
 static int stop_replay(void **state)
 {
     struct replay *r = *state;
+    if (!r)
+        return 0;
     kill(r->pid, SIGTERM);
     waitpid(r->pid, NULL, 0);
     free(r);
