@@ -661,7 +661,7 @@ enum err url_homepage(const char *url, char **out)
 
 int url_same_site(const char *a, const char *b)
 {
-    size_t an, bn;
+    size_t an = 0, bn = 0;
     const char *ha = url_host_ref(a, &an);
     const char *hb = url_host_ref(b, &bn);
     return ha && hb && an == bn && !memcmp(ha, hb, an);

@@ -529,7 +529,7 @@ static enum err scan_inflate(struct scan *s)
     size_t space = SCAN_WIN - s->win_len;
     for (;;) {
         if (s->z.avail_in == 0 && !s->in_eof) {
-            size_t n;
+            size_t n = 0;
             enum err e = scan_read(s, s->in, SCAN_IN, &n);
             if (e)
                 return e;
@@ -584,7 +584,7 @@ static enum err scan_fill(struct scan *s)
         return ERR_OK;
     if (s->gz)
         return scan_inflate(s);
-    size_t n;
+    size_t n = 0;
     enum err e = scan_read(s, s->win + s->win_len, SCAN_WIN - s->win_len, &n);
     if (e)
         return e;
@@ -804,7 +804,7 @@ enum err warc_archive_add(struct warc_archive *a, const char *path)
         goto out;
     }
     /* Sniff the gzip magic; the bytes read go to whichever buffer the format uses. */
-    size_t n;
+    size_t n = 0;
     if ((e = scan_read(&s, s.in, SCAN_WIN, &n))) /* SCAN_WIN <= SCAN_IN: fits both */
         goto out;
     s.gz = n >= 2 && s.in[0] == 0x1f && s.in[1] == 0x8b;

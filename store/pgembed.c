@@ -108,8 +108,8 @@ static void become(uid_t uid, gid_t gid)
  */
 static int run_as_server(char *const argv[], const char *out_file)
 {
-    uid_t uid;
-    gid_t gid;
+    uid_t uid = 0;
+    gid_t gid = 0;
     int sw;
     if (server_account(&uid, &gid, &sw) != ERR_OK)
         return -1;
@@ -145,8 +145,8 @@ static int run_as_server(char *const argv[], const char *out_file)
 /* Can the server account reach dir? (It may not get into a root-only home.) */
 static int server_can_enter(const char *dir)
 {
-    uid_t uid;
-    gid_t gid;
+    uid_t uid = 0;
+    gid_t gid = 0;
     int sw;
     if (server_account(&uid, &gid, &sw) != ERR_OK)
         return 0;
@@ -190,8 +190,8 @@ static enum err make_server_dir(const char *dir, mode_t mode)
     enum err e = mkdir_p(dir, mode);
     if (e)
         return e;
-    uid_t uid;
-    gid_t gid;
+    uid_t uid = 0;
+    gid_t gid = 0;
     int sw;
     e = server_account(&uid, &gid, &sw);
     if (e)
@@ -437,8 +437,8 @@ static enum err write_conf(const struct pgembed *pg)
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         return err_set(ERR_IO, "cannot write %s", path);
-    uid_t uid;
-    gid_t gid;
+    uid_t uid = 0;
+    gid_t gid = 0;
     int sw;
     if (server_account(&uid, &gid, &sw) == ERR_OK && sw && chown(path, uid, gid) != 0)
         return err_set(ERR_IO, "cannot hand %s to the postgres user: %s", path, strerror(errno));
