@@ -1,6 +1,8 @@
 /* Charset of an HTML page and decoding it to UTF-8: the only user of iconv. */
 #include "crawler/charset.h"
 
+#include "common/ascii.h"
+
 #include <errno.h>
 #include <iconv.h>
 #include <stdint.h>
@@ -10,27 +12,6 @@
 
 /* ---- small byte helpers -------------------------------------------------------------- */
 
-static int is_ws(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-
-static unsigned char to_lower(unsigned char c)
-{
-    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
-}
-
-/* Does s[0..n) start with the lowercase literal `lit`, ignoring ASCII case? */
-static int starts_with_ci(const char *s, size_t n, const char *lit)
-{
-    size_t k = strlen(lit);
-    if (n < k)
-        return 0;
-    for (size_t i = 0; i < k; i++)
-        if (to_lower((unsigned char)s[i]) != (unsigned char)lit[i])
-            return 0;
-    return 1;
-}
 
 /* ---- labels -------------------------------------------------------------------------- */
 
@@ -138,16 +119,16 @@ static int iconv_knows(const char *label)
  */
 static int charset_resolve(const char *s, size_t n, unsigned source, struct charset *cs)
 {
-    while (n && is_ws((unsigned char)*s))
+    while (n && ascii_is_ws((unsigned char)*s))
         s++, n--;
-    while (n && is_ws((unsigned char)s[n - 1]))
+    while (n && ascii_is_ws((unsigned char)s[n - 1]))
         n--;
     if (n == 0 || n > LABEL_MAX)
         return 0;
     char key[LABEL_MAX + 3];
     key[0] = ' ';
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = to_lower((unsigned char)s[i]);
+        unsigned char c = ascii_lower((unsigned char)s[i]);
         /* Only label characters: the label goes to iconv_open and into error messages. */
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c && strchr("-_.:+()", c))))
             return 0;
@@ -180,17 +161,17 @@ static const char *charset_param(const char *s, size_t n, size_t *vlen)
 {
     size_t i = 0;
     while (i + 7 <= n) {
-        if (!starts_with_ci(s + i, n - i, "charset")) {
+        if (!ascii_starts_with_ci(s + i, n - i, "charset")) {
             i++;
             continue;
         }
         i += 7;
-        while (i < n && is_ws((unsigned char)s[i]))
+        while (i < n && ascii_is_ws((unsigned char)s[i]))
             i++;
         if (i >= n || s[i] != '=')
             continue;
         i++;
-        while (i < n && is_ws((unsigned char)s[i]))
+        while (i < n && ascii_is_ws((unsigned char)s[i]))
             i++;
         if (i >= n)
             return NULL;
@@ -203,7 +184,7 @@ static const char *charset_param(const char *s, size_t n, size_t *vlen)
             end = (size_t)(q - s);
         } else {
             start = end = i;
-            while (end < n && !is_ws((unsigned char)s[end]) && s[end] != ';')
+            while (end < n && !ascii_is_ws((unsigned char)s[end]) && s[end] != ';')
                 end++;
         }
         *vlen = end - start;
@@ -222,20 +203,20 @@ static const char *prescan_attr(const char *p, const char *end, const char **nam
                                 const char **val, size_t *val_len)
 {
     *name_len = *val_len = 0;
-    while (p < end && (is_ws((unsigned char)*p) || *p == '/'))
+    while (p < end && (ascii_is_ws((unsigned char)*p) || *p == '/'))
         p++;
     if (p >= end || *p == '>')
         return p;
     *name = p;
-    while (p < end && !is_ws((unsigned char)*p) && *p != '=' && *p != '>' && *p != '/')
+    while (p < end && !ascii_is_ws((unsigned char)*p) && *p != '=' && *p != '>' && *p != '/')
         p++;
     *name_len = (size_t)(p - *name);
-    while (p < end && is_ws((unsigned char)*p))
+    while (p < end && ascii_is_ws((unsigned char)*p))
         p++;
     if (p >= end || *p != '=')
         return p;
     p++;
-    while (p < end && is_ws((unsigned char)*p))
+    while (p < end && ascii_is_ws((unsigned char)*p))
         p++;
     if (p < end && (*p == '"' || *p == '\'')) {
         char q = *p++;
@@ -246,7 +227,7 @@ static const char *prescan_attr(const char *p, const char *end, const char **nam
         return p < end ? p + 1 : p;
     }
     *val = p;
-    while (p < end && !is_ws((unsigned char)*p) && *p != '>')
+    while (p < end && !ascii_is_ws((unsigned char)*p) && *p != '>')
         p++;
     *val_len = (size_t)(p - *val);
     return p;
@@ -266,7 +247,7 @@ static int charset_prescan(const char *s, size_t n, struct charset *cs)
             return 0;
         p = lt + 1;
         size_t left = (size_t)(end - p);
-        if (starts_with_ci(p, left, "!--")) {
+        if (ascii_starts_with_ci(p, left, "!--")) {
             /* To the first "-->"; its dashes may be those of "<!--" (so "<!-->" ends it). */
             const char *close = p + 1;
             while (close + 2 < end && !(close[0] == '-' && close[1] == '-' && close[2] == '>'))
@@ -274,8 +255,8 @@ static int charset_prescan(const char *s, size_t n, struct charset *cs)
             p = close + 2 < end ? close + 3 : end;
             continue;
         }
-        int is_meta = starts_with_ci(p, left, "meta") && left > 4 &&
-                      (is_ws((unsigned char)p[4]) || p[4] == '/');
+        int is_meta = ascii_starts_with_ci(p, left, "meta") && left > 4 &&
+                      (ascii_is_ws((unsigned char)p[4]) || p[4] == '/');
         int is_tag = left && (((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') || *p == '/');
         if (!is_meta && !is_tag) {
             if (left && (*p == '!' || *p == '?')) {
@@ -285,7 +266,7 @@ static int charset_prescan(const char *s, size_t n, struct charset *cs)
             continue;
         }
         /* Skip the tag name, then read attributes up to '>'. */
-        while (p < end && !is_ws((unsigned char)*p) && *p != '>')
+        while (p < end && !ascii_is_ws((unsigned char)*p) && *p != '>')
             p++;
         const char *cv = NULL, *ct = NULL;
         size_t cvn = 0, ctn = 0;
@@ -298,11 +279,11 @@ static int charset_prescan(const char *s, size_t n, struct charset *cs)
                 break;
             if (!is_meta)
                 continue;
-            if (nn == 7 && starts_with_ci(name, nn, "charset") && !cv)
+            if (nn == 7 && ascii_starts_with_ci(name, nn, "charset") && !cv)
                 cv = val, cvn = vn;
-            else if (nn == 10 && starts_with_ci(name, nn, "http-equiv"))
-                pragma = vn == 12 && starts_with_ci(val, vn, "content-type");
-            else if (nn == 7 && starts_with_ci(name, nn, "content") && !ct)
+            else if (nn == 10 && ascii_starts_with_ci(name, nn, "http-equiv"))
+                pragma = vn == 12 && ascii_starts_with_ci(val, vn, "content-type");
+            else if (nn == 7 && ascii_starts_with_ci(name, nn, "content") && !ct)
                 ct = val, ctn = vn;
         }
         if (cv && charset_resolve(cv, cvn, CHARSET_META, cs))

@@ -1,6 +1,8 @@
 /* HTML extraction: decoding (charset.c), a bounded gumbo parse, one walk of the tree. */
 #include "crawler/html.h"
 
+#include "common/ascii.h"
+
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,31 +17,10 @@
 
 /* ---- small byte helpers -------------------------------------------------------------- */
 
-static int is_ws(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-
-static unsigned char to_lower(unsigned char c)
-{
-    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
-}
-
-/* Does s[0..n) start with the lowercase literal `lit`, ignoring ASCII case? */
-static int starts_with_ci(const char *s, size_t n, const char *lit)
-{
-    size_t k = strlen(lit);
-    if (n < k)
-        return 0;
-    for (size_t i = 0; i < k; i++)
-        if (to_lower((unsigned char)s[i]) != (unsigned char)lit[i])
-            return 0;
-    return 1;
-}
 
 static int eq_ci(const char *s, const char *lit)
 {
-    return s && strlen(s) == strlen(lit) && starts_with_ci(s, strlen(s), lit);
+    return s && strlen(s) == strlen(lit) && ascii_starts_with_ci(s, strlen(s), lit);
 }
 
 /* Trim s[0..*len) URL-style: C0 controls and space go from both ends, as the URL standard does. */
@@ -221,7 +202,7 @@ static void fold_break(struct fold *f, char sep)
 /* Length of the whitespace character at p (ASCII space or U+00A0), or 0. */
 static size_t space_at(const char *p, const char *end)
 {
-    if (is_ws((unsigned char)*p))
+    if (ascii_is_ws((unsigned char)*p))
         return 1;
     if ((unsigned char)p[0] == 0xC2 && p + 1 < end && (unsigned char)p[1] == 0xA0)
         return 2;
@@ -364,12 +345,12 @@ static int has_token(const char *list, const char *tok)
         return 0;
     size_t k = strlen(tok);
     for (const char *p = list; *p;) {
-        while (*p && (is_ws((unsigned char)*p) || *p == ','))
+        while (*p && (ascii_is_ws((unsigned char)*p) || *p == ','))
             p++;
         const char *w = p;
-        while (*p && !is_ws((unsigned char)*p) && *p != ',')
+        while (*p && !ascii_is_ws((unsigned char)*p) && *p != ',')
             p++;
-        if ((size_t)(p - w) == k && starts_with_ci(w, k, tok))
+        if ((size_t)(p - w) == k && ascii_starts_with_ci(w, k, tok))
             return 1;
     }
     return 0;
@@ -431,23 +412,23 @@ static size_t add_link(struct walker *w, const char *href, size_t n, unsigned ki
 static const char *refresh_url(const char *c, size_t *len)
 {
     const char *p = c;
-    while (is_ws((unsigned char)*p))
+    while (ascii_is_ws((unsigned char)*p))
         p++;
     while ((*p >= '0' && *p <= '9') || *p == '.')
         p++;
-    while (is_ws((unsigned char)*p))
+    while (ascii_is_ws((unsigned char)*p))
         p++;
     if (*p == ';' || *p == ',')
         p++;
-    while (is_ws((unsigned char)*p))
+    while (ascii_is_ws((unsigned char)*p))
         p++;
-    if (starts_with_ci(p, strlen(p), "url")) {
+    if (ascii_starts_with_ci(p, strlen(p), "url")) {
         const char *q = p + 3;
-        while (is_ws((unsigned char)*q))
+        while (ascii_is_ws((unsigned char)*q))
             q++;
         if (*q == '=') {
             p = q + 1;
-            while (is_ws((unsigned char)*p))
+            while (ascii_is_ws((unsigned char)*p))
                 p++;
         }
     }
@@ -457,7 +438,7 @@ static const char *refresh_url(const char *c, size_t *len)
         end = q ? q : end;
         p++;
     }
-    while (end > p && is_ws((unsigned char)end[-1]))
+    while (end > p && ascii_is_ws((unsigned char)end[-1]))
         end--;
     *len = (size_t)(end - p);
     return *len ? p : NULL;

@@ -13,8 +13,7 @@
 #include "store/crawlstore.h"
 #include "store/migrate.h"
 #include "store/store.h"
-
-static char db_url[1024];
+#include "testdb.h"
 
 static void test_figure3_edge_weights(void **state)
 {
@@ -26,26 +25,6 @@ static void test_figure3_edge_weights(void **state)
     assert_float_equal(extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.6, sum, 2), 0.65, 1e-12);
     assert_int_equal(extcrawl_weights_parse("combined"), EXTCRAWL_COMBINED);
     assert_int_equal(extcrawl_weights_parse("nope"), -1);
-}
-
-static int open_db(struct store **s)
-{
-    const char *bin = getenv("SITESCOUT_BIN"), *dir = getenv("SITESCOUT_TEST_PGDIR");
-    if (!bin || !dir)
-        return -1;
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' db --data-dir '%s' url", bin, dir);
-    FILE *p = popen(cmd, "r");
-    if (!p || !fgets(db_url, sizeof db_url, p)) {
-        if (p)
-            pclose(p);
-        return -1;
-    }
-    pclose(p);
-    db_url[strcspn(db_url, "\n")] = '\0';
-    if (store_open(db_url, 5000, s) != ERR_OK || migrate_apply(*s, NULL) != ERR_OK)
-        return -1;
-    return 0;
 }
 
 static double site_rank(struct store *s, int64_t job, const char *host)
@@ -77,7 +56,7 @@ static void test_border_ranks_and_claims(void **state)
 {
     (void)state;
     struct store *s;
-    assert_int_equal(open_db(&s), 0);
+    assert_int_equal(testdb_open(&s), 0);
     int64_t job;
     assert_int_equal(crawlstore_job_create(s, "t", "{}", "{}", &job), ERR_OK);
     assert_int_equal(crawlstore_site_add(s, job, "start.test", "http://start.test/", "start",

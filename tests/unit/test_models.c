@@ -17,34 +17,13 @@
 #include "store/migrate.h"
 #include "store/models.h"
 #include "store/store.h"
-
-static char db_url[1024];
-
-/* The URL of the test cluster started by the CTest fixture (pg_start). */
-static int find_url(void)
-{
-    const char *bin = getenv("SITESCOUT_BIN");
-    const char *dir = getenv("SITESCOUT_TEST_PGDIR");
-    if (!bin || !dir)
-        return -1;
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' db --data-dir '%s' url", bin, dir);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    char *line = fgets(db_url, sizeof db_url, p);
-    pclose(p);
-    if (!line)
-        return -1;
-    db_url[strcspn(db_url, "\n")] = '\0';
-    return 0;
-}
+#include "testdb.h"
 
 static int setup(void **state)
 {
     struct store *s;
     int applied;
-    if (find_url() != 0 || store_open(db_url, 5000, &s) != ERR_OK)
+    if (testdb_open(&s) != 0)
         return -1;
     if (migrate_apply(s, &applied) != ERR_OK) {
         store_free(s);

@@ -11,35 +11,12 @@
 
 #include "store/migrate.h"
 #include "store/store.h"
-
-static char db_url[1024];
-
-/* The URL of the test cluster started by the CTest fixture (pg_start). */
-static int find_url(void)
-{
-    const char *bin = getenv("SITESCOUT_BIN");
-    const char *dir = getenv("SITESCOUT_TEST_PGDIR");
-    if (!bin || !dir)
-        return -1;
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' db --data-dir '%s' url", bin, dir);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    char *line = fgets(db_url, sizeof db_url, p);
-    pclose(p);
-    if (!line)
-        return -1;
-    db_url[strcspn(db_url, "\n")] = '\0';
-    return 0;
-}
+#include "testdb.h"
 
 static int setup(void **state)
 {
-    if (find_url() != 0)
-        return -1;
     struct store *s;
-    if (store_open(db_url, 5000, &s) != ERR_OK)
+    if (testdb_open(&s) != 0)
         return -1;
     *state = s;
     return 0;
@@ -89,7 +66,7 @@ static void kill_backend_of(struct store *s)
     assert_int_equal(store_query(s, "SELECT pg_backend_pid()", 0, NULL, &r), ERR_OK);
     const char *pid[] = {store_rows_get(r, 0, 0)};
     struct store *killer;
-    assert_int_equal(store_open(db_url, 5000, &killer), ERR_OK);
+    assert_int_equal(store_open(testdb_url(), 5000, &killer), ERR_OK);
     assert_int_equal(store_exec(killer, "SELECT pg_terminate_backend($1::int)", 1, pid), ERR_OK);
     store_free(killer);
     store_rows_free(r);
