@@ -544,12 +544,7 @@ static enum err assign_folds(const struct pagecls_doc *docs, size_t n, uint32_t 
         for (size_t s = 0; s < ns; s++)
             if (refs[site_start[s]].cls == c)
                 order[m++] = s;
-        for (size_t i = m; i > 1; i--) {
-            size_t j = rng_below(&rng, i);
-            size_t t = order[i - 1];
-            order[i - 1] = order[j];
-            order[j] = t;
-        }
+        rng_shuffle(&rng, order, m);
         for (size_t i = 0; i < m; i++)
             site_fold[order[i]] = next++ % folds;
     }

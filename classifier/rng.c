@@ -24,3 +24,13 @@ uint64_t rng_below(uint64_t *state, uint64_t n)
     while (x >= limit);
     return x % n;
 }
+
+void rng_shuffle(uint64_t *state, size_t *a, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)rng_below(state, i);
+        size_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}

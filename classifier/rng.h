@@ -2,6 +2,7 @@
 #ifndef SITESCOUT_CLASSIFIER_RNG_H
 #define SITESCOUT_CLASSIFIER_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -15,5 +16,8 @@ double rng_uniform(uint64_t *state);
 
 /* Uniform integer in [0, n); n > 0. */
 uint64_t rng_below(uint64_t *state, uint64_t n);
+
+/* Shuffle a[0..n) in place (Fisher-Yates), deterministic for a given state. */
+void rng_shuffle(uint64_t *state, size_t *a, size_t n);
 
 #endif

@@ -28,4 +28,16 @@ static inline int ascii_starts_with_ci(const char *s, size_t n, const char *lit)
     return 1;
 }
 
+/* Value of a hexadecimal digit, or -1. */
+static inline int ascii_hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 #endif

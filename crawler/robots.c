@@ -2,6 +2,8 @@
 #define _GNU_SOURCE /* memmem: linear-time substring search (glibc, musl, BSDs) */
 #include "crawler/robots.h"
 
+#include "common/ascii.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,17 +30,6 @@ struct robots {
 };
 
 static const char HEX[] = "0123456789ABCDEF";
-
-static int hex_val(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 static int is_unreserved(unsigned char c)
 {
@@ -81,8 +72,8 @@ static size_t normalise(const char *s, size_t n, char *out, size_t cap, int patt
         unsigned char c = (unsigned char)s[i];
         int escape = 0;
         if (c == '%') {
-            int hi = n - i >= 3 ? hex_val((unsigned char)s[i + 1]) : -1;
-            int lo = hi >= 0 ? hex_val((unsigned char)s[i + 2]) : -1;
+            int hi = n - i >= 3 ? ascii_hex_value((unsigned char)s[i + 1]) : -1;
+            int lo = hi >= 0 ? ascii_hex_value((unsigned char)s[i + 2]) : -1;
             if (lo >= 0) {
                 c = (unsigned char)(hi * 16 + lo);
                 i += 2;

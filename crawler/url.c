@@ -1,6 +1,8 @@
 /* URL normalisation, RFC 3986 reference resolution and site identity for http(s) links. */
 #include "crawler/url.h"
 
+#include "common/ascii.h"
+
 #include <arpa/inet.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -83,17 +85,6 @@ static inline int is_digit(unsigned char c)
 static inline char lower(char c)
 {
     return c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
-}
-
-static inline int hex_val(unsigned char c)
-{
-    if (is_digit(c))
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 /* RFC 3986 §2.3. */
@@ -215,7 +206,7 @@ static int parse_ipv4(const char *h, size_t n, uint32_t *addr)
     int hex = ln >= 2 && l[0] == '0' && l[1] == 'x';
     int numeric = ln > 0;
     for (size_t k = hex ? 2 : 0; k < ln && numeric; k++)
-        numeric = hex ? hex_val((unsigned char)l[k]) >= 0 : is_digit((unsigned char)l[k]);
+        numeric = hex ? ascii_hex_value((unsigned char)l[k]) >= 0 : is_digit((unsigned char)l[k]);
     if (!numeric)
         return 0;
 
@@ -235,7 +226,7 @@ static int parse_ipv4(const char *h, size_t n, uint32_t *addr)
             base = 8, k2 += 1;
         uint64_t v = 0;
         for (; k2 < j; k2++) {
-            int d = hex_val((unsigned char)h[k2]);
+            int d = ascii_hex_value((unsigned char)h[k2]);
             if (d < 0 || d >= base)
                 return -1;
             v = v * (uint64_t)base + (uint64_t)d;
@@ -296,8 +287,8 @@ static enum err put_reg_host(struct out *o, struct span h)
     for (size_t i = 0; i < h.n; i++) {
         char c = h.p[i];
         if (c == '%') {
-            int hi = h.n - i >= 3 ? hex_val((unsigned char)h.p[i + 1]) : -1;
-            int lo = hi >= 0 ? hex_val((unsigned char)h.p[i + 2]) : -1;
+            int hi = h.n - i >= 3 ? ascii_hex_value((unsigned char)h.p[i + 1]) : -1;
+            int lo = hi >= 0 ? ascii_hex_value((unsigned char)h.p[i + 2]) : -1;
             if (lo < 0)
                 return err_set(ERR_INVAL, "bad percent-escape in host");
             c = (char)(hi * 16 + lo);
@@ -414,8 +405,8 @@ static void put_component(struct out *o, struct span s, int query)
     for (size_t i = 0; i < s.n; i++) {
         unsigned char c = (unsigned char)s.p[i];
         if (c == '%') {
-            int hi = s.n - i >= 3 ? hex_val((unsigned char)s.p[i + 1]) : -1;
-            int lo = hi >= 0 ? hex_val((unsigned char)s.p[i + 2]) : -1;
+            int hi = s.n - i >= 3 ? ascii_hex_value((unsigned char)s.p[i + 1]) : -1;
+            int lo = hi >= 0 ? ascii_hex_value((unsigned char)s.p[i + 2]) : -1;
             if (lo < 0) {
                 put_n(o, "%25", 3); /* a stray '%' stands for itself */
                 continue;

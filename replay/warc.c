@@ -1,6 +1,8 @@
 /* WARC reader: scan plain or gzip WARC files once into a URL index, read blocks on demand. */
 #include "replay/warc.h"
 
+#include "replay/httpmsg.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -348,15 +350,7 @@ enum err warc_url_normalize(const char *url, size_t len, char *out, size_t outsz
 
 size_t warc_header_end(const char *data, size_t len)
 {
-    const char *p = data, *end = data + len;
-    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        p++;
-        if (p < end && *p == '\n')
-            return (size_t)(p + 1 - data);
-        if (p + 1 < end && p[0] == '\r' && p[1] == '\n')
-            return (size_t)(p + 2 - data);
-    }
-    return 0;
+    return httpmsg_head_end(data, len); /* WARC headers end like HTTP's: a blank line */
 }
 
 static void trim(const char **s, const char **e)

@@ -54,12 +54,7 @@ enum err evalstats_folds(const int *cls, size_t n, unsigned folds, uint64_t seed
         for (size_t i = 0; i < n; i++)
             if ((cls[i] != 0) == c)
                 order[m++] = i;
-        for (size_t i = m; i > 1; i--) {
-            size_t j = rng_below(&rng, i);
-            size_t t = order[i - 1];
-            order[i - 1] = order[j];
-            order[j] = t;
-        }
+        rng_shuffle(&rng, order, m);
         for (size_t i = 0; i < m; i++)
             fold[order[i]] = next++ % folds;
     }

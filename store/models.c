@@ -1,6 +1,8 @@
 /* The models table: model bytes with their figures, in and out as hex bytea. */
 #include "store/models.h"
 
+#include "common/ascii.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,17 +39,6 @@ static char *to_hex(const unsigned char *p, size_t n)
     return s;
 }
 
-static int hex_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* encode(data, 'hex') text to bytes (whatever the server's bytea_output is). */
 static enum err from_hex(const char *s, unsigned char **out, size_t *n_out)
 {
@@ -62,7 +53,7 @@ static enum err from_hex(const char *s, unsigned char **out, size_t *n_out)
     if (!b)
         return err_set(ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < hn / 2; i++) {
-        int hi = hex_val(s[2 * i]), lo = hex_val(s[2 * i + 1]);
+        int hi = ascii_hex_value((unsigned char)s[2 * i]), lo = ascii_hex_value((unsigned char)s[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             free(b);
             return err_set(ERR_PARSE, "model bytes: bad hex digit");
