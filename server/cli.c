@@ -19,6 +19,8 @@ int cmd_replay(int argc, char **argv);
 void cmd_replay_usage(void);
 int cmd_eval(int argc, char **argv);
 void cmd_eval_usage(void);
+int cmd_serve(int argc, char **argv);
+void cmd_serve_usage(void);
 
 const struct cli_command cli_commands[] = {
     {"crawl", "run a crawl job in the foreground: find relevant websites", cmd_crawl,
@@ -29,6 +31,7 @@ const struct cli_command cli_commands[] = {
      cmd_eval, cmd_eval_usage},
     {"replay", "serve WARC archives as the web (an HTTP proxy with fault injection)", cmd_replay,
      cmd_replay_usage},
+    {"serve", "run the HTTP API and the jobs submitted to it", cmd_serve, cmd_serve_usage},
     {"version", "print the version", cmd_version, cmd_version_usage},
 };
 const int cli_commands_count = (int)(sizeof cli_commands / sizeof cli_commands[0]);

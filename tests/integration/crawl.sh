@@ -43,8 +43,9 @@ ok "robots.txt obeyed, one connection per host ($(tail -1 <<<"$out"))"
 
 # --- kill -9 in the middle of a crawl, then --resume
 start_replay "$SCRATCH/access2.log" --warc "$WARC"
-crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=150 \
-  --set concurrency=8 >"$SCRATCH/out2" 2>&1 &
+# Not through the crawl() function: $! must be sitescout itself, not a subshell.
+"$BIN" crawl --db "$DB_URL" --job "$JOBS" --topic sci.space --proxy "$PROXY" \
+  --set politeness_delay_ms=150 --set concurrency=8 >"$SCRATCH/out2" 2>&1 &
 pid=$!
 job2=""
 for _ in $(seq 600); do
@@ -84,8 +85,8 @@ assert_contains "$(cat "$SCRATCH/out4")" "(max_relevant_sites)" "max_relevant_si
 crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=0 \
   --set pprs_window=30 --set pprs_limit=2 --set concurrency=2 >"$SCRATCH/out5" 2>&1
 assert_contains "$(cat "$SCRATCH/out5")" "(pprs_limit)" "a windowed pprs over the limit stops the crawl"
-crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=100 \
-  --set concurrency=4 >"$SCRATCH/out6" 2>&1 &
+"$BIN" crawl --db "$DB_URL" --job "$JOBS" --topic sci.space --proxy "$PROXY" \
+  --set politeness_delay_ms=100 --set concurrency=4 >"$SCRATCH/out6" 2>&1 &
 pid=$!
 job3=""
 for _ in $(seq 600); do

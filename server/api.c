@@ -1,0 +1,551 @@
+/*
+ * The HTTP API: routes, request checks and JSON. Job data comes as JSON text from
+ * store/apistore.c; jansson builds only the error bodies.
+ * jansson references: json_pack returns a new reference (json_decref'd here); the
+ * "o" format steals, none is used here.
+ */
+#include "server/api.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "server/dbpool.h"
+#include "server/jobspec.h"
+#include "store/apistore.h"
+#include "store/crawlstore.h"
+#include "store/store.h"
+
+#define API_MAX_LIMIT     1000
+#define API_DEFAULT_LIMIT 50
+#define API_MAX_SEGMENTS  8
+
+enum route_id {
+    R_HEALTH,
+    R_OPENAPI,
+    R_PROMETHEUS,
+    R_JOBS_LIST,
+    R_JOBS_CREATE,
+    R_JOB_GET,
+    R_JOB_DELETE,
+    R_JOB_STOP,
+    R_JOB_PAUSE,
+    R_JOB_RESUME,
+    R_SITES,
+    R_SITE,
+    R_METRICS,
+};
+
+/* Indexed by enum route_id. */
+const struct api_route api_routes[] = {
+    {"GET", "/api/health"},
+    {"GET", "/api/openapi.json"},
+    {"GET", "/metrics"},
+    {"GET", "/api/jobs"},
+    {"POST", "/api/jobs"},
+    {"GET", "/api/jobs/{id}"},
+    {"DELETE", "/api/jobs/{id}"},
+    {"POST", "/api/jobs/{id}/stop"},
+    {"POST", "/api/jobs/{id}/pause"},
+    {"POST", "/api/jobs/{id}/resume"},
+    {"GET", "/api/jobs/{id}/sites"},
+    {"GET", "/api/jobs/{id}/sites/{host}"},
+    {"GET", "/api/jobs/{id}/metrics"},
+};
+const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
+
+/* A request being answered: its path parameters and a database connection. */
+struct call {
+    const struct api_config *cfg;
+    const struct http_request *req;
+    struct http_response *resp;
+    char params[2][256]; /* {id}, {host} in order of appearance */
+    int n_params;
+    struct store *s;
+    int db_bad;
+};
+
+static void set_body(struct http_response *resp, int status, char *body)
+{
+    free(resp->body);
+    resp->status = status;
+    resp->body = body;
+    resp->body_len = body ? strlen(body) : 0;
+}
+
+/* The error body; status and code chosen by the caller. */
+static void reply_error(struct http_response *resp, int status, const char *code,
+                        const char *message, const char *field)
+{
+    json_t *j = json_pack("{s:{s:s, s:s, s:s?}}", "error", "code", code, "message",
+                          message ? message : "", "field", field);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    set_body(resp, status, text ? text : strdup("{\"error\": {\"code\": \"internal\"}}"));
+    resp->content_type = "application/json";
+}
+
+/*
+ * The edge: an error code and its message (err_msg()) become an HTTP status and the
+ * JSON error body. Messages of the form "field.path: ..." name the field.
+ */
+static void reply_err(struct http_response *resp, enum err e, int inval_status)
+{
+    const char *msg = err_msg();
+    char field[128] = "";
+    size_t n = strspn(msg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]");
+    if (n && n < sizeof field && msg[n] == ':' && msg[n + 1] == ' ')
+        snprintf(field, sizeof field, "%.*s", (int)n, msg);
+    int status = 500;
+    const char *code = "internal";
+    switch (e) {
+    case ERR_INVAL:
+        status = inval_status;
+        code = "invalid";
+        break;
+    case ERR_PARSE:
+        status = 400;
+        code = "bad_json";
+        break;
+    case ERR_NOTFOUND:
+        status = 404;
+        code = "not_found";
+        break;
+    case ERR_CONFLICT:
+        status = 409;
+        code = "conflict";
+        break;
+    case ERR_TOOBIG:
+        status = 413;
+        code = "too_big";
+        break;
+    case ERR_DB:
+        status = 503;
+        code = "database";
+        break;
+    case ERR_TIMEOUT:
+        status = 504;
+        code = "timeout";
+        break;
+    default:
+        break;
+    }
+    if (status >= 500)
+        log_warn("api: %s", msg);
+    reply_error(resp, status, code, msg, field[0] ? field : NULL);
+}
+
+/* Match path against a pattern; fills the {params}. */
+static int match(const char *pattern, const char *path, struct call *c)
+{
+    c->n_params = 0;
+    const char *p = pattern, *q = path;
+    while (*p && *q) {
+        if (*p != '/' || *q != '/')
+            return 0;
+        p++, q++;
+        size_t pl = strcspn(p, "/"), ql = strcspn(q, "/");
+        if (*p == '{') {
+            if (ql == 0 || ql >= sizeof c->params[0] || c->n_params == 2)
+                return 0;
+            snprintf(c->params[c->n_params++], sizeof c->params[0], "%.*s", (int)ql, q);
+        } else if (pl != ql || strncmp(p, q, pl) != 0) {
+            return 0;
+        }
+        p += pl, q += ql;
+    }
+    return !*p && !*q;
+}
+
+/* A strict non-negative integer query argument; -1 with a 400 already set on error. */
+static int64_t arg_int(struct call *c, const char *name, int64_t def, int64_t max)
+{
+    const char *v = http_request_arg(c->req, name);
+    if (!v)
+        return def;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (!*v || *end || errno || x < 0 || x > max) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s: must be an integer from 0 to %" PRId64, name, max);
+        reply_error(c->resp, 400, "invalid", msg, name);
+        return -1;
+    }
+    return x;
+}
+
+static int job_id(struct call *c, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(c->params[0], &end, 10);
+    if (*end || errno || x < 1) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "no job '%s'", c->params[0]);
+        reply_error(c->resp, 404, "not_found", msg, NULL);
+        return 0;
+    }
+    *id = x;
+    return 1;
+}
+
+static int db(struct call *c)
+{
+    if (c->s)
+        return 1;
+    enum err e = dbpool_take(c->cfg->pool, &c->s);
+    if (e)
+        reply_err(c->resp, e, 500);
+    return !e;
+}
+
+/* Reply with a JSON text from the store, or with its error. */
+static void reply_json(struct call *c, enum err e, int status, char *json)
+{
+    if (e) {
+        free(json);
+        c->db_bad = e == ERR_DB;
+        reply_err(c->resp, e, 422);
+        return;
+    }
+    set_body(c->resp, status, json);
+}
+
+static void job_reply(struct call *c, int64_t id, int status)
+{
+    char *json;
+    enum err e = apistore_job(c->s, id, &json);
+    reply_json(c, e, status, json);
+}
+
+static int is_json_type(const char *ct)
+{
+    if (!ct)
+        return 0;
+    size_t n = strlen("application/json");
+    return strncasecmp(ct, "application/json", n) == 0 &&
+           (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+static void create_job(struct call *c)
+{
+    if (c->req->body_too_big) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "request body over %zu bytes", (size_t)HTTP_MAX_BODY);
+        reply_error(c->resp, 413, "too_big", msg, NULL);
+        return;
+    }
+    if (!is_json_type(http_request_header(c->req, "Content-Type"))) {
+        reply_error(c->resp, 415, "unsupported_media_type",
+                    "a job body must be sent as Content-Type: application/json", NULL);
+        return;
+    }
+    struct jobspec *js = NULL;
+    struct buf body, params;
+    buf_init(&body, 0);
+    buf_init(&params, 0);
+    int64_t id = 0;
+    enum err e = jobspec_parse(c->req->body, c->req->body_len, &js);
+    if (e) {
+        reply_err(c->resp, e, 422);
+        goto out;
+    }
+    if (!db(c))
+        goto out;
+    /* jobrun takes the parameters from the stored body: store the canonical one. */
+    e = jobspec_to_json(js, &body);
+    if (!e)
+        e = jobspec_params_json(&js->params, &params);
+    if (!e)
+        e = crawlstore_job_create(c->s, js->topic, buf_str(&body), buf_str(&params), &id);
+    if (e) {
+        c->db_bad = e == ERR_DB;
+        reply_err(c->resp, e, 422);
+        goto out;
+    }
+    char loc[64];
+    snprintf(loc, sizeof loc, "/api/jobs/%" PRId64, id);
+    http_response_header(c->resp, "Location", loc);
+    job_reply(c, id, 201);
+out:
+    buf_release(&body);
+    buf_release(&params);
+    jobspec_free(js);
+}
+
+static void list_jobs(struct call *c)
+{
+    int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
+    int64_t offset = limit < 0 ? -1 : arg_int(c, "offset", 0, INT64_MAX / 2);
+    if (limit < 0 || offset < 0 || !db(c))
+        return;
+    char *json;
+    enum err e = apistore_jobs(c->s, limit, offset, &json);
+    reply_json(c, e, 200, json);
+}
+
+static void list_sites(struct call *c, int64_t id)
+{
+    int relevant = -1;
+    const char *rv = http_request_arg(c->req, "relevant");
+    if (rv) {
+        if (strcmp(rv, "true") == 0)
+            relevant = 1;
+        else if (strcmp(rv, "false") == 0)
+            relevant = 0;
+        else {
+            reply_error(c->resp, 400, "invalid", "relevant: must be true or false", "relevant");
+            return;
+        }
+    }
+    enum apistore_order order = APISTORE_BY_CONFIDENCE;
+    const char *ov = http_request_arg(c->req, "order");
+    if (ov) {
+        if (strcmp(ov, "confidence") == 0)
+            order = APISTORE_BY_CONFIDENCE;
+        else if (strcmp(ov, "rank") == 0)
+            order = APISTORE_BY_RANK;
+        else if (strcmp(ov, "found") == 0)
+            order = APISTORE_BY_FOUND;
+        else {
+            reply_error(c->resp, 400, "invalid", "order: must be confidence, rank or found",
+                        "order");
+            return;
+        }
+    }
+    int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
+    int64_t offset = limit < 0 ? -1 : arg_int(c, "offset", 0, INT64_MAX / 2);
+    if (limit < 0 || offset < 0 || !db(c))
+        return;
+    char *json;
+    enum err e = apistore_sites(c->s, id, relevant, order, limit, offset, &json);
+    reply_json(c, e, 200, json);
+}
+
+static void job_metrics(struct call *c, int64_t id)
+{
+    double since = -1;
+    const char *sv = http_request_arg(c->req, "since");
+    if (sv) {
+        char *end;
+        since = strtod(sv, &end);
+        if (!*sv || *end || since != since) {
+            reply_error(c->resp, 400, "invalid",
+                        "since: must be a number of seconds since the job started", "since");
+            return;
+        }
+    }
+    if (!db(c))
+        return;
+    char *json;
+    enum err e = apistore_metrics(c->s, id, since, &json);
+    reply_json(c, e, 200, json);
+}
+
+/* stop, pause or resume. */
+static void job_control(struct call *c, int64_t id, const char *what)
+{
+    if (!db(c))
+        return;
+    struct crawlstore_job j;
+    enum err e = crawlstore_job_get(c->s, id, &j);
+    if (e) {
+        reply_json(c, e, 200, NULL);
+        return;
+    }
+    int running = strcmp(j.state, "training") == 0 || strcmp(j.state, "crawling") == 0 ||
+                  strcmp(j.state, "stopping") == 0;
+    int pausing = strcmp(j.stop_requested, "pause") == 0;
+    char state[16];
+    snprintf(state, sizeof state, "%s", j.state);
+    crawlstore_job_release(&j);
+    int status = 200;
+    if (strcmp(what, "stop") == 0) {
+        int ended = 0;
+        e = apistore_job_end(c->s, id, &ended);
+        if (!e && !ended) {
+            if (running) {
+                e = crawlstore_job_request(c->s, id, "stop");
+                status = 202;
+            } else {
+                e = err_set(ERR_CONFLICT, "job %" PRId64 " is %s: nothing to stop", id, state);
+            }
+        }
+    } else if (strcmp(what, "pause") == 0) {
+        if (running) {
+            e = crawlstore_job_request(c->s, id, "pause");
+            status = 202;
+        } else {
+            e = err_set(ERR_CONFLICT, "job %" PRId64 " is %s: only a running job can pause", id,
+                        state);
+        }
+    } else if (running && pausing) {
+        e = crawlstore_job_request(c->s, id, NULL); /* not paused yet: just carry on */
+    } else {
+        e = apistore_job_resume(c->s, id);
+    }
+    if (e) {
+        reply_json(c, e, 200, NULL);
+        return;
+    }
+    job_reply(c, id, status);
+}
+
+static void prometheus(struct call *c)
+{
+    if (!db(c))
+        return;
+    struct buf out;
+    buf_init(&out, 0);
+    enum err e = apistore_prometheus(c->s, &out);
+    if (e) {
+        buf_release(&out);
+        {
+            reply_json(c, e, 200, NULL);
+            return;
+        }
+    }
+    set_body(c->resp, 200, buf_detach(&out));
+    c->resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+}
+
+static void dispatch(struct call *c, enum route_id r)
+{
+    int64_t id = 0;
+    if (r >= R_JOB_GET && !job_id(c, &id))
+        return;
+    char *json = NULL;
+    enum err e;
+    switch (r) {
+    case R_HEALTH:
+        if (!db(c))
+            return;
+        e = store_exec(c->s, "SELECT 1", 0, NULL);
+        if (e) {
+            reply_json(c, e, 200, NULL);
+            return;
+        }
+        set_body(c->resp, 200, strdup("{\"status\":\"ok\"}"));
+        return;
+    case R_OPENAPI:
+        json = malloc(api_openapi_len + 1);
+        if (json) {
+            memcpy(json, api_openapi, api_openapi_len);
+            json[api_openapi_len] = '\0';
+        }
+        set_body(c->resp, json ? 200 : 500, json);
+        return;
+    case R_PROMETHEUS: {
+        prometheus(c);
+        return;
+    }
+    case R_JOBS_LIST: {
+        list_jobs(c);
+        return;
+    }
+    case R_JOBS_CREATE: {
+        create_job(c);
+        return;
+    }
+    case R_JOB_GET:
+        if (db(c))
+            job_reply(c, id, 200);
+        return;
+    case R_JOB_DELETE:
+        if (!db(c))
+            return;
+        e = apistore_job_delete(c->s, id);
+        if (e) {
+            reply_json(c, e, 200, NULL);
+            return;
+        }
+        set_body(c->resp, 204, NULL);
+        return;
+    case R_JOB_STOP: {
+        job_control(c, id, "stop");
+        return;
+    }
+    case R_JOB_PAUSE: {
+        job_control(c, id, "pause");
+        return;
+    }
+    case R_JOB_RESUME: {
+        job_control(c, id, "resume");
+        return;
+    }
+    case R_SITES: {
+        list_sites(c, id);
+        return;
+    }
+    case R_SITE:
+        if (!db(c))
+            return;
+        e = apistore_site(c->s, id, c->params[1], &json);
+        {
+            reply_json(c, e, 200, json);
+            return;
+        }
+    case R_METRICS: {
+        job_metrics(c, id);
+        return;
+    }
+    }
+}
+
+static int authorized(const struct api_config *cfg, const struct http_request *req)
+{
+    if (!cfg->token)
+        return 1;
+    const char *h = http_request_header(req, "Authorization");
+    if (!h || strncmp(h, "Bearer ", 7) != 0)
+        return 0;
+    /* Compare in constant time: the token is a secret. */
+    const char *t = h + 7;
+    size_t n = strlen(cfg->token), m = strlen(t);
+    unsigned diff = n != m;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)cfg->token[i] ^ (unsigned char)(i < m ? t[i] : 0);
+    return diff == 0;
+}
+
+void api_handle(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    struct call c = {.cfg = ctx, .req = req, .resp = resp};
+    int known_path = 0;
+    char allow[64] = "";
+    for (int i = 0; i < api_routes_count; i++) {
+        if (!match(api_routes[i].pattern, req->path, &c))
+            continue;
+        known_path = 1;
+        if (strcmp(api_routes[i].method, req->method) == 0) {
+            if (!authorized(c.cfg, req)) {
+                http_response_header(resp, "WWW-Authenticate", "Bearer");
+                reply_error(resp, 401, "unauthorized",
+                            "this server wants 'Authorization: Bearer TOKEN'", NULL);
+                return;
+            }
+            dispatch(&c, (enum route_id)i);
+            dbpool_give(c.cfg->pool, c.s, c.db_bad);
+            return;
+        }
+        size_t len = strlen(allow);
+        snprintf(allow + len, sizeof allow - len, "%s%s", len ? ", " : "", api_routes[i].method);
+    }
+    if (known_path) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s is not allowed here (allowed: %s)", req->method, allow);
+        http_response_header(resp, "Allow", allow);
+        reply_error(resp, 405, "method_not_allowed", msg, NULL);
+        return;
+    }
+    char msg[300];
+    snprintf(msg, sizeof msg, "no such path: %.200s", req->path);
+    reply_error(resp, 404, "not_found", msg, NULL);
+}

@@ -1,0 +1,37 @@
+/*
+ * The HTTP API of `sitescout serve` (docs/api.md): routing, JSON bodies and the one
+ * place where an enum err becomes an HTTP status and a JSON error body
+ * {"error": {"code", "message", "field"}}.
+ *
+ * Ownership: the struct api_config is borrowed for the life of the server; api_handle
+ * fills a struct http_response whose body the HTTP server frees.
+ */
+#ifndef SITESCOUT_SERVER_API_H
+#define SITESCOUT_SERVER_API_H
+
+#include "server/http.h"
+
+struct dbpool;
+
+struct api_config {
+    struct dbpool *pool;
+    const char *token; /* required as "Authorization: Bearer T" when set; or NULL */
+};
+
+/* The OpenAPI description (web/openapi.json, embedded at build time), served at
+ * /api/openapi.json. */
+extern const char api_openapi[];
+extern const size_t api_openapi_len;
+
+/* The http_handler_fn of the API; ctx is a struct api_config. */
+void api_handle(void *ctx, const struct http_request *req, struct http_response *resp);
+
+/* The routes the API serves, as "METHOD /path/{param}" (for the OpenAPI check). */
+struct api_route {
+    const char *method;
+    const char *pattern;
+};
+extern const struct api_route api_routes[];
+extern const int api_routes_count;
+
+#endif

@@ -1,0 +1,154 @@
+/* The HTTP server: libmicrohttpd behind one request/response callback. */
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+
+struct http {
+    struct MHD_Daemon *d;
+    http_handler_fn fn;
+    void *ctx;
+};
+
+/* Per request: the body collected so far. */
+struct pending {
+    struct buf body;
+    int too_big;
+};
+
+const char *http_request_header(const struct http_request *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_request_arg(const struct http_request *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+void http_response_header(struct http_response *resp, const char *name, const char *value)
+{
+    if (resp->n_headers == HTTP_MAX_HEADERS)
+        return;
+    resp->header_names[resp->n_headers] = name;
+    snprintf(resp->header_values[resp->n_headers], sizeof resp->header_values[0], "%s", value);
+    resp->n_headers++;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    struct http *h = cls;
+    struct pending *p = *con_cls;
+    if (!p) {
+        p = calloc(1, sizeof *p);
+        if (!p)
+            return MHD_NO;
+        buf_init(&p->body, HTTP_MAX_BODY);
+        *con_cls = p;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        if (!p->too_big && buf_append(&p->body, upload_data, *upload_data_size) != ERR_OK)
+            p->too_big = 1; /* keep reading (and dropping) so that we can answer 413 */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (p->too_big)
+        buf_release(&p->body);
+    struct http_request req = {
+        .method = method,
+        .path = url,
+        .body = buf_str(&p->body),
+        .body_len = p->body.len,
+        .body_too_big = p->too_big,
+        .conn = conn,
+    };
+    struct http_response resp;
+    memset(&resp, 0, sizeof resp);
+    resp.status = 500;
+    h->fn(h->ctx, &req, &resp);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(resp.body_len, resp.body ? resp.body : (void *)"",
+                                        resp.body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        free(resp.body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            resp.content_type ? resp.content_type : "application/json");
+    for (int i = 0; i < resp.n_headers; i++)
+        MHD_add_response_header(r, resp.header_names[i], resp.header_values[i]);
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)resp.status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct pending *p = *con_cls;
+    if (!p)
+        return;
+    buf_release(&p->body);
+    free(p);
+    *con_cls = NULL;
+}
+
+PRINTF_LIKE(2, 0) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n')
+        msg[--n] = '\0';
+    log_warn("http: %s", msg);
+}
+
+enum err http_start(const char *host, int port, int threads, http_handler_fn fn, void *ctx,
+                    struct http **out, int *bound_port)
+{
+    *out = NULL;
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+        return err_set(ERR_INVAL, "--listen: '%s' is not an IPv4 address", host);
+    struct http *h = calloc(1, sizeof *h);
+    if (!h)
+        return err_set(ERR_NOMEM, "out of memory");
+    h->fn = fn;
+    h->ctx = ctx;
+    h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
+                            NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads > 0 ? threads : 4),
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
+    if (!h->d) {
+        free(h);
+        return err_set(ERR_IO, "cannot listen on %s:%d", host, port);
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    *bound_port = info ? info->port : port;
+    *out = h;
+    return ERR_OK;
+}
+
+void http_stop(struct http *h)
+{
+    if (!h)
+        return;
+    MHD_stop_daemon(h->d);
+    free(h);
+}

@@ -1,0 +1,61 @@
+/*
+ * A small HTTP server (the only user of libmicrohttpd): one handler callback gets a
+ * whole request (method, path, query, headers, a capped body) and fills a response.
+ * Requests are served on a small pool of threads, so the handler must be thread-safe.
+ *
+ * Ownership: http_start hands out a struct http the caller frees with http_stop.
+ * Everything in a struct http_request is borrowed for the duration of the callback;
+ * the handler sets resp->body to malloc'd memory that the server frees.
+ */
+#ifndef SITESCOUT_SERVER_HTTP_H
+#define SITESCOUT_SERVER_HTTP_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+
+#define HTTP_MAX_BODY    ((size_t)1 << 20) /* request bodies above this get 413 */
+#define HTTP_MAX_HEADERS 8                 /* extra response headers */
+
+struct http_request {
+    const char *method; /* "GET", "POST", ... */
+    const char *path;   /* without the query string, not decoded beyond MHD's */
+    const char *body;   /* NUL-terminated; "" when none */
+    size_t body_len;
+    int body_too_big; /* the body exceeded HTTP_MAX_BODY and was dropped */
+    void *conn;       /* for http_request_header / http_request_arg */
+};
+
+/* A request header (case-insensitive name) or query argument (decoded); NULL if absent. */
+const char *http_request_header(const struct http_request *r, const char *name);
+const char *http_request_arg(const struct http_request *r, const char *name);
+
+struct http_response {
+    int status;
+    const char *content_type; /* static string; default "application/json" */
+    char *body;               /* malloc'd, taken by the server; may be NULL */
+    size_t body_len;
+    const char *header_names[HTTP_MAX_HEADERS];
+    char header_values[HTTP_MAX_HEADERS][256];
+    int n_headers;
+};
+
+/* Add a response header (the name must be a static string). */
+void http_response_header(struct http_response *resp, const char *name, const char *value);
+
+typedef void (*http_handler_fn)(void *ctx, const struct http_request *req,
+                                struct http_response *resp);
+
+struct http;
+
+/*
+ * Listen on host:port (an IPv4 address; port 0 picks a free one) and serve with
+ * `threads` threads. *bound_port is the port actually bound.
+ */
+enum err http_start(const char *host, int port, int threads, http_handler_fn fn, void *ctx,
+                    struct http **out, int *bound_port) WARN_UNUSED;
+
+/* Stop accepting, finish the requests in flight and free the server. NULL is fine. */
+void http_stop(struct http *h);
+
+#endif

@@ -1,0 +1,306 @@
+/* The HTTP API's queries: JSON texts straight from PostgreSQL. */
+#include "store/apistore.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+
+#define NUM(b, v) (snprintf(b, sizeof b, "%" PRId64, (int64_t)(v)), b)
+
+/* The first cell of a one-row result as a malloc'd string; ERR_NOTFOUND for no row. */
+static enum err one_text(struct store *s, const char *sql, int n, const char *const *p,
+                         const char *what, char **out)
+{
+    *out = NULL;
+    struct store_rows *r;
+    enum err e = store_query(s, sql, n, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) < 1 || !store_rows_get(r, 0, 0)) {
+        store_rows_free(r);
+        return err_set(ERR_NOTFOUND, "%s", what);
+    }
+    *out = strdup(store_rows_get(r, 0, 0));
+    store_rows_free(r);
+    return *out ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+}
+
+/* One job as a JSON object (j is the jobs row). */
+#define JOB_JSON                                                                                   \
+    "json_build_object('id', j.id, 'topic', j.topic, 'state', j.state,"                            \
+    " 'phase', CASE WHEN j.state IN ('training', 'crawling') THEN j.state END,"                    \
+    " 'stop_requested', j.stop_requested, 'stop_reason', j.stop_reason, 'error', j.error,"         \
+    " 'params', j.params,"                                                                         \
+    " 'counters', json_build_object('pages_downloaded', j.pages_downloaded,"                       \
+    "   'sites_examined', j.sites_examined, 'relevant_found', j.relevant_found),"                  \
+    " 'harvest_rate', CASE WHEN j.sites_examined > 0"                                              \
+    "   THEN j.relevant_found::float8 / j.sites_examined END,"                                     \
+    " 'pprs', CASE WHEN j.relevant_found > 0"                                                      \
+    "   THEN j.pages_downloaded::float8 / j.relevant_found END,"                                   \
+    " 'progress', json_build_object("                                                              \
+    "   'max_pages', CASE WHEN (j.params->>'max_pages')::float8 > 0"                               \
+    "     THEN least(1, j.pages_downloaded / (j.params->>'max_pages')::float8) END,"               \
+    "   'max_relevant_sites', CASE WHEN (j.params->>'max_relevant_sites')::float8 > 0"             \
+    "     THEN least(1, j.relevant_found / (j.params->>'max_relevant_sites')::float8) END,"        \
+    "   'max_seconds', CASE WHEN (j.params->>'max_seconds')::float8 > 0"                           \
+    "     THEN least(1, extract(epoch FROM coalesce(j.finished_at, now()) - j.started_at)"         \
+    "       / (j.params->>'max_seconds')::float8) END),"                                           \
+    " 'created_at', j.created_at, 'started_at', j.started_at,"                                     \
+    " 'finished_at', j.finished_at, 'updated_at', j.updated_at)"
+
+enum err apistore_jobs(struct store *s, int64_t limit, int64_t offset, char **json)
+{
+    char l[32], o[32];
+    const char *p[] = {NUM(l, limit), NUM(o, offset)};
+    return one_text(
+        s,
+        "SELECT json_build_object('jobs', coalesce((SELECT json_agg(x.j ORDER BY x.id DESC)"
+        " FROM (SELECT j.id, " JOB_JSON " AS j FROM jobs j ORDER BY j.id DESC"
+        " LIMIT $1 OFFSET $2) x), '[]'::json),"
+        " 'total', (SELECT count(*) FROM jobs), 'limit', $1::bigint,"
+        " 'offset', $2::bigint)::text",
+        2, p, "no jobs", json);
+}
+
+enum err apistore_job(struct store *s, int64_t id, char **json)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, id)};
+    char what[64];
+    snprintf(what, sizeof what, "no job %" PRId64, id);
+    return one_text(s, "SELECT " JOB_JSON "::text FROM jobs j WHERE j.id = $1", 1, p, what, json);
+}
+
+static enum err job_exists(struct store *s, int64_t job)
+{
+    char *t;
+    char ids[32];
+    const char *p[] = {NUM(ids, job)};
+    char what[64];
+    snprintf(what, sizeof what, "no job %" PRId64, job);
+    enum err e = one_text(s, "SELECT state FROM jobs WHERE id = $1", 1, p, what, &t);
+    free(t);
+    return e;
+}
+
+#define SITES_SQL(ORDER)                                                                           \
+    "SELECT json_build_object('sites', coalesce((SELECT json_agg(json_build_object("               \
+    "  'host', x.host, 'homepage', x.homepage, 'confidence', x.confidence,"                        \
+    "  'relevant', x.relevant, 'pages_visited', x.pages_visited, 'role', x.role,"                  \
+    "  'rank', x.rank, 'found_at', x.examined_at) ORDER BY x.n) FROM ("                            \
+    "  SELECT s.*, row_number() OVER (ORDER BY " ORDER ") AS n FROM sites s"                       \
+    "  WHERE s.job_id = $1 AND s.state = 'examined' AND s.role NOT LIKE 'train%'"                  \
+    "  AND ($2::boolean IS NULL OR s.relevant = $2::boolean)"                                      \
+    "  ORDER BY " ORDER " LIMIT $3 OFFSET $4) x), '[]'::json),"                                    \
+    " 'total', (SELECT count(*) FROM sites s WHERE s.job_id = $1 AND s.state = 'examined'"         \
+    "  AND s.role NOT LIKE 'train%' AND ($2::boolean IS NULL OR s.relevant = $2::boolean)),"       \
+    " 'limit', $3::bigint, 'offset', $4::bigint)::text"
+
+enum err apistore_sites(struct store *s, int64_t job, int relevant, enum apistore_order order,
+                        int64_t limit, int64_t offset, char **json)
+{
+    *json = NULL;
+    enum err e = job_exists(s, job);
+    if (e)
+        return e;
+    /* One fixed statement per order: nothing from the request is spliced into SQL. */
+    static const char *const sql[] = {
+        SITES_SQL("s.confidence DESC NULLS LAST, s.examined_at, s.host"),
+        SITES_SQL("s.rank DESC, s.confidence DESC NULLS LAST, s.host"),
+        SITES_SQL("s.examined_at, s.host"),
+    };
+    char ids[32], l[32], o[32];
+    const char *p[] = {NUM(ids, job),
+                       relevant < 0 ? NULL
+                       : relevant   ? "true"
+                                    : "false",
+                       NUM(l, limit), NUM(o, offset)};
+    return one_text(s, sql[order], 4, p, "no sites", json);
+}
+
+enum err apistore_site(struct store *s, int64_t job, const char *host, char **json)
+{
+    *json = NULL;
+    enum err e = job_exists(s, job);
+    if (e)
+        return e;
+    char ids[32];
+    const char *p[] = {NUM(ids, job), host};
+    char what[320];
+    snprintf(what, sizeof what, "job %" PRId64 " has no site %s", job, host);
+    return one_text(
+        s,
+        "SELECT json_build_object('host', s.host, 'homepage', s.homepage, 'role', s.role,"
+        " 'state', s.state, 'confidence', s.confidence, 'relevant', s.relevant,"
+        " 'pages_visited', s.pages_visited, 'pages_to_classify', s.pages_to_class,"
+        " 'rank', s.rank, 'found_at', s.examined_at, 'error', s.error,"
+        " 'pages', coalesce((SELECT json_agg(json_build_object('url', g.url, 'status', g.status,"
+        "   'error', g.error, 'bytes', g.bytes, 'confidence', g.pr_target,"
+        "   'purpose', g.purpose, 'fetched_at', g.fetched_at) ORDER BY g.id)"
+        "   FROM pages g WHERE g.job_id = s.job_id AND g.host = s.host), '[]'::json),"
+        " 'edges_out', coalesce((SELECT json_agg(json_build_object('host', e.dst_host,"
+        "   'conf_sum', e.conf_sum, 'page_count', e.page_count) ORDER BY e.dst_host)"
+        "   FROM edges e WHERE e.job_id = s.job_id AND e.src_host = s.host), '[]'::json),"
+        " 'edges_in', coalesce((SELECT json_agg(json_build_object('host', e.src_host,"
+        "   'conf_sum', e.conf_sum, 'page_count', e.page_count) ORDER BY e.src_host)"
+        "   FROM edges e WHERE e.job_id = s.job_id AND e.dst_host = s.host), '[]'::json)"
+        ")::text FROM sites s WHERE s.job_id = $1 AND s.host = $2",
+        2, p, what, json);
+}
+
+enum err apistore_metrics(struct store *s, int64_t job, double since, char **json)
+{
+    *json = NULL;
+    enum err e = job_exists(s, job);
+    if (e)
+        return e;
+    char ids[32], sn[64];
+    snprintf(sn, sizeof sn, "%.17g", since);
+    const char *p[] = {NUM(ids, job), sn};
+    return one_text(s,
+                    "SELECT json_build_object('metrics', coalesce((SELECT json_agg("
+                    " json_build_object('ts', m.ts, 'elapsed_s', m.elapsed_s, 'pages', m.pages,"
+                    " 'sites_examined', m.sites_examined, 'relevant_found', m.relevant_found,"
+                    " 'harvest_rate', m.harvest_rate, 'harvest_rate_window', m.harvest_rate_window,"
+                    " 'pprs', m.pprs, 'pprs_window', m.pprs_window) ORDER BY m.id)"
+                    " FROM metrics m WHERE m.job_id = $1 AND m.elapsed_s > $2::float8),"
+                    " '[]'::json))::text",
+                    2, p, "no metrics", json);
+}
+
+/* Run a statement that returns rows when it did something; *hit = row count. */
+static enum err exec_count(struct store *s, const char *sql, int n, const char *const *p, int *hit)
+{
+    struct store_rows *r;
+    enum err e = store_query(s, sql, n, p, &r);
+    if (e)
+        return e;
+    *hit = store_rows_count(r);
+    store_rows_free(r);
+    return ERR_OK;
+}
+
+enum err apistore_job_delete(struct store *s, int64_t job)
+{
+    enum err e = job_exists(s, job);
+    if (e)
+        return e;
+    char ids[32];
+    const char *p[] = {NUM(ids, job)};
+    int hit;
+    e = exec_count(s,
+                   "DELETE FROM jobs WHERE id = $1 AND state IN ('done', 'failed', 'paused')"
+                   " RETURNING id",
+                   1, p, &hit);
+    if (!e && !hit)
+        e = err_set(ERR_CONFLICT, "job %" PRId64 " is queued or running: stop it first", job);
+    return e;
+}
+
+enum err apistore_job_end(struct store *s, int64_t job, int *ended)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, job)};
+    return exec_count(s,
+                      "UPDATE jobs SET state = 'done', stop_reason = 'user_stop',"
+                      " stop_requested = NULL, finished_at = now(), updated_at = now()"
+                      " WHERE id = $1 AND state IN ('queued', 'paused') RETURNING id",
+                      1, p, ended);
+}
+
+enum err apistore_job_resume(struct store *s, int64_t job)
+{
+    enum err e = job_exists(s, job);
+    if (e)
+        return e;
+    char ids[32];
+    const char *p[] = {NUM(ids, job)};
+    int hit;
+    e = exec_count(s,
+                   "UPDATE jobs SET state = 'crawling', worker = NULL, stop_requested = NULL,"
+                   " updated_at = now() WHERE id = $1 AND state = 'paused' RETURNING id",
+                   1, p, &hit);
+    if (!e && !hit)
+        e = err_set(ERR_CONFLICT, "job %" PRId64 " is not paused", job);
+    return e;
+}
+
+enum err apistore_runnable(struct store *s, int orphans, int64_t **ids, size_t *n)
+{
+    *ids = NULL;
+    *n = 0;
+    const char *p[] = {orphans ? "true" : "false"};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT id FROM jobs WHERE state = 'queued'"
+                             " OR (state IN ('training', 'crawling') AND (worker IS NULL OR $1))"
+                             " ORDER BY id",
+                             1, p, &r);
+    if (e)
+        return e;
+    int rows = store_rows_count(r);
+    if (rows) {
+        *ids = malloc((size_t)rows * sizeof **ids);
+        if (!*ids) {
+            store_rows_free(r);
+            return err_set(ERR_NOMEM, "out of memory");
+        }
+        for (int i = 0; i < rows; i++)
+            (*ids)[i] = strtoll(store_rows_get(r, i, 0), NULL, 10);
+        *n = (size_t)rows;
+    }
+    store_rows_free(r);
+    return ERR_OK;
+}
+
+static enum err prom_family(struct buf *out, const char *name, const char *help)
+{
+    return buf_appendf(out, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+}
+
+enum err apistore_prometheus(struct store *s, struct buf *out)
+{
+    struct store_rows *jobs = NULL, *fetch = NULL;
+    enum err e = store_query(s,
+                             "SELECT id, pages_downloaded, sites_examined, relevant_found, state"
+                             " FROM jobs ORDER BY id",
+                             0, NULL, &jobs);
+    if (!e)
+        e = store_query(s,
+                        "SELECT job_id, coalesce(error, CASE WHEN status >= 400 THEN 'http_'"
+                        " || status ELSE 'ok' END), count(*) FROM pages WHERE purpose = 'crawl'"
+                        " GROUP BY 1, 2 ORDER BY 1, 2",
+                        0, NULL, &fetch);
+    static const char *const fam[][2] = {
+        {"sitescout_pages_fetched_total", "Pages downloaded by a job's crawl."},
+        {"sitescout_sites_examined_total", "Websites a job's crawl examined."},
+        {"sitescout_relevant_found_total", "Relevant websites a job found."},
+    };
+    for (int f = 0; f < 3 && !e; f++) {
+        e = prom_family(out, fam[f][0], fam[f][1]);
+        for (int i = 0; !e && i < store_rows_count(jobs); i++)
+            e = buf_appendf(out, "%s{job=\"%s\"} %s\n", fam[f][0], store_rows_get(jobs, i, 0),
+                            store_rows_get(jobs, i, 1 + f));
+    }
+    if (!e)
+        e = buf_appendf(out, "# HELP sitescout_job_running Whether a job is training or crawling.\n"
+                             "# TYPE sitescout_job_running gauge\n");
+    for (int i = 0; !e && i < store_rows_count(jobs); i++) {
+        const char *st = store_rows_get(jobs, i, 4);
+        e = buf_appendf(out, "sitescout_job_running{job=\"%s\"} %d\n", store_rows_get(jobs, i, 0),
+                        strcmp(st, "training") == 0 || strcmp(st, "crawling") == 0);
+    }
+    if (!e)
+        e = prom_family(out, "sitescout_fetches_total",
+                        "Crawl fetches of a job by outcome (ok, or the kind of error).");
+    for (int i = 0; !e && i < store_rows_count(fetch); i++)
+        e = buf_appendf(out, "sitescout_fetches_total{job=\"%s\",kind=\"%s\"} %s\n",
+                        store_rows_get(fetch, i, 0), store_rows_get(fetch, i, 1),
+                        store_rows_get(fetch, i, 2));
+    store_rows_free(jobs);
+    store_rows_free(fetch);
+    return e;
+}

@@ -1,0 +1,65 @@
+/*
+ * The read (and small write) queries of the HTTP API. Results are JSON texts built by
+ * PostgreSQL itself (json_build_object), so that no row is copied twice.
+ * Built on store.h only; all values are passed as statement parameters.
+ *
+ * Ownership: every char **json out is malloc'd; the caller frees it.
+ */
+#ifndef SITESCOUT_STORE_APISTORE_H
+#define SITESCOUT_STORE_APISTORE_H
+
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+
+struct store;
+
+/* {"jobs": [job...], "total": N}, newest first. */
+enum err apistore_jobs(struct store *s, int64_t limit, int64_t offset, char **json) WARN_UNUSED;
+
+/* One job: state, phase, params, counters, rates, progress, error. ERR_NOTFOUND. */
+enum err apistore_job(struct store *s, int64_t id, char **json) WARN_UNUSED;
+
+enum apistore_order { APISTORE_BY_CONFIDENCE, APISTORE_BY_RANK, APISTORE_BY_FOUND };
+
+/*
+ * {"sites": [...], "total": N}: the examined websites of a job (training sites
+ * excluded); relevant < 0 all, 0 irrelevant only, 1 relevant only. ERR_NOTFOUND
+ * when the job does not exist.
+ */
+enum err apistore_sites(struct store *s, int64_t job, int relevant, enum apistore_order order,
+                        int64_t limit, int64_t offset, char **json) WARN_UNUSED;
+
+/* One site of a job with its pages and edges (out and in). ERR_NOTFOUND. */
+enum err apistore_site(struct store *s, int64_t job, const char *host, char **json) WARN_UNUSED;
+
+/* {"metrics": [...]}: the job's time series with elapsed_s > since. ERR_NOTFOUND. */
+enum err apistore_metrics(struct store *s, int64_t job, double since, char **json) WARN_UNUSED;
+
+/* Delete a job and everything of it. ERR_NOTFOUND; ERR_CONFLICT while it runs. */
+enum err apistore_job_delete(struct store *s, int64_t job) WARN_UNUSED;
+
+/*
+ * End a job that is not running (queued or paused) as done (stop_reason user_stop).
+ * *ended is 0 when the job was in another state (then nothing changed).
+ */
+enum err apistore_job_end(struct store *s, int64_t job, int *ended) WARN_UNUSED;
+
+/*
+ * Make a paused job runnable again: state crawling with no worker, which the
+ * scheduler of `sitescout serve` picks up. ERR_CONFLICT unless paused.
+ */
+enum err apistore_job_resume(struct store *s, int64_t job) WARN_UNUSED;
+
+/*
+ * Jobs a scheduler should run, oldest first: queued ones, resumed ones (crawling
+ * without a worker) and, when `orphans` is set, every training or crawling job (those
+ * of a process that died). *ids malloc'd.
+ */
+enum err apistore_runnable(struct store *s, int orphans, int64_t **ids, size_t *n) WARN_UNUSED;
+
+/* Append the Prometheus text exposition of every job's counters to out. */
+enum err apistore_prometheus(struct store *s, struct buf *out) WARN_UNUSED;
+
+#endif

@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# sitescout serve: the HTTP API against a real PostgreSQL and the replay web. A job's
+# whole life (submit, run, read what it found, pause, resume, stop, delete), every
+# error case, pagination, the token, resume after kill -9, and an OpenAPI document
+# that describes exactly the routes the server has.
+source "$(dirname "$0")/lib.sh"
+make_scratch
+start_private_pg
+WARC=$SRC/demo/demo.warc.gz
+start_replay "$SCRATCH/access.log" --warc "$WARC"
+
+# start_serve OUT ARGS...: sitescout serve on a free port; sets API and SERVE_PID.
+start_serve() {
+  local out=$1; shift
+  "$BIN" serve --listen 127.0.0.1:0 --db "$DB_URL" --proxy "$PROXY" "$@" >"$out" 2>"$out.err" &
+  SERVE_PID=$!
+  at_exit "kill -9 $SERVE_PID"
+  for _ in $(seq 200); do
+    grep -q '^listening on ' "$out" && break
+    kill -0 "$SERVE_PID" 2>/dev/null || fail "serve did not start: $(cat "$out" "$out.err")"
+    sleep 0.05
+  done
+  API="http://$(sed -n 's/^listening on //p' "$out")"
+}
+
+# req METHOD PATH [curl args...]: the body in $SCRATCH/body, prints the status.
+req() {
+  local m=$1 p=$2; shift 2
+  curl -s -o "$SCRATCH/body" -D "$SCRATCH/headers" -w '%{http_code}' -X "$m" "$@" "$API$p"
+}
+body() { cat "$SCRATCH/body"; }
+# jq-like: field EXPR (python, on the last body as d)
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$SCRATCH/body"; }
+post_json() { req POST "$1" -H 'Content-Type: application/json' --data-binary "@$2"; }
+
+# The demo job, sci.space, with or without a politeness delay.
+job_body() {
+  python3 - "$SRC/demo/demo.jobs.json" "$1" "$2" >"$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["sci.space"]
+d["params"] = {"politeness_delay_ms": int(sys.argv[2]), "concurrency": int(sys.argv[3])}
+json.dump(d, open("/dev/stdout", "w"))
+PY
+}
+job_body 0 64 "$SCRATCH/fast.json"
+job_body 150 8 "$SCRATCH/slow.json"
+
+wait_state() { # wait_state ID STATE...: until the job is in one of the states (60 s)
+  local id=$1; shift
+  for _ in $(seq 600); do
+    req GET "/api/jobs/$id" >/dev/null
+    local st
+    st=$(field "d['state']")
+    for want in "$@"; do [[ $st == "$want" ]] && return 0; done
+    sleep 0.1
+  done
+  fail "job $id did not reach $*: $(body)"
+}
+
+start_serve "$SCRATCH/serve1.out" --workers 2
+
+# --- the OpenAPI document and the router agree
+assert_eq 200 "$(req GET /api/openapi.json)" "GET /api/openapi.json"
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$SCRATCH/body" || fail "openapi.json is not JSON"
+documented=$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['openapi'].startswith('3.')
+for p, ops in sorted(d['paths'].items()):
+    for m in ops:
+        print(m.upper(), p)" "$SCRATCH/body" | sort)
+served=$("$BIN" serve --print-routes | sort)
+assert_eq "$served" "$documented" "every route is documented, and every documented route is served"
+
+# --- health and the life of a job
+assert_eq 200 "$(req GET /api/health)" "GET /api/health"
+assert_eq ok "$(field "d['status']")" "health says ok"
+assert_eq 201 "$(post_json /api/jobs "$SCRATCH/fast.json")" "POST /api/jobs creates a job"
+job=$(field "d['id']")
+assert_eq queued "$(field "d['state']")" "a new job is queued"
+assert_contains "$(cat "$SCRATCH/headers")" "Location: /api/jobs/$job" "the Location header names the job"
+assert_eq 0 "$(field "d['params']['politeness_delay_ms']")" "the job's params are spelled out"
+wait_state "$job" done failed
+assert_eq done "$(field "d['state']")" "the job runs to the end ($(field "d['error']"))"
+assert_eq border_empty "$(field "d['stop_reason']")" "it stops when the border is empty"
+pages=$(field "d['counters']['pages_downloaded']")
+relevant=$(field "d['counters']['relevant_found']")
+[[ $pages -gt 0 && $relevant -ge 10 ]] || fail "counters: $pages pages, $relevant relevant"
+ok "the job reports $pages pages and $relevant relevant websites"
+python3 -c "import sys; sys.exit(not abs($(field "d['pprs']") - $pages / $relevant) < 1e-6)" ||
+  fail "pprs is not pages per relevant site"
+ok "pprs and harvest rate are reported"
+
+# --- sites, pagination
+assert_eq 200 "$(req GET "/api/jobs/$job/sites?relevant=true&limit=1000")" "GET sites?relevant=true"
+total=$(field "d['total']")
+assert_eq "$relevant" "$total" "total relevant sites match the counter"
+all=$(field "' '.join(s['host'] for s in d['sites'])")
+assert_eq True "$(field "all(s['relevant'] for s in d['sites'])")" "relevant=true lists relevant sites only"
+assert_eq True "$(field "all(d['sites'][i]['confidence'] >= d['sites'][i+1]['confidence'] for i in range(len(d['sites'])-1))")" \
+  "sites are ordered by confidence"
+assert_eq True "$(field "all(set(s) >= {'host','homepage','confidence','relevant','pages_visited','found_at'} for s in d['sites'])")" \
+  "each site has host, homepage, confidence, relevant, pages_visited, found_at"
+paged=""
+for off in $(seq 0 4 $((total - 1))); do
+  req GET "/api/jobs/$job/sites?relevant=true&limit=4&offset=$off" >/dev/null
+  assert_eq "$total" "$(field "d['total']")" "total is the same on the page at offset $off" >/dev/null
+  paged="$paged $(field "' '.join(s['host'] for s in d['sites'])")"
+done
+assert_eq "$all" "$(echo $paged)" "pages of 4 put together give the whole list"
+req GET "/api/jobs/$job/sites?relevant=true&limit=4&offset=$total" >/dev/null
+assert_eq 0 "$(field "len(d['sites'])")" "a page past the end is empty"
+assert_eq 200 "$(req GET "/api/jobs/$job/sites?order=found&limit=5")" "order=found"
+assert_eq 200 "$(req GET "/api/jobs/$job/sites?order=rank&relevant=false")" "order=rank, relevant=false"
+assert_eq False "$(field "any(s['relevant'] for s in d['sites'])")" "relevant=false lists irrelevant sites only"
+host=$(echo "$all" | cut -d' ' -f1)
+assert_eq 200 "$(req GET "/api/jobs/$job/sites/$host")" "GET one site"
+[[ $(field "len(d['pages'])") -ge 1 ]] || fail "no pages for $host: $(body)"
+assert_eq True "$(field "all('url' in p and 'confidence' in p for p in d['pages'])")" "the site's pages have confidences"
+field "d['edges_out'], d['edges_in']" >/dev/null || fail "no edges in $(body)"
+ok "the site has its edges"
+assert_eq 404 "$(req GET "/api/jobs/$job/sites/no.such.host")" "an unknown site is 404"
+
+# --- metrics
+assert_eq 200 "$(req GET "/api/jobs/$job/metrics")" "GET metrics"
+n=$(field "len(d['metrics'])")
+[[ $n -ge 1 ]] || fail "no metrics"
+last=$(field "d['metrics'][-1]['elapsed_s']")
+assert_eq 200 "$(req GET "/api/jobs/$job/metrics?since=$last")" "GET metrics?since="
+assert_eq 0 "$(field "len(d['metrics'])")" "since= the last sample gives nothing newer"
+assert_eq 200 "$(req GET /metrics)" "GET /metrics"
+prom=$(body)
+assert_contains "$prom" "# TYPE sitescout_pages_fetched_total counter" "Prometheus TYPE lines"
+assert_contains "$prom" "sitescout_pages_fetched_total{job=\"$job\"} $pages" "pages fetched per job"
+assert_contains "$prom" "sitescout_relevant_found_total{job=\"$job\"} $relevant" "relevant found per job"
+assert_contains "$prom" "sitescout_fetches_total{job=\"$job\",kind=\"ok\"}" "fetches by kind"
+assert_contains "$(cat "$SCRATCH/headers")" "text/plain; version=0.0.4" "the Prometheus content type"
+
+# --- listing jobs, newest first, paginated
+post_json /api/jobs "$SCRATCH/slow.json" >/dev/null
+job2=$(field "d['id']")
+assert_eq 200 "$(req GET "/api/jobs?limit=1")" "GET /api/jobs?limit=1"
+assert_eq "$job2" "$(field "d['jobs'][0]['id']")" "the newest job comes first"
+assert_eq 2 "$(field "d['total']")" "total counts every job"
+req GET "/api/jobs?limit=1&offset=1" >/dev/null
+assert_eq "$job" "$(field "d['jobs'][0]['id']")" "offset=1 gives the next one"
+
+# --- pause, resume, stop, delete while running
+wait_state "$job2" crawling
+assert_eq 409 "$(req DELETE "/api/jobs/$job2")" "DELETE while running is 409"
+assert_eq conflict "$(field "d['error']['code']")" "... with the error body"
+assert_eq 202 "$(req POST "/api/jobs/$job2/pause")" "POST pause"
+wait_state "$job2" paused
+ok "the job pauses"
+assert_eq 409 "$(req POST "/api/jobs/$job2/pause")" "pausing a paused job is 409"
+assert_eq 200 "$(req POST "/api/jobs/$job2/resume")" "POST resume"
+wait_state "$job2" crawling
+ok "the job runs again"
+assert_eq 409 "$(req POST "/api/jobs/$job2/resume")" "resuming a running job is 409"
+assert_eq 202 "$(req POST "/api/jobs/$job2/stop")" "POST stop"
+wait_state "$job2" done
+assert_eq user_stop "$(field "d['stop_reason']")" "the job stops (user_stop)"
+assert_eq 409 "$(req POST "/api/jobs/$job2/stop")" "stopping a finished job is 409"
+assert_eq 204 "$(req DELETE "/api/jobs/$job2")" "DELETE a finished job"
+assert_eq 404 "$(req GET "/api/jobs/$job2")" "a deleted job is gone"
+assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job2")" "with everything it found"
+
+# --- errors
+printf '{"topic": "x", ' >"$SCRATCH/bad.json"
+assert_eq 400 "$(post_json /api/jobs "$SCRATCH/bad.json")" "invalid JSON is 400"
+assert_eq bad_json "$(field "d['error']['code']")" "... code bad_json"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['colour'] = 'red'; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$SCRATCH/fast.json" "$SCRATCH/unknown.json"
+assert_eq 422 "$(post_json /api/jobs "$SCRATCH/unknown.json")" "an unknown field is 422"
+assert_eq colour "$(field "d['error']['field']")" "... naming the field"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['params']['p_threshold'] = 2; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$SCRATCH/fast.json" "$SCRATCH/param.json"
+assert_eq 422 "$(post_json /api/jobs "$SCRATCH/param.json")" "a bad param is 422"
+assert_eq params.p_threshold "$(field "d['error']['field']")" "... naming params.p_threshold"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['relevant_sites'][2] = 'ftp://nope'; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$SCRATCH/fast.json" "$SCRATCH/url.json"
+assert_eq 422 "$(post_json /api/jobs "$SCRATCH/url.json")" "a bad URL is 422"
+assert_eq "relevant_sites[2]" "$(field "d['error']['field']")" "... naming relevant_sites[2]"
+head -c 1100000 /dev/zero | tr '\0' ' ' >"$SCRATCH/big.json"
+assert_eq 413 "$(post_json /api/jobs "$SCRATCH/big.json")" "a body over the cap is 413"
+assert_eq 415 "$(req POST /api/jobs -H 'Content-Type: text/plain' --data-binary "@$SCRATCH/fast.json")" \
+  "a wrong content type is 415"
+assert_eq 404 "$(req GET /api/nothing)" "an unknown path is 404"
+assert_eq not_found "$(field "d['error']['code']")" "... with the JSON error body"
+assert_eq 404 "$(req GET /api/jobs/999999)" "an unknown job is 404"
+assert_eq 404 "$(req POST /api/jobs/999999/stop)" "stopping an unknown job is 404"
+assert_eq 404 "$(req DELETE /api/jobs/999999)" "deleting an unknown job is 404"
+assert_eq 404 "$(req GET /api/jobs/abc)" "a job id that is not a number is 404"
+assert_eq 405 "$(req PUT /api/jobs)" "a wrong method is 405"
+assert_eq method_not_allowed "$(field "d['error']['code']")" "... with the JSON error body"
+assert_contains "$(cat "$SCRATCH/headers")" "Allow: GET, POST" "... and an Allow header"
+assert_eq 400 "$(req GET "/api/jobs?limit=abc")" "a bad limit is 400"
+assert_eq limit "$(field "d['error']['field']")" "... naming limit"
+assert_eq 400 "$(req GET "/api/jobs/$job/sites?order=size")" "a bad order is 400"
+assert_eq 400 "$(req GET "/api/jobs/$job/sites?relevant=maybe")" "a bad relevant is 400"
+assert_eq 400 "$(req GET "/api/jobs/$job/metrics?since=yesterday")" "a bad since is 400"
+assert_eq 1 "$(psql_q "select count(*) from jobs")" "no bad request stored a job"
+
+# --- kill -9 mid-crawl; the next server resumes the job
+post_json /api/jobs "$SCRATCH/slow.json" >/dev/null
+job3=$(field "d['id']")
+for _ in $(seq 600); do
+  [[ $(psql_q "select sites_examined from jobs where id = $job3") -ge 5 ]] && break
+  sleep 0.1
+done
+kill -9 "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null || true
+before=$(psql_q "select sites_examined from jobs where id = $job3")
+assert_eq crawling "$(psql_q "select state from jobs where id = $job3")" \
+  "killed mid-crawl with $before sites examined"
+start_serve "$SCRATCH/serve2.out" --workers 1
+# Finish quickly: the resumed job keeps its politeness delay, so stop it after progress.
+for _ in $(seq 600); do
+  [[ $(psql_q "select sites_examined from jobs where id = $job3") -gt $before ]] && break
+  sleep 0.1
+done
+after=$(psql_q "select sites_examined from jobs where id = $job3")
+[[ $after -gt $before ]] || fail "the restarted server did not resume job $job3"
+ok "the restarted server resumes the job ($before -> $after sites)"
+
+# --- SIGTERM stops cleanly: the running crawl pauses and stays resumable
+kill -TERM "$SERVE_PID"
+for _ in $(seq 300); do kill -0 "$SERVE_PID" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$SERVE_PID" 2>/dev/null && fail "serve did not stop on SIGTERM"
+wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve2.out.err")"
+ok "SIGTERM stops the server with exit 0"
+assert_eq crawling "$(psql_q "select state from jobs where id = $job3")" \
+  "the interrupted job is left to resume"
+assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job3 and state = 'claimed'")" \
+  "it holds no claims"
+
+# --- a token
+start_serve "$SCRATCH/serve3.out" --token s3cret
+assert_eq 401 "$(req GET /api/jobs)" "no bearer token is 401"
+assert_eq unauthorized "$(field "d['error']['code']")" "... with the JSON error body"
+assert_eq 401 "$(req GET /api/jobs -H 'Authorization: Bearer wrong')" "a wrong token is 401"
+assert_eq 401 "$(req POST /api/jobs -H 'Content-Type: application/json' --data-binary "@$SCRATCH/fast.json")" \
+  "POST without the token is 401"
+assert_eq 200 "$(req GET /api/jobs -H 'Authorization: Bearer s3cret')" "the right token is accepted"
+assert_status 2 "a non-loopback address without a token exits 2" -- \
+  "$BIN" serve --listen 0.0.0.0:0 --db "$DB_URL"
+err=$("$BIN" serve --listen 0.0.0.0:0 --db "$DB_URL" 2>&1 || true)
+assert_contains "$err" "needs --token" "... and says why"
+
+# --- the next server (with a token) takes the job up again; stop it there
+auth=(-H 'Authorization: Bearer s3cret')
+for _ in $(seq 600); do
+  [[ $(psql_q "select coalesce(worker, '') from jobs where id = $job3") != "" ]] && break
+  sleep 0.1
+done
+[[ $(psql_q "select coalesce(worker, '') from jobs where id = $job3") != "" ]] ||
+  fail "the next server did not take up job $job3"
+ok "the next server takes up the interrupted job"
+assert_eq 202 "$(req POST "/api/jobs/$job3/stop" "${auth[@]}")" "stop it"
+for _ in $(seq 600); do
+  [[ $(psql_q "select state from jobs where id = $job3") == done ]] && break
+  sleep 0.1
+done
+assert_eq done "$(psql_q "select state from jobs where id = $job3")" "the resumed job finishes"
+assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job3 and state = 'claimed'")" \
+  "no site is left claimed"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve3.out.err")"
+ok "the token server stops cleanly"
