@@ -34,6 +34,7 @@ struct sitecrawl {
     struct sitecls cls;
     struct sitecls_linkrank linkrank;
     unsigned pages_to_decide;
+    int verdict_closed; /* p_threshold reached or the classification budget spent */
     int fetches;
     int done;
 
@@ -204,10 +205,8 @@ static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
     if (e)
         goto out;
     double pr = res.pr[PAGECLS_TARGET];
-    if (!sitecls_decided(&sc->cls)) {
-        if (sitecls_add_page(&sc->cls, pr))
-            sc->pages_to_decide = sitecls_pages(&sc->cls);
-    }
+    if (!sc->verdict_closed)
+        (void)sitecls_add_page(&sc->cls, pr);
     sitecls_linkrank_add(&sc->linkrank, pr, info->n_transversal);
     double w = pagecls_link_weight(res.pr, pagecls_classes(sc->model));
     for (size_t i = 0; !e && i < info->n_intrinsic; i++)
@@ -242,12 +241,15 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
     }
     if (e)
         return e;
-    if (!sitecls_decided(&sc->cls))
+    if (!sc->verdict_closed) {
         sc->pages_to_decide = sitecls_pages(&sc->cls);
+        sc->verdict_closed = sitecls_decided(&sc->cls) ||
+                             (sc->p.max_pages_to_decide > 0 && sc->fetches >= sc->p.max_pages_to_decide);
+    }
     int enough_links = sc->p.l_threshold <= 0 ||
                        sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls)) >=
                            sc->p.l_threshold;
-    if (sc->fetches >= sc->p.max_pages || (sitecls_decided(&sc->cls) && enough_links))
+    if (sc->fetches >= sc->p.max_pages || (sc->verdict_closed && enough_links))
         sc->done = 1;
     return ERR_OK;
 }

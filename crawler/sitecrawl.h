@@ -31,6 +31,8 @@ struct sitecrawl_params {
     double l_threshold;  /* then go on until LinkRank >= this; <= 0: stop at once */
     double c;            /* LinkRank's constant, >= 1 */
     int max_pages;       /* hard cap of fetches on the website */
+    int max_pages_to_decide; /* after this many fetches an undecided website is judged by
+                              * its posterior as it stands (0: only p_threshold decides) */
 };
 
 /* One fetch of the examination, in order. */

@@ -57,7 +57,7 @@ void cmd_eval_usage(void)
            "  --mode cv|heldout  see above (default cv)\n"
            "  --report FILE      also write the figures as JSON to FILE\n"
            "  --set KEY=VALUE    override a job parameter (repeatable); those that matter\n"
-           "                     here: p_threshold (0.9), max_pages_to_decide (7),\n"
+           "                     here: p_threshold (0.9), max_pages_to_decide (0 = 7),\n"
            "                     max_pages_per_site (25), prior_target (0.5),\n"
            "                     train_pages_per_site (25), centroids_per_class (4),\n"
            "                     cv_folds (10), seed, politeness_delay_ms (1000: use 0\n"

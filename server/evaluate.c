@@ -515,9 +515,11 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
         return err_set(ERR_NOMEM, "out of memory");
     run.res->mode = o->mode;
     run.res->prior_target = job->params.prior_target;
-    run.res->page_cap = job->params.max_pages_to_decide < job->params.max_pages_per_site
-                            ? job->params.max_pages_to_decide
-                            : job->params.max_pages_per_site;
+    /* 0 = no budget in a crawl; for eval, the paper's Table 2 reads 3.2-7.4 pages per site. */
+    int budget = job->params.max_pages_to_decide ? job->params.max_pages_to_decide
+                                                 : EVALUATE_DEFAULT_BUDGET;
+    run.res->page_cap = budget < job->params.max_pages_per_site ? budget
+                                                                : job->params.max_pages_per_site;
     struct fetch_config fc = o->fetch;
     fc.delay_ms = job->params.politeness_delay_ms;
     fc.max_in_flight = job->params.concurrency;

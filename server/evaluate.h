@@ -121,4 +121,7 @@ void evaluate_result_free(struct evaluate_result *r);
 /* The page classifier parameters a job's params give (centroids, seed). */
 void evaluate_pagecls_params(const struct jobspec_params *jp, struct pagecls_params *out);
 
+/* Pages per website when max_pages_to_decide is 0 (docs/eval.md). */
+#define EVALUATE_DEFAULT_BUDGET 7
+
 #endif

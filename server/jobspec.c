@@ -45,8 +45,8 @@ static const struct pdef pdefs[] = {
      "an integer from 1 to 256", NULL},
     {"max_pages_per_site", P_INT, OFF(max_pages_per_site), 1, 100000, 0, 0,
      "an integer from 1 to 100000", NULL},
-    {"max_pages_to_decide", P_INT, OFF(max_pages_to_decide), 1, 100000, 0, 0,
-     "an integer from 1 to 100000", NULL},
+    {"max_pages_to_decide", P_INT, OFF(max_pages_to_decide), 0, 100000, 0, 0,
+     "an integer from 0 to 100000 (0: no budget)", NULL},
     {"prior_target", P_DOUBLE, OFF(prior_target), 0, 1, 1, 1, "a number in (0, 1)", NULL},
     {"politeness_delay_ms", P_INT, OFF(politeness_delay_ms), 0, 600000, 0, 0,
      "an integer from 0 to 600000", NULL},
@@ -79,7 +79,7 @@ void jobspec_params_default(struct jobspec_params *p)
     p->train_pages_per_site = 25;
     p->centroids_per_class = (int)pc.centroids;
     p->max_pages_per_site = 25;
-    p->max_pages_to_decide = 7; /* the paper's Table 2: 3.2-7.4 pages per site (docs/eval.md) */
+    p->max_pages_to_decide = 0; /* none; `sitescout eval` reads 0 as its own default, 7 */
     p->prior_target = 0.5;
     p->politeness_delay_ms = 1000;
     p->concurrency = 64;

