@@ -4,7 +4,7 @@
 # usage: tests/fuzz/run_fuzzer.sh HARNESS CORPUS_DIR [SECONDS]
 #   HARNESS     the built harness, e.g. build/fuzz/tests/fuzz_url
 #   CORPUS_DIR  its seed corpus, e.g. tests/fuzz/corpus/fuzz_url (never written to)
-#   SECONDS     fuzzing time (default $SITESCOUT_FUZZ_SECONDS, else 20)
+#   SECONDS     fuzzing time (default $SITESCOUT_FUZZ_SECONDS, else 15)
 #
 # libFuzzer first runs every file of the corpus (the seeds and the regress_* inputs of
 # crashes found before), then mutates for SECONDS. New inputs go to the scratch copy
@@ -17,7 +17,7 @@ if (($# < 2)); then
   echo "usage: $0 HARNESS CORPUS_DIR [SECONDS]" >&2
   exit 2
 fi
-harness=$1 corpus=$2 secs=${3:-${SITESCOUT_FUZZ_SECONDS:-20}}
+harness=$1 corpus=$2 secs=${3:-${SITESCOUT_FUZZ_SECONDS:-15}}
 name=$(basename "$harness")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [[ -x $harness ]] || { echo "$name: no harness at $harness (build with scripts/setup.sh --fuzz DIR)" >&2; exit 2; }

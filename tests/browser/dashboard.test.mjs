@@ -1,0 +1,162 @@
+// The dashboard in real headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core): start the demo job through the form, watch it run to done, see the
+// plots drawn and the relevant sites table filled, and keep a screenshot.
+// Run by tests/integration/browser.sh, which starts PostgreSQL, the replay web and
+// `sitescout serve`. Env: SITESCOUT_URL, SITESCOUT_JOB (a job body), SCREENSHOT (png) for
+// the job; SITESCOUT_TOKEN_URL, SITESCOUT_TOKEN for a server run with --token.
+import {test} from 'node:test';
+import assert from 'node:assert/strict';
+import {readFileSync} from 'node:fs';
+import {chromium} from 'playwright-core';
+
+const URL_ = process.env.SITESCOUT_URL;
+const SCREENSHOT = process.env.SCREENSHOT || 'dashboard.png';
+
+// playwright starts Chromium headless on a new, empty, temporary profile.
+const launch = () => chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+
+test('start the demo job from the form and watch it finish', {timeout: 150_000, skip: !URL_}, async () => {
+  const JOB = JSON.parse(readFileSync(process.env.SITESCOUT_JOB, 'utf8'));
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({viewport: {width: 1360, height: 1100}});
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    // (The one 422 below is wanted: the browser logs it as a failed load.)
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 422/.test(m.text())) problems.push(`console: ${m.text()}`);
+    });
+    // Nothing but the server under test: the crawl's hosts are links, never loaded.
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith(URL_) ? route.continue() : route.abort());
+
+    await page.goto(`${URL_}/`);
+    await page.waitForSelector('#view-home:not([hidden])');
+    assert.equal(await page.title(), 'sitescout: jobs');
+
+    // A bad parameter: the API's error shows next to the form, naming the field.
+    await page.fill('#f-topic', JOB.topic);
+    await page.fill('#f-relevant', JOB.relevant_sites.join('\n'));
+    await page.fill('#f-other', JOB.other_sites.join('\n'));
+    await page.fill('#f-start', JOB.start_sites.join('\n'));
+    await page.fill('#p-p_threshold', '2');
+    await page.click('#submit');
+    await page.waitForSelector('#form-error:not([hidden])');
+    assert.match(await page.textContent('#form-error'), /p_threshold/);
+    assert.equal(await page.getAttribute('#p-p_threshold', 'aria-invalid'), 'true');
+
+    // The demo job, as the user would type it.
+    await page.fill('#p-p_threshold', '');
+    for (const [k, v] of Object.entries(JOB.params || {})) await page.fill(`#p-${k}`, String(v));
+    await page.click('#submit');
+    await page.waitForURL(/#\/jobs\/\d+$/);
+    const id = page.url().match(/#\/jobs\/(\d+)$/)[1];
+    await page.waitForSelector('#view-job:not([hidden])');
+    await page.waitForFunction((t) => document.querySelector('#j-topic').textContent === t, JOB.topic);
+
+    // It runs, updating without a reload; pause and resume it with the buttons.
+    const stateIs = (...want) => page.waitForFunction(
+      (w) => w.includes(document.querySelector('#j-state').dataset.state), want, {timeout: 60_000});
+    await stateIs('crawling', 'done');
+    if (await page.getAttribute('#j-state', 'data-state') === 'crawling') {
+      await page.click('#b-pause');
+      await stateIs('paused', 'done'); // it may end before it pauses
+      if (await page.getAttribute('#j-state', 'data-state') === 'paused') {
+        assert.ok(await page.isEnabled('#b-resume'), 'a paused job can be resumed');
+        await page.click('#b-resume');
+        await stateIs('crawling', 'done');
+        console.log('# paused and resumed with the buttons');
+      }
+    }
+    const seen = new Set();
+    const deadline = Date.now() + 90_000;
+    let state = '';
+    while (Date.now() < deadline) {
+      state = (await page.getAttribute('#j-state', 'data-state')) || '';
+      seen.add(state);
+      if (state === 'done' || state === 'failed') break;
+      await page.waitForTimeout(250);
+    }
+    assert.equal(state, 'done', `job ${id} ended ${state}: ${await page.textContent('#j-error')}`);
+    console.log(`# job ${id}: states seen ${[...seen].join(', ')}`);
+    assert.match(await page.textContent('#j-stop'), /border empty/);
+    if (JOB.params && JOB.params.max_pages) {
+      const v = Number(await page.getAttribute('#progress-max_pages', 'value'));
+      assert.ok(v > 0 && v < 1, `progress toward max_pages: ${v}`);
+    }
+
+    // Both plots are uPlot charts with drawn canvases and data.
+    for (const chart of ['#chart-harvest', '#chart-pprs']) {
+      const box = await page.locator(`${chart} .uplot canvas`).boundingBox();
+      assert.ok(box && box.width > 200 && box.height > 100, `${chart} has a canvas: ${JSON.stringify(box)}`);
+    }
+    // Wait for the last poll's samples (the page polls every second while running).
+    await page.waitForFunction(() => jobView.data[0].length >= 3 &&
+      jobView.data[0].at(-1) === Number(document.querySelector('#j-pages').textContent.replace(/,/g, '')));
+    console.log(`# ${await page.evaluate(() => jobView.data[0].length)} samples plotted`);
+    const pages = Number((await page.textContent('#j-pages')).replace(/,/g, ''));
+    assert.ok(pages > 0, `pages downloaded: ${pages}`);
+    // The canvas has ink on it: some pixels are not blank.
+    const inked = await page.$eval('#chart-harvest canvas', (c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    });
+    assert.ok(inked > 1000, `the harvest chart is drawn (${inked} pixels)`);
+
+    // The relevant sites table: at least 10 rows, hosts linked.
+    await page.waitForFunction(() => document.querySelectorAll('#sites-table tbody tr').length >= 10,
+                               null, {timeout: 10_000});
+    const rows = await page.locator('#sites-table tbody tr').count();
+    const relevant = Number((await page.textContent('#j-relevant')).replace(/,/g, ''));
+    assert.equal(rows, relevant, 'a row per relevant site');
+    const href = await page.getAttribute('#sites-table tbody tr:first-child a', 'href');
+    assert.match(href, /^https?:\/\//);
+    assert.ok(await page.isDisabled('#b-pause'), 'a finished job cannot be paused');
+
+    await page.waitForTimeout(2500); // let the new rows' highlight fade
+    await page.screenshot({path: SCREENSHOT, fullPage: true});
+    console.log(`# screenshot: ${SCREENSHOT}`);
+
+    // The jobs list shows it, done.
+    await page.click('text=← all jobs');
+    await page.waitForSelector(`#jobs-table a[href="#/jobs/${id}"]`);
+    assert.match(await page.textContent('#jobs-table tbody tr:first-child'), /done/);
+    const home = SCREENSHOT.replace(/\.png$/, '-jobs.png');
+    await page.screenshot({path: home, fullPage: true});
+    console.log(`# screenshot: ${home}`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a server with a token: the page asks for it once', {timeout: 60_000,
+  skip: !process.env.SITESCOUT_TOKEN_URL}, async () => {
+  const url = process.env.SITESCOUT_TOKEN_URL;
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.goto(`${url}/`);
+    await page.waitForSelector('#view-token:not([hidden])');
+    await page.fill('#f-token', process.env.SITESCOUT_TOKEN);
+    await page.click('#token-form button[type=submit]');
+    // The job of the first test, read with the token.
+    await page.waitForSelector('#jobs-table tbody tr a');
+    assert.match(await page.textContent('#jobs-table tbody tr:first-child'), /done/);
+    await page.reload();
+    await page.waitForSelector('#jobs-table tbody tr a');
+    assert.ok(await page.isHidden('#view-token'), 'the token is kept for the session');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,478 @@
+/*
+ * The sitescout dashboard: plain JavaScript, no build step. Two views, chosen by the
+ * URL hash: #/ (the jobs and a form to start one) and #/jobs/ID (one job, live). It
+ * polls the JSON API of `sitescout serve` (docs/api.md) and draws with uPlot
+ * (web/vendor/, made by scripts/vendor-web.sh).
+ */
+'use strict';
+
+const RUNNING = new Set(['queued', 'training', 'crawling', 'stopping']);
+const POLL_RUNNING_MS = 1000;
+const POLL_IDLE_MS = 5000;
+
+const $ = (sel) => document.querySelector(sel);
+
+/* ---- the API ---- */
+
+class ApiError extends Error {
+  constructor(status, body) {
+    const e = (body && body.error) || {};
+    super(e.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = e.code;
+    this.field = e.field;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = {};
+  const token = sessionStorage.getItem('sitescout.token');
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let resp;
+  try {
+    resp = await fetch(path, {method, headers, body: body === undefined ? undefined : body});
+  } catch (err) {
+    setConn(false);
+    throw err;
+  }
+  setConn(true);
+  const text = await resp.text();
+  let data = null;
+  if (text) {
+    try { data = JSON.parse(text); } catch (_) { data = null; }
+  }
+  if (resp.status === 401) {
+    showView('token');
+    throw new ApiError(401, data);
+  }
+  if (!resp.ok) throw new ApiError(resp.status, data);
+  return data;
+}
+
+function setConn(ok) {
+  const el = $('#conn');
+  el.textContent = ok ? '' : 'server unreachable: retrying';
+  el.classList.toggle('bad', !ok);
+}
+
+/* ---- formatting ---- */
+
+const fmtInt = (n) => (n == null ? '–' : Number(n).toLocaleString('en'));
+const fmtPct = (x) => (x == null ? '–' : `${(100 * x).toFixed(1)} %`);
+const fmtNum = (x, d = 1) => (x == null ? '–' : Number(x).toFixed(d));
+
+function fmtTime(iso) {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  return isNaN(d) ? iso : d.toLocaleString('en-GB', {dateStyle: 'short', timeStyle: 'medium'});
+}
+
+function fmtDuration(s) {
+  if (s == null || !isFinite(s)) return '–';
+  s = Math.max(0, Math.round(s));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  return h ? `${h} h ${m} min` : m ? `${m} min ${sec} s` : `${sec} s`;
+}
+
+function stateBadge(state) {
+  const span = document.createElement('span');
+  span.className = `state state-${state}`;
+  span.textContent = state;
+  return span;
+}
+
+function cell(tr, content, cls) {
+  const td = document.createElement('td');
+  if (content instanceof Node) td.appendChild(content);
+  else td.textContent = content;
+  if (cls) td.className = cls;
+  tr.appendChild(td);
+  return td;
+}
+
+/* ---- views and routing ---- */
+
+let timer = null;      // the pending poll
+let view = null;       // {name, id}
+let jobView = null;    // the state of the job page
+
+function showView(name) {
+  for (const v of ['home', 'job', 'token']) $(`#view-${v}`).hidden = v !== name;
+}
+
+function schedule(fn, ms) {
+  clearTimeout(timer);
+  timer = setTimeout(fn, ms);
+}
+
+function route() {
+  clearTimeout(timer);
+  const m = location.hash.match(/^#\/jobs\/(\d+)$/);
+  if (m) {
+    view = {name: 'job', id: Number(m[1])};
+    openJob(view.id);
+  } else {
+    view = {name: 'home'};
+    openHome();
+  }
+}
+
+/* ---- #/: the jobs and the form ---- */
+
+function openHome() {
+  showView('home');
+  document.title = 'sitescout: jobs';
+  pollJobs();
+}
+
+async function pollJobs() {
+  if (!view || view.name !== 'home') return;
+  let anyRunning = false;
+  try {
+    const d = await api('GET', '/api/jobs?limit=100');
+    renderJobs(d.jobs);
+    anyRunning = d.jobs.some((j) => RUNNING.has(j.state));
+  } catch (err) {
+    if (err.status === 401) return;
+  }
+  if (view.name === 'home') schedule(pollJobs, anyRunning ? POLL_RUNNING_MS : POLL_IDLE_MS);
+}
+
+function renderJobs(jobs) {
+  const tbody = $('#jobs-table tbody');
+  tbody.replaceChildren();
+  for (const j of jobs) {
+    const tr = document.createElement('tr');
+    const a = document.createElement('a');
+    a.href = `#/jobs/${j.id}`;
+    a.textContent = j.id;
+    cell(tr, a);
+    const t = document.createElement('a');
+    t.href = `#/jobs/${j.id}`;
+    t.textContent = j.topic;
+    cell(tr, t);
+    cell(tr, stateBadge(j.state));
+    cell(tr, fmtInt(j.counters.pages_downloaded), 'num');
+    cell(tr, fmtInt(j.counters.sites_examined), 'num');
+    cell(tr, fmtInt(j.counters.relevant_found), 'num');
+    cell(tr, fmtPct(j.harvest_rate), 'num');
+    cell(tr, fmtNum(j.pprs), 'num');
+    cell(tr, fmtTime(j.created_at), 'nowrap');
+    tbody.appendChild(tr);
+  }
+  $('#jobs-table').hidden = jobs.length === 0;
+  $('#jobs-empty').hidden = jobs.length !== 0;
+}
+
+const LIST_FIELDS = ['relevant_sites', 'other_sites', 'start_sites'];
+const FIELD_INPUT = {topic: '#f-topic', relevant_sites: '#f-relevant', other_sites: '#f-other',
+                     start_sites: '#f-start'};
+const PARAMS = ['max_pages', 'max_relevant_sites', 'max_seconds', 'concurrency',
+                'politeness_delay_ms', 'p_threshold'];
+
+function jsonMode() { return $('#tab-json').getAttribute('aria-selected') === 'true'; }
+
+/* The form's fields as a job body. */
+function fieldsToJob() {
+  const job = {topic: $('#f-topic').value.trim()};
+  for (const f of LIST_FIELDS)
+    job[f] = $(FIELD_INPUT[f]).value.split(/\s+/).filter((s) => s);
+  const params = {};
+  for (const p of PARAMS) {
+    const v = $(`#p-${p}`).value.trim();
+    if (v !== '') params[p] = Number(v);
+  }
+  if (Object.keys(params).length) job.params = params;
+  return job;
+}
+
+/* A job body into the fields (what it can show); unknown params stay in the JSON tab. */
+function jobToFields(job) {
+  $('#f-topic').value = job.topic || '';
+  for (const f of LIST_FIELDS) $(FIELD_INPUT[f]).value = (job[f] || []).join('\n');
+  for (const p of PARAMS) {
+    const v = job.params && job.params[p];
+    $(`#p-${p}`).value = v == null ? '' : v;
+  }
+}
+
+function selectTab(json) {
+  if (json === jsonMode()) return;
+  clearFormError();
+  if (json) {
+    $('#f-json').value = JSON.stringify(fieldsToJob(), null, 2);
+  } else {
+    try {
+      jobToFields(JSON.parse($('#f-json').value || '{}'));
+    } catch (err) {
+      showFormError(`The JSON does not parse: ${err.message}`, null);
+      return;
+    }
+  }
+  $('#tab-json').setAttribute('aria-selected', String(json));
+  $('#tab-fields').setAttribute('aria-selected', String(!json));
+  $('#pane-json').hidden = !json;
+  $('#pane-fields').hidden = json;
+}
+
+function clearFormError() {
+  $('#form-error').hidden = true;
+  for (const el of document.querySelectorAll('#job-form [aria-invalid]')) el.removeAttribute('aria-invalid');
+}
+
+/* Show an API error next to the form, marking the input the field names. */
+function showFormError(message, field) {
+  const p = $('#form-error');
+  p.textContent = message;
+  p.hidden = false;
+  if (!field) return;
+  let input = null;
+  if (jsonMode()) input = $('#f-json');
+  else {
+    const top = field.replace(/\[.*$/, '').split('.')[0];
+    if (top === 'params') input = $(`#p-${field.split('.')[1]}`);
+    else if (FIELD_INPUT[top]) input = $(FIELD_INPUT[top]);
+  }
+  if (input) {
+    input.setAttribute('aria-invalid', 'true');
+    input.focus();
+  }
+}
+
+async function submitJob(ev) {
+  ev.preventDefault();
+  clearFormError();
+  let body;
+  if (jsonMode()) {
+    body = $('#f-json').value;
+  } else {
+    const job = fieldsToJob();
+    if (!job.topic) return showFormError('topic: give the job a topic', 'topic');
+    body = JSON.stringify(job);
+  }
+  const button = $('#submit');
+  button.disabled = true;
+  try {
+    const job = await api('POST', '/api/jobs', body);
+    location.hash = `#/jobs/${job.id}`;
+  } catch (err) {
+    if (err.status !== 401)
+      showFormError(err.field ? err.message : `Not started: ${err.message}`, err.field);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/* ---- #/jobs/ID: one job, live ---- */
+
+function makeChart(el, series, yFmt) {
+  const opts = {
+    width: Math.max(300, el.clientWidth),
+    height: 260,
+    scales: {x: {time: false}, y: {range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1]}},
+    axes: [
+      {label: 'pages downloaded', values: (u, ticks) => ticks.map((v) => fmtInt(v))},
+      {values: (u, ticks) => ticks.map(yFmt), size: 60},
+    ],
+    legend: {live: true},
+    cursor: {drag: {x: false, y: false}},
+    series: [{label: 'pages', value: (u, v) => fmtInt(v)}, ...series],
+  };
+  el.replaceChildren();
+  return new uPlot(opts, [[], [], []], el);
+}
+
+function openJob(id) {
+  showView('job');
+  document.title = `sitescout: job ${id}`;
+  $('#j-id').textContent = id;
+  $('#j-topic').textContent = '';
+  $('#j-state').replaceChildren();
+  const pct = (u, v) => fmtPct(v);
+  const num = (u, v) => fmtNum(v);
+  jobView = {
+    id,
+    since: -1,
+    data: [[], [], [], [], []], // pages, harvest, harvest window, pprs, pprs window
+    sites: new Set(),
+    first: true,
+    harvest: makeChart($('#chart-harvest'), [
+      {label: 'overall', stroke: '#2563eb', width: 2, value: pct},
+      {label: 'windowed', stroke: '#f59e0b', width: 2, dash: [6, 4], value: pct},
+    ], (v) => `${Math.round(100 * v)} %`),
+    pprs: makeChart($('#chart-pprs'), [
+      {label: 'overall', stroke: '#059669', width: 2, value: num},
+      {label: 'windowed', stroke: '#db2777', width: 2, dash: [6, 4], value: num},
+    ], (v) => (Number.isInteger(v) ? String(v) : fmtNum(v, v < 10 ? 1 : 0))),
+  };
+  pollJob();
+}
+
+async function pollJob() {
+  const jv = jobView;
+  if (!view || view.name !== 'job' || !jv || jv.id !== view.id) return;
+  let job = null;
+  try {
+    job = await api('GET', `/api/jobs/${jv.id}`);
+    const [m, s] = await Promise.all([
+      api('GET', `/api/jobs/${jv.id}/metrics?since=${jv.since}`),
+      api('GET', `/api/jobs/${jv.id}/sites?relevant=true&order=confidence&limit=1000`),
+    ]);
+    if (jv !== jobView) return;
+    renderJob(job);
+    addMetrics(m.metrics);
+    renderSites(s);
+    jv.first = false;
+  } catch (err) {
+    if (err.status === 401) return;
+    if (err.status === 404) {
+      $('#j-error').textContent = `There is no job ${jv.id}.`;
+      $('#j-error').hidden = false;
+      return;
+    }
+  }
+  if (jv !== jobView) return;
+  const live = !job || RUNNING.has(job.state);
+  schedule(pollJob, live ? POLL_RUNNING_MS : POLL_IDLE_MS);
+}
+
+function renderJob(j) {
+  $('#j-topic').textContent = j.topic;
+  $('#j-state').replaceChildren(stateBadge(j.state));
+  $('#j-state').dataset.state = j.state;
+  $('#j-phase').textContent = j.stop_requested && RUNNING.has(j.state) ? `${j.stop_requested} requested` : '';
+  $('#j-pages').textContent = fmtInt(j.counters.pages_downloaded);
+  $('#j-examined').textContent = fmtInt(j.counters.sites_examined);
+  $('#j-relevant').textContent = fmtInt(j.counters.relevant_found);
+  $('#j-harvest').textContent = fmtPct(j.harvest_rate);
+  $('#j-pprs').textContent = fmtNum(j.pprs);
+  const start = j.started_at && Date.parse(j.started_at);
+  const end = j.finished_at ? Date.parse(j.finished_at) : Date.now();
+  $('#j-elapsed').textContent = start ? fmtDuration((end - start) / 1000) : '–';
+
+  // Progress toward each stop condition that is set.
+  const box = $('#j-progress');
+  box.replaceChildren();
+  const labels = {max_pages: 'pages', max_relevant_sites: 'relevant sites', max_seconds: 'time'};
+  for (const [k, frac] of Object.entries(j.progress || {})) {
+    if (frac == null) continue;
+    const row = document.createElement('div');
+    row.className = 'progress-row';
+    const label = document.createElement('label');
+    label.textContent = `${labels[k] || k} (${k} = ${fmtInt(j.params[k])})`;
+    const bar = document.createElement('progress');
+    bar.max = 1;
+    bar.value = Math.min(1, frac);
+    bar.id = `progress-${k}`;
+    label.htmlFor = bar.id;
+    const pc = document.createElement('span');
+    pc.textContent = `${Math.round(100 * Math.min(1, frac))} %`;
+    row.append(label, bar, pc);
+    box.appendChild(row);
+  }
+  if (!box.children.length) {
+    const p = document.createElement('p');
+    p.className = 'muted';
+    p.textContent = 'No page, site or time budget: the crawl runs until its border is empty.';
+    box.appendChild(p);
+  }
+  $('#j-stop').textContent = j.stop_reason ? `Stopped: ${j.stop_reason.replace(/_/g, ' ')}.` : '';
+  $('#j-error').hidden = !j.error;
+  $('#j-error').textContent = j.error ? `Failed: ${j.error}` : '';
+
+  const running = ['training', 'crawling'].includes(j.state);
+  $('#b-pause').disabled = !running || j.stop_requested === 'pause';
+  $('#b-resume').disabled = !(j.state === 'paused' || (running && j.stop_requested === 'pause'));
+  $('#b-stop').disabled = !(RUNNING.has(j.state) || j.state === 'paused') || j.stop_requested === 'stop';
+}
+
+function addMetrics(samples) {
+  const jv = jobView;
+  if (!samples.length && !jv.first) return;
+  for (const s of samples) {
+    jv.data[0].push(s.pages);
+    jv.data[1].push(s.harvest_rate);
+    jv.data[2].push(s.harvest_rate_window);
+    jv.data[3].push(s.pprs);
+    jv.data[4].push(s.pprs_window);
+    jv.since = s.elapsed_s;
+  }
+  const d = jv.data;
+  jv.harvest.setData([d[0], d[1], d[2]]);
+  jv.pprs.setData([d[0], d[3], d[4]]);
+}
+
+function renderSites(s) {
+  const jv = jobView;
+  const tbody = $('#sites-table tbody');
+  tbody.replaceChildren();
+  for (const site of s.sites) {
+    const tr = document.createElement('tr');
+    if (!jv.sites.has(site.host)) {
+      jv.sites.add(site.host);
+      if (!jv.first) tr.className = 'new';
+    }
+    const a = document.createElement('a');
+    a.href = site.homepage || `http://${site.host}/`;
+    a.textContent = site.host;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    cell(tr, a);
+    const conf = document.createElement('span');
+    conf.className = 'conf';
+    conf.style.setProperty('--w', `${Math.round(100 * site.confidence)}%`);
+    conf.textContent = site.confidence.toFixed(3);
+    cell(tr, conf, 'num');
+    cell(tr, fmtInt(site.pages_visited), 'num');
+    cell(tr, site.role || '');
+    cell(tr, fmtTime(site.found_at), 'nowrap');
+    tbody.appendChild(tr);
+  }
+  $('#sites-count').textContent = s.total ? `(${fmtInt(s.total)})` : '';
+  $('#sites-empty').hidden = s.sites.length !== 0;
+}
+
+async function control(what) {
+  const jv = jobView;
+  for (const b of ['#b-pause', '#b-resume', '#b-stop']) $(b).disabled = true;
+  try {
+    const job = await api('POST', `/api/jobs/${jv.id}/${what}`);
+    renderJob(job);
+  } catch (err) {
+    $('#j-error').textContent = err.message;
+    $('#j-error').hidden = false;
+  }
+  schedule(pollJob, 200);
+}
+
+function resizeCharts() {
+  if (!jobView) return;
+  for (const [c, el] of [[jobView.harvest, '#chart-harvest'], [jobView.pprs, '#chart-pprs']])
+    c.setSize({width: Math.max(300, $(el).clientWidth), height: 260});
+}
+
+/* ---- wiring ---- */
+
+document.addEventListener('DOMContentLoaded', () => {
+  $('#job-form').addEventListener('submit', submitJob);
+  $('#tab-fields').addEventListener('click', () => selectTab(false));
+  $('#tab-json').addEventListener('click', () => selectTab(true));
+  $('#b-pause').addEventListener('click', () => control('pause'));
+  $('#b-resume').addEventListener('click', () => control('resume'));
+  $('#b-stop').addEventListener('click', () => {
+    if (confirm('Stop this job? It cannot be resumed afterwards.')) control('stop');
+  });
+  $('#token-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    sessionStorage.setItem('sitescout.token', $('#f-token').value);
+    route();
+  });
+  let resizeTimer = null;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(resizeCharts, 100);
+  });
+  window.addEventListener('hashchange', route);
+  route();
+});
