@@ -44,7 +44,8 @@ const struct cli_command *cli_find(const char *name)
     return NULL;
 }
 
-static void vprint_error(const char *cmd, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vprint_error(const char *cmd, const char *fmt,
+                                                          va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
