@@ -73,6 +73,11 @@ if [[ -n $fuzz_dir ]]; then
   # Only the harnesses (target "fuzz"); -O1 keeps asserts and fuzzes several times faster
   # than -O0. A directory configured earlier keeps its compiler: it must be clang.
   echo "== building $fuzz_dir (libFuzzer harnesses)"
+  if [[ -f $fuzz_dir/CMakeCache.txt ]] &&
+    ! grep -q '^CMAKE_C_COMPILER:FILEPATH=.*clang' "$fuzz_dir/CMakeCache.txt"; then
+    echo "sitescout setup: $fuzz_dir was configured without clang; remove it and run again" >&2
+    exit 1
+  fi
   CC=clang configure_and_build "$fuzz_dir" fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
     -DSITESCOUT_FUZZ=ON -DSITESCOUT_WERROR=ON
 fi
