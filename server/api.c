@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "common/buf.h"
@@ -218,10 +220,61 @@ static void reply_json(struct call *c, enum err e, int status, char *json)
     set_body(c->resp, status, json);
 }
 
+/*
+ * GET /api/jobs/{id} is what dashboards and scripts poll; a job's figures change a few
+ * times a second at most. Answers are kept for JOB_CACHE_MS so that polling clients do
+ * not compete with the crawl for PostgreSQL; a change made through the API drops them.
+ */
+#define JOB_CACHE_MS 250
+#define JOB_CACHE_SLOTS 64
+
+static struct {
+    pthread_mutex_t lock;
+    struct {
+        int64_t id;
+        int64_t until_ms;
+        char *json;
+    } slot[JOB_CACHE_SLOTS];
+} job_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A fresh cached answer for job id (malloc'd copy), or NULL. */
+static char *job_cache_get(int64_t id)
+{
+    char *copy = NULL;
+    pthread_mutex_lock(&job_cache.lock);
+    size_t i = (size_t)id % JOB_CACHE_SLOTS;
+    if (job_cache.slot[i].json && job_cache.slot[i].id == id &&
+        job_cache.slot[i].until_ms > mono_ms())
+        copy = strdup(job_cache.slot[i].json);
+    pthread_mutex_unlock(&job_cache.lock);
+    return copy;
+}
+
+/* Keep json (copied) as job id's answer; json NULL drops it. */
+static void job_cache_put(int64_t id, const char *json)
+{
+    char *copy = json ? strdup(json) : NULL;
+    pthread_mutex_lock(&job_cache.lock);
+    size_t i = (size_t)id % JOB_CACHE_SLOTS;
+    free(job_cache.slot[i].json);
+    job_cache.slot[i].id = id;
+    job_cache.slot[i].json = copy;
+    job_cache.slot[i].until_ms = mono_ms() + JOB_CACHE_MS;
+    pthread_mutex_unlock(&job_cache.lock);
+}
+
 static void job_reply(struct call *c, int64_t id, int status)
 {
     char *json;
     enum err e = apistore_job(c->s, id, &json);
+    job_cache_put(id, e || status != 200 ? NULL : json);
     reply_json(c, e, status, json);
 }
 
@@ -454,11 +507,16 @@ static void dispatch(struct call *c, enum route_id r)
         create_job(c);
         return;
     }
-    case R_JOB_GET:
-        if (db(c))
+    case R_JOB_GET: {
+        char *cached = job_cache_get(id);
+        if (cached)
+            set_body(c->resp, 200, cached);
+        else if (db(c))
             job_reply(c, id, 200);
         return;
+    }
     case R_JOB_DELETE:
+        job_cache_put(id, NULL);
         if (!db(c))
             return;
         e = apistore_job_delete(c->s, id);
