@@ -455,33 +455,6 @@ enum err crawlstore_metrics_add(struct store *s, int64_t job, const struct crawl
                       9, p);
 }
 
-enum err crawlstore_jobs_in_state(struct store *s, const char *states_csv, int64_t **ids, size_t *n)
-{
-    *ids = NULL;
-    *n = 0;
-    const char *p[] = {states_csv};
-    struct store_rows *r;
-    enum err e = store_query(s,
-                             "SELECT id FROM jobs WHERE state = ANY (string_to_array($1, ',')) "
-                             "ORDER BY id",
-                             1, p, &r);
-    if (e)
-        return e;
-    int rows = store_rows_count(r);
-    if (rows) {
-        *ids = malloc((size_t)rows * sizeof **ids);
-        if (!*ids) {
-            store_rows_free(r);
-            return err_set(ERR_NOMEM, "out of memory");
-        }
-        for (int i = 0; i < rows; i++)
-            (*ids)[i] = atoll(store_rows_get(r, i, 0));
-        *n = (size_t)rows;
-    }
-    store_rows_free(r);
-    return ERR_OK;
-}
-
 enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawlstore_found **out,
                           size_t *n)
 {

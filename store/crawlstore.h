@@ -157,8 +157,4 @@ struct crawlstore_found {
 enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawlstore_found **out,
                           size_t *n) WARN_UNUSED;
 
-/* Jobs in one of the given states (e.g. to resume), oldest first; *ids malloc'd. */
-enum err crawlstore_jobs_in_state(struct store *s, const char *states_csv, int64_t **ids,
-                                  size_t *n) WARN_UNUSED;
-
 #endif
