@@ -183,7 +183,12 @@ static enum err exec_count(struct store *s, const char *sql, int n, const char *
     return ERR_OK;
 }
 
-enum err apistore_job_delete(struct store *s, int64_t job)
+/*
+ * Change job `job` with sql ($1 = the id), which returns a row only when the job's
+ * state allows the change: ERR_NOTFOUND for no such job, ERR_CONFLICT ("job N " +
+ * why) when the state does not allow it.
+ */
+static enum err job_transition(struct store *s, int64_t job, const char *sql, const char *why)
 {
     enum err e = job_exists(s, job);
     if (e)
@@ -191,13 +196,18 @@ enum err apistore_job_delete(struct store *s, int64_t job)
     char ids[32];
     const char *p[] = {NUM(ids, job)};
     int hit;
-    e = exec_count(s,
-                   "DELETE FROM jobs WHERE id = $1 AND state IN ('done', 'failed', 'paused')"
-                   " RETURNING id",
-                   1, p, &hit);
+    e = exec_count(s, sql, 1, p, &hit);
     if (!e && !hit)
-        e = err_set(ERR_CONFLICT, "job %" PRId64 " is queued or running: stop it first", job);
+        e = err_set(ERR_CONFLICT, "job %" PRId64 " %s", job, why);
     return e;
+}
+
+enum err apistore_job_delete(struct store *s, int64_t job)
+{
+    return job_transition(s, job,
+                          "DELETE FROM jobs WHERE id = $1 AND state IN ('done', 'failed', 'paused')"
+                          " RETURNING id",
+                          "is queued or running: stop it first");
 }
 
 enum err apistore_job_end(struct store *s, int64_t job, int *ended)
@@ -213,19 +223,10 @@ enum err apistore_job_end(struct store *s, int64_t job, int *ended)
 
 enum err apistore_job_resume(struct store *s, int64_t job)
 {
-    enum err e = job_exists(s, job);
-    if (e)
-        return e;
-    char ids[32];
-    const char *p[] = {NUM(ids, job)};
-    int hit;
-    e = exec_count(s,
-                   "UPDATE jobs SET state = 'crawling', worker = NULL, stop_requested = NULL,"
-                   " updated_at = now() WHERE id = $1 AND state = 'paused' RETURNING id",
-                   1, p, &hit);
-    if (!e && !hit)
-        e = err_set(ERR_CONFLICT, "job %" PRId64 " is not paused", job);
-    return e;
+    return job_transition(s, job,
+                          "UPDATE jobs SET state = 'crawling', worker = NULL, stop_requested = NULL,"
+                          " updated_at = now() WHERE id = $1 AND state = 'paused' RETURNING id",
+                          "is not paused");
 }
 
 enum err apistore_runnable(struct store *s, int orphans, int64_t **ids, size_t *n)
