@@ -23,6 +23,8 @@
 
 struct request {
     struct request *next;
+    struct fetcher *client; /* whose result it is */
+    int on_host;            /* on a host's queue or in a transfer (counted in pending) */
     uint64_t tag;
     char *url;     /* as submitted, normalised */
     char *current; /* after same-site redirects */
@@ -35,7 +37,10 @@ struct host {
     struct request *head, *tail; /* waiting */
     int active;                  /* transfers in flight */
     int64_t next_ms;             /* earliest start of the next request */
+    int64_t last_ms;             /* when its last transfer started or ended */
     size_t heap_pos;             /* index + 1 in the ready heap; 0 = not in it */
+    struct host *parked_next;    /* in the pool's parked list (see schedule) */
+    int parked;
     struct robots_host robots;
     enum fetch_status down;      /* FETCH_OK, or why the host cannot be reached ... */
     int64_t down_until_ms;       /* ... until then: its requests fail at once */
@@ -47,9 +52,9 @@ struct host {
 enum abort_reason { ABORT_NONE, ABORT_NOT_HTML, ABORT_TOO_BIG, ABORT_BLOCKED };
 
 struct transfer {
-    struct transfer *prev, *next; /* the fetcher's list of running transfers */
+    struct transfer *prev, *next; /* the pool's list of running transfers */
     CURL *easy;
-    struct fetcher *f;
+    struct fetch_pool *f;
     struct host *host;
     struct request *req; /* NULL: this is the host's robots.txt */
     struct buf body;
@@ -60,29 +65,52 @@ struct transfer {
     char errbuf[CURL_ERROR_SIZE];
 };
 
-struct fetcher {
+/*
+ * The engine: one thread, one curl multi handle, the hosts. Clients (struct fetcher)
+ * submit to it and take their own results; it shares its transfers between them.
+ */
+struct fetch_pool {
     struct fetch_config cfg;
     char *proxy, *user_agent;
     CURLM *multi;
     pthread_t thread;
     int thread_started;
 
-    /* Shared with other threads, under lock. */
+    /* Shared with other threads, under lock (which also guards every client's queue). */
     pthread_mutex_t lock;
-    pthread_cond_t done_cond;
     struct request *inbox_head, *inbox_tail;
-    struct fetch_result **done; /* FIFO ring of finished results */
-    size_t done_cap, done_first, done_len;
-    int outstanding;
+    struct fetcher *clients;
+    int detach_pending; /* a client waits to be detached */
     int stop;
-    struct fetch_stats stats;
 
-    /* Owned by the fetcher thread. */
+    /* Owned by the pool thread. */
     struct strmap hosts; /* name -> struct host */
     struct host **heap;  /* hosts ready to start a request, by next_ms */
     struct transfer *running;
     size_t heap_len, heap_cap;
     int in_flight;
+    struct host *parked; /* hosts whose next request's client is at its share */
+    int active_clients;  /* clients with requests queued on hosts or in flight */
+};
+
+/* A client of a pool: its requests and results. */
+struct fetcher {
+    struct fetch_pool *pool;
+    int owns_pool; /* made by fetcher_new: the pool goes with it */
+    struct fetcher *next_client;
+    int cap, delay_ms;
+
+    /* Under pool->lock. */
+    pthread_cond_t done_cond;
+    struct fetch_result **done; /* FIFO ring of finished results */
+    size_t done_cap, done_first, done_len;
+    int outstanding;
+    struct fetch_stats stats;
+    int detaching, detached;
+
+    /* Owned by the pool thread. */
+    int in_flight; /* page transfers running */
+    int pending;   /* requests on host queues or in flight */
 };
 
 static const char *const status_names[FETCH_STATUS_COUNT] = {
@@ -192,7 +220,7 @@ static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct cur
 
 /* ---- the ready heap: hosts that may start a request, earliest first ------ */
 
-static void heap_swap(struct fetcher *f, size_t i, size_t j)
+static void heap_swap(struct fetch_pool *f, size_t i, size_t j)
 {
     struct host *h = f->heap[i];
     f->heap[i] = f->heap[j];
@@ -201,7 +229,7 @@ static void heap_swap(struct fetcher *f, size_t i, size_t j)
     f->heap[j]->heap_pos = j + 1;
 }
 
-static void heap_up(struct fetcher *f, size_t i)
+static void heap_up(struct fetch_pool *f, size_t i)
 {
     while (i > 0 && f->heap[(i - 1) / 2]->next_ms > f->heap[i]->next_ms) {
         heap_swap(f, i, (i - 1) / 2);
@@ -209,7 +237,7 @@ static void heap_up(struct fetcher *f, size_t i)
     }
 }
 
-static void heap_down(struct fetcher *f, size_t i)
+static void heap_down(struct fetch_pool *f, size_t i)
 {
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
@@ -224,7 +252,7 @@ static void heap_down(struct fetcher *f, size_t i)
     }
 }
 
-static enum err heap_push(struct fetcher *f, struct host *h)
+static enum err heap_push(struct fetch_pool *f, struct host *h)
 {
     if (h->heap_pos)
         return ERR_OK;
@@ -242,7 +270,7 @@ static enum err heap_push(struct fetcher *f, struct host *h)
     return ERR_OK;
 }
 
-static struct host *heap_pop(struct fetcher *f)
+static struct host *heap_pop(struct fetch_pool *f)
 {
     struct host *top = f->heap[0];
     top->heap_pos = 0;
@@ -256,26 +284,70 @@ static struct host *heap_pop(struct fetcher *f)
 }
 
 /* Put h in the heap if it has work and a free connection. */
-static void host_wake(struct fetcher *f, struct host *h)
+static void host_wake(struct fetch_pool *f, struct host *h)
 {
     if (h->head && h->active < f->cfg.per_host && heap_push(f, h) != ERR_OK)
         log_error("fetcher: %s", err_msg());
 }
 
-/* ---- results ------------------------------------------------------------ */
+/* ---- clients' shares --------------------------------------------------- */
 
-static void stats_count(struct fetcher *f, enum fetch_status s)
+/* Hosts held back for a client at its share get another chance. */
+static void unpark_all(struct fetch_pool *f)
 {
-    f->stats.completed++;
-    f->stats.by_status[s]++;
+    struct host *h = f->parked;
+    f->parked = NULL;
+    while (h) {
+        struct host *next = h->parked_next;
+        h->parked_next = NULL;
+        h->parked = 0;
+        host_wake(f, h);
+        h = next;
+    }
 }
 
-/* Hand a finished result to the consumers. Takes ownership of r. */
-static void deliver(struct fetcher *f, struct fetch_result *r)
+
+/*
+ * A request joins or leaves its host's queue (or a transfer): the client's pending
+ * count, and the number of clients with something pending. Pool thread only.
+ */
+static void pending_add(struct fetch_pool *f, struct fetcher *c, int d)
+{
+    if (c->pending == 0 && d > 0)
+        f->active_clients++;
+    c->pending += d;
+    if (c->pending == 0 && d < 0) {
+        f->active_clients--;
+        unpark_all(f); /* the others' shares grew */
+    }
+}
+
+/*
+ * How many transfers client c may have running now: an equal share of the pool
+ * among the clients with requests pending, never more than its own cap, at least one.
+ */
+static int client_share(const struct fetch_pool *f, const struct fetcher *c)
+{
+    int n = f->active_clients > 0 ? f->active_clients : 1;
+    int share = (f->cfg.max_in_flight + n - 1) / n;
+    if (share > c->cap)
+        share = c->cap;
+    return share > 0 ? share : 1;
+}
+
+static int client_may_start(const struct fetch_pool *f, const struct fetcher *c)
+{
+    return c->in_flight < client_share(f, c);
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+/* Hand a finished result to its client. Takes ownership of r. Any thread. */
+static void deliver(struct fetch_pool *f, struct fetcher *c, struct fetch_result *r)
 {
     pthread_mutex_lock(&f->lock);
-    if (f->done_len == f->done_cap) {
-        size_t cap = f->done_cap ? f->done_cap * 2 : 256;
+    if (c->done_len == c->done_cap) {
+        size_t cap = c->done_cap ? c->done_cap * 2 : 256;
         struct fetch_result **ring = malloc(cap * sizeof *ring);
         if (!ring) {
             pthread_mutex_unlock(&f->lock);
@@ -283,17 +355,18 @@ static void deliver(struct fetcher *f, struct fetch_result *r)
             fetch_result_free(r);
             return;
         }
-        for (size_t i = 0; i < f->done_len; i++)
-            ring[i] = f->done[(f->done_first + i) % f->done_cap];
-        free(f->done);
-        f->done = ring;
-        f->done_cap = cap;
-        f->done_first = 0;
+        for (size_t i = 0; i < c->done_len; i++)
+            ring[i] = c->done[(c->done_first + i) % c->done_cap];
+        free(c->done);
+        c->done = ring;
+        c->done_cap = cap;
+        c->done_first = 0;
     }
-    f->done[(f->done_first + f->done_len) % f->done_cap] = r;
-    f->done_len++;
-    stats_count(f, r->status);
-    pthread_cond_signal(&f->done_cond);
+    c->done[(c->done_first + c->done_len) % c->done_cap] = r;
+    c->done_len++;
+    c->stats.completed++;
+    c->stats.by_status[r->status]++;
+    pthread_cond_signal(&c->done_cond);
     pthread_mutex_unlock(&f->lock);
 }
 
@@ -301,16 +374,21 @@ static void deliver(struct fetcher *f, struct fetch_result *r)
  * Finish request q with status, a message (NULL for none) and, for FETCH_REDIRECT,
  * the other site's URL (taken over). Frees q.
  */
-static void finish_redirect(struct fetcher *f, struct request *q, enum fetch_status status,
+static void finish_redirect(struct fetch_pool *f, struct request *q, enum fetch_status status,
                             struct transfer *t, const char *error, char *redirect_url)
 {
     struct fetch_result *r = calloc(1, sizeof *r);
     if (!r) {
         log_error("fetcher: out of memory: dropping the result of %s", q->url);
+        if (q->on_host)
+            pending_add(f, q->client, -1);
         request_free(q);
         free(redirect_url);
         return;
     }
+    struct fetcher *c = q->client;
+    if (q->on_host)
+        pending_add(f, c, -1);
     r->redirect_url = redirect_url;
     r->tag = q->tag;
     r->url = q->url;
@@ -333,10 +411,10 @@ static void finish_redirect(struct fetcher *f, struct request *q, enum fetch_sta
         r->truncated = t->abort == ABORT_TOO_BIG;
     }
     request_free(q);
-    deliver(f, r);
+    deliver(f, c, r);
 }
 
-static void finish(struct fetcher *f, struct request *q, enum fetch_status status,
+static void finish(struct fetch_pool *f, struct request *q, enum fetch_status status,
                    struct transfer *t, const char *error)
 {
     finish_redirect(f, q, status, t, error, NULL);
@@ -428,9 +506,12 @@ static void transfer_free(struct transfer *t)
     free(t);
 }
 
-/* Start fetching url on host h; req NULL means the host's robots.txt. */
-static enum err transfer_start(struct fetcher *f, struct host *h, struct request *req,
-                               const char *url)
+/*
+ * Start fetching url on host h; req NULL means the host's robots.txt. The request
+ * counts for client `who` (for robots.txt: the client whose request needs it).
+ */
+static enum err transfer_start(struct fetch_pool *f, struct host *h, struct request *req,
+                               const char *url, struct fetcher *who)
 {
     struct transfer *t = calloc(1, sizeof *t);
     if (!t || !(t->easy = curl_easy_init())) {
@@ -477,15 +558,18 @@ static enum err transfer_start(struct fetcher *f, struct host *h, struct request
     }
     h->active++;
     f->in_flight++;
+    if (req)
+        req->client->in_flight++;
     t->next = f->running;
     if (f->running)
         f->running->prev = t;
     f->running = t;
     pthread_mutex_lock(&f->lock);
-    f->stats.in_flight++;
-    f->stats.requests++;
+    if (req)
+        who->stats.in_flight++;
+    who->stats.requests++;
     if (!req)
-        f->stats.robots_requests++;
+        who->stats.robots_requests++;
     pthread_mutex_unlock(&f->lock);
     return ERR_OK;
 }
@@ -519,7 +603,7 @@ static enum fetch_status proxy_failure(const char *e)
     return FETCH_NETWORK;
 }
 
-static void robots_done(struct fetcher *f, struct transfer *t, CURLcode rc, int64_t now)
+static void robots_done(struct fetch_pool *f, struct transfer *t, CURLcode rc, int64_t now)
 {
     long code = 0;
     if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG))
@@ -549,7 +633,7 @@ static void robots_done(struct fetcher *f, struct transfer *t, CURLcode rc, int6
 }
 
 /* A page transfer ended: deliver its result, or follow a same-site redirect. */
-static void page_done(struct fetcher *f, struct transfer *t, CURLcode rc)
+static void page_done(struct fetch_pool *f, struct transfer *t, CURLcode rc)
 {
     struct request *q = t->req;
     struct host *h = t->host;
@@ -608,7 +692,7 @@ static void page_done(struct fetcher *f, struct transfer *t, CURLcode rc)
     finish(f, q, FETCH_HTTP_ERROR, t, msg);
 }
 
-static void transfer_done(struct fetcher *f, CURL *easy, CURLcode rc)
+static void transfer_done(struct fetch_pool *f, CURL *easy, CURLcode rc)
 {
     struct transfer *t = NULL;
     curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&t);
@@ -621,29 +705,36 @@ static void transfer_done(struct fetcher *f, CURL *easy, CURLcode rc)
         t->next->prev = t->prev;
     int64_t now = now_ms();
     struct host *h = t->host;
-    pthread_mutex_lock(&f->lock);
-    f->stats.in_flight--;
-    f->stats.bytes += t->body.len;
-    pthread_mutex_unlock(&f->lock);
-    if (t->req)
+    int delay = 0;
+    if (t->req) {
+        struct fetcher *c = t->req->client;
+        delay = c->delay_ms;
+        c->in_flight--;
+        pthread_mutex_lock(&f->lock);
+        c->stats.in_flight--;
+        c->stats.bytes += t->body.len;
+        pthread_mutex_unlock(&f->lock);
         page_done(f, t, rc);
-    else
+        if (f->parked)
+            unpark_all(f); /* its client may start another transfer */
+    } else {
         robots_done(f, t, rc, now);
+    }
     h->active--;
     f->in_flight--;
-    int delay = f->cfg.delay_ms;
     int robots_delay = robots_host_delay_ms(&h->robots);
     if (robots_delay > delay)
         delay = robots_delay;
     if (h->next_ms < now + delay)
         h->next_ms = now + delay;
+    h->last_ms = now;
     host_wake(f, h);
     transfer_free(t);
 }
 
 /* ---- scheduling --------------------------------------------------------- */
 
-static struct host *host_get(struct fetcher *f, const char *url)
+static struct host *host_get(struct fetch_pool *f, const char *url)
 {
     size_t n;
     const char *name = url_host_ref(url, &n);
@@ -669,7 +760,7 @@ static struct host *host_get(struct fetcher *f, const char *url)
 }
 
 /* Move submitted requests into their hosts' queues. */
-static void take_inbox(struct fetcher *f)
+static void take_inbox(struct fetch_pool *f)
 {
     pthread_mutex_lock(&f->lock);
     struct request *q = f->inbox_head;
@@ -687,6 +778,8 @@ static void take_inbox(struct fetcher *f)
             else
                 h->head = q;
             h->tail = q;
+            q->on_host = 1;
+            pending_add(f, q->client, 1);
             host_wake(f, h);
         }
         q = next;
@@ -701,6 +794,28 @@ static struct request *host_pop(struct host *h)
         h->tail = NULL;
     q->next = NULL;
     return q;
+}
+
+/*
+ * Bring to the front of h's queue the first request whose client may start a
+ * transfer now, and return it; NULL if every client waiting on h is at its share.
+ */
+static struct request *host_front_startable(const struct fetch_pool *f, struct host *h)
+{
+    struct request *prev = NULL;
+    for (struct request *q = h->head; q; prev = q, q = q->next) {
+        if (!client_may_start(f, q->client))
+            continue;
+        if (prev) {
+            prev->next = q->next;
+            if (h->tail == q)
+                h->tail = prev;
+            q->next = h->head;
+            h->head = q;
+        }
+        return q;
+    }
+    return NULL;
 }
 
 /* "scheme://host[:port]/robots.txt" for a normalised URL. */
@@ -718,7 +833,7 @@ static char *robots_url(const char *url)
 }
 
 /* Start what may start now; returns ms until the next host becomes ready (-1: none). */
-static long schedule(struct fetcher *f)
+static long schedule(struct fetch_pool *f)
 {
     int64_t now = now_ms();
     while (f->heap_len && f->in_flight < f->cfg.max_in_flight) {
@@ -733,7 +848,24 @@ static long schedule(struct fetcher *f)
                 finish(f, host_pop(h), h->down, NULL, "host unreachable");
             continue;
         }
-        const char *url = h->head->current;
+        /* Clients share the pool: one at its share waits while the others go on. */
+        struct request *front = host_front_startable(f, h);
+        if (!front) {
+            if (!h->parked) {
+                h->parked = 1;
+                h->parked_next = f->parked;
+                f->parked = h;
+            }
+            continue;
+        }
+        /* Politeness: the delay of the client asking, after the host's last request. */
+        int64_t ready = h->last_ms + front->client->delay_ms;
+        if (ready > now && h->last_ms) {
+            h->next_ms = ready;
+            host_wake(f, h);
+            continue;
+        }
+        const char *url = front->current;
         enum robots_verdict v = ROBOTS_ALLOW;
         int64_t retry_at = 0;
         if (f->cfg.obey_robots)
@@ -749,7 +881,7 @@ static long schedule(struct fetcher *f)
             break;
         case ROBOTS_FETCH: {
             char *rurl = robots_url(url);
-            if (!rurl || transfer_start(f, h, NULL, rurl) != ERR_OK) {
+            if (!rurl || transfer_start(f, h, NULL, rurl, front->client) != ERR_OK) {
                 /* Could not even try: report it as unreachable so the policy backs off. */
                 if (robots_host_report(&h->robots, 0, "", 0, ROBOTS_PRODUCT, now) != ERR_OK)
                     log_warn("fetcher: %s", err_msg());
@@ -760,9 +892,11 @@ static long schedule(struct fetcher *f)
         }
         case ROBOTS_ALLOW: {
             struct request *q = host_pop(h);
-            if (transfer_start(f, h, q, q->current) != ERR_OK)
+            int delay = q->client->delay_ms;
+            if (transfer_start(f, h, q, q->current, q->client) != ERR_OK)
                 finish(f, q, FETCH_NETWORK, NULL, err_msg());
-            h->next_ms = now + f->cfg.delay_ms; /* with per_host > 1: spacing of starts */
+            h->next_ms = now + delay; /* with per_host > 1: spacing of starts */
+            h->last_ms = now;
             host_wake(f, h);
             break;
         }
@@ -771,7 +905,7 @@ static long schedule(struct fetcher *f)
     return -1;
 }
 
-static void drain_curl(struct fetcher *f)
+static void drain_curl(struct fetch_pool *f)
 {
     CURLMsg *m;
     int left;
@@ -780,15 +914,119 @@ static void drain_curl(struct fetcher *f)
             transfer_done(f, m->easy_handle, m->data.result);
 }
 
-static void *fetcher_main(void *arg)
+/*
+ * Take client c out of the pool: its queued requests are dropped, its transfers
+ * aborted (the host still gets its delay), then its fetcher_free may go on.
+ */
+static void detach_client(struct fetch_pool *f, struct fetcher *c)
 {
-    struct fetcher *f = arg;
+    pthread_mutex_lock(&f->lock);
+    struct request *keep_head = NULL, *keep_tail = NULL, *drop = NULL;
+    for (struct request *q = f->inbox_head, *next; q; q = next) {
+        next = q->next;
+        q->next = NULL;
+        if (q->client == c) {
+            q->next = drop;
+            drop = q;
+        } else {
+            if (keep_tail)
+                keep_tail->next = q;
+            else
+                keep_head = q;
+            keep_tail = q;
+        }
+    }
+    f->inbox_head = keep_head;
+    f->inbox_tail = keep_tail;
+    pthread_mutex_unlock(&f->lock);
+    while (drop) {
+        struct request *next = drop->next;
+        request_free(drop);
+        drop = next;
+    }
+    for (size_t i = 0; i < f->hosts.cap; i++) {
+        struct host *h = f->hosts.slots[i].value;
+        if (!f->hosts.slots[i].key)
+            continue;
+        struct request **link = &h->head;
+        h->tail = NULL;
+        while (*link) {
+            struct request *q = *link;
+            if (q->client == c) {
+                *link = q->next;
+                pending_add(f, c, -1);
+                request_free(q);
+            } else {
+                h->tail = q;
+                link = &q->next;
+            }
+        }
+    }
+    int64_t now = now_ms();
+    for (struct transfer *t = f->running, *next; t; t = next) {
+        next = t->next;
+        if (!t->req || t->req->client != c)
+            continue;
+        curl_multi_remove_handle(f->multi, t->easy);
+        if (t->prev)
+            t->prev->next = t->next;
+        else
+            f->running = t->next;
+        if (t->next)
+            t->next->prev = t->prev;
+        struct host *h = t->host;
+        h->active--;
+        f->in_flight--;
+        c->in_flight--;
+        pending_add(f, c, -1);
+        if (h->next_ms < now + c->delay_ms)
+            h->next_ms = now + c->delay_ms;
+        h->last_ms = now;
+        host_wake(f, h);
+        request_free(t->req);
+        t->req = NULL;
+        transfer_free(t);
+    }
+    unpark_all(f);
+    pthread_mutex_lock(&f->lock);
+    for (struct fetcher **link = &f->clients; *link; link = &(*link)->next_client)
+        if (*link == c) {
+            *link = c->next_client;
+            break;
+        }
+    c->detached = 1;
+    pthread_cond_broadcast(&c->done_cond);
+    pthread_mutex_unlock(&f->lock);
+}
+
+static void detach_pending(struct fetch_pool *f)
+{
+    for (;;) {
+        struct fetcher *c = NULL;
+        pthread_mutex_lock(&f->lock);
+        for (struct fetcher *x = f->clients; x && !c; x = x->next_client)
+            if (x->detaching)
+                c = x;
+        if (!c)
+            f->detach_pending = 0;
+        pthread_mutex_unlock(&f->lock);
+        if (!c)
+            return;
+        detach_client(f, c);
+    }
+}
+
+static void *pool_main(void *arg)
+{
+    struct fetch_pool *f = arg;
     for (;;) {
         pthread_mutex_lock(&f->lock);
-        int stop = f->stop;
+        int stop = f->stop, detach = f->detach_pending;
         pthread_mutex_unlock(&f->lock);
         if (stop)
             break;
+        if (detach)
+            detach_pending(f);
         take_inbox(f);
         (void)schedule(f);
         int running;
@@ -814,19 +1052,17 @@ static void curl_global(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-enum err fetcher_new(const struct fetch_config *c, struct fetcher **out)
+enum err fetch_pool_new(const struct fetch_config *c, struct fetch_pool **out)
 {
     *out = NULL;
     pthread_once(&curl_once, curl_global);
-    struct fetcher *f = calloc(1, sizeof *f);
+    if (c->max_in_flight < 1 || c->per_host < 1 || c->delay_ms < 0 || c->max_body < 1 ||
+        c->max_redirects < 0 || c->robots_retry_ms < 1)
+        return err_set(ERR_INVAL, "bad fetcher configuration");
+    struct fetch_pool *f = calloc(1, sizeof *f);
     if (!f)
         return err_set(ERR_NOMEM, "out of memory");
     f->cfg = *c;
-    if (f->cfg.max_in_flight < 1 || f->cfg.per_host < 1 || f->cfg.delay_ms < 0 ||
-        f->cfg.max_body < 1 || f->cfg.max_redirects < 0 || f->cfg.robots_retry_ms < 1) {
-        free(f);
-        return err_set(ERR_INVAL, "bad fetcher configuration");
-    }
     char ua[256];
     snprintf(ua, sizeof ua, "sitescout/%s (+%s)", SITESCOUT_VERSION, FETCH_INFO_URL);
     f->user_agent = strdup(c->user_agent ? c->user_agent : ua);
@@ -835,16 +1071,15 @@ enum err fetcher_new(const struct fetch_config *c, struct fetcher **out)
     f->cfg.proxy = f->proxy;
     strmap_init(&f->hosts);
     pthread_mutex_init(&f->lock, NULL);
-    pthread_cond_init(&f->done_cond, NULL);
     f->multi = curl_multi_init();
     if (!f->user_agent || !f->multi || (c->proxy && *c->proxy && !f->proxy)) {
-        fetcher_free(f);
+        fetch_pool_free(f);
         return err_set(ERR_NOMEM, "out of memory");
     }
     curl_multi_setopt(f->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)f->cfg.max_in_flight);
     curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)f->cfg.max_in_flight * 2);
-    if (pthread_create(&f->thread, NULL, fetcher_main, f) != 0) {
-        fetcher_free(f);
+    if (pthread_create(&f->thread, NULL, pool_main, f) != 0) {
+        fetch_pool_free(f);
         return err_set(ERR_IO, "cannot start the fetcher thread");
     }
     f->thread_started = 1;
@@ -852,10 +1087,12 @@ enum err fetcher_new(const struct fetch_config *c, struct fetcher **out)
     return ERR_OK;
 }
 
-void fetcher_free(struct fetcher *f)
+void fetch_pool_free(struct fetch_pool *f)
 {
     if (!f)
         return;
+    if (f->clients)
+        log_error("fetcher: a pool freed with clients attached");
     if (f->thread_started) {
         pthread_mutex_lock(&f->lock);
         f->stop = 1;
@@ -886,22 +1123,80 @@ void fetcher_free(struct fetcher *f)
         next = q->next;
         request_free(q);
     }
-    for (size_t i = 0; i < f->done_len; i++)
-        fetch_result_free(f->done[(f->done_first + i) % f->done_cap]);
-    free(f->done);
     free(f->heap);
     pthread_mutex_destroy(&f->lock);
-    pthread_cond_destroy(&f->done_cond);
     free(f->proxy);
     free(f->user_agent);
     free(f);
 }
 
-enum err fetcher_submit(struct fetcher *f, const char *url, uint64_t tag)
+enum err fetcher_attach(struct fetch_pool *p, int max_in_flight, int delay_ms,
+                        struct fetcher **out)
 {
+    *out = NULL;
+    if (max_in_flight < 1 || delay_ms < 0)
+        return err_set(ERR_INVAL, "bad fetcher configuration");
+    struct fetcher *c = calloc(1, sizeof *c);
+    if (!c)
+        return err_set(ERR_NOMEM, "out of memory");
+    c->pool = p;
+    c->cap = max_in_flight;
+    c->delay_ms = delay_ms;
+    pthread_cond_init(&c->done_cond, NULL);
+    pthread_mutex_lock(&p->lock);
+    c->next_client = p->clients;
+    p->clients = c;
+    pthread_mutex_unlock(&p->lock);
+    *out = c;
+    return ERR_OK;
+}
+
+enum err fetcher_new(const struct fetch_config *c, struct fetcher **out)
+{
+    *out = NULL;
+    struct fetch_pool *p;
+    enum err e = fetch_pool_new(c, &p);
+    if (e)
+        return e;
+    e = fetcher_attach(p, c->max_in_flight, c->delay_ms, out);
+    if (e) {
+        fetch_pool_free(p);
+        return e;
+    }
+    (*out)->owns_pool = 1;
+    return ERR_OK;
+}
+
+void fetcher_free(struct fetcher *c)
+{
+    if (!c)
+        return;
+    struct fetch_pool *f = c->pool;
+    pthread_mutex_lock(&f->lock);
+    c->detaching = 1;
+    f->detach_pending = 1;
+    pthread_mutex_unlock(&f->lock);
+    curl_multi_wakeup(f->multi);
+    pthread_mutex_lock(&f->lock);
+    while (!c->detached)
+        pthread_cond_wait(&c->done_cond, &f->lock);
+    pthread_mutex_unlock(&f->lock);
+    for (size_t i = 0; i < c->done_len; i++)
+        fetch_result_free(c->done[(c->done_first + i) % c->done_cap]);
+    free(c->done);
+    pthread_cond_destroy(&c->done_cond);
+    if (c->owns_pool)
+        fetch_pool_free(f);
+    free(c);
+}
+
+enum err fetcher_submit(struct fetcher *c, const char *url, uint64_t tag)
+{
+    struct fetch_pool *f = c->pool;
     struct request *q = calloc(1, sizeof *q);
     if (!q)
         return err_set(ERR_NOMEM, "out of memory");
+    q->client = c;
     q->tag = tag;
     enum err e = url_normalize(url, &q->url);
     if (e) {
@@ -909,8 +1204,8 @@ enum err fetcher_submit(struct fetcher *f, const char *url, uint64_t tag)
         q->url = strdup(url);
         q->current = strdup(url);
         pthread_mutex_lock(&f->lock);
-        f->stats.submitted++;
-        f->outstanding++;
+        c->stats.submitted++;
+        c->outstanding++;
         pthread_mutex_unlock(&f->lock);
         finish(f, q, FETCH_BAD_URL, NULL, err_msg());
         return ERR_OK;
@@ -926,15 +1221,16 @@ enum err fetcher_submit(struct fetcher *f, const char *url, uint64_t tag)
     else
         f->inbox_head = q;
     f->inbox_tail = q;
-    f->stats.submitted++;
-    f->outstanding++;
+    c->stats.submitted++;
+    c->outstanding++;
     pthread_mutex_unlock(&f->lock);
     curl_multi_wakeup(f->multi);
     return ERR_OK;
 }
 
-enum err fetcher_next(struct fetcher *f, int timeout_ms, struct fetch_result **out)
+enum err fetcher_next(struct fetcher *c, int timeout_ms, struct fetch_result **out)
 {
+    struct fetch_pool *f = c->pool;
     *out = NULL;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -947,36 +1243,36 @@ enum err fetcher_next(struct fetcher *f, int timeout_ms, struct fetch_result **o
         }
     }
     pthread_mutex_lock(&f->lock);
-    while (f->done_len == 0) {
+    while (c->done_len == 0) {
         if (timeout_ms == 0)
             break;
         if (timeout_ms < 0)
-            pthread_cond_wait(&f->done_cond, &f->lock);
-        else if (pthread_cond_timedwait(&f->done_cond, &f->lock, &deadline) != 0)
+            pthread_cond_wait(&c->done_cond, &f->lock);
+        else if (pthread_cond_timedwait(&c->done_cond, &f->lock, &deadline) != 0)
             break;
     }
-    if (f->done_len) {
-        *out = f->done[f->done_first];
-        f->done_first = (f->done_first + 1) % f->done_cap;
-        f->done_len--;
-        f->outstanding--;
+    if (c->done_len) {
+        *out = c->done[c->done_first];
+        c->done_first = (c->done_first + 1) % c->done_cap;
+        c->done_len--;
+        c->outstanding--;
     }
     pthread_mutex_unlock(&f->lock);
     return *out ? ERR_OK : ERR_TIMEOUT;
 }
 
-int fetcher_outstanding(struct fetcher *f)
+int fetcher_outstanding(struct fetcher *c)
 {
-    pthread_mutex_lock(&f->lock);
-    int n = f->outstanding;
-    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_lock(&c->pool->lock);
+    int n = c->outstanding;
+    pthread_mutex_unlock(&c->pool->lock);
     return n;
 }
 
-void fetcher_stats(struct fetcher *f, struct fetch_stats *out)
+void fetcher_stats(struct fetcher *c, struct fetch_stats *out)
 {
-    pthread_mutex_lock(&f->lock);
-    *out = f->stats;
-    out->queued = f->outstanding - (int)f->done_len - out->in_flight;
-    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_lock(&c->pool->lock);
+    *out = c->stats;
+    out->queued = c->outstanding - (int)c->done_len - out->in_flight;
+    pthread_mutex_unlock(&c->pool->lock);
 }

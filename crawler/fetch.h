@@ -7,6 +7,14 @@
  * max_redirects; a redirect to another site ends the fetch with FETCH_REDIRECT (the
  * paper's website boundary: the target is a transversal link).
  *
+ * Sharing: a fetch_pool is the engine (the thread, the connections, the hosts with
+ * their robots.txt and politeness). A fetcher is one client of a pool: its own
+ * requests, results and stats. Several fetchers attached to one pool (the jobs of
+ * `sitescout serve`) share it fairly: while k clients have requests pending, each
+ * may run at most ceil(max_in_flight / k) transfers (and never more than its own
+ * cap), and a host's delay is kept across clients, so two jobs crawling one site
+ * fetch it no faster than one. fetcher_new makes a private pool with one client.
+ *
  * Threads: fetcher_submit and fetcher_next may be called from any thread.
  * Ownership: fetcher_next hands out results the caller frees with fetch_result_free.
  */
@@ -83,12 +91,32 @@ struct fetch_stats {
     int in_flight, queued;
 };
 
+struct fetch_pool;
 struct fetcher;
 
-/* Start the fetcher thread. The config is copied. */
+/*
+ * Start a pool: its thread and up to c->max_in_flight transfers for all its clients
+ * together. The config is copied; c->delay_ms is only the default of fetcher_new.
+ */
+enum err fetch_pool_new(const struct fetch_config *c, struct fetch_pool **out) WARN_UNUSED;
+
+/* Stop the pool's thread and free it. Free its fetchers first. NULL is fine. */
+void fetch_pool_free(struct fetch_pool *p);
+
+/*
+ * A new client of pool p: at most max_in_flight transfers of its own at once, and
+ * delay_ms between the end of a request to a host and its next request there.
+ */
+enum err fetcher_attach(struct fetch_pool *p, int max_in_flight, int delay_ms,
+                        struct fetcher **out) WARN_UNUSED;
+
+/* A private pool with one client, per c. The config is copied. */
 enum err fetcher_new(const struct fetch_config *c, struct fetcher **out) WARN_UNUSED;
 
-/* Stop the thread and free everything; queued requests are dropped. NULL is fine. */
+/*
+ * Detach from the pool and free: queued requests are dropped, transfers aborted
+ * (the pool goes on for the others; a private pool is freed too). NULL is fine.
+ */
 void fetcher_free(struct fetcher *f);
 
 /* Queue url (absolute) for fetching; its result comes back from fetcher_next with tag. */
@@ -100,7 +128,7 @@ enum err fetcher_submit(struct fetcher *f, const char *url, uint64_t tag) WARN_U
  */
 enum err fetcher_next(struct fetcher *f, int timeout_ms, struct fetch_result **out) WARN_UNUSED;
 
-/* Requests submitted whose results have not been taken yet. */
+/* Requests submitted whose results have not been taken yet (this client's). */
 int fetcher_outstanding(struct fetcher *f);
 
 void fetcher_stats(struct fetcher *f, struct fetch_stats *out);

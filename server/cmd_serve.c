@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "crawler/fetch.h"
 #include "server/api.h"
 #include "server/cli.h"
 #include "server/db.h"
@@ -21,15 +22,20 @@
 #include "store/store.h"
 
 #define SERVE_MAX_WORKERS 64
+#define SERVE_MAX_SLOTS 10000
+#define SERVE_DEFAULT_SLOTS 128
 
 void cmd_serve_usage(void)
 {
     printf("usage: sitescout serve [--listen 127.0.0.1:8080] [--db URL] [--proxy URL]\n"
-           "                       [--workers N] [--token T]\n"
+           "                       [--workers N] [--fetch-slots N] [--token T]\n"
            "\n"
            "Serve the HTTP API (docs/api.md) and run the jobs submitted to it, N at a time\n"
-           "(each in its own worker). Jobs that were running when a previous server died are\n"
-           "resumed on start. Without --db (or SITESCOUT_DB) it uses the embedded PostgreSQL.\n"
+           "(each in its own worker). The running jobs share one fetcher fairly: while k jobs\n"
+           "are fetching, each gets up to 1/k of the fetch slots (and never more than its\n"
+           "concurrency), and a host's politeness delay holds across jobs. Jobs that were\n"
+           "running when a previous server died are resumed on start. Without --db (or\n"
+           "SITESCOUT_DB) it uses the embedded PostgreSQL.\n"
            "SIGINT or SIGTERM stops cleanly: running crawls are paused and resumed by the\n"
            "next start.\n"
            "\n"
@@ -39,11 +45,13 @@ void cmd_serve_usage(void)
            "  --db URL            PostgreSQL connection URL\n"
            "  --proxy URL         fetch through this HTTP proxy (e.g. the replay web)\n"
            "  --workers N         jobs run at once (1..%d); default 2\n"
+           "  --fetch-slots N     transfers in flight for all jobs together (1..%d);\n"
+           "                      default %d\n"
            "  --token T           every API call needs 'Authorization: Bearer T'\n"
            "  --print-routes      print the routes the API serves and exit\n"
            "\n"
            "Prints 'listening on ADDR:PORT' on stdout when ready.\n",
-           SERVE_MAX_WORKERS);
+           SERVE_MAX_WORKERS, SERVE_MAX_SLOTS, SERVE_DEFAULT_SLOTS);
 }
 
 /* Set by the signal handler; the main thread passes it on to the workers in stopping. */
@@ -65,7 +73,8 @@ static void sleep_ms(int ms)
 /* The job runners: shared state under mu. */
 struct sched {
     pthread_mutex_t mu;
-    const char *url, *proxy;
+    const char *url;
+    struct fetch_pool *pool; /* shared by the jobs */
     int64_t running[SERVE_MAX_WORKERS];
     int64_t *orphans; /* jobs a dead process left running, taken first */
     size_t n_orphans;
@@ -142,7 +151,7 @@ static void *worker_main(void *arg)
         w->job = id;
         w->pause_sent = 0;
         log_info("serve: worker %d runs job %" PRId64, w->slot, id);
-        struct jobrun_options o = {.proxy = w->sc->proxy, .progress = on_progress, .ctx = w};
+        struct jobrun_options o = {.pool = w->sc->pool, .progress = on_progress, .ctx = w};
         enum extcrawl_stop why;
         enum err e = jobrun_run(w->s, id, &o, &why);
         if (e)
@@ -166,12 +175,13 @@ static void *worker_main(void *arg)
 int cmd_serve(int argc, char **argv)
 {
     const char *listen = "127.0.0.1:8080", *db_url = NULL, *proxy = NULL, *token = NULL;
-    int workers = 2, print_routes = 0;
+    int workers = 2, slots = SERVE_DEFAULT_SLOTS, print_routes = 0;
     static const struct option opts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"db", required_argument, NULL, 'd'},
         {"proxy", required_argument, NULL, 'p'},
         {"workers", required_argument, NULL, 'w'},
+        {"fetch-slots", required_argument, NULL, 's'},
         {"token", required_argument, NULL, 't'},
         {"print-routes", no_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
@@ -205,6 +215,15 @@ int cmd_serve(int argc, char **argv)
             workers = (int)n;
             break;
         }
+        case 's': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > SERVE_MAX_SLOTS)
+                return cli_usage_error("serve", "--fetch-slots wants 1..%d, not '%s'",
+                                       SERVE_MAX_SLOTS, optarg);
+            slots = (int)n;
+            break;
+        }
         default:
             return cli_usage_error("serve", "unknown option or missing value: '%s'",
                                    argv[optind - 1]);
@@ -234,9 +253,15 @@ int cmd_serve(int argc, char **argv)
     struct http *h = NULL;
     struct worker *ws = NULL;
     int started = 0, rc = CLI_FAIL;
-    struct sched sc = {.proxy = proxy};
+    struct sched sc = {0};
     pthread_mutex_init(&sc.mu, NULL);
-    enum err e = db_resolve_url(db_url, NULL, &url);
+    struct fetch_config fc;
+    fetch_config_defaults(&fc);
+    fc.proxy = proxy;
+    fc.max_in_flight = slots;
+    enum err e = fetch_pool_new(&fc, &sc.pool);
+    if (!e)
+        e = db_resolve_url(db_url, NULL, &url);
     if (!e)
         e = db_open(url, NULL, &s); /* brings the schema up to date */
     if (!e)
@@ -298,6 +323,7 @@ out:
     for (int i = 0; i < started; i++)
         pthread_join(ws[i].thread, NULL);
     free(ws);
+    fetch_pool_free(sc.pool);
     dbpool_free(pool);
     store_free(s);
     free(sc.orphans);

@@ -298,7 +298,10 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
                        job.state);
     }
     e = jobspec_parse(job.body_json, strlen(job.body_json), &c.js);
-    if (!e) {
+    if (!e && o->pool) {
+        e = fetcher_attach(o->pool, c.js->params.concurrency, c.js->params.politeness_delay_ms,
+                           &c.f);
+    } else if (!e) {
         struct fetch_config fc;
         fetch_config_defaults(&fc);
         fc.proxy = o->proxy;

@@ -26,8 +26,11 @@ struct jobrun_progress {
 
 typedef void (*jobrun_progress_fn)(void *ctx, const struct jobrun_progress *p);
 
+struct fetch_pool;
+
 struct jobrun_options {
-    const char *proxy;       /* HTTP proxy for every fetch (the replay web), or NULL */
+    struct fetch_pool *pool; /* fetch through this shared pool (sitescout serve), or NULL: */
+    const char *proxy;       /* a pool of its own; HTTP proxy for every fetch, or NULL */
     const char *worker;      /* name recorded on claimed sites; default host:pid */
     jobrun_progress_fn progress; /* may be NULL */
     void *ctx;

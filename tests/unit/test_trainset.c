@@ -9,72 +9,26 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "crawler/trainset.h"
 #include "crawler/url.h"
-
-struct replay {
-    pid_t pid;
-    char proxy[128];
-};
+#include "testreplay.h"
 
 static int start_replay(void **state)
 {
-    const char *bin = getenv("SITESCOUT_BIN"), *src = getenv("SITESCOUT_SRC");
-    if (!bin || !src) {
-        fprintf(stderr, "test_trainset: SITESCOUT_BIN and SITESCOUT_SRC must be set\n");
+    struct testreplay *r;
+    if (testreplay_start(NULL, &r) != 0)
         return -1;
-    }
-    char warc[4096];
-    snprintf(warc, sizeof warc, "%s/demo/demo.warc.gz", src);
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execl(bin, bin, "replay", "--warc", warc, "--listen", "127.0.0.1:0", (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *out = fdopen(fds[0], "r");
-    char line[256];
-    struct replay *r = calloc(1, sizeof *r);
-    if (!out || !r || !fgets(line, sizeof line, out) || strncmp(line, "listening on ", 13) != 0) {
-        kill(pid, SIGTERM);
-        waitpid(pid, NULL, 0);
-        free(r);
-        if (out)
-            fclose(out);
-        return -1;
-    }
-    fclose(out);
-    line[strcspn(line, "\n")] = '\0';
-    r->pid = pid;
-    snprintf(r->proxy, sizeof r->proxy, "http://%.100s", line + 13);
     *state = r;
     return 0;
 }
 
 static int stop_replay(void **state)
 {
-    struct replay *r = *state;
-    if (!r)
-        return 0;
-    kill(r->pid, SIGTERM);
-    waitpid(r->pid, NULL, 0);
-    free(r);
+    testreplay_stop(*state);
     return 0;
 }
 
@@ -108,7 +62,7 @@ static const struct trainset_site *site_of(const struct trainset *ts, const char
 
 static void test_collect_demo_sites(void **state)
 {
-    struct replay *r = *state;
+    struct testreplay *r = *state;
     struct fetch_config fc;
     fetch_config_defaults(&fc);
     fc.proxy = r->proxy;
@@ -198,7 +152,7 @@ static int stop_at_once(void *ctx, const struct trainset_progress *p)
 
 static void test_stop_and_errors(void **state)
 {
-    struct replay *r = *state;
+    struct testreplay *r = *state;
     struct fetch_config fc;
     fetch_config_defaults(&fc);
     fc.proxy = r->proxy;

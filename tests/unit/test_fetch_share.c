@@ -1,0 +1,274 @@
+/*
+ * Several fetchers on one fetch_pool (the jobs of `sitescout serve`), against a real
+ * replay of the demo web: a client that arrives while another fills the pool gets
+ * its share at once instead of queueing behind it; a client alone uses the whole
+ * pool; two clients on one host keep the host's delay between them (each its own);
+ * a client that goes away takes its requests with it and the others carry on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crawler/fetch.h"
+#include "testreplay.h"
+
+#define MAX_HOSTS 160
+
+static char *hosts[MAX_HOSTS];
+static size_t n_hosts;
+
+/* The demo web's hosts, from demo/demo.sites.tsv. */
+static int load_hosts(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/demo/demo.sites.tsv", getenv("SITESCOUT_SRC"));
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return -1;
+    char line[1024];
+    while (fgets(line, sizeof line, in) && n_hosts < MAX_HOSTS) {
+        line[strcspn(line, "\t\n")] = '\0';
+        if (strcmp(line, "host") != 0 && *line)
+            hosts[n_hosts++] = strdup(line);
+    }
+    fclose(in);
+    return n_hosts >= 100 ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return getenv("SITESCOUT_SRC") ? load_hosts() : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < n_hosts; i++)
+        free(hosts[i]);
+    return 0;
+}
+
+static void submit_homepages(struct fetcher *f, size_t from, size_t n)
+{
+    for (size_t i = from; i < from + n; i++) {
+        char url[512];
+        snprintf(url, sizeof url, "http://%s/", hosts[i]);
+        assert_int_equal(fetcher_submit(f, url, i), ERR_OK);
+    }
+}
+
+static struct fetch_pool *new_pool(const char *proxy, int max_in_flight)
+{
+    struct fetch_config fc;
+    fetch_config_defaults(&fc);
+    fc.proxy = proxy;
+    fc.max_in_flight = max_in_flight;
+    struct fetch_pool *p;
+    assert_int_equal(fetch_pool_new(&fc, &p), ERR_OK);
+    return p;
+}
+
+/*
+ * A fills a pool of 4 with 60 websites; B then asks for 6. B must not wait behind
+ * A's queue: it is done while A has done well under half of its websites.
+ */
+static void test_latecomer_gets_its_share(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--latency-ms", "15", "--seed", "3", NULL};
+    struct testreplay *r;
+    assert_int_equal(testreplay_start(args, &r), 0);
+    struct fetch_pool *p = new_pool(r->proxy, 4);
+    struct fetcher *a, *b;
+    assert_int_equal(fetcher_attach(p, 4, 0, &a), ERR_OK);
+    assert_int_equal(fetcher_attach(p, 4, 0, &b), ERR_OK);
+    submit_homepages(a, 0, 60);
+    struct fetch_stats st;
+    int a_max = 0;
+    for (int i = 0; i < 2000 && a_max < 4; i++) { /* A alone: the whole pool */
+        fetcher_stats(a, &st);
+        if (st.in_flight > a_max)
+            a_max = st.in_flight;
+        usleep(500);
+    }
+    assert_int_equal(a_max, 4);
+    submit_homepages(b, 60, 6);
+    int a_done = 0, b_done = 0, a_done_when_b_done = -1;
+    while (a_done < 60 || b_done < 6) {
+        struct fetch_result *res;
+        if (b_done < 6 && fetcher_next(b, 0, &res) == ERR_OK) {
+            assert_true(res->tag >= 60 && res->tag < 66);
+            fetch_result_free(res);
+            if (++b_done == 6)
+                a_done_when_b_done = a_done;
+            continue;
+        }
+        if (fetcher_next(a, 5, &res) == ERR_OK) {
+            assert_true(res->tag < 60);
+            fetch_result_free(res);
+            a_done++;
+        }
+    }
+    /* Fair: B had 2 of the 4 slots from its start; 6 websites (robots.txt + page each). */
+    assert_true(a_done_when_b_done >= 0);
+    if (a_done_when_b_done >= 30) /* without sharing: 60, B waits behind all of A */
+        fail_msg("A had %d of its 60 websites when B was done with 6", a_done_when_b_done);
+    assert_true(a_done_when_b_done < 30);
+    fetcher_stats(b, &st);
+    assert_int_equal(st.completed, 6);
+    assert_int_equal(st.robots_requests, 6);
+    assert_int_equal(fetcher_outstanding(a), 0);
+    fetcher_free(a);
+    fetcher_free(b);
+    fetch_pool_free(p);
+    testreplay_stop(r);
+}
+
+/* Arrival times (s) of the replay's requests to host, in log order. */
+static size_t host_arrivals(const char *log, const char *host, double *ts, size_t max)
+{
+    FILE *in = fopen(log, "r");
+    assert_non_null(in);
+    char line[4096], needle[600];
+    snprintf(needle, sizeof needle, "\"url\": \"http://%s/", host);
+    size_t n = 0;
+    while (fgets(line, sizeof line, in) && n < max) {
+        if (!strstr(line, needle))
+            continue;
+        assert_int_equal(sscanf(line, "{\"ts\": %lf", &ts[n]), 1);
+        n++;
+    }
+    fclose(in);
+    return n;
+}
+
+/*
+ * A (delay 100 ms) and B (delay 400 ms) fetch pages of one website: robots.txt once
+ * for both, and every request at least its client's delay after the one before.
+ */
+static void test_one_host_two_clients_polite(void **state)
+{
+    (void)state;
+    char log[] = "/tmp/sitescout-fetch-share-XXXXXX";
+    int fd = mkstemp(log);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *args[] = {"--access-log", log, NULL};
+    struct testreplay *r;
+    assert_int_equal(testreplay_start(args, &r), 0);
+    struct fetch_pool *p = new_pool(r->proxy, 8);
+    struct fetcher *a, *b;
+    assert_int_equal(fetcher_attach(p, 8, 100, &a), ERR_OK);
+    assert_int_equal(fetcher_attach(p, 8, 400, &b), ERR_OK);
+    /* Any paths: the answer may be 404, the request counts all the same. */
+    for (int i = 0; i < 4; i++) {
+        char url[256];
+        snprintf(url, sizeof url, "http://www.oceansummit.com/a%d.html", i);
+        assert_int_equal(fetcher_submit(a, url, (uint64_t)i), ERR_OK);
+        snprintf(url, sizeof url, "http://www.oceansummit.com/b%d.html", i);
+        assert_int_equal(fetcher_submit(b, url, (uint64_t)i), ERR_OK);
+    }
+    for (int got = 0; got < 8;) {
+        struct fetch_result *res;
+        if (fetcher_next(a, 10, &res) == ERR_OK || fetcher_next(b, 10, &res) == ERR_OK) {
+            fetch_result_free(res);
+            got++;
+        }
+    }
+    fetcher_free(a);
+    fetcher_free(b);
+    fetch_pool_free(p);
+    testreplay_stop(r); /* flushes the log */
+
+    double ts[16];
+    size_t n = host_arrivals(log, "www.oceansummit.com", ts, 16);
+    assert_int_equal(n, 9); /* robots.txt once, then the 8 pages */
+    FILE *in = fopen(log, "r");
+    char line[4096];
+    size_t i = 0;
+    double prev = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (!strstr(line, "www.oceansummit.com"))
+            continue;
+        if (i > 0) {
+            double gap_ms = (ts[i] - prev) * 1000.0;
+            double want = strstr(line, "/b") ? 400 : 100;
+            if (gap_ms < want - 2) /* log timestamps are rounded to the ms */
+                fail_msg("request %zu came %.1f ms after the one before, not %.0f: %s", i,
+                         gap_ms, want, line);
+        }
+        prev = ts[i++];
+    }
+    fclose(in);
+    unlink(log);
+}
+
+/* B goes away with requests queued and running; A still gets every result. */
+static void test_client_leaves(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--latency-ms", "10", NULL};
+    struct testreplay *r;
+    assert_int_equal(testreplay_start(args, &r), 0);
+    struct fetch_pool *p = new_pool(r->proxy, 6);
+    struct fetcher *a, *b;
+    assert_int_equal(fetcher_attach(p, 6, 0, &a), ERR_OK);
+    assert_int_equal(fetcher_attach(p, 6, 0, &b), ERR_OK);
+    submit_homepages(a, 0, 40);
+    submit_homepages(b, 40, 40);
+    struct fetch_result *res;
+    assert_int_equal(fetcher_next(b, 10000, &res), ERR_OK);
+    fetch_result_free(res);
+    fetcher_free(b);
+    int got = 0;
+    while (got < 40 && fetcher_next(a, 10000, &res) == ERR_OK) {
+        assert_true(res->tag < 40);
+        fetch_result_free(res);
+        got++;
+    }
+    assert_int_equal(got, 40);
+    /* A newcomer on the same pool works too. */
+    assert_int_equal(fetcher_attach(p, 2, 0, &b), ERR_OK);
+    submit_homepages(b, 80, 3);
+    for (got = 0; got < 3 && fetcher_next(b, 10000, &res) == ERR_OK; got++)
+        fetch_result_free(res);
+    assert_int_equal(got, 3);
+    fetcher_free(b);
+    fetcher_free(a);
+    fetch_pool_free(p);
+    testreplay_stop(r);
+}
+
+static void test_bad_config(void **state)
+{
+    (void)state;
+    struct fetch_config fc;
+    fetch_config_defaults(&fc);
+    fc.max_in_flight = 0;
+    struct fetch_pool *p;
+    assert_int_equal(fetch_pool_new(&fc, &p), ERR_INVAL);
+    p = new_pool(NULL, 2);
+    struct fetcher *f;
+    assert_int_equal(fetcher_attach(p, 0, 0, &f), ERR_INVAL);
+    assert_int_equal(fetcher_attach(p, 1, -1, &f), ERR_INVAL);
+    fetch_pool_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_latecomer_gets_its_share),
+        cmocka_unit_test(test_one_host_two_clients_polite),
+        cmocka_unit_test(test_client_leaves),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
