@@ -32,7 +32,7 @@ struct pdef {
     const char *const *choices; /* P_CHOICE: the names, NULL-terminated; stored as an int */
 };
 
-static const char *const strategies[] = {"website", NULL};
+static const char *const strategies[] = {"website", "page", "bfs", "homepage", NULL};
 static const char *const edge_weight_modes[] = {"global", "local", "combined", NULL};
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 
@@ -53,7 +53,8 @@ static const struct pdef pdefs[] = {
     {"concurrency", P_INT, OFF(concurrency), 1, 10000, 0, 0, "an integer from 1 to 10000", NULL},
     {"cv_folds", P_INT, OFF(cv_folds), 2, 100, 0, 0, "an integer from 2 to 100", NULL},
     {"seed", P_INT64, OFF(seed), 0, 9007199254740992.0, 0, 0, "an integer from 0 to 2^53", NULL},
-    {"strategy", P_CHOICE, OFF(strategy), 0, 0, 0, 0, "one of: website", strategies},
+    {"strategy", P_CHOICE, OFF(strategy), 0, 3, 0, 0, "one of: website, page, bfs, homepage",
+     strategies},
     {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, 0, "one of: global, local, combined",
      edge_weight_modes},
     {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0,

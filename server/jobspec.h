@@ -21,6 +21,14 @@
 #define JOBSPEC_MAX_SITES 100000      /* per list */
 #define JOBSPEC_MAX_TOPIC 256         /* bytes */
 
+/* The crawl strategies (job param strategy): the two-level crawler and the baselines. */
+enum jobspec_strategy {
+    JOBSPEC_WEBSITE,  /* the focused website crawler (paper §4) */
+    JOBSPEC_PAGE,     /* focused page crawler + website post-processing (paper §5.1, Fig. 5) */
+    JOBSPEC_BFS,      /* breadth-first page crawler + the same post-processing */
+    JOBSPEC_HOMEPAGE, /* website-level crawl judging each site by its homepage alone */
+};
+
 /*
  * The tunable parameters of a job (and of `sitescout eval`). Each has a default, a
  * range and a name in the body's "params" object; jobspec_params_set applies one
@@ -40,7 +48,7 @@ struct jobspec_params {
     int cv_folds;            /* folds of the cross-validations; 10 */
     int64_t seed;            /* k-means seeding and fold shuffles (pagecls default) */
     /* The crawl (a job): */
-    int strategy;            /* index into "website" (more strategies come later) */
+    int strategy;            /* enum jobspec_strategy */
     int edge_weights;        /* 0 global, 1 local, 2 combined (enum extcrawl_weights); 2 */
     double l_threshold;      /* LinkRank to reach after classification; 0 = stop there; 10 */
     double c;                /* LinkRank's constant (>= 1); 1 */
