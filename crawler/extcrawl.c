@@ -9,13 +9,13 @@
 #include "classifier/pagecls.h"
 #include "classifier/sitecls.h"
 #include "common/log.h"
+#include "crawler/crawlmeter.h"
 #include "crawler/fetch.h"
 #include "store/crawlstore.h"
 
 
 #define POLL_MS 1000           /* how often the job row is checked for stop/pause */
 #define METRICS_MS 2000        /* how often a metrics row is written */
-#define WINDOW_MAX 65536       /* completions kept for the windowed rates */
 
 double extcrawl_edge_weight(enum extcrawl_weights mode, double site_confidence, double conf_sum,
                             int page_count)
@@ -54,11 +54,6 @@ struct slot {
     uint32_t gen; /* tags results, so answers for an abandoned site are recognised */
 };
 
-/* Cumulative (pages, examined, relevant) after each completed site, for windowed rates. */
-struct window_point {
-    int64_t pages, examined, relevant;
-};
-
 struct run {
     struct store *s;
     int64_t job;
@@ -69,20 +64,10 @@ struct run {
     struct slot *slots;
     int active;
     uint32_t gen;
-    struct crawlstore_counts c;
-    struct window_point *win;
-    size_t win_first, win_len;
-    double t0;
+    struct crawlmeter m;
     int border_empty;
     int site_done; /* a website was recorded since the last progress report */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void slot_clear(struct slot *sl)
 {
@@ -97,69 +82,6 @@ static void slot_clear(struct slot *sl)
 static uint64_t slot_tag(const struct run *r, const struct slot *sl)
 {
     return (uint64_t)(sl - r->slots) << 32 | sl->gen;
-}
-
-static void window_add(struct run *r)
-{
-    struct window_point pt = {r->c.pages, r->c.examined, r->c.relevant};
-    if (r->win_len == WINDOW_MAX) {
-        r->win_first = (r->win_first + 1) % WINDOW_MAX;
-        r->win_len--;
-    }
-    r->win[(r->win_first + r->win_len) % WINDOW_MAX] = pt;
-    r->win_len++;
-}
-
-/* The point that starts the window of the last pprs_window pages (oldest if shorter). */
-static const struct window_point *window_start(const struct run *r)
-{
-    const struct window_point *best = NULL;
-    for (size_t i = r->win_len; i-- > 0;) {
-        const struct window_point *pt = &r->win[(r->win_first + i) % WINDOW_MAX];
-        if (r->c.pages - pt->pages > r->p->pprs_window)
-            break;
-        best = pt;
-    }
-    return best;
-}
-
-static void fill_progress(const struct run *r, struct extcrawl_progress *pr)
-{
-    memset(pr, 0, sizeof *pr);
-    pr->elapsed_s = now_s() - r->t0;
-    pr->pages = r->c.pages;
-    pr->examined = r->c.examined;
-    pr->relevant = r->c.relevant;
-    pr->border = r->c.border;
-    pr->in_flight = r->active;
-    pr->harvest_rate = r->c.examined ? (double)r->c.relevant / r->c.examined : NAN;
-    pr->pprs = r->c.relevant ? (double)r->c.pages / r->c.relevant : NAN;
-    pr->harvest_window = pr->pprs_window = NAN;
-    const struct window_point *w = window_start(r);
-    if (w) {
-        int64_t pages = r->c.pages - w->pages, ex = r->c.examined - w->examined,
-                rel = r->c.relevant - w->relevant;
-        pr->harvest_window = ex ? (double)rel / ex : NAN;
-        pr->pprs_window = rel ? (double)pages / rel : pages ? INFINITY : NAN;
-    }
-}
-
-static enum extcrawl_stop budget_stop(const struct run *r)
-{
-    const struct extcrawl_params *p = r->p;
-    if (p->max_relevant && r->c.relevant >= p->max_relevant)
-        return EXTCRAWL_MAX_RELEVANT;
-    if (p->max_pages && r->c.pages >= p->max_pages)
-        return EXTCRAWL_MAX_PAGES;
-    if (p->max_seconds > 0 && now_s() - r->t0 >= p->max_seconds)
-        return EXTCRAWL_MAX_SECONDS;
-    if (p->pprs_limit > 0 && p->pprs_window > 0 && r->c.pages >= p->pprs_window) {
-        struct extcrawl_progress pr;
-        fill_progress(r, &pr);
-        if (!isnan(pr.pprs_window) && pr.pprs_window > p->pprs_limit)
-            return EXTCRAWL_PPRS;
-    }
-    return EXTCRAWL_RUNNING;
 }
 
 /* Submit the site's next URL, or report that it is finished (1). */
@@ -232,10 +154,10 @@ static enum err slot_finish(struct run *r, struct slot *sl)
         log_warn("extcrawl: %s", err_msg()); /* examined by another worker meanwhile */
         e = ERR_OK;
     } else if (!e) {
-        r->c.pages += res.fetches;
-        r->c.examined++;
-        r->c.relevant += res.relevant;
-        window_add(r);
+        r->m.pages += res.fetches;
+        r->m.examined++;
+        r->m.relevant += res.relevant;
+        crawlmeter_mark(&r->m);
         r->site_done = 1;
         r->border_empty = 0; /* its links may have added to the border */
         log_debug("extcrawl: %s examined: confidence %.3f, %s, %d pages", sl->host, conf,
@@ -266,7 +188,7 @@ static enum err fill_slots(struct run *r)
         struct sitecrawl_params sp = r->p->site;
         sp.p_err = r->p->p_err;
         if (r->p->prior_harvest)
-            sp.prior_target = sitecls_prior((unsigned)r->c.relevant, (unsigned)r->c.examined,
+            sp.prior_target = sitecls_prior((unsigned)r->m.relevant, (unsigned)r->m.examined,
                                             r->p->site.prior_target, (unsigned)r->p->prior_sites);
         sl->gen = ++r->gen;
         e = sitecrawl_new(sl->homepage, &sp, r->model, r->scratch, &sl->sc);
@@ -303,27 +225,15 @@ static enum err handle_result(struct run *r, struct fetch_result *res)
     return e;
 }
 
-/* Poll the job row: a stop or pause asked by a user (API, other process). */
-static enum extcrawl_stop user_request(struct run *r)
+static void report(struct run *r, enum extcrawl_stop stop, extcrawl_progress_fn progress,
+                   void *ctx)
 {
-    struct crawlstore_job j;
-    if (crawlstore_job_get(r->s, r->job, &j) != ERR_OK)
-        return EXTCRAWL_RUNNING;
-    enum extcrawl_stop s = strcmp(j.stop_requested, "stop") == 0    ? EXTCRAWL_USER_STOP
-                           : strcmp(j.stop_requested, "pause") == 0 ? EXTCRAWL_USER_PAUSE
-                                                                     : EXTCRAWL_RUNNING;
-    crawlstore_job_release(&j);
-    return s;
-}
-
-static enum err write_metrics(struct run *r)
-{
+    if (!progress)
+        return;
     struct extcrawl_progress pr;
-    fill_progress(r, &pr);
-    struct crawlstore_metrics m = {pr.elapsed_s,  pr.pages,         pr.examined,
-                                   pr.relevant,   pr.harvest_rate,  pr.harvest_window,
-                                   pr.pprs,       isinf(pr.pprs_window) ? NAN : pr.pprs_window};
-    return crawlstore_metrics_add(r->s, r->job, &m);
+    r->m.in_flight = r->active;
+    crawlmeter_progress(&r->m, stop, &pr);
+    progress(ctx, &pr);
 }
 
 enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
@@ -333,26 +243,31 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
     *why = EXTCRAWL_RUNNING;
     if (p->concurrency < 1)
         return err_set(ERR_INVAL, "concurrency must be at least 1");
-    struct run r = {.s = s, .job = job, .f = f, .model = model, .p = p, .t0 = now_s()};
-    enum err e = pagecls_scratch_new(model, &r.scratch);
+    struct run r = {.s = s, .job = job, .f = f, .model = model, .p = p};
+    struct crawlstore_counts c;
+    enum err e = crawlstore_counts(s, job, &c);
     if (e)
         return e;
+    struct crawlmeter_limits lim = {p->max_pages, p->max_relevant, p->max_seconds, p->pprs_window,
+                                    p->pprs_limit};
+    e = crawlmeter_init(&r.m, &lim, c.pages, c.examined, c.relevant);
+    if (e)
+        return e;
+    r.m.border = c.border;
+    e = pagecls_scratch_new(model, &r.scratch);
+    if (e)
+        goto out;
     r.slots = calloc((size_t)p->concurrency, sizeof *r.slots);
-    r.win = calloc(WINDOW_MAX, sizeof *r.win);
-    if (!r.slots || !r.win) {
+    if (!r.slots) {
         e = err_set(ERR_NOMEM, "out of memory");
         goto out;
     }
-    e = crawlstore_counts(s, job, &r.c);
-    if (e)
-        goto out;
-    window_add(&r);
 
-    double next_poll = 0, next_metrics = now_s() + METRICS_MS / 1000.0;
+    double next_poll = 0, next_metrics = crawlmeter_clock() + METRICS_MS / 1000.0;
     enum extcrawl_stop stop = EXTCRAWL_RUNNING;
     for (;;) {
         if (stop == EXTCRAWL_RUNNING)
-            stop = budget_stop(&r);
+            stop = crawlmeter_budget_stop(&r.m);
         if (stop == EXTCRAWL_RUNNING) {
             e = fill_slots(&r);
             if (e)
@@ -380,47 +295,30 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
                     goto out;
             }
         }
-        double t = now_s();
-        if (progress && r.site_done && t < next_poll) {
-            /* Between the polls too, so that short crawls still draw a curve. */
-            struct extcrawl_progress pr;
-            fill_progress(&r, &pr);
-            pr.stop = stop;
-            progress(ctx, &pr);
-        }
+        double t = crawlmeter_clock();
+        if (r.site_done && t < next_poll) /* between the polls too: short crawls draw a curve */
+            report(&r, stop, progress, ctx);
         r.site_done = 0;
         if (t >= next_poll) {
             next_poll = t + POLL_MS / 1000.0;
-            enum extcrawl_stop u = user_request(&r);
+            enum extcrawl_stop u = crawlmeter_user_request(s, job);
             if (u != EXTCRAWL_RUNNING)
                 stop = u;
-            struct crawlstore_counts c;
-            if (crawlstore_counts(s, job, &c) == ERR_OK) {
-                r.c.border = c.border;
-            }
+            if (crawlstore_counts(s, job, &c) == ERR_OK)
+                r.m.border = c.border;
             if (crawlstore_job_heartbeat(s, job, p->worker) != ERR_OK)
                 log_warn("extcrawl: heartbeat: %s", err_msg());
-            if (progress) {
-                struct extcrawl_progress pr;
-                fill_progress(&r, &pr);
-                pr.stop = stop;
-                progress(ctx, &pr);
-            }
+            report(&r, stop, progress, ctx);
         }
         if (t >= next_metrics) {
             next_metrics = t + METRICS_MS / 1000.0;
-            if (write_metrics(&r) != ERR_OK)
+            if (crawlmeter_write(&r.m, s, job) != ERR_OK)
                 log_warn("extcrawl: metrics: %s", err_msg());
         }
     }
     *why = stop;
-    e = write_metrics(&r);
-    if (progress) {
-        struct extcrawl_progress pr;
-        fill_progress(&r, &pr);
-        pr.stop = stop;
-        progress(ctx, &pr);
-    }
+    e = crawlmeter_write(&r.m, s, job);
+    report(&r, stop, progress, ctx);
 out:
     /* Sites still in flight (user stop, pause, error) go back to the border. */
     if (r.slots) {
@@ -430,7 +328,7 @@ out:
             log_warn("extcrawl: could not return claimed sites to the border: %s", err_msg());
     }
     free(r.slots);
-    free(r.win);
+    crawlmeter_release(&r.m);
     pagecls_scratch_free(r.scratch);
     return e;
 }

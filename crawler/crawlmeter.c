@@ -1,0 +1,127 @@
+/* Counters, windowed rates, budgets and metrics rows of a crawl. */
+#include "crawler/crawlmeter.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/crawlstore.h"
+
+#define WINDOW_MAX 65536 /* marks kept for the windowed rates */
+
+double crawlmeter_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+enum err crawlmeter_init(struct crawlmeter *m, const struct crawlmeter_limits *lim, int64_t pages,
+                         int64_t examined, int64_t relevant)
+{
+    memset(m, 0, sizeof *m);
+    m->lim = *lim;
+    m->t0 = crawlmeter_clock();
+    m->win = calloc(WINDOW_MAX, sizeof *m->win);
+    if (!m->win)
+        return err_set(ERR_NOMEM, "out of memory");
+    m->pages = pages;
+    m->examined = examined;
+    m->relevant = relevant;
+    crawlmeter_mark(m);
+    return ERR_OK;
+}
+
+void crawlmeter_release(struct crawlmeter *m)
+{
+    free(m->win);
+    m->win = NULL;
+}
+
+void crawlmeter_mark(struct crawlmeter *m)
+{
+    struct crawlmeter_point pt = {m->pages, m->examined, m->relevant};
+    if (m->win_len == WINDOW_MAX) {
+        m->win_first = (m->win_first + 1) % WINDOW_MAX;
+        m->win_len--;
+    }
+    m->win[(m->win_first + m->win_len) % WINDOW_MAX] = pt;
+    m->win_len++;
+}
+
+/* The mark that starts the window of the last pprs_window pages (oldest if shorter). */
+static const struct crawlmeter_point *window_start(const struct crawlmeter *m)
+{
+    const struct crawlmeter_point *best = NULL;
+    for (size_t i = m->win_len; i-- > 0;) {
+        const struct crawlmeter_point *pt = &m->win[(m->win_first + i) % WINDOW_MAX];
+        if (m->pages - pt->pages > m->lim.pprs_window)
+            break;
+        best = pt;
+    }
+    return best;
+}
+
+void crawlmeter_progress(const struct crawlmeter *m, enum extcrawl_stop stop,
+                         struct extcrawl_progress *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->elapsed_s = crawlmeter_clock() - m->t0;
+    pr->pages = m->pages;
+    pr->examined = m->examined;
+    pr->relevant = m->relevant;
+    pr->border = m->border;
+    pr->in_flight = m->in_flight;
+    pr->harvest_rate = m->examined ? (double)m->relevant / m->examined : NAN;
+    pr->pprs = m->relevant ? (double)m->pages / m->relevant : NAN;
+    pr->harvest_window = pr->pprs_window = NAN;
+    pr->stop = stop;
+    const struct crawlmeter_point *w = window_start(m);
+    if (w) {
+        int64_t pages = m->pages - w->pages, ex = m->examined - w->examined,
+                rel = m->relevant - w->relevant;
+        pr->harvest_window = ex ? (double)rel / ex : NAN;
+        pr->pprs_window = rel > 0 ? (double)pages / rel : pages ? INFINITY : NAN;
+    }
+}
+
+enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m)
+{
+    const struct crawlmeter_limits *l = &m->lim;
+    if (l->max_relevant && m->relevant >= l->max_relevant)
+        return EXTCRAWL_MAX_RELEVANT;
+    if (l->max_pages && m->pages >= l->max_pages)
+        return EXTCRAWL_MAX_PAGES;
+    if (l->max_seconds > 0 && crawlmeter_clock() - m->t0 >= l->max_seconds)
+        return EXTCRAWL_MAX_SECONDS;
+    if (l->pprs_limit > 0 && l->pprs_window > 0 && m->pages >= l->pprs_window) {
+        struct extcrawl_progress pr;
+        crawlmeter_progress(m, EXTCRAWL_RUNNING, &pr);
+        if (!isnan(pr.pprs_window) && pr.pprs_window > l->pprs_limit)
+            return EXTCRAWL_PPRS;
+    }
+    return EXTCRAWL_RUNNING;
+}
+
+enum err crawlmeter_write(const struct crawlmeter *m, struct store *s, int64_t job)
+{
+    struct extcrawl_progress pr;
+    crawlmeter_progress(m, EXTCRAWL_RUNNING, &pr);
+    struct crawlstore_metrics row = {pr.elapsed_s,  pr.pages,        pr.examined,
+                                     pr.relevant,   pr.harvest_rate, pr.harvest_window,
+                                     pr.pprs,       isinf(pr.pprs_window) ? NAN : pr.pprs_window};
+    return crawlstore_metrics_add(s, job, &row);
+}
+
+enum extcrawl_stop crawlmeter_user_request(struct store *s, int64_t job)
+{
+    struct crawlstore_job j;
+    if (crawlstore_job_get(s, job, &j) != ERR_OK)
+        return EXTCRAWL_RUNNING;
+    enum extcrawl_stop st = strcmp(j.stop_requested, "stop") == 0    ? EXTCRAWL_USER_STOP
+                            : strcmp(j.stop_requested, "pause") == 0 ? EXTCRAWL_USER_PAUSE
+                                                                      : EXTCRAWL_RUNNING;
+    crawlstore_job_release(&j);
+    return st;
+}

@@ -1,0 +1,62 @@
+/*
+ * The figures of a running crawl, whatever the strategy: pages downloaded, websites
+ * examined and found relevant, the harvest rate and pprs overall and over the last
+ * pprs_window pages, the budget stop conditions, the metrics rows and a user's stop
+ * or pause request. The external crawler and the page crawlers share it, so that
+ * every strategy reports the same way (DESIGN §3.4, issue 8).
+ */
+#ifndef SITESCOUT_CRAWLER_CRAWLMETER_H
+#define SITESCOUT_CRAWLER_CRAWLMETER_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+#include "crawler/extcrawl.h"
+
+struct store;
+
+struct crawlmeter_limits {
+    int64_t max_pages;    /* 0 = no limit; likewise below */
+    int64_t max_relevant;
+    double max_seconds;
+    int64_t pprs_window;  /* pages */
+    double pprs_limit;    /* stop when the windowed pprs exceeds it; 0 = never */
+};
+
+struct crawlmeter_point {
+    int64_t pages, examined, relevant;
+};
+
+struct crawlmeter {
+    struct crawlmeter_limits lim;
+    double t0;
+    int64_t pages, examined, relevant; /* set by the crawler, then crawlmeter_mark */
+    int64_t border, in_flight;         /* for the progress report only */
+    struct crawlmeter_point *win;      /* ring of marks, for the windowed rates */
+    size_t win_first, win_len;
+};
+
+/* Monotonic clock, in seconds. */
+double crawlmeter_clock(void);
+
+/* Start counting from the job's stored counters. */
+enum err crawlmeter_init(struct crawlmeter *m, const struct crawlmeter_limits *lim, int64_t pages,
+                         int64_t examined, int64_t relevant) WARN_UNUSED;
+void crawlmeter_release(struct crawlmeter *m);
+
+/* Record the counters as they are now (after a website or a page). */
+void crawlmeter_mark(struct crawlmeter *m);
+
+void crawlmeter_progress(const struct crawlmeter *m, enum extcrawl_stop stop,
+                         struct extcrawl_progress *out);
+
+/* Which budget (pages, relevant sites, seconds, windowed pprs) is used up, if any. */
+enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m);
+
+/* Write a metrics row for the job. */
+enum err crawlmeter_write(const struct crawlmeter *m, struct store *s, int64_t job) WARN_UNUSED;
+
+/* A stop or pause a user asked for in the job row (API, another process). */
+enum extcrawl_stop crawlmeter_user_request(struct store *s, int64_t job);
+
+#endif
