@@ -4,7 +4,7 @@
 # Usage: bench/crawl_dev.sh [extra --set key=value ...]   (uses build/sitescout)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-bin=$top/build/sitescout
+bin=${SITESCOUT_BIN:-$top/build/sitescout}
 web=${SITESCOUT_SHARED:-$top/../shared}/webs
 tmp=$(mktemp -d)
 trap 'kill $replay 2>/dev/null; rm -rf "$tmp"' EXIT

@@ -29,6 +29,8 @@ enum err crawlmeter_init(struct crawlmeter *m, const struct crawlmeter_limits *l
     m->pages = pages;
     m->examined = examined;
     m->relevant = relevant;
+    m->written_t = m->t0;
+    m->written_pages = pages;
     crawlmeter_mark(m);
     return ERR_OK;
 }
@@ -104,8 +106,16 @@ enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m)
     return EXTCRAWL_RUNNING;
 }
 
-enum err crawlmeter_write(const struct crawlmeter *m, struct store *s, int64_t job)
+int crawlmeter_row_due(const struct crawlmeter *m)
 {
+    return m->pages - m->written_pages >= CRAWLMETER_ROW_PAGES ||
+           crawlmeter_clock() - m->written_t >= CRAWLMETER_ROW_MS / 1000.0;
+}
+
+enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job)
+{
+    m->written_t = crawlmeter_clock();
+    m->written_pages = m->pages;
     struct extcrawl_progress pr;
     crawlmeter_progress(m, EXTCRAWL_RUNNING, &pr);
     struct crawlstore_metrics row = {pr.elapsed_s,  pr.pages,        pr.examined,

@@ -34,7 +34,13 @@ struct crawlmeter {
     int64_t border, in_flight;         /* for the progress report only */
     struct crawlmeter_point *win;      /* ring of marks, for the windowed rates */
     size_t win_first, win_len;
+    double written_t;                  /* the last metrics row: when, ... */
+    int64_t written_pages;             /* ... at how many pages */
 };
+
+/* A metrics row is due every CRAWLMETER_ROW_MS, or every CRAWLMETER_ROW_PAGES pages. */
+#define CRAWLMETER_ROW_MS 2000
+#define CRAWLMETER_ROW_PAGES 100
 
 /* Monotonic clock, in seconds. */
 double crawlmeter_clock(void);
@@ -53,8 +59,11 @@ void crawlmeter_progress(const struct crawlmeter *m, enum extcrawl_stop stop,
 /* Which budget (pages, relevant sites, seconds, windowed pprs) is used up, if any. */
 enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m);
 
+/* Is a metrics row due (see CRAWLMETER_ROW_MS)? */
+int crawlmeter_row_due(const struct crawlmeter *m);
+
 /* Write a metrics row for the job. */
-enum err crawlmeter_write(const struct crawlmeter *m, struct store *s, int64_t job) WARN_UNUSED;
+enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job) WARN_UNUSED;
 
 /* A stop or pause a user asked for in the job row (API, another process). */
 enum extcrawl_stop crawlmeter_user_request(struct store *s, int64_t job);

@@ -15,7 +15,6 @@
 
 
 #define POLL_MS 1000           /* how often the job row is checked for stop/pause */
-#define METRICS_MS 2000        /* how often a metrics row is written */
 
 double extcrawl_edge_weight(enum extcrawl_weights mode, double site_confidence, double conf_sum,
                             int page_count)
@@ -263,7 +262,7 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
         goto out;
     }
 
-    double next_poll = 0, next_metrics = crawlmeter_clock() + METRICS_MS / 1000.0;
+    double next_poll = 0;
     enum extcrawl_stop stop = EXTCRAWL_RUNNING;
     for (;;) {
         if (stop == EXTCRAWL_RUNNING)
@@ -310,8 +309,7 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
                 log_warn("extcrawl: heartbeat: %s", err_msg());
             report(&r, stop, progress, ctx);
         }
-        if (t >= next_metrics) {
-            next_metrics = t + METRICS_MS / 1000.0;
+        if (crawlmeter_row_due(&r.m)) {
             if (crawlmeter_write(&r.m, s, job) != ERR_OK)
                 log_warn("extcrawl: metrics: %s", err_msg());
         }

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "crawler/edges.h"
 #include "crawler/fetch.h"
+#include "crawler/pagecrawl.h"
 #include "crawler/trainset.h"
 #include "crawler/url.h"
 #include "server/jobspec.h"
@@ -93,7 +94,7 @@ static enum err record_training_site(struct ctx *c, const struct trainset_site *
     if (!e) {
         struct crawlstore_site_result res = {host,  conf, relevant,  (int)ts->n_pages,
                                              ts->fetches, "train", pages, ts->n_pages,
-                                             edges, es.n};
+                                             edges, es.n, home};
         e = crawlstore_site_done(c->s, c->id, &res);
         if (e == ERR_CONFLICT)
             e = ERR_OK; /* recorded by an earlier run of this job */
@@ -217,6 +218,26 @@ static enum err load_model(struct ctx *c)
     return e;
 }
 
+/* The baselines of issue 8: a page crawler with website post-processing. */
+static enum err crawl_pages(struct ctx *c, enum extcrawl_stop *stop)
+{
+    const struct jobspec_params *jp = &c->js->params;
+    struct pagecrawl_params p = {
+        .bfs = jp->strategy == JOBSPEC_BFS,
+        .prior_target = jp->prior_target,
+        .prior_harvest = jp->prior == 1,
+        .prior_sites = jp->prior_sites,
+        .p_err = pagecls_p_err(c->model),
+        .p_threshold = jp->p_threshold,
+        .max_pages_per_site = jp->max_pages_per_site,
+        .concurrency = jp->concurrency,
+        .limits = {jp->max_pages, jp->max_relevant_sites, jp->max_seconds, jp->pprs_window,
+                   jp->pprs_limit},
+        .worker = c->worker,
+    };
+    return pagecrawl_run(c->s, c->id, c->f, c->model, &p, crawl_progress, c, stop);
+}
+
 static enum err crawl(struct ctx *c, enum extcrawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
@@ -227,6 +248,8 @@ static enum err crawl(struct ctx *c, enum extcrawl_stop *stop)
     if (n)
         log_info("job %lld: %d websites claimed by an earlier run went back to the border",
                  (long long)c->id, n);
+    if (jp->strategy == JOBSPEC_PAGE || jp->strategy == JOBSPEC_BFS)
+        return crawl_pages(c, stop);
     struct extcrawl_params p = {
         .weights = (enum extcrawl_weights)jp->edge_weights,
         .site = {.prior_target = jp->prior_target,
@@ -246,6 +269,12 @@ static enum err crawl(struct ctx *c, enum extcrawl_stop *stop)
         .pprs_limit = jp->pprs_limit,
         .worker = c->worker,
     };
+    if (jp->strategy == JOBSPEC_HOMEPAGE) {
+        /* Each website judged by its homepage alone (the homepage classifier's crawl). */
+        p.site.max_pages = 1;
+        p.site.l_threshold = 0;
+        p.site.max_pages_to_decide = 0;
+    }
     return extcrawl_run(c->s, c->id, c->f, c->model, &p, crawl_progress, c, stop);
 }
 

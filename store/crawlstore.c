@@ -434,6 +434,111 @@ enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlst
     return store_commit(s);
 }
 
+static enum err sites_update_tx(struct store *s, int64_t job,
+                                const struct crawlstore_site_result *r, size_t n,
+                                int64_t pages_delta)
+{
+    char ids[32], delta[32];
+    const char *job_id = NUM(ids, job);
+    enum err e = ERR_OK;
+    for (size_t i = 0; !e && i < n; i++) {
+        char conf[40], ptd[16], fetches[16];
+        const char *p[] = {job_id,
+                           r[i].host,
+                           r[i].homepage ? r[i].homepage : "",
+                           DBL(conf, r[i].confidence),
+                           r[i].relevant ? "true" : "false",
+                           NUM(fetches, r[i].fetches),
+                           NUM(ptd, r[i].pages_to_decide)};
+        e = store_exec(s,
+                       "INSERT INTO sites (job_id, host, homepage, state, confidence, relevant,"
+                       " pages_visited, pages_to_class, examined_at) "
+                       "VALUES ($1, $2, $3, 'examined', $4, $5, $6, $7, now()) "
+                       "ON CONFLICT (job_id, host) DO UPDATE SET state = 'examined',"
+                       " confidence = EXCLUDED.confidence, relevant = EXCLUDED.relevant,"
+                       " pages_visited = EXCLUDED.pages_visited,"
+                       " pages_to_class = EXCLUDED.pages_to_class,"
+                       " examined_at = coalesce(sites.examined_at, now()), claimed_by = NULL,"
+                       " error = NULL "
+                       "WHERE sites.role NOT IN ('train', 'train_other')",
+                       7, p);
+        if (!e)
+            e = write_pages(s, job_id, &r[i]);
+    }
+    const char *q[] = {job_id, NUM(delta, pages_delta)};
+    if (!e)
+        e = store_exec(s,
+                       "UPDATE jobs SET pages_downloaded = pages_downloaded + $2,"
+                       " sites_examined = (SELECT count(*) FROM sites WHERE job_id = $1"
+                       "  AND state = 'examined' AND role NOT IN ('train', 'train_other')),"
+                       " relevant_found = (SELECT count(*) FROM sites WHERE job_id = $1"
+                       "  AND state = 'examined' AND relevant"
+                       "  AND role NOT IN ('train', 'train_other')),"
+                       " updated_at = now() "
+                       "WHERE id = $1",
+                       2, q);
+    return e;
+}
+
+enum err crawlstore_sites_update(struct store *s, int64_t job,
+                                 const struct crawlstore_site_result *r, size_t n,
+                                 int64_t pages_delta)
+{
+    enum err e = store_begin(s);
+    if (e)
+        return e;
+    e = sites_update_tx(s, job, r, n, pages_delta);
+    if (e) {
+        store_rollback(s);
+        return e;
+    }
+    return store_commit(s);
+}
+
+void crawlstore_site_rows_free(struct crawlstore_site_row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++) {
+        free(rows[i].host);
+        free(rows[i].homepage);
+    }
+    free(rows);
+}
+
+enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_site_row **out,
+                               size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    char ids[32];
+    const char *p[] = {NUM(ids, job)};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT host, homepage, state, role, rank FROM sites "
+                             "WHERE job_id = $1 ORDER BY rank DESC, discovered_at, host",
+                             1, p, &r);
+    if (e)
+        return e;
+    int rows = store_rows_count(r);
+    struct crawlstore_site_row *v = calloc(rows ? (size_t)rows : 1, sizeof *v);
+    for (int i = 0; v && i < rows; i++) {
+        v[i].host = strdup(store_rows_get(r, i, 0));
+        v[i].homepage = strdup(store_rows_get(r, i, 1));
+        copy_field(v[i].state, sizeof v[i].state, store_rows_get(r, i, 2));
+        copy_field(v[i].role, sizeof v[i].role, store_rows_get(r, i, 3));
+        v[i].rank = atof(store_rows_get(r, i, 4));
+        if (!v[i].host || !v[i].homepage) {
+            crawlstore_site_rows_free(v, (size_t)i + 1);
+            v = NULL;
+        }
+    }
+    store_rows_free(r);
+    if (!v)
+        return err_set(ERR_NOMEM, "out of memory");
+    *out = v;
+    *n = (size_t)rows;
+    return ERR_OK;
+}
+
 /* ---- metrics -------------------------------------------------------------- */
 
 enum err crawlstore_metrics_add(struct store *s, int64_t job, const struct crawlstore_metrics *m)

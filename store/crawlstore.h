@@ -117,6 +117,7 @@ struct crawlstore_site_result {
     size_t n_pages;
     const struct crawlstore_edge *edges;
     size_t n_edges;
+    const char *homepage; /* crawlstore_sites_update: for a site not yet in the table */
 };
 
 /*
@@ -128,6 +129,32 @@ struct crawlstore_site_result {
  */
 enum err crawlstore_site_done(struct store *s, int64_t job,
                               const struct crawlstore_site_result *r) WARN_UNUSED;
+
+/*
+ * The page crawlers (strategies page and bfs) judge a website from whatever pages of
+ * it they have downloaded so far, so its verdict changes as pages come in. In one
+ * transaction: each site of r[0..n) becomes (or stays) examined with the verdict as
+ * it stands (pages_visited = r->fetches so far; a site new to the table joins with
+ * r->homepage), r->pages (the pages since the last update) are added, and the job's
+ * counters become pages_downloaded + pages_delta and the count of examined and of
+ * relevant sites. Training sites are left alone.
+ */
+enum err crawlstore_sites_update(struct store *s, int64_t job,
+                                 const struct crawlstore_site_result *r, size_t n,
+                                 int64_t pages_delta) WARN_UNUSED;
+
+/* A site row of a job, as crawlstore_sites_list hands them out. */
+struct crawlstore_site_row {
+    char *host, *homepage; /* malloc'd */
+    char state[12];        /* border, claimed, examined, failed */
+    char role[16];
+    double rank;
+};
+
+/* Every site of a job (*out malloc'd; free with crawlstore_site_rows_free). */
+enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_site_row **out,
+                               size_t *n) WARN_UNUSED;
+void crawlstore_site_rows_free(struct crawlstore_site_row *rows, size_t n);
 
 /* Give up on a claimed site (state failed, with the reason). */
 enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host,

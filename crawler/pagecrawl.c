@@ -1,0 +1,526 @@
+/* The page crawlers (focused and breadth-first) with website post-processing. */
+#include "crawler/pagecrawl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier/pagecls.h"
+#include "classifier/sitecls.h"
+#include "common/log.h"
+#include "common/strmap.h"
+#include "crawler/fetch.h"
+#include "crawler/pageinfo.h"
+#include "crawler/url.h"
+#include "store/crawlstore.h"
+
+#define POLL_MS 1000    /* how often the job row is checked for stop/pause */
+#define FLUSH_MS 2000   /* how often verdicts and pages are written */
+#define DEFER_MAX 256   /* frontier pages looked at to find one on an idle website */
+
+struct site {
+    char *host, *homepage;
+    int skip;          /* examined before this crawl (training, earlier run): not crawled */
+    int fetches;       /* downloads (robots-disallowed URLs excluded) */
+    int in_flight;
+    struct sitecls cls;
+    int classified;    /* pages classified */
+    int relevant;      /* as counted in the meter */
+    int dirty;         /* changed since the last flush */
+    struct crawlstore_page *pending; /* pages since the last flush (url strings owned) */
+    size_t n_pending, cap_pending;
+};
+
+enum page_state { PAGE_FRONTIER, PAGE_FETCHING, PAGE_DONE };
+
+struct page {
+    char *url;
+    struct site *site;
+    double conf_sum; /* over the downloaded pages linking here */
+    int links;
+    uint64_t seq;    /* order found */
+    size_t heap_pos; /* index + 1 in the frontier heap; 0 = not in it */
+    enum page_state state;
+};
+
+struct run {
+    struct store *s;
+    int64_t job;
+    struct fetcher *f;
+    const struct pagecls *model;
+    struct pagecls_scratch *scratch;
+    const struct pagecrawl_params *p;
+    struct crawlmeter m;
+    struct strmap pages, sites;
+    struct page **heap;
+    size_t heap_len, heap_cap;
+    uint64_t seq;
+    int in_flight;
+    int64_t pages_flushed; /* meter pages already added to the job's counter */
+    int changed;           /* a page was handled since the last progress report */
+};
+
+/* ---- the frontier: a heap of pages, best first -------------------------- */
+
+static double page_score(const struct page *pg)
+{
+    return pg->links ? pg->conf_sum / pg->links : 0;
+}
+
+/* a before b? Focused: higher average first, then the earlier found; bfs: found order. */
+static int before(const struct run *r, const struct page *a, const struct page *b)
+{
+    if (!r->p->bfs) {
+        double sa = page_score(a), sb = page_score(b);
+        if (sa != sb)
+            return sa > sb;
+    }
+    return a->seq < b->seq;
+}
+
+static void heap_set(struct run *r, size_t i, struct page *pg)
+{
+    r->heap[i] = pg;
+    pg->heap_pos = i + 1;
+}
+
+static void heap_up(struct run *r, size_t i)
+{
+    struct page *pg = r->heap[i];
+    while (i > 0 && before(r, pg, r->heap[(i - 1) / 2])) {
+        heap_set(r, i, r->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_set(r, i, pg);
+}
+
+static void heap_down(struct run *r, size_t i)
+{
+    struct page *pg = r->heap[i];
+    for (;;) {
+        size_t l = 2 * i + 1, rr = l + 1, m = i;
+        const struct page *best = pg;
+        if (l < r->heap_len && before(r, r->heap[l], best))
+            m = l, best = r->heap[l];
+        if (rr < r->heap_len && before(r, r->heap[rr], best))
+            m = rr;
+        if (m == i)
+            break;
+        heap_set(r, i, r->heap[m]);
+        i = m;
+    }
+    heap_set(r, i, pg);
+}
+
+static enum err heap_push(struct run *r, struct page *pg)
+{
+    if (r->heap_len == r->heap_cap) {
+        size_t cap = r->heap_cap ? r->heap_cap * 2 : 1024;
+        struct page **h = realloc(r->heap, cap * sizeof *h);
+        if (!h)
+            return err_set(ERR_NOMEM, "out of memory");
+        r->heap = h;
+        r->heap_cap = cap;
+    }
+    heap_set(r, r->heap_len++, pg);
+    heap_up(r, r->heap_len - 1);
+    return ERR_OK;
+}
+
+static struct page *heap_pop(struct run *r)
+{
+    struct page *top = r->heap[0];
+    top->heap_pos = 0;
+    if (--r->heap_len) {
+        heap_set(r, 0, r->heap[r->heap_len]);
+        heap_down(r, 0);
+    }
+    return top;
+}
+
+/* ---- websites and pages ------------------------------------------------- */
+
+static struct site *site_get(struct run *r, const char *url)
+{
+    size_t n;
+    const char *name = url_host_ref(url, &n);
+    if (!name)
+        return NULL;
+    struct site *st = strmap_get(&r->sites, name, n);
+    if (st)
+        return st;
+    st = calloc(1, sizeof *st);
+    if (!st || url_host(url, &st->host) != ERR_OK || url_homepage(url, &st->homepage) != ERR_OK ||
+        strmap_put(&r->sites, name, n, st) != ERR_OK) {
+        if (st) {
+            free(st->host);
+            free(st->homepage);
+        }
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+/*
+ * A link to url from a downloaded page with Pr[p|target] = conf: a new page joins
+ * the frontier, a page already there has its average updated.
+ */
+static enum err add_link(struct run *r, const char *url, double conf)
+{
+    struct page *pg = strmap_get(&r->pages, url, strlen(url));
+    if (pg) {
+        if (pg->state != PAGE_FRONTIER)
+            return ERR_OK;
+        pg->conf_sum += conf;
+        pg->links++;
+        if (pg->heap_pos && !r->p->bfs) {
+            heap_up(r, pg->heap_pos - 1);
+            heap_down(r, pg->heap_pos - 1);
+        }
+        return ERR_OK;
+    }
+    struct site *st = site_get(r, url);
+    if (!st)
+        return ERR_OK; /* not a URL with a host: nothing to fetch */
+    pg = calloc(1, sizeof *pg);
+    if (!pg || !(pg->url = strdup(url))) {
+        free(pg);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    pg->site = st;
+    pg->conf_sum = conf;
+    pg->links = 1;
+    pg->seq = ++r->seq;
+    if (strmap_put(&r->pages, url, strlen(url), pg) != ERR_OK) {
+        free(pg->url);
+        free(pg);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    return st->skip ? ERR_OK : heap_push(r, pg);
+}
+
+/* A URL that was downloaded under another name (a redirect's target): not again. */
+static enum err mark_done(struct run *r, const char *url)
+{
+    enum err e = add_link(r, url, 0);
+    struct page *pg = strmap_get(&r->pages, url, strlen(url));
+    if (!e && pg && pg->state == PAGE_FRONTIER) {
+        if (pg->heap_pos) {
+            /* Out of the heap: move it to the top, then pop it. */
+            pg->conf_sum = INFINITY;
+            pg->seq = 0;
+            heap_up(r, pg->heap_pos - 1);
+            (void)heap_pop(r);
+        }
+        pg->state = PAGE_DONE;
+    }
+    return e;
+}
+
+static enum err site_keep_page(struct site *st, const struct fetch_result *res, double pr)
+{
+    if (st->n_pending == st->cap_pending) {
+        size_t cap = st->cap_pending ? st->cap_pending * 2 : 8;
+        struct crawlstore_page *v = realloc(st->pending, cap * sizeof *v);
+        if (!v)
+            return err_set(ERR_NOMEM, "out of memory");
+        st->pending = v;
+        st->cap_pending = cap;
+    }
+    char *url = strdup(res->final_url ? res->final_url : res->url);
+    if (!url)
+        return err_set(ERR_NOMEM, "out of memory");
+    st->pending[st->n_pending++] = (struct crawlstore_page){
+        url, fetch_status_name(res->status), res->http_status, res->body_len, pr};
+    st->dirty = 1;
+    return ERR_OK;
+}
+
+static void site_drop_pending(struct site *st)
+{
+    for (size_t i = 0; i < st->n_pending; i++)
+        free((char *)st->pending[i].url);
+    st->n_pending = 0;
+}
+
+/* ---- the crawl ---------------------------------------------------------- */
+
+/* The best frontier page on a website that may take one more fetch now, or NULL. */
+static struct page *pick(struct run *r)
+{
+    struct page *deferred[DEFER_MAX], *found = NULL;
+    size_t n_deferred = 0;
+    while (r->heap_len && !found) {
+        struct page *pg = heap_pop(r);
+        struct site *st = pg->site;
+        if (st->skip || st->fetches + st->in_flight >= r->p->max_pages_per_site) {
+            continue; /* the guard: this website gave enough pages */
+        }
+        if (st->in_flight > 0 && n_deferred < DEFER_MAX) {
+            deferred[n_deferred++] = pg; /* its website is busy: the fetcher would queue it */
+            continue;
+        }
+        found = pg;
+    }
+    for (size_t i = 0; i < n_deferred; i++)
+        if (heap_push(r, deferred[i]) != ERR_OK)
+            log_warn("pagecrawl: %s", err_msg());
+    return found;
+}
+
+static enum err submit_more(struct run *r)
+{
+    int64_t max = r->p->limits.max_pages;
+    while (r->in_flight < r->p->concurrency && (!max || r->m.pages + r->in_flight < max)) {
+        struct page *pg = pick(r);
+        if (!pg)
+            return ERR_OK;
+        enum err e = fetcher_submit(r->f, pg->url, (uint64_t)(uintptr_t)pg);
+        if (e)
+            return e;
+        pg->state = PAGE_FETCHING;
+        pg->site->in_flight++;
+        r->in_flight++;
+    }
+    return ERR_OK;
+}
+
+/* Classify a downloaded page, feed its website's verdict, put its links on the frontier. */
+static enum err read_page(struct run *r, struct site *st, const struct fetch_result *res, double *pr)
+{
+    struct pageinfo *info;
+    if (pageinfo_from_fetch(res, &info) != ERR_OK)
+        return ERR_OK; /* unparseable: downloaded, not classified */
+    struct pagecls_result cr;
+    enum err e = pagecls_classify(r->model, r->scratch, info->text, info->text_len, &cr);
+    if (!e) {
+        *pr = cr.pr[PAGECLS_TARGET];
+        if (st->classified++ == 0) {
+            double prior = r->p->prior_target;
+            if (r->p->prior_harvest)
+                prior = sitecls_prior((unsigned)r->m.relevant, (unsigned)r->m.examined, prior,
+                                      (unsigned)r->p->prior_sites);
+            e = sitecls_init(&st->cls, prior, r->p->p_err, r->p->p_threshold);
+            r->m.examined++;
+        }
+    }
+    if (!e) {
+        (void)sitecls_add_page(&st->cls, *pr);
+        int rel = sitecls_relevant(&st->cls);
+        r->m.relevant += rel - st->relevant;
+        st->relevant = rel;
+    }
+    for (size_t i = 0; !e && i < info->n_intrinsic; i++)
+        e = add_link(r, info->intrinsic[i], *pr);
+    for (size_t i = 0; !e && i < info->n_transversal; i++)
+        e = add_link(r, info->transversal[i], *pr);
+    pageinfo_free(info);
+    return e;
+}
+
+static enum err handle_result(struct run *r, const struct fetch_result *res)
+{
+    struct page *pg = (struct page *)(uintptr_t)res->tag;
+    struct site *st = pg->site;
+    pg->state = PAGE_DONE;
+    st->in_flight--;
+    r->in_flight--;
+    if (res->status == FETCH_ROBOTS)
+        return ERR_OK; /* not downloaded */
+    st->fetches++;
+    r->m.pages++;
+    r->changed = 1;
+    double pr = NAN;
+    enum err e = ERR_OK;
+    if (res->final_url && strcmp(res->final_url, res->url) != 0)
+        e = mark_done(r, res->final_url);
+    if (!e && res->status == FETCH_REDIRECT && res->redirect_url)
+        e = add_link(r, res->redirect_url, page_score(pg)); /* the target takes its rank */
+    if (!e && res->status == FETCH_OK)
+        e = read_page(r, st, res, &pr);
+    if (!e)
+        e = site_keep_page(st, res, pr);
+    crawlmeter_mark(&r->m);
+    return e;
+}
+
+/* Write the verdicts of the websites that changed, with their new pages. */
+static enum err flush(struct run *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->sites.cap; i++) {
+        struct site *st = r->sites.slots[i].value;
+        n += r->sites.slots[i].key && st->dirty;
+    }
+    struct crawlstore_site_result *res = calloc(n ? n : 1, sizeof *res);
+    if (!res)
+        return err_set(ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < r->sites.cap; i++) {
+        struct site *st = r->sites.slots[i].value;
+        if (!r->sites.slots[i].key || !st->dirty || !st->classified)
+            continue; /* a website none of whose pages could be read is not examined */
+        res[k++] = (struct crawlstore_site_result){
+            .host = st->host,
+            .homepage = st->homepage,
+            .confidence = sitecls_confidence(&st->cls),
+            .relevant = st->relevant,
+            .pages_to_decide = (int)sitecls_pages(&st->cls),
+            .fetches = st->fetches,
+            .purpose = "crawl",
+            .pages = st->pending,
+            .n_pages = st->n_pending,
+        };
+    }
+    enum err e = crawlstore_sites_update(r->s, r->job, res, k, r->m.pages - r->pages_flushed);
+    free(res);
+    if (e)
+        return e;
+    r->pages_flushed = r->m.pages;
+    for (size_t i = 0; i < r->sites.cap; i++) {
+        struct site *st = r->sites.slots[i].value;
+        if (r->sites.slots[i].key && st->dirty) {
+            site_drop_pending(st);
+            st->dirty = 0;
+        }
+    }
+    return ERR_OK;
+}
+
+/* The frontier starts from the job's border; examined websites are not crawled again. */
+static enum err seed(struct run *r)
+{
+    struct crawlstore_site_row *rows;
+    size_t n;
+    enum err e = crawlstore_sites_list(r->s, r->job, &rows, &n);
+    if (e)
+        return e;
+    for (size_t i = 0; !e && i < n; i++) {
+        if (strcmp(rows[i].state, "border") == 0)
+            continue;
+        struct site *st = site_get(r, rows[i].homepage);
+        if (st)
+            st->skip = 1;
+    }
+    for (size_t i = 0; !e && i < n; i++)
+        if (strcmp(rows[i].state, "border") == 0)
+            e = add_link(r, rows[i].homepage, rows[i].rank);
+    crawlstore_site_rows_free(rows, n);
+    return e;
+}
+
+static void report(struct run *r, enum extcrawl_stop stop, extcrawl_progress_fn progress,
+                   void *ctx)
+{
+    if (!progress)
+        return;
+    struct extcrawl_progress pr;
+    r->m.in_flight = r->in_flight;
+    r->m.border = (int64_t)r->heap_len;
+    crawlmeter_progress(&r->m, stop, &pr);
+    progress(ctx, &pr);
+}
+
+static void run_free(struct run *r)
+{
+    for (size_t i = 0; i < r->pages.cap; i++) {
+        struct page *pg = r->pages.slots[i].value;
+        if (r->pages.slots[i].key) {
+            free(pg->url);
+            free(pg);
+        }
+    }
+    for (size_t i = 0; i < r->sites.cap; i++) {
+        struct site *st = r->sites.slots[i].value;
+        if (r->sites.slots[i].key) {
+            site_drop_pending(st);
+            free(st->pending);
+            free(st->host);
+            free(st->homepage);
+            free(st);
+        }
+    }
+    strmap_release(&r->pages);
+    strmap_release(&r->sites);
+    free(r->heap);
+    crawlmeter_release(&r->m);
+    pagecls_scratch_free(r->scratch);
+}
+
+enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
+                       const struct pagecrawl_params *p, extcrawl_progress_fn progress, void *ctx,
+                       enum extcrawl_stop *why)
+{
+    *why = EXTCRAWL_RUNNING;
+    if (p->concurrency < 1 || p->max_pages_per_site < 1)
+        return err_set(ERR_INVAL, "concurrency and max_pages_per_site must be at least 1");
+    struct run r = {.s = s, .job = job, .f = f, .model = model, .p = p};
+    strmap_init(&r.pages);
+    strmap_init(&r.sites);
+    struct crawlstore_counts c;
+    enum err e = crawlstore_counts(s, job, &c);
+    if (!e)
+        e = crawlmeter_init(&r.m, &p->limits, c.pages, c.examined, c.relevant);
+    if (e)
+        return e;
+    r.pages_flushed = c.pages;
+    e = pagecls_scratch_new(model, &r.scratch);
+    if (!e)
+        e = seed(&r);
+    double next_poll = 0, next_flush = crawlmeter_clock() + FLUSH_MS / 1000.0;
+    enum extcrawl_stop stop = EXTCRAWL_RUNNING;
+    while (!e) {
+        if (stop == EXTCRAWL_RUNNING)
+            stop = crawlmeter_budget_stop(&r.m);
+        if (stop == EXTCRAWL_RUNNING) {
+            e = submit_more(&r);
+            if (e)
+                break;
+            if (r.in_flight == 0 && r.heap_len == 0)
+                stop = EXTCRAWL_BORDER_EMPTY;
+        }
+        /* A budget lets the fetches in flight finish; a user's stop or pause does not. */
+        if (stop == EXTCRAWL_USER_STOP || stop == EXTCRAWL_USER_PAUSE ||
+            (stop != EXTCRAWL_RUNNING && r.in_flight == 0))
+            break;
+        struct fetch_result *res = NULL;
+        if (r.in_flight > 0 && fetcher_next(f, 200, &res) == ERR_OK) {
+            do {
+                e = handle_result(&r, res);
+                fetch_result_free(res);
+            } while (!e && fetcher_next(f, 0, &res) == ERR_OK);
+            if (e)
+                break;
+        }
+        double t = crawlmeter_clock();
+        if (r.changed && t < next_poll) /* between the polls too: short crawls draw a curve */
+            report(&r, stop, progress, ctx);
+        r.changed = 0;
+        if (t >= next_poll) {
+            next_poll = t + POLL_MS / 1000.0;
+            enum extcrawl_stop u = crawlmeter_user_request(s, job);
+            if (u != EXTCRAWL_RUNNING)
+                stop = u;
+            if (crawlstore_job_heartbeat(s, job, p->worker) != ERR_OK)
+                log_warn("pagecrawl: heartbeat: %s", err_msg());
+            report(&r, stop, progress, ctx);
+        }
+        if (t >= next_flush) { /* verdicts first: the metrics row counts them */
+            next_flush = t + FLUSH_MS / 1000.0;
+            e = flush(&r);
+        }
+        if (!e && crawlmeter_row_due(&r.m) && crawlmeter_write(&r.m, s, job) != ERR_OK)
+            log_warn("pagecrawl: metrics: %s", err_msg());
+    }
+    if (!e) {
+        *why = stop;
+        e = flush(&r);
+    }
+    if (!e)
+        e = crawlmeter_write(&r.m, s, job);
+    if (!e)
+        report(&r, stop, progress, ctx);
+    run_free(&r);
+    return e;
+}

@@ -1,0 +1,51 @@
+/*
+ * The page crawlers, baselines for the website crawler (paper §3.2 and §5.1,
+ * Figure 5; issue 8). One frontier of pages for the whole crawl:
+ *  - focused (strategy page): an unexplored page's rank is the average Pr[p|target]
+ *    of the downloaded pages linking to it; the best page is fetched next;
+ *  - breadth-first (strategy bfs): pages in the order they were found.
+ * A guard stops taking pages from a website that already gave max_pages_per_site.
+ * Website post-processing: the downloaded pages are grouped by website and each
+ * website is judged from its pages, in download order, by the same website
+ * classifier as the internal crawler (error-corrected Bayes up to p_threshold). A
+ * website's verdict can change as more of its pages come in; the store always holds
+ * the verdicts as they stand, so every strategy reports the same way (sites,
+ * relevant_websites, job counters, metrics).
+ *
+ * The frontier starts from the job's border (start sites first, then the websites
+ * the relevant training sites link to, at their rank); websites examined before
+ * (training sites, or by an earlier run of the job) are not crawled. The frontier
+ * lives in memory: a resumed page crawl starts a new one from the border.
+ */
+#ifndef SITESCOUT_CRAWLER_PAGECRAWL_H
+#define SITESCOUT_CRAWLER_PAGECRAWL_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+#include "crawler/crawlmeter.h"
+#include "crawler/extcrawl.h"
+
+struct store;
+struct fetcher;
+struct pagecls;
+
+struct pagecrawl_params {
+    int bfs;                    /* 1: breadth-first; 0: focused */
+    double prior_target;        /* Pr[C_target] for a website ... */
+    int prior_harvest;          /* ... or following the harvest rate (paper §4.3.3) */
+    int prior_sites;
+    double p_err;               /* the page classifier's error rate */
+    double p_threshold;         /* the website classifier stops at max_k Pr >= this */
+    int max_pages_per_site;     /* the guard */
+    int concurrency;            /* fetches in flight */
+    struct crawlmeter_limits limits;
+    const char *worker;
+};
+
+/* Crawl job `job` until a stop condition (the same ones as extcrawl_run). */
+enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
+                       const struct pagecrawl_params *p, extcrawl_progress_fn progress, void *ctx,
+                       enum extcrawl_stop *why) WARN_UNUSED;
+
+#endif
