@@ -14,7 +14,7 @@ packages=(
   libmicrohttpd-dev libcurl4-openssl-dev libgumbo-dev libjansson-dev libpq-dev
   zlib1g-dev libcmocka-dev libstemmer-dev
   postgresql postgresql-client
-  curl python3 procps
+  curl python3 procps gnuplot-nox
   nodejs chromium
 )
 

@@ -21,6 +21,8 @@ int cmd_eval(int argc, char **argv);
 void cmd_eval_usage(void);
 int cmd_serve(int argc, char **argv);
 void cmd_serve_usage(void);
+int cmd_experiment(int argc, char **argv);
+void cmd_experiment_usage(void);
 
 const struct cli_command cli_commands[] = {
     {"crawl", "run a crawl job in the foreground: find relevant websites", cmd_crawl,
@@ -29,6 +31,8 @@ const struct cli_command cli_commands[] = {
      cmd_db, cmd_db_usage},
     {"eval", "measure the website classifier against the homepage classifier (Table 2)",
      cmd_eval, cmd_eval_usage},
+    {"experiment", "run the paper's crawling experiments on a replay web: CSV, plots, summary",
+     cmd_experiment, cmd_experiment_usage},
     {"replay", "serve WARC archives as the web (an HTTP proxy with fault injection)", cmd_replay,
      cmd_replay_usage},
     {"serve", "run the HTTP API and the jobs submitted to it", cmd_serve, cmd_serve_usage},

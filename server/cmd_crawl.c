@@ -13,6 +13,7 @@
 #include "server/cli.h"
 #include "server/db.h"
 #include "server/jobrun.h"
+#include "server/jobscore.h"
 #include "server/jobspec.h"
 #include "server/labels.h"
 #include "store/crawlstore.h"
@@ -91,32 +92,12 @@ static double now_s(void)
 /* Precision and recall of the relevant websites found so far, against the labels. */
 static void score(struct crawl_ui *ui, size_t *found_out, double *precision, double *recall)
 {
-    *precision = *recall = NAN;
-    *found_out = 0;
-    struct crawlstore_found *found;
-    size_t n;
-    if (crawlstore_found(ui->s, ui->job, 0, &found, &n) != ERR_OK)
-        return;
-    size_t counted = 0, hits = 0, truth = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(found[i].role, "discovered") != 0)
-            continue; /* start sites were given, not found */
-        counted++;
-        const struct labels_site *ls = ui->labels ? labels_find(ui->labels, found[i].host) : NULL;
-        if (ls && labels_role(ls, ui->topic) == LABELS_ROLE_TEST &&
-            strcmp(ls->topic, ui->topic) == 0)
-            hits++;
-    }
-    free(found);
-    *found_out = counted;
-    if (!ui->labels)
-        return;
-    for (size_t i = 0; i < labels_count(ui->labels); i++) {
-        const struct labels_site *ls = labels_get(ui->labels, i);
-        truth += labels_role(ls, ui->topic) == LABELS_ROLE_TEST && strcmp(ls->topic, ui->topic) == 0;
-    }
-    *precision = counted ? (double)hits / counted : NAN;
-    *recall = truth ? (double)hits / truth : NAN;
+    struct jobscore sc;
+    if (jobscore_get(ui->s, ui->job, ui->labels, ui->topic, &sc) != ERR_OK)
+        log_warn("cannot score the job: %s", err_msg());
+    *found_out = sc.found;
+    *precision = sc.precision;
+    *recall = sc.recall;
 }
 
 static void sample_curve(struct crawl_ui *ui, const struct extcrawl_progress *p)

@@ -1,0 +1,38 @@
+/*
+ * A crawl job's relevant websites scored against ground-truth labels: precision and
+ * recall of the websites it found (start and training sites excluded) against the
+ * relevant `test` sites of the topic, and how many of them were judged from a single
+ * page. Shared by `sitescout crawl --labels` and `sitescout experiment`.
+ */
+#ifndef SITESCOUT_SERVER_JOBSCORE_H
+#define SITESCOUT_SERVER_JOBSCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct store;
+struct labels;
+
+struct jobscore {
+    size_t found;       /* relevant websites found (role "discovered": start sites were given) */
+    size_t hits;        /* ... that the labels call relevant test sites of the topic */
+    size_t truth;       /* relevant test sites of the topic in the labels */
+    size_t single_page; /* found websites judged from one page (pages_visited = 1) */
+    double precision;   /* hits / found; NaN when nothing was found or without labels */
+    double recall;      /* hits / truth; NaN when the labels have no such site or none given */
+};
+
+/*
+ * Score job `job` of `topic` (relevant_websites) against `labels`, which may be NULL
+ * (then only found and single_page are counted). Errors of the database are returned
+ * and *out is then all zero with NaN rates.
+ */
+enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels, const char *topic,
+                      struct jobscore *out) WARN_UNUSED;
+
+/* F1 = 2PR/(P+R); NaN when P or R is, 0 when both are 0. */
+double jobscore_f1(const struct jobscore *sc);
+
+#endif

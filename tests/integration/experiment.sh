@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# `sitescout experiment` on the demo web: its own replay server, seven crawl jobs in a
+# private PostgreSQL, the CSV files, plots and summary.md, Table 2, the jobs left in the
+# database, plots skipped without gnuplot, and the command line's errors.
+source "$(dirname "$0")/lib.sh"
+make_scratch
+WARC=$SRC/demo/demo.warc.gz
+JOBS=$SRC/demo/demo.jobs.json
+LABELS=$SRC/demo/demo.sites.tsv
+RUNS=(website-global website-local website-combined page website-p0.7 bfs homepage)
+ex() { "$BIN" experiment "$@"; }
+args=(--warc "$WARC" --labels "$LABELS" --jobs "$JOBS" --topic sci.space)
+
+# --- the command line (checked before anything starts: no database needed)
+assert_status 0 "--help exits 0" -- ex --help
+assert_contains "$(ex --help)" "fig7_pprs.csv" "--help lists the outputs"
+for opt in --warc --labels --jobs --topic --budget --out; do
+  a=()
+  skip=0
+  for x in "${args[@]}" --budget 10 --out "$SCRATCH/x"; do
+    if ((skip)); then skip=0; continue; fi
+    if [[ $x == "$opt" ]]; then skip=1; continue; fi
+    a+=("$x")
+  done
+  err=$(ex "${a[@]}" 2>&1 || true)
+  assert_contains "$err" "sitescout experiment: $opt is required" "missing $opt is named"
+  assert_status 2 "missing $opt exits 2" -- ex "${a[@]}"
+done
+err=$(ex "${args[@]}" --budget 0 --out "$SCRATCH/x" 2>&1 || true)
+assert_contains "$err" "--budget wants a number of pages (at least 1), not '0'" "budget 0 is refused"
+assert_status 2 "budget 0 exits 2" -- ex "${args[@]}" --budget 0 --out "$SCRATCH/x"
+assert_status 2 "budget 'ten' exits 2" -- ex "${args[@]}" --budget ten --out "$SCRATCH/x"
+err=$(ex --warc "$SCRATCH/none.warc.gz" --labels "$LABELS" --jobs "$JOBS" --topic sci.space \
+  --budget 10 --out "$SCRATCH/x" 2>&1 || true)
+assert_contains "$err" "cannot read --warc $SCRATCH/none.warc.gz" "an unreadable WARC is named"
+assert_status 2 "an unreadable WARC exits 2" -- ex --warc "$SCRATCH/none.warc.gz" \
+  --labels "$LABELS" --jobs "$JOBS" --topic sci.space --budget 10 --out "$SCRATCH/x"
+assert_status 2 "unreadable labels exit 2" -- ex --warc "$WARC" --labels "$SCRATCH/none.tsv" \
+  --jobs "$JOBS" --topic sci.space --budget 10 --out "$SCRATCH/x"
+assert_status 2 "an unreadable jobs file exits 2" -- ex --warc "$WARC" --labels "$LABELS" \
+  --jobs "$SCRATCH/none.json" --topic sci.space --budget 10 --out "$SCRATCH/x"
+err=$(ex --warc "$WARC" --labels "$LABELS" --jobs "$JOBS" --topic rec.autos --budget 10 \
+  --out "$SCRATCH/x" 2>&1 || true)
+assert_contains "$err" "no job for this topic (topics there: sci.space)" "an unknown topic lists the topics"
+assert_status 2 "an unknown topic exits 2" -- ex --warc "$WARC" --labels "$LABELS" --jobs "$JOBS" \
+  --topic rec.autos --budget 10 --out "$SCRATCH/x"
+err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --set strategy=page 2>&1 || true)
+assert_contains "$err" "--set strategy: the experiment sets it for each run" "--set of a run's own parameter is refused"
+assert_status 2 "--set max_pages exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --set max_pages=5
+assert_status 2 "a bad --set value exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --set pprs_window=-1
+assert_status 2 "an unknown option exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --frob
+touch "$SCRATCH/file"
+assert_status 2 "--out on a file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/file"
+[[ ! -e $SCRATCH/x ]] || fail "a refused command line created --out"
+ok "a refused command line creates nothing"
+
+# --- the whole experiment, Table 2 included, into a private PostgreSQL
+start_private_pg
+OUT=$SCRATCH/out/sci.space
+start=$SECONDS
+ex "${args[@]}" --budget 300 --out "$OUT" --db "$DB_URL" --set pprs_window=200 \
+  >"$SCRATCH/exp.out" 2>"$SCRATCH/exp.err" || fail "experiment failed: $(cat "$SCRATCH/exp.err")"
+ok "the experiment runs to the end ($((SECONDS - start)) s)"
+assert_eq "$OUT/summary.md" "$(cat "$SCRATCH/exp.out")" "stdout names the summary"
+err=$(cat "$SCRATCH/exp.err")
+for r in "${RUNS[@]}"; do
+  assert_contains "$err" "] $r: strategy=" "stderr shows the start of $r"
+  [[ $(grep -c "] $r: job [0-9]* done (.*) in .* s: [0-9]* pages, [0-9]* sites examined" <<<"$err") == 1 ]] ||
+    fail "no end line with figures for $r: $err"
+  ok "stderr shows the end of $r with its figures"
+done
+assert_contains "$err" "[eval] sci.space in" "stderr shows the evaluation"
+
+for f in fig6_harvest.csv fig7_pprs.csv runs.csv table2.csv summary.md; do
+  [[ -s $OUT/$f ]] || fail "$f missing or empty"
+done
+ok "every CSV file and summary.md is there"
+
+# The CSV files: headers, a row per run, sane figures; the jobs match the database.
+out=$(python3 - "$OUT" "$DB_URL" <<'EOF'
+import csv, subprocess, sys
+out, db = sys.argv[1], sys.argv[2]
+def rows(name, header):
+    with open(f"{out}/{name}", newline="") as f:
+        r = list(csv.reader(f))
+    assert r[0] == header.split(","), (name, r[0])
+    return [dict(zip(r[0], x)) for x in r[1:]]
+def q(sql):
+    return subprocess.run(["psql", db, "-X", "-q", "-tA", "-c", sql], check=True,
+                          capture_output=True, text=True).stdout.strip()
+runs = rows("runs.csv", "run,job_id,strategy,edge_weights,p_threshold,pages,sites_examined,"
+            "relevant_found,pprs,precision,recall,f1,single_page_share,state,stop_reason,seconds")
+want = [("website-global", "website", "global", "0.90"), ("website-local", "website", "local", "0.90"),
+        ("website-combined", "website", "combined", "0.90"), ("page", "page", "combined", "0.90"),
+        ("website-p0.7", "website", "combined", "0.70"), ("bfs", "bfs", "combined", "0.90"),
+        ("homepage", "homepage", "combined", "0.90")]
+assert [(r["run"], r["strategy"], r["edge_weights"], r["p_threshold"]) for r in runs] == want, runs
+for r in runs:
+    job = r["job_id"]
+    assert r["state"] == "done", r
+    pages, ex, rel = int(r["pages"]), int(r["sites_examined"]), int(r["relevant_found"])
+    assert pages > 0 and ex > 0, r
+    # The figures are the job's, and the job ran with the experiment's parameters.
+    assert q(f"select pages_downloaded, sites_examined, relevant_found from jobs where id = {job}") == \
+        f"{pages}|{ex}|{rel}", r
+    got = q(f"select params->>'strategy', params->>'edge_weights', params->>'max_pages', "
+            f"params->>'politeness_delay_ms', params->>'pprs_window', params->>'p_threshold' "
+            f"from jobs where id = {job}").split("|")
+    assert got[:5] == [r["strategy"], r["edge_weights"], "300", "0", "200"], (got, r)
+    assert abs(float(got[5]) - float(r["p_threshold"])) < 1e-9, (got, r)
+    if rel:
+        assert abs(float(r["pprs"]) - pages / rel) < 1e-3, r
+    found = int(q(f"select count(*) from relevant_websites w join sites s using (job_id, host) "
+                  f"where w.job_id = {job} and s.role = 'discovered'"))
+    single = int(q(f"select count(*) from relevant_websites w join sites s using (job_id, host) "
+                   f"where w.job_id = {job} and s.role = 'discovered' and w.pages_visited = 1"))
+    if found:
+        assert abs(float(r["single_page_share"]) - single / found) < 1e-3, (r, single, found)
+        p, rc, f1 = float(r["precision"]), float(r["recall"]), float(r["f1"])
+        assert 0 <= p <= 1 and 0 <= rc <= 1, r
+        assert abs(f1 - (2 * p * rc / (p + rc) if p + rc else 0)) < 1e-3, r
+for name, col, members in (("fig6_harvest.csv", "harvest_rate_window", want[:3]),
+                           ("fig7_pprs.csv", "pprs_window", [want[3], want[2], want[4]])):
+    pts = rows(name, "run,pages,examined,relevant," + col)
+    names = [m[0] for m in members]
+    assert sorted({p["run"] for p in pts}) == sorted(names), (name, {p["run"] for p in pts})
+    for n in names:
+        mine = [p for p in pts if p["run"] == n]
+        last = next(r for r in runs if r["run"] == n)
+        # The curve ends where the run ended, and is sorted by pages.
+        assert [int(p["pages"]) for p in mine] == sorted(int(p["pages"]) for p in mine), n
+        assert (int(mine[-1]["pages"]), int(mine[-1]["examined"]), int(mine[-1]["relevant"])) == \
+            (int(last["pages"]), int(last["sites_examined"]), int(last["relevant_found"])), (n, mine[-1])
+        for p in mine:
+            if p[col]:
+                v = float(p[col])
+                assert (0 <= v <= 1) if col.startswith("harvest") else v >= 1, (n, p)
+t2 = rows("table2.csv", "topic,folds,sites,p_err,p_threshold,pages_per_site,website_precision,"
+          "website_recall,website_f1,homepage_precision,homepage_recall,homepage_f1,f1_improvement")
+assert len(t2) == 1 and t2[0]["topic"] == "sci.space" and t2[0]["folds"] == "10", t2
+t = {k: float(v) for k, v in t2[0].items() if k != "topic"}
+assert 0 < t["p_err"] < 0.5 and 1 <= t["pages_per_site"] <= 7, t
+assert t["website_f1"] > t["homepage_f1"], t
+assert abs(t["f1_improvement"] - (t["website_f1"] - t["homepage_f1"])) < 1e-3, t
+print(f"{len(runs)} runs; website-combined pprs {float(runs[2]['pprs']):.1f}, "
+      f"Table 2 F1 {t['website_f1']:.3f} vs {t['homepage_f1']:.3f}")
+EOF
+) || fail "outputs: $out"
+ok "runs.csv, fig6, fig7 and table2.csv agree with the jobs in the database: $out"
+
+summary=$(cat "$OUT/summary.md")
+for r in "${RUNS[@]}"; do
+  assert_contains "$summary" "| $r |" "summary.md has a row for $r"
+done
+for s in website page bfs homepage; do
+  assert_contains "$summary" "| $s |" "summary.md names strategy $s"
+done
+for claim in "Website crawler at p_threshold 0.9 has pprs <= 0.6x the page crawler's at equal or better precision: " \
+  "Combined edge weights are never the worst of the three: "; do
+  line=$(grep -F -- "$claim" "$OUT/summary.md") || fail "summary.md lacks the check '$claim'"
+  [[ $line == *"$claim"holds.* || $line == *"$claim"does\ not\ hold.* ]] ||
+    fail "the check is not stated as holds / does not hold: $line"
+  ok "summary.md states the check: ${claim%%:*}"
+done
+assert_contains "$summary" "Single-page share of the page crawler" "summary.md gives the page crawler's single-page share"
+assert_contains "$summary" "pprs ratio website (p_threshold 0.90) / page crawler at the budget" "summary.md gives the pprs ratio"
+assert_contains "$summary" "| sci.space | " "summary.md has the Table 2 row"
+
+if command -v gnuplot >/dev/null; then
+  for p in fig6_harvest fig7_pprs; do
+    assert_eq "89504e470d0a1a0a" "$(head -c 8 "$OUT/$p.png" | od -An -tx1 | tr -d ' \n')" "$p.png is a PNG"
+    assert_contains "$summary" "]($p.png)" "summary.md embeds $p.png with a relative link"
+  done
+else
+  echo "# gnuplot is not installed: PNG checks skipped"
+fi
+
+# --- without gnuplot: CSV files and summary anyway, the plots reported as skipped
+nogp=$SCRATCH/nogp
+mkdir -p "$nogp/bin"
+for t in psql pg_ctl; do command -v $t >/dev/null && ln -s "$(command -v $t)" "$nogp/bin/"; done
+PATH=$nogp/bin ex "${args[@]}" --budget 50 --out "$nogp/out" --db "$DB_URL" --skip-eval \
+  >/dev/null 2>"$nogp/err" || fail "experiment without gnuplot failed: $(cat "$nogp/err")"
+assert_contains "$(cat "$nogp/err")" "plots skipped: gnuplot is not installed" "stderr says the plots were skipped"
+[[ ! -e $nogp/out/fig6_harvest.png && ! -e $nogp/out/table2.csv ]] || fail "unexpected PNG or table2.csv"
+[[ -s $nogp/out/runs.csv && -s $nogp/out/fig7_pprs.csv ]] || fail "CSV files missing without gnuplot"
+ok "without gnuplot and with --skip-eval: the CSV files, no PNG, no table2.csv"
+summary=$(cat "$nogp/out/summary.md")
+assert_contains "$summary" "Plot skipped: gnuplot is not installed" "summary.md says the plots were skipped"
+assert_contains "$summary" "Skipped (\`--skip-eval\`)." "summary.md says Table 2 was skipped"
