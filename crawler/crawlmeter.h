@@ -40,7 +40,7 @@ struct crawlmeter {
 
 /* A metrics row is due every CRAWLMETER_ROW_MS, or every CRAWLMETER_ROW_PAGES pages. */
 #define CRAWLMETER_ROW_MS 2000
-#define CRAWLMETER_ROW_PAGES 100
+#define CRAWLMETER_ROW_PAGES 50
 
 /* Monotonic clock, in seconds. */
 double crawlmeter_clock(void);

@@ -27,6 +27,8 @@ struct site {
     int classified;    /* pages classified */
     int relevant;      /* as counted in the meter */
     int dirty;         /* changed since the last flush */
+    int stored;        /* has a row in the sites table */
+    double best;       /* the best rank of its frontier pages so far */
     struct crawlstore_page *pending; /* pages since the last flush (url strings owned) */
     size_t n_pending, cap_pending;
 };
@@ -183,6 +185,8 @@ static enum err add_link(struct run *r, const char *url, double conf)
     struct site *st = site_get(r, url);
     if (!st)
         return ERR_OK; /* not a URL with a host: nothing to fetch */
+    if (conf > st->best)
+        st->best = conf;
     pg = calloc(1, sizeof *pg);
     if (!pg || !(pg->url = strdup(url))) {
         free(pg);
@@ -218,7 +222,9 @@ static enum err mark_done(struct run *r, const char *url)
     return e;
 }
 
-static enum err site_keep_page(struct site *st, const struct fetch_result *res, double pr)
+/* Keep a download for the next flush, stored as url. */
+static enum err site_keep_page(struct site *st, const char *url_as, const struct fetch_result *res,
+                               double pr)
 {
     if (st->n_pending == st->cap_pending) {
         size_t cap = st->cap_pending ? st->cap_pending * 2 : 8;
@@ -228,7 +234,7 @@ static enum err site_keep_page(struct site *st, const struct fetch_result *res, 
         st->pending = v;
         st->cap_pending = cap;
     }
-    char *url = strdup(res->final_url ? res->final_url : res->url);
+    char *url = strdup(url_as);
     if (!url)
         return err_set(ERR_NOMEM, "out of memory");
     st->pending[st->n_pending++] = (struct crawlstore_page){
@@ -333,14 +339,20 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
     r->changed = 1;
     double pr = NAN;
     enum err e = ERR_OK;
-    if (res->final_url && strcmp(res->final_url, res->url) != 0)
-        e = mark_done(r, res->final_url);
+    int again = 0; /* redirected to a page read before: its evidence counts once */
+    if (res->final_url && strcmp(res->final_url, res->url) != 0) {
+        const struct page *to = strmap_get(&r->pages, res->final_url, strlen(res->final_url));
+        again = to && to->state == PAGE_DONE;
+        if (!again)
+            e = mark_done(r, res->final_url);
+    }
     if (!e && res->status == FETCH_REDIRECT && res->redirect_url)
         e = add_link(r, res->redirect_url, page_score(pg)); /* the target takes its rank */
-    if (!e && res->status == FETCH_OK)
+    if (!e && res->status == FETCH_OK && !again)
         e = read_page(r, st, res, &pr);
     if (!e)
-        e = site_keep_page(st, res, pr);
+        e = site_keep_page(st, again ? res->url : res->final_url ? res->final_url : res->url,
+                           res, pr);
     crawlmeter_mark(&r->m);
     return e;
 }
@@ -348,17 +360,24 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
 /* Write the verdicts of the websites that changed, with their new pages. */
 static enum err flush(struct run *r)
 {
-    size_t n = 0;
+    size_t n = 0, nb = 0;
     for (size_t i = 0; i < r->sites.cap; i++) {
         struct site *st = r->sites.slots[i].value;
         n += r->sites.slots[i].key && st->dirty;
+        nb += r->sites.slots[i].key && !st->stored;
     }
     struct crawlstore_site_result *res = calloc(n ? n : 1, sizeof *res);
-    if (!res)
+    struct crawlstore_border *border = calloc(nb ? nb : 1, sizeof *border);
+    if (!res || !border) {
+        free(res);
+        free(border);
         return err_set(ERR_NOMEM, "out of memory");
-    size_t k = 0;
+    }
+    size_t k = 0, kb = 0;
     for (size_t i = 0; i < r->sites.cap; i++) {
         struct site *st = r->sites.slots[i].value;
+        if (r->sites.slots[i].key && !st->stored && !st->classified)
+            border[kb++] = (struct crawlstore_border){st->host, st->homepage, st->best};
         if (!r->sites.slots[i].key || !st->dirty || !st->classified)
             continue; /* a website none of whose pages could be read is not examined */
         res[k++] = (struct crawlstore_site_result){
@@ -373,17 +392,22 @@ static enum err flush(struct run *r)
             .n_pages = st->n_pending,
         };
     }
-    enum err e = crawlstore_sites_update(r->s, r->job, res, k, r->m.pages - r->pages_flushed);
+    enum err e = crawlstore_sites_update(r->s, r->job, res, k, border, kb,
+                                         r->m.pages - r->pages_flushed);
     free(res);
+    free(border);
     if (e)
         return e;
     r->pages_flushed = r->m.pages;
     for (size_t i = 0; i < r->sites.cap; i++) {
         struct site *st = r->sites.slots[i].value;
-        if (r->sites.slots[i].key && st->dirty) {
+        if (!r->sites.slots[i].key)
+            continue;
+        if (st->dirty && st->classified) {
             site_drop_pending(st);
             st->dirty = 0;
         }
+        st->stored = 1;
     }
     return ERR_OK;
 }
@@ -397,11 +421,11 @@ static enum err seed(struct run *r)
     if (e)
         return e;
     for (size_t i = 0; !e && i < n; i++) {
-        if (strcmp(rows[i].state, "border") == 0)
-            continue;
         struct site *st = site_get(r, rows[i].homepage);
-        if (st)
-            st->skip = 1;
+        if (st) {
+            st->stored = 1;
+            st->skip = strcmp(rows[i].state, "border") != 0;
+        }
     }
     for (size_t i = 0; !e && i < n; i++)
         if (strcmp(rows[i].state, "border") == 0)

@@ -166,7 +166,7 @@ void report_checks(const struct report *r, struct report_checks *out)
         out->harvest_end[i] = ratio(w[i]->relevant, w[i]->examined);
         if (!w[i]->ran || isnan(out->harvest_end[i]))
             out->weights_known = 0;
-        double a, b;
+        double a = 0, b = 0;
         if (curve_range(w[i], &a, &b)) {
             x0 = a > x0 ? a : x0;
             x1 = b < x1 ? b : x1;

@@ -434,13 +434,42 @@ enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlst
     return store_commit(s);
 }
 
+static enum err add_border(struct store *s, const char *job_id,
+                           const struct crawlstore_border *b, size_t n)
+{
+    if (!n)
+        return ERR_OK;
+    struct buf a[3];
+    enum err e = arrays_init(a, 3);
+    for (size_t i = 0; !e && i < n; i++) {
+        e = array_text(&a[0], b[i].host);
+        if (!e)
+            e = array_text(&a[1], b[i].homepage);
+        if (!e)
+            e = array_double(&a[2], b[i].rank);
+    }
+    if (!e)
+        e = arrays_close(a, 3);
+    if (!e) {
+        const char *p[] = {job_id, buf_str(&a[0]), buf_str(&a[1]), buf_str(&a[2])};
+        e = store_exec(s,
+                       "INSERT INTO sites (job_id, host, homepage, rank) "
+                       "SELECT $1, h, hp, r FROM unnest($2::text[], $3::text[], $4::float8[]) "
+                       " AS t(h, hp, r) ON CONFLICT DO NOTHING",
+                       4, p);
+    }
+    arrays_release(a, 3);
+    return e;
+}
+
 static enum err sites_update_tx(struct store *s, int64_t job,
                                 const struct crawlstore_site_result *r, size_t n,
+                                const struct crawlstore_border *border, size_t n_border,
                                 int64_t pages_delta)
 {
     char ids[32], delta[32];
     const char *job_id = NUM(ids, job);
-    enum err e = ERR_OK;
+    enum err e = add_border(s, job_id, border, n_border);
     for (size_t i = 0; !e && i < n; i++) {
         char conf[40], ptd[16], fetches[16];
         const char *p[] = {job_id,
@@ -482,12 +511,13 @@ static enum err sites_update_tx(struct store *s, int64_t job,
 
 enum err crawlstore_sites_update(struct store *s, int64_t job,
                                  const struct crawlstore_site_result *r, size_t n,
+                                 const struct crawlstore_border *border, size_t n_border,
                                  int64_t pages_delta)
 {
     enum err e = store_begin(s);
     if (e)
         return e;
-    e = sites_update_tx(s, job, r, n, pages_delta);
+    e = sites_update_tx(s, job, r, n, border, n_border, pages_delta);
     if (e) {
         store_rollback(s);
         return e;

@@ -137,10 +137,17 @@ enum err crawlstore_site_done(struct store *s, int64_t job,
  * it stands (pages_visited = r->fetches so far; a site new to the table joins with
  * r->homepage), r->pages (the pages since the last update) are added, and the job's
  * counters become pages_downloaded + pages_delta and the count of examined and of
- * relevant sites. Training sites are left alone.
+ * relevant sites. Training sites are left alone. The websites of border[0..n_border)
+ * (known from links, not judged yet) join the border if new, so that a resumed crawl
+ * can start from them.
  */
+struct crawlstore_border {
+    const char *host, *homepage;
+    double rank;
+};
 enum err crawlstore_sites_update(struct store *s, int64_t job,
                                  const struct crawlstore_site_result *r, size_t n,
+                                 const struct crawlstore_border *border, size_t n_border,
                                  int64_t pages_delta) WARN_UNUSED;
 
 /* A site row of a job, as crawlstore_sites_list hands them out. */
