@@ -160,8 +160,9 @@ const char *sitecrawl_next(struct sitecrawl *sc)
     return sc->cands[best].url;
 }
 
+/* Keep a fetch; `again`: a redirect to a page read before, kept under the URL asked. */
 static enum err record_page(struct sitecrawl *sc, const struct fetch_result *r, double pr,
-                            size_t n_transversal)
+                            size_t n_transversal, int again)
 {
     enum err e = grow((void **)&sc->pages, &sc->cap_pages, sc->n_pages + 1, sizeof *sc->pages);
     if (e)
@@ -169,7 +170,7 @@ static enum err record_page(struct sitecrawl *sc, const struct fetch_result *r, 
     struct sitecrawl_page *pg = &sc->pages[sc->n_pages];
     *pg = (struct sitecrawl_page){0};
     pg->url = strdup(r->url);
-    pg->final_url = strdup(r->final_url ? r->final_url : r->url);
+    pg->final_url = strdup(r->final_url && !again ? r->final_url : r->url);
     if (!pg->url || !pg->final_url) {
         free(pg->url);
         free(pg->final_url);
@@ -187,9 +188,14 @@ static enum err record_page(struct sitecrawl *sc, const struct fetch_result *r, 
 /* Read one fetched page: classify it, learn its links. */
 static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
 {
+    if (r->final_url && strcmp(r->final_url, r->url) != 0) {
+        uintptr_t idx = (uintptr_t)strmap_get(&sc->known, r->final_url, strlen(r->final_url));
+        if (idx && sc->cands[idx - 1].taken) /* redirected to a page read before: once only */
+            return record_page(sc, r, NAN, 0, 1);
+    }
     struct pageinfo *info;
     if (pageinfo_from_fetch(r, &info) != ERR_OK)
-        return record_page(sc, r, NAN, 0); /* the parser gave up: a page with no evidence */
+        return record_page(sc, r, NAN, 0, 0); /* the parser gave up: a page with no evidence */
     /* The final URL is known now: a later link to it must not fetch it again. */
     enum err e = ERR_OK;
     if (r->final_url && strcmp(r->final_url, r->url) != 0) {
@@ -214,7 +220,7 @@ static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
     if (!e)
         e = edgeset_add_page(&sc->edges, info->transversal, info->n_transversal, pr);
     if (!e)
-        e = record_page(sc, r, pr, info->n_transversal);
+        e = record_page(sc, r, pr, info->n_transversal, 0);
 out:
     pageinfo_free(info);
     return e;
@@ -237,7 +243,7 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
             e = edgeset_add_page(&sc->edges, &r->redirect_url, 1, 0.5);
         }
         if (!e)
-            e = record_page(sc, r, NAN, r->status == FETCH_REDIRECT);
+            e = record_page(sc, r, NAN, r->status == FETCH_REDIRECT, 0);
     }
     if (e)
         return e;

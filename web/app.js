@@ -170,6 +170,7 @@ const FIELD_INPUT = {topic: '#f-topic', relevant_sites: '#f-relevant', other_sit
                      start_sites: '#f-start'};
 const PARAMS = ['max_pages', 'max_relevant_sites', 'max_seconds', 'concurrency',
                 'politeness_delay_ms', 'p_threshold'];
+const CHOICE_PARAMS = ['strategy']; /* strings, from a <select> */
 
 function jsonMode() { return $('#tab-json').getAttribute('aria-selected') === 'true'; }
 
@@ -183,6 +184,10 @@ function fieldsToJob() {
     const v = $(`#p-${p}`).value.trim();
     if (v !== '') params[p] = Number(v);
   }
+  for (const p of CHOICE_PARAMS) {
+    const v = $(`#p-${p}`).value;
+    if (v !== '') params[p] = v;
+  }
   if (Object.keys(params).length) job.params = params;
   return job;
 }
@@ -191,9 +196,9 @@ function fieldsToJob() {
 function jobToFields(job) {
   $('#f-topic').value = job.topic || '';
   for (const f of LIST_FIELDS) $(FIELD_INPUT[f]).value = (job[f] || []).join('\n');
-  for (const p of PARAMS) {
+  for (const p of PARAMS.concat(CHOICE_PARAMS)) {
     const v = job.params && job.params[p];
-    $(`#p-${p}`).value = v == null ? '' : v;
+    $(`#p-${p}`).value = v == null || v === 'website' ? '' : v;
   }
 }
 
@@ -342,6 +347,8 @@ function renderJob(j) {
   $('#j-state').replaceChildren(stateBadge(j.state));
   $('#j-state').dataset.state = j.state;
   $('#j-phase').textContent = j.stop_requested && RUNNING.has(j.state) ? `${j.stop_requested} requested` : '';
+  const strategy = (j.params && j.params.strategy) || 'website';
+  $('#j-strategy').textContent = strategy === 'website' ? '' : `${strategy} crawler (baseline)`;
   $('#j-pages').textContent = fmtInt(j.counters.pages_downloaded);
   $('#j-examined').textContent = fmtInt(j.counters.sites_examined);
   $('#j-relevant').textContent = fmtInt(j.counters.relevant_found);

@@ -295,6 +295,42 @@ static void test_same_site_redirect_not_fetched_twice(void **state)
     sitecrawl_free(sc);
 }
 
+/* Two URLs that redirect to one page: it is read once, and counts once in the verdict. */
+static void test_two_redirects_to_one_page_read_once(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.999999, 10);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    static const char *const links[] = {"/a.html", "/b.html"};
+    feed_page(sc, "http://example.com/", "rocket orbit launch", links, 2);
+    const char body[] = "<p>rocket orbit launch shuttle</p>";
+    for (int i = 0; i < 2; i++) {
+        const char *url = sitecrawl_next(sc);
+        assert_non_null(url);
+        struct fetch_result r = {0};
+        r.url = (char *)url;
+        r.final_url = "http://example.com/moved.html";
+        r.status = FETCH_OK;
+        r.content_type = "text/html";
+        r.body = (char *)body;
+        r.body_len = sizeof body - 1;
+        r.redirects = 1;
+        assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+    }
+    size_t n;
+    const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(sitecrawl_pages_to_decide(sc), 2); /* the homepage and moved.html */
+    assert_string_equal(pages[1].final_url, "http://example.com/moved.html");
+    assert_false(isnan(pages[1].pr_target));
+    /* The second is kept under the URL asked for, with no evidence. */
+    assert_string_equal(pages[2].final_url, pages[2].url);
+    assert_true(isnan(pages[2].pr_target));
+    assert_int_equal(sitecrawl_fetches(sc), 3);
+    sitecrawl_free(sc);
+}
+
 static void test_misuse(void **state)
 {
     struct fixture *f = *state;
@@ -328,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_page_cap),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_same_site_redirect_not_fetched_twice),
+        cmocka_unit_test(test_two_redirects_to_one_page_read_once),
         cmocka_unit_test(test_misuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
