@@ -15,6 +15,7 @@
 
 
 #define POLL_MS 1000           /* how often the job row is checked for stop/pause */
+#define DRAIN_MAX 32           /* results taken at once */
 
 double extcrawl_edge_weight(enum extcrawl_weights mode, double site_confidence, double conf_sum,
                             int page_count)
@@ -286,8 +287,9 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
             fetch_result_free(res);
             if (e)
                 goto out;
-            /* More results may be waiting: take them before polling the database. */
-            while (fetcher_next(f, 0, &res) == ERR_OK) {
+            /* More results may be waiting: take a batch before polling the database (a
+             * bounded one, so that metrics rows keep their pace on a fast web). */
+            for (int i = 0; i < DRAIN_MAX && fetcher_next(f, 0, &res) == ERR_OK; i++) {
                 e = handle_result(&r, res);
                 fetch_result_free(res);
                 if (e)

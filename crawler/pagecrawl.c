@@ -17,6 +17,7 @@
 #define POLL_MS 1000    /* how often the job row is checked for stop/pause */
 #define FLUSH_MS 2000   /* how often verdicts and pages are written */
 #define DEFER_MAX 256   /* frontier pages looked at to find one on an idle website */
+#define DRAIN_MAX 32    /* results taken at once */
 
 struct site {
     char *host, *homepage;
@@ -510,10 +511,11 @@ enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const st
             break;
         struct fetch_result *res = NULL;
         if (r.in_flight > 0 && fetcher_next(f, 200, &res) == ERR_OK) {
+            int taken = 0; /* a bounded batch: metrics rows keep their pace on a fast web */
             do {
                 e = handle_result(&r, res);
                 fetch_result_free(res);
-            } while (!e && fetcher_next(f, 0, &res) == ERR_OK);
+            } while (!e && ++taken < DRAIN_MAX && fetcher_next(f, 0, &res) == ERR_OK);
             if (e)
                 break;
         }
