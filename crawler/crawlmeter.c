@@ -88,6 +88,16 @@ void crawlmeter_progress(const struct crawlmeter *m, enum extcrawl_stop stop,
     }
 }
 
+void crawlmeter_report(const struct crawlmeter *m, enum extcrawl_stop stop,
+                       extcrawl_progress_fn fn, void *ctx)
+{
+    if (!fn)
+        return;
+    struct extcrawl_progress pr;
+    crawlmeter_progress(m, stop, &pr);
+    fn(ctx, &pr);
+}
+
 enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m)
 {
     const struct crawlmeter_limits *l = &m->lim;

@@ -56,6 +56,10 @@ void crawlmeter_mark(struct crawlmeter *m);
 void crawlmeter_progress(const struct crawlmeter *m, enum extcrawl_stop stop,
                          struct extcrawl_progress *out);
 
+/* Hand the progress as it stands to fn (if any); set in_flight and border first. */
+void crawlmeter_report(const struct crawlmeter *m, enum extcrawl_stop stop,
+                       extcrawl_progress_fn fn, void *ctx);
+
 /* Which budget (pages, relevant sites, seconds, windowed pprs) is used up, if any. */
 enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m);
 

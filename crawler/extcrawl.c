@@ -228,12 +228,8 @@ static enum err handle_result(struct run *r, struct fetch_result *res)
 static void report(struct run *r, enum extcrawl_stop stop, extcrawl_progress_fn progress,
                    void *ctx)
 {
-    if (!progress)
-        return;
-    struct extcrawl_progress pr;
     r->m.in_flight = r->active;
-    crawlmeter_progress(&r->m, stop, &pr);
-    progress(ctx, &pr);
+    crawlmeter_report(&r->m, stop, progress, ctx);
 }
 
 enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,

@@ -438,13 +438,9 @@ static enum err seed(struct run *r)
 static void report(struct run *r, enum extcrawl_stop stop, extcrawl_progress_fn progress,
                    void *ctx)
 {
-    if (!progress)
-        return;
-    struct extcrawl_progress pr;
     r->m.in_flight = r->in_flight;
     r->m.border = (int64_t)r->heap_len;
-    crawlmeter_progress(&r->m, stop, &pr);
-    progress(ctx, &pr);
+    crawlmeter_report(&r->m, stop, progress, ctx);
 }
 
 static void run_free(struct run *r)

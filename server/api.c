@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "server/dbpool.h"
+#include "server/jobrun.h"
 #include "server/jobspec.h"
 #include "store/apistore.h"
 #include "store/crawlstore.h"
@@ -301,9 +302,6 @@ static void create_job(struct call *c)
         return;
     }
     struct jobspec *js = NULL;
-    struct buf body, params;
-    buf_init(&body, 0);
-    buf_init(&params, 0);
     int64_t id = 0;
     enum err e = jobspec_parse(c->req->body, c->req->body_len, &js);
     if (e) {
@@ -312,12 +310,7 @@ static void create_job(struct call *c)
     }
     if (!db(c))
         goto out;
-    /* jobrun takes the parameters from the stored body: store the canonical one. */
-    e = jobspec_to_json(js, &body);
-    if (!e)
-        e = jobspec_params_json(&js->params, &params);
-    if (!e)
-        e = crawlstore_job_create(c->s, js->topic, buf_str(&body), buf_str(&params), &id);
+    e = jobrun_create(c->s, js, &id);
     if (e) {
         c->db_bad = e == ERR_DB;
         reply_err(c->resp, e, 422);
@@ -328,8 +321,6 @@ static void create_job(struct call *c)
     http_response_header(c->resp, "Location", loc);
     job_reply(c, id, 201);
 out:
-    buf_release(&body);
-    buf_release(&params);
     jobspec_free(js);
 }
 

@@ -210,19 +210,11 @@ static void print_summary(struct crawl_ui *ui, double seconds)
         crawlstore_counts(ui->s, ui->job, &c) != ERR_OK)
         return;
     printf("job %lld: %s", (long long)ui->job, j.state);
+    if (*j.stop_reason)
+        printf(" (%s)", j.stop_reason);
+    if (*j.error)
+        printf(": %s", j.error);
     crawlstore_job_release(&j);
-    struct store_rows *r;
-    char ids[32];
-    snprintf(ids, sizeof ids, "%lld", (long long)ui->job);
-    const char *p[] = {ids};
-    if (store_query(ui->s, "SELECT coalesce(stop_reason, ''), coalesce(error, '') FROM jobs "
-                           "WHERE id = $1", 1, p, &r) == ERR_OK) {
-        if (*store_rows_get(r, 0, 0))
-            printf(" (%s)", store_rows_get(r, 0, 0));
-        if (*store_rows_get(r, 0, 1))
-            printf(": %s", store_rows_get(r, 0, 1));
-        store_rows_free(r);
-    }
     printf("\n  pages downloaded %lld, websites examined %lld, relevant %lld\n",
            (long long)c.pages, (long long)c.examined, (long long)c.relevant);
     if (c.examined)
@@ -331,16 +323,7 @@ int cmd_crawl(int argc, char **argv)
         goto out;
     }
     if (js) {
-        struct buf body, params;
-        buf_init(&body, 0);
-        buf_init(&params, 0);
-        enum err e = jobspec_to_json(js, &body);
-        if (!e)
-            e = jobspec_params_json(&js->params, &params);
-        if (!e)
-            e = crawlstore_job_create(s, js->topic, buf_str(&body), buf_str(&params), &ui->job);
-        buf_release(&body);
-        buf_release(&params);
+        enum err e = jobrun_create(s, js, &ui->job);
         if (e) {
             rc = cli_fail("crawl", "%s", err_msg());
             goto out;

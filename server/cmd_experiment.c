@@ -147,8 +147,8 @@ struct run_ctx {
     enum err e; /* first error adding a sample */
 };
 
-/* Every progress report of the crawl is a sample of its curve (metrics rows come only
- * every two seconds, which is a handful of points for a short run). */
+/* Every progress report of the crawl is a sample of its curve (after each website the
+ * website crawler records, after each batch of pages the page crawlers read). */
 static void on_progress(void *arg, const struct jobrun_progress *p)
 {
     struct run_ctx *ctx = arg;
@@ -160,54 +160,15 @@ static void on_progress(void *arg, const struct jobrun_progress *p)
     ctx->e = report_run_add_point(ctx->run, &pt);
 }
 
-static double num_or_nan(const char *v)
-{
-    return v ? strtod(v, NULL) : NAN;
-}
-
-/* The job's metrics rows join the samples. */
-static enum err add_metrics(struct store *s, int64_t job, struct report_run *run)
-{
-    char ids[32];
-    snprintf(ids, sizeof ids, "%lld", (long long)job);
-    const char *p[] = {ids};
-    struct store_rows *r;
-    enum err e = store_query(s,
-                             "SELECT pages, sites_examined, relevant_found, harvest_rate_window, "
-                             "pprs_window FROM metrics WHERE job_id = $1 ORDER BY id",
-                             1, p, &r);
-    if (e)
-        return e;
-    for (int i = 0; i < store_rows_count(r) && !e; i++) {
-        struct report_point pt = {
-            strtoll(store_rows_get(r, i, 0), NULL, 10), strtoll(store_rows_get(r, i, 1), NULL, 10),
-            strtoll(store_rows_get(r, i, 2), NULL, 10), num_or_nan(store_rows_get(r, i, 3)),
-            num_or_nan(store_rows_get(r, i, 4))};
-        e = report_run_add_point(run, &pt);
-    }
-    store_rows_free(r);
-    return e;
-}
-
 static enum err read_job_end(struct store *s, int64_t job, struct report_run *run)
 {
-    char ids[32];
-    snprintf(ids, sizeof ids, "%lld", (long long)job);
-    const char *p[] = {ids};
-    struct store_rows *r;
-    enum err e = store_query(s,
-                             "SELECT state, coalesce(stop_reason, ''), coalesce(error, '') "
-                             "FROM jobs WHERE id = $1",
-                             1, p, &r);
+    struct crawlstore_job j;
+    enum err e = crawlstore_job_get(s, job, &j);
     if (e)
         return e;
-    if (store_rows_count(r) == 1) {
-        snprintf(run->state, sizeof run->state, "%s", store_rows_get(r, 0, 0));
-        const char *why =
-            *store_rows_get(r, 0, 2) ? store_rows_get(r, 0, 2) : store_rows_get(r, 0, 1);
-        snprintf(run->stop_reason, sizeof run->stop_reason, "%s", why);
-    }
-    store_rows_free(r);
+    snprintf(run->state, sizeof run->state, "%s", j.state);
+    snprintf(run->stop_reason, sizeof run->stop_reason, "%s", *j.error ? j.error : j.stop_reason);
+    crawlstore_job_release(&j);
     struct crawlstore_counts c;
     e = crawlstore_counts(s, job, &c);
     if (e)
@@ -222,16 +183,7 @@ static enum err read_job_end(struct store *s, int64_t job, struct report_run *ru
 static enum err run_one(struct store *s, struct jobspec *js, const struct labels *labels,
                         const char *proxy, struct report_run *run)
 {
-    struct buf body, params;
-    buf_init(&body, 0);
-    buf_init(&params, 0);
-    enum err e = jobspec_to_json(js, &body);
-    if (!e)
-        e = jobspec_params_json(&js->params, &params);
-    if (!e)
-        e = crawlstore_job_create(s, js->topic, buf_str(&body), buf_str(&params), &run->job_id);
-    buf_release(&body);
-    buf_release(&params);
+    enum err e = jobrun_create(s, js, &run->job_id);
     if (e)
         return e;
     struct run_ctx ctx = {.run = run};
@@ -244,8 +196,6 @@ static enum err run_one(struct store *s, struct jobspec *js, const struct labels
         return e;
     run->ran = 1;
     e = ctx.e;
-    if (!e)
-        e = add_metrics(s, run->job_id, run);
     if (!e)
         e = read_job_end(s, run->job_id, run);
     if (!e)

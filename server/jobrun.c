@@ -299,6 +299,21 @@ static enum err run_phases(struct ctx *c, const char *state, enum extcrawl_stop 
     return crawlstore_job_set_state(c->s, c->id, "done", extcrawl_stop_name(*stop), NULL);
 }
 
+enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
+{
+    struct buf body, params;
+    buf_init(&body, 0);
+    buf_init(&params, 0);
+    enum err e = jobspec_to_json(js, &body);
+    if (!e)
+        e = jobspec_params_json(&js->params, &params);
+    if (!e)
+        e = crawlstore_job_create(s, js->topic, buf_str(&body), buf_str(&params), id);
+    buf_release(&body);
+    buf_release(&params);
+    return e;
+}
+
 enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
                     enum extcrawl_stop *stop)
 {

@@ -36,6 +36,14 @@ struct jobrun_options {
     void *ctx;
 };
 
+struct jobspec;
+
+/*
+ * Store a new job (state queued) for js: its canonical body, which jobrun_run reads
+ * the parameters from, and the parameters spelled out. *id is the new job's.
+ */
+enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id) WARN_UNUSED;
+
 /*
  * Run job `id` from wherever it stands until it is done, paused or failed. On
  * return *stop says why the crawl ended (EXTCRAWL_RUNNING if it never got there).

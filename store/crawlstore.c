@@ -96,7 +96,8 @@ enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *
     struct store_rows *r;
     enum err e = store_query(s,
                              "SELECT id, topic, state, coalesce(stop_requested, ''), body::text, "
-                             "params::text FROM jobs WHERE id = $1",
+                             "params::text, coalesce(stop_reason, ''), coalesce(error, '') "
+                             "FROM jobs WHERE id = $1",
                              1, p, &r);
     if (e)
         return e;
@@ -110,8 +111,10 @@ enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *
     copy_field(out->stop_requested, sizeof out->stop_requested, store_rows_get(r, 0, 3));
     out->body_json = strdup(store_rows_get(r, 0, 4));
     out->params_json = strdup(store_rows_get(r, 0, 5));
+    copy_field(out->stop_reason, sizeof out->stop_reason, store_rows_get(r, 0, 6));
+    out->error = strdup(store_rows_get(r, 0, 7));
     store_rows_free(r);
-    if (!out->body_json || !out->params_json) {
+    if (!out->body_json || !out->params_json || !out->error) {
         crawlstore_job_release(out);
         return err_set(ERR_NOMEM, "out of memory");
     }
@@ -122,7 +125,8 @@ void crawlstore_job_release(struct crawlstore_job *j)
 {
     free(j->body_json);
     free(j->params_json);
-    j->body_json = j->params_json = NULL;
+    free(j->error);
+    j->body_json = j->params_json = j->error = NULL;
 }
 
 enum err crawlstore_job_set_state(struct store *s, int64_t id, const char *state,

@@ -26,6 +26,8 @@ struct crawlstore_job {
     char stop_requested[8]; /* "", "stop" or "pause" */
     char *body_json;        /* malloc'd */
     char *params_json;      /* malloc'd */
+    char stop_reason[32];   /* "" while it runs */
+    char *error;            /* malloc'd; "" unless it failed */
 };
 enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *out) WARN_UNUSED;
 void crawlstore_job_release(struct crawlstore_job *j);
