@@ -103,7 +103,7 @@ enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m)
     const struct crawlmeter_limits *l = &m->lim;
     if (l->max_relevant && m->relevant >= l->max_relevant)
         return EXTCRAWL_MAX_RELEVANT;
-    if (l->max_pages && m->pages >= l->max_pages)
+    if (l->max_pages && m->pages + m->pages_unrecorded >= l->max_pages)
         return EXTCRAWL_MAX_PAGES;
     if (l->max_seconds > 0 && crawlmeter_clock() - m->t0 >= l->max_seconds)
         return EXTCRAWL_MAX_SECONDS;

@@ -262,8 +262,15 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
     double next_poll = 0;
     enum extcrawl_stop stop = EXTCRAWL_RUNNING;
     for (;;) {
-        if (stop == EXTCRAWL_RUNNING)
+        if (stop == EXTCRAWL_RUNNING) {
+            /* The sites being examined have downloaded pages too: count them, so that
+             * the page budget stops new claims in time (they are finished still). */
+            r.m.pages_unrecorded = 0;
+            for (int i = 0; i < p->concurrency; i++)
+                if (r.slots[i].sc)
+                    r.m.pages_unrecorded += sitecrawl_fetches(r.slots[i].sc);
             stop = crawlmeter_budget_stop(&r.m);
+        }
         if (stop == EXTCRAWL_RUNNING) {
             e = fill_slots(&r);
             if (e)
