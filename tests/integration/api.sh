@@ -311,8 +311,10 @@ assert_eq 1 "$(psql_q "select count(*) from (select max(started_at) s, min(finis
   fail "when job $first finished with $first_pages pages the other had only $other_pages"
 ok "when the first job finished ($first_pages pages), the other had $other_pages"
 stop_replay
-out=$(python3 "$SRC/tests/tools/check_access_log.py" "$SCRATCH/shared.log" "$WARC" --delay-ms 150) ||
-  fail "politeness across jobs: $out"
+# 20 ms of slack: under a loaded CI run the replay stamps a response's end a few ms late.
+# Two jobs with a fetcher each would come within a few ms of each other on shared hosts.
+out=$(python3 "$SRC/tests/tools/check_access_log.py" "$SCRATCH/shared.log" "$WARC" --delay-ms 150 \
+  --slack-ms 20) || fail "politeness across jobs: $out"
 ok "150 ms kept between any two requests to a host, whichever job asked ($(tail -1 <<<"$out"))"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve4.out.err")"
