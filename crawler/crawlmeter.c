@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/log.h"
 #include "store/crawlstore.h"
 
 #define WINDOW_MAX 65536 /* marks kept for the windowed rates */
@@ -134,7 +135,8 @@ enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job)
     return crawlstore_metrics_add(s, job, &row);
 }
 
-enum extcrawl_stop crawlmeter_user_request(struct store *s, int64_t job)
+/* A stop or pause a user asked for in the job row (API, another process). */
+static enum extcrawl_stop user_request(struct store *s, int64_t job)
 {
     struct crawlstore_job j;
     if (crawlstore_job_get(s, job, &j) != ERR_OK)
@@ -144,4 +146,17 @@ enum extcrawl_stop crawlmeter_user_request(struct store *s, int64_t job)
                                                                       : EXTCRAWL_RUNNING;
     crawlstore_job_release(&j);
     return st;
+}
+
+enum extcrawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
+                                   const char *worker, enum extcrawl_stop stop,
+                                   extcrawl_progress_fn fn, void *ctx)
+{
+    enum extcrawl_stop u = user_request(s, job);
+    if (u != EXTCRAWL_RUNNING)
+        stop = u;
+    if (crawlstore_job_heartbeat(s, job, worker) != ERR_OK)
+        log_warn("crawl: job %lld: heartbeat: %s", (long long)job, err_msg());
+    crawlmeter_report(m, stop, fn, ctx);
+    return stop;
 }

@@ -70,7 +70,13 @@ int crawlmeter_row_due(const struct crawlmeter *m);
 /* Write a metrics row for the job. */
 enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job) WARN_UNUSED;
 
-/* A stop or pause a user asked for in the job row (API, another process). */
-enum extcrawl_stop crawlmeter_user_request(struct store *s, int64_t job);
+/*
+ * The crawl's regular look at the job (about once a second): a user's stop or pause,
+ * the heartbeat under worker's name, and a progress report (set in_flight and border
+ * first). Returns the user's request, or stop as it was.
+ */
+enum extcrawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
+                                   const char *worker, enum extcrawl_stop stop,
+                                   extcrawl_progress_fn fn, void *ctx);
 
 #endif

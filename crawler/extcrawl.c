@@ -305,14 +305,10 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
         r.site_done = 0;
         if (t >= next_poll) {
             next_poll = t + POLL_MS / 1000.0;
-            enum extcrawl_stop u = crawlmeter_user_request(s, job);
-            if (u != EXTCRAWL_RUNNING)
-                stop = u;
             if (crawlstore_counts(s, job, &c) == ERR_OK)
                 r.m.border = c.border;
-            if (crawlstore_job_heartbeat(s, job, p->worker) != ERR_OK)
-                log_warn("extcrawl: heartbeat: %s", err_msg());
-            report(&r, stop, progress, ctx);
+            r.m.in_flight = r.active;
+            stop = crawlmeter_poll(&r.m, s, job, p->worker, stop, progress, ctx);
         }
         if (crawlmeter_row_due(&r.m)) {
             if (crawlmeter_write(&r.m, s, job) != ERR_OK)

@@ -521,12 +521,9 @@ enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const st
         r.changed = 0;
         if (t >= next_poll) {
             next_poll = t + POLL_MS / 1000.0;
-            enum extcrawl_stop u = crawlmeter_user_request(s, job);
-            if (u != EXTCRAWL_RUNNING)
-                stop = u;
-            if (crawlstore_job_heartbeat(s, job, p->worker) != ERR_OK)
-                log_warn("pagecrawl: heartbeat: %s", err_msg());
-            report(&r, stop, progress, ctx);
+            r.m.in_flight = r.in_flight;
+            r.m.border = (int64_t)r.heap_len;
+            stop = crawlmeter_poll(&r.m, s, job, p->worker, stop, progress, ctx);
         }
         if (t >= next_flush) { /* verdicts first: the metrics row counts them */
             next_flush = t + FLUSH_MS / 1000.0;
