@@ -27,6 +27,7 @@ struct site {
     struct sitecls cls;
     int classified;    /* pages classified */
     int relevant;      /* as counted in the meter */
+    int64_t found_pages; /* the crawl's pages when it last turned relevant */
     int dirty;         /* changed since the last flush */
     int stored;        /* has a row in the sites table */
     double best;       /* the best rank of its frontier pages so far */
@@ -316,6 +317,8 @@ static enum err read_page(struct run *r, struct site *st, const struct fetch_res
         (void)sitecls_add_page(&st->cls, *pr);
         int rel = sitecls_relevant(&st->cls);
         r->m.relevant += rel - st->relevant;
+        if (rel && !st->relevant)
+            st->found_pages = r->m.pages;
         st->relevant = rel;
     }
     for (size_t i = 0; !e && i < info->n_intrinsic; i++)
@@ -391,6 +394,7 @@ static enum err flush(struct run *r)
             .purpose = "crawl",
             .pages = st->pending,
             .n_pages = st->n_pending,
+            .found_pages = st->found_pages,
         };
     }
     enum err e = crawlstore_sites_update(r->s, r->job, res, k, border, kb,

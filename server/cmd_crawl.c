@@ -98,6 +98,7 @@ static void score(struct crawl_ui *ui, size_t *found_out, double *precision, dou
     *found_out = sc.found;
     *precision = sc.precision;
     *recall = sc.recall;
+    jobscore_release(&sc);
 }
 
 static void sample_curve(struct crawl_ui *ui, const struct extcrawl_progress *p)

@@ -94,7 +94,7 @@ static enum err record_training_site(struct ctx *c, const struct trainset_site *
     if (!e) {
         struct crawlstore_site_result res = {host,  conf, relevant,  (int)ts->n_pages,
                                              ts->fetches, "train", pages, ts->n_pages,
-                                             edges, es.n, home};
+                                             edges, es.n, home, 0};
         e = crawlstore_site_done(c->s, c->id, &res);
         if (e == ERR_CONFLICT)
             e = ERR_OK; /* recorded by an earlier run of this job */

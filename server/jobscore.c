@@ -14,6 +14,30 @@ static int is_truth(const struct labels_site *ls, const char *topic)
     return ls && labels_role(ls, topic) == LABELS_ROLE_TEST && strcmp(ls->topic, topic) == 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void jobscore_release(struct jobscore *sc)
+{
+    free(sc->hit_pages);
+    sc->hit_pages = NULL;
+    sc->n_hit_pages = 0;
+}
+
+int64_t jobscore_pages_to_recall(const struct jobscore *sc, double recall)
+{
+    if (!sc->truth)
+        return -1;
+    double need = recall * (double)sc->truth;
+    for (size_t i = 0; i < sc->n_hit_pages; i++)
+        if ((double)(i + 1) >= need - 1e-9)
+            return sc->hit_pages[i];
+    return -1;
+}
+
 enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels, const char *topic,
                       struct jobscore *out)
 {
@@ -24,15 +48,24 @@ enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels,
     enum err e = crawlstore_found(s, job, 0, &found, &n);
     if (e)
         return e;
+    out->hit_pages = malloc((n ? n : 1) * sizeof *out->hit_pages);
+    if (!out->hit_pages) {
+        free(found);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
     for (size_t i = 0; i < n; i++) {
         if (strcmp(found[i].role, "discovered") != 0)
             continue; /* start sites were given, not found */
         out->found++;
         out->single_page += found[i].pages == 1;
-        if (labels && is_truth(labels_find(labels, found[i].host), topic))
+        if (labels && is_truth(labels_find(labels, found[i].host), topic)) {
             out->hits++;
+            if (found[i].found_pages >= 0)
+                out->hit_pages[out->n_hit_pages++] = found[i].found_pages;
+        }
     }
     free(found);
+    qsort(out->hit_pages, out->n_hit_pages, sizeof *out->hit_pages, cmp_i64);
     if (!labels)
         return ERR_OK;
     for (size_t i = 0; i < labels_count(labels); i++)

@@ -22,6 +22,9 @@ struct jobscore {
     size_t single_page; /* found websites judged from one page (pages_visited = 1) */
     double precision;   /* hits / found; NaN when nothing was found or without labels */
     double recall;      /* hits / truth; NaN when the labels have no such site or none given */
+    int64_t *hit_pages; /* for each hit, the job's pages downloaded when it was found,
+                         * ascending (unknown ones left out); malloc'd: jobscore_release */
+    size_t n_hit_pages;
 };
 
 /*
@@ -31,6 +34,15 @@ struct jobscore {
  */
 enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels, const char *topic,
                       struct jobscore *out) WARN_UNUSED;
+
+/* Free hit_pages. */
+void jobscore_release(struct jobscore *sc);
+
+/*
+ * Pages downloaded until the job had found the share `recall` of the relevant test
+ * sites (recall against pages, from hit_pages); -1 if it never got there.
+ */
+int64_t jobscore_pages_to_recall(const struct jobscore *sc, double recall);
 
 /* F1 = 2PR/(P+R); NaN when P or R is, 0 when both are 0. */
 double jobscore_f1(const struct jobscore *sc);

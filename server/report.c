@@ -76,6 +76,7 @@ void report_run_release(struct report_run *r)
     free(r->points);
     r->points = NULL;
     r->n_points = r->cap_points = 0;
+    jobscore_release(&r->score);
 }
 
 /* ---- figures ---- */
@@ -274,6 +275,25 @@ static const enum report_role fig6_roles[3] = {REPORT_WEB_GLOBAL, REPORT_WEB_LOC
                                                REPORT_WEB_COMBINED};
 static const enum report_role fig7_roles[3] = {REPORT_PAGE, REPORT_WEB_COMBINED, REPORT_WEB_P07};
 
+/* Recall against pages: one row per relevant test site found, for every run. */
+static enum err write_recall(const struct report *r, struct buf *path, const char *dir)
+{
+    FILE *f;
+    enum err e = open_file(path, dir, "recall.csv", &f);
+    if (e)
+        return e;
+    fprintf(f, "run,pages,recall\n");
+    for (int k = 0; k < REPORT_RUNS; k++) {
+        const struct jobscore *sc = &r->runs[k].score;
+        if (!r->runs[k].ran || !sc->truth)
+            continue;
+        for (size_t i = 0; i < sc->n_hit_pages; i++)
+            fprintf(f, "%s,%lld,%.6f\n", r->runs[k].name, (long long)sc->hit_pages[i],
+                    (double)(i + 1) / (double)sc->truth);
+    }
+    return close_file(f, buf_str(path));
+}
+
 static enum err write_runs(const struct report *r, struct buf *path, const char *dir)
 {
     FILE *f;
@@ -336,6 +356,8 @@ enum err report_write_csv(const struct report *r, const char *dir)
         e = write_series(r, &path, dir, "fig7_pprs.csv", fig7_roles, 1);
     if (!e)
         e = write_runs(r, &path, dir);
+    if (!e)
+        e = write_recall(r, &path, dir);
     if (!e && r->table2)
         e = write_table2(r, &path, dir);
     buf_release(&path);
@@ -362,8 +384,36 @@ struct plot {
     const char *title, *xlabel, *ylabel;
     const enum report_role *roles;
     const char *titles[3];
-    int pprs; /* y = pprs_window over pages; else harvest_window over examined */
+    enum { PLOT_HARVEST, PLOT_PPRS, PLOT_RECALL } kind;
+    /* harvest_window over examined, pprs_window over pages, recall over pages */
 };
+
+/* One run's data block of a plot; 1 if it has a point. */
+static int write_block(FILE *f, const struct report_run *run, const struct plot *pl)
+{
+    int any = 0;
+    if (pl->kind == PLOT_RECALL) {
+        const struct jobscore *sc = &run->score;
+        if (!run->ran || !sc->truth)
+            return 0;
+        fprintf(f, "0 0\n");
+        for (size_t i = 0; i < sc->n_hit_pages; i++)
+            fprintf(f, "%lld %.6g\n", (long long)sc->hit_pages[i],
+                    (double)(i + 1) / (double)sc->truth);
+        fprintf(f, "%lld %.6g\n", (long long)run->pages,
+                (double)sc->n_hit_pages / (double)sc->truth);
+        return 1;
+    }
+    for (size_t i = 0; i < run->n_points; i++) {
+        const struct report_point *p = &run->points[i];
+        double y = pl->kind == PLOT_PPRS ? p->pprs_window : p->harvest_window;
+        if (!isfinite(y))
+            continue;
+        fprintf(f, "%lld %.6g\n", (long long)(pl->kind == PLOT_PPRS ? p->pages : p->examined), y);
+        any = 1;
+    }
+    return any;
+}
 
 /* The .gp script: the data inline (one datablock per run), so it can be re-run as is. */
 static enum err write_script(const struct report *r, const struct plot *pl, struct buf *path,
@@ -395,16 +445,9 @@ static enum err write_script(const struct report *r, const struct plot *pl, stru
                "set xrange [0:*]\nset yrange [0:*]\n");
     int any = 0, has[3] = {0};
     for (int k = 0; k < 3; k++) {
-        const struct report_run *run = &r->runs[pl->roles[k]];
         fprintf(f, "$d%d << EOD\n", k);
-        for (size_t i = 0; i < run->n_points; i++) {
-            const struct report_point *p = &run->points[i];
-            double y = pl->pprs ? p->pprs_window : p->harvest_window;
-            if (!isfinite(y))
-                continue;
-            fprintf(f, "%lld %.6g\n", (long long)(pl->pprs ? p->pages : p->examined), y);
-            has[k] = any = 1;
-        }
+        has[k] = write_block(f, &r->runs[pl->roles[k]], pl);
+        any |= has[k];
         fprintf(f, "EOD\n");
     }
     if (!any) {
@@ -417,8 +460,8 @@ static enum err write_script(const struct report *r, const struct plot *pl, stru
         for (int k = 0; k < 3; k++) {
             if (!has[k])
                 continue;
-            fprintf(f, "%s $d%d using 1:2 with linespoints pt 7 ps 0.5 lw 2 title ",
-                    first ? "" : ",", k);
+            fprintf(f, "%s $d%d using 1:2 with %s title ", first ? "" : ",", k,
+                    pl->kind == PLOT_RECALL ? "steps lw 2" : "linespoints pt 7 ps 0.5 lw 2");
             gp_str(f, pl->titles[k]);
             first = 0;
         }
@@ -494,20 +537,26 @@ enum err report_plot(const struct report *r, const char *dir)
              r->runs[REPORT_WEB_COMBINED].p_threshold);
     snprintf(l7[1], sizeof l7[1], "website crawler p_threshold %.2g",
              r->runs[REPORT_WEB_P07].p_threshold);
-    const struct plot plots[2] = {
+    char t7b[400];
+    snprintf(t7b, sizeof t7b, "%s: recall of the relevant test sites over pages downloaded",
+             r->topic);
+    const struct plot plots[3] = {
         {"fig6_harvest",
          t6,
          "websites examined",
          y6,
          fig6_roles,
          {"global edge weights", "local edge weights", "combined edge weights"},
-         0},
-        {"fig7_pprs", t7, "pages downloaded", y7, fig7_roles, {"page crawler", l7[0], l7[1]}, 1},
+         PLOT_HARVEST},
+        {"fig7_pprs", t7, "pages downloaded", y7, fig7_roles, {"page crawler", l7[0], l7[1]},
+         PLOT_PPRS},
+        {"fig7b_recall", t7b, "pages downloaded", "recall", fig7_roles,
+         {"page crawler", l7[0], l7[1]}, PLOT_RECALL},
     };
     struct buf path;
     buf_init(&path, 0);
     enum err e = ERR_OK;
-    for (int i = 0; i < 2 && !e; i++) {
+    for (int i = 0; i < 3 && !e; i++) {
         e = write_script(r, &plots[i], &path, dir);
         if (!e)
             e = run_gnuplot(dir, plots[i].name, &path);
@@ -626,6 +675,32 @@ static void summary_runs(FILE *f, const struct report *r)
     fputc('\n', f);
 }
 
+/* Pages until a run had found half and 80% of the relevant test sites. */
+static void summary_recall(FILE *f, const struct report *r, const char *plots_note)
+{
+    if (plots_note)
+        fprintf(f, "Plot skipped: %s. The data is in `recall.csv`.\n\n", plots_note);
+    else
+        fprintf(f, "![Recall over pages downloaded](fig7b_recall.png)\n\n");
+    fprintf(f, "Recall of the relevant test sites against pages downloaded (`recall.csv`; a "
+               "website counts from the page at which it was judged relevant). Pages until "
+               "recall 0.5 / 0.8:\n\n| run | recall 0.5 | recall 0.8 | final recall |\n"
+               "|---|---|---|---|\n");
+    for (int k = 0; k < REPORT_RUNS; k++) {
+        const struct report_run *run = &r->runs[k];
+        if (!run->ran)
+            continue;
+        char b[3][32];
+        int64_t half = jobscore_pages_to_recall(&run->score, 0.5),
+                most = jobscore_pages_to_recall(&run->score, 0.8);
+        fprintf(f, "| %s | %s | %s | %s |\n", run->name,
+                half < 0 ? "not reached" : num(b[0], sizeof b[0], (double)half, 0, ""),
+                most < 0 ? "not reached" : num(b[1], sizeof b[1], (double)most, 0, ""),
+                num(b[2], sizeof b[2], run->score.recall, 3, "-"));
+    }
+    fprintf(f, "\n");
+}
+
 static void summary_figures(FILE *f, const struct report *r, const struct report_checks *c,
                             const char *plots_note)
 {
@@ -677,6 +752,7 @@ static void summary_figures(FILE *f, const struct report *r, const struct report
         fprintf(f, " The page crawler found no relevant website, so it has no single-page "
                    "share.");
     fprintf(f, "\n\n");
+    summary_recall(f, r, plots_note);
 }
 
 static void summary_table2(FILE *f, const struct report *r)

@@ -399,7 +399,9 @@ static enum err site_done_tx(struct store *s, int64_t job, const struct crawlsto
     enum err e = store_query(s,
                              "UPDATE sites SET state = 'examined', confidence = $3, relevant = $4,"
                              " pages_visited = $5, pages_to_class = $6, examined_at = now(),"
-                             " claimed_by = NULL, error = NULL "
+                             " claimed_by = NULL, error = NULL,"
+                             " found_pages = CASE WHEN $4 THEN (SELECT pages_downloaded + $5::int"
+                             "  FROM jobs WHERE id = $1) END "
                              "WHERE job_id = $1 AND host = $2 AND state <> 'examined' "
                              "RETURNING role",
                              6, p, &rows);
@@ -475,26 +477,27 @@ static enum err sites_update_tx(struct store *s, int64_t job,
     const char *job_id = NUM(ids, job);
     enum err e = add_border(s, job_id, border, n_border);
     for (size_t i = 0; !e && i < n; i++) {
-        char conf[40], ptd[16], fetches[16];
+        char conf[40], ptd[16], fetches[16], found[32];
         const char *p[] = {job_id,
                            r[i].host,
                            r[i].homepage ? r[i].homepage : "",
                            DBL(conf, r[i].confidence),
                            r[i].relevant ? "true" : "false",
                            NUM(fetches, r[i].fetches),
-                           NUM(ptd, r[i].pages_to_decide)};
+                           NUM(ptd, r[i].pages_to_decide),
+                           r[i].relevant ? NUM(found, r[i].found_pages) : NULL};
         e = store_exec(s,
                        "INSERT INTO sites (job_id, host, homepage, state, confidence, relevant,"
-                       " pages_visited, pages_to_class, examined_at) "
-                       "VALUES ($1, $2, $3, 'examined', $4, $5, $6, $7, now()) "
+                       " pages_visited, pages_to_class, examined_at, found_pages) "
+                       "VALUES ($1, $2, $3, 'examined', $4, $5, $6, $7, now(), $8) "
                        "ON CONFLICT (job_id, host) DO UPDATE SET state = 'examined',"
                        " confidence = EXCLUDED.confidence, relevant = EXCLUDED.relevant,"
                        " pages_visited = EXCLUDED.pages_visited,"
                        " pages_to_class = EXCLUDED.pages_to_class,"
                        " examined_at = coalesce(sites.examined_at, now()), claimed_by = NULL,"
-                       " error = NULL "
+                       " error = NULL, found_pages = EXCLUDED.found_pages "
                        "WHERE sites.role NOT IN ('train', 'train_other')",
-                       7, p);
+                       8, p);
         if (!e)
             e = write_pages(s, job_id, &r[i]);
     }
@@ -603,7 +606,8 @@ enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawls
     const char *p[] = {NUM(ids, job), limit > 0 ? NUM(lim, limit) : NULL};
     struct store_rows *r;
     enum err e = store_query(s,
-                             "SELECT w.host, w.homepage, s.role, w.confidence, w.pages_visited "
+                             "SELECT w.host, w.homepage, s.role, w.confidence, w.pages_visited,"
+                             " coalesce(s.found_pages, -1) "
                              "FROM relevant_websites w JOIN sites s USING (job_id, host) "
                              "WHERE w.job_id = $1 ORDER BY w.rank, w.host LIMIT $2::int",
                              2, p, &r);
@@ -622,6 +626,7 @@ enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawls
         copy_field(f->role, sizeof f->role, store_rows_get(r, i, 2));
         f->confidence = atof(store_rows_get(r, i, 3));
         f->pages = atoi(store_rows_get(r, i, 4));
+        f->found_pages = atoll(store_rows_get(r, i, 5));
     }
     *n = (size_t)rows;
     store_rows_free(r);

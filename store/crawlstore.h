@@ -120,6 +120,8 @@ struct crawlstore_site_result {
     const struct crawlstore_edge *edges;
     size_t n_edges;
     const char *homepage; /* crawlstore_sites_update: for a site not yet in the table */
+    int64_t found_pages;  /* crawlstore_sites_update: the job's pages when it was judged
+                           * relevant (site_done works it out itself) */
 };
 
 /*
@@ -184,6 +186,7 @@ struct crawlstore_found {
     char role[16];     /* "discovered" or "start" */
     double confidence;
     int pages;
+    int64_t found_pages; /* the job's pages downloaded when it was judged relevant; -1: unknown */
 };
 
 /*

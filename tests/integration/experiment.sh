@@ -71,7 +71,7 @@ for r in "${RUNS[@]}"; do
 done
 assert_contains "$err" "[eval] sci.space in" "stderr shows the evaluation"
 
-for f in fig6_harvest.csv fig7_pprs.csv runs.csv table2.csv summary.md; do
+for f in fig6_harvest.csv fig7_pprs.csv recall.csv runs.csv table2.csv summary.md; do
   [[ -s $OUT/$f ]] || fail "$f missing or empty"
 done
 ok "every CSV file and summary.md is there"
@@ -135,6 +135,18 @@ for name, col, members in (("fig6_harvest.csv", "harvest_rate_window", want[:3])
             if p[col]:
                 v = float(p[col])
                 assert (0 <= v <= 1) if col.startswith("harvest") else v >= 1, (n, p)
+# Recall over pages: per run, one row per relevant test site found, at the page count
+# when it was judged relevant; it ends at the run's recall, within the run's pages.
+rec = rows("recall.csv", "run,pages,recall")
+for r in runs:
+    mine = [p for p in rec if p["run"] == r["run"]]
+    pages = [int(p["pages"]) for p in mine]
+    assert pages == sorted(pages) and all(0 < x <= int(r["pages"]) for x in pages), (r["run"], pages)
+    if r["recall"]:
+        assert len(mine) > 0 and abs(float(mine[-1]["recall"]) - float(r["recall"])) < 1e-3, (r, mine[-1:])
+    hits = int(q(f"select count(*) from sites where job_id = {r['job_id']} and found_pages is not null "
+                 f"and relevant and role = 'discovered'"))
+    assert hits >= len(mine), (r["run"], hits, len(mine))
 t2 = rows("table2.csv", "topic,folds,sites,p_err,p_threshold,pages_per_site,website_precision,"
           "website_recall,website_f1,homepage_precision,homepage_recall,homepage_f1,f1_improvement")
 assert len(t2) == 1 and t2[0]["topic"] == "sci.space" and t2[0]["folds"] == "10", t2
@@ -165,9 +177,10 @@ done
 assert_contains "$summary" "Single-page share of the page crawler" "summary.md gives the page crawler's single-page share"
 assert_contains "$summary" "pprs ratio website (p_threshold 0.90) / page crawler at the budget" "summary.md gives the pprs ratio"
 assert_contains "$summary" "| sci.space | " "summary.md has the Table 2 row"
+assert_contains "$summary" "| run | recall 0.5 | recall 0.8 | final recall |" "summary.md gives the pages to recall 0.5 and 0.8"
 
 if command -v gnuplot >/dev/null; then
-  for p in fig6_harvest fig7_pprs; do
+  for p in fig6_harvest fig7_pprs fig7b_recall; do
     assert_eq "89504e470d0a1a0a" "$(head -c 8 "$OUT/$p.png" | od -An -tx1 | tr -d ' \n')" "$p.png is a PNG"
     assert_contains "$summary" "]($p.png)" "summary.md embeds $p.png with a relative link"
   done

@@ -47,6 +47,9 @@ same_report() {
     "$name: no training site listed, every site listed was visited"
   python3 -c "import sys; p = $(json "$SCRATCH/$name.json" "['precision']"); sys.exit(not p > 0)" ||
     fail "$name: no precision in the report"
+  assert_eq 0 "$(psql_q "select count(*) from relevant_websites w join sites s using (job_id, host)
+    where w.job_id = $JOB and (s.found_pages is null or s.found_pages < 1
+    or s.found_pages > $pages)")" "$name: each relevant website says at which page it was found"
 }
 
 # --- the focused page crawler, with a guard of 5 pages per website

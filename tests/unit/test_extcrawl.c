@@ -48,7 +48,7 @@ static void examine(struct store *s, int64_t job, const char *host, double conf,
     struct crawlstore_page pages[] = {{"http://x/", "ok", 200, 100, conf},
                                       {"http://x/gone", "http_error", 404, 10, NAN}};
     struct crawlstore_site_result r = {host, conf, conf > 0.5, 1, 2, "crawl", pages, 2,
-                                       edges, n_edges, NULL};
+                                       edges, n_edges, NULL, 0};
     assert_int_equal(crawlstore_site_done(s, job, &r), ERR_OK);
 }
 
@@ -82,7 +82,7 @@ static void test_border_ranks_and_claims(void **state)
 
     /* Examining a site twice is refused and changes nothing. */
     struct crawlstore_page pg[] = {{"http://x/", "ok", 200, 1, 0.5}};
-    struct crawlstore_site_result again = {"start.test", 0.1, 0, 1, 1, "crawl", pg, 1, NULL, 0, NULL};
+    struct crawlstore_site_result again = {"start.test", 0.1, 0, 1, 1, "crawl", pg, 1, NULL, 0, NULL, 0};
     assert_int_equal(crawlstore_site_done(s, job, &again), ERR_CONFLICT);
 
     /* Highest rank first: v.test (0.75), by two workers: different sites. */
