@@ -91,6 +91,7 @@ struct fetch_pool {
     int in_flight;
     struct host *parked; /* hosts whose next request's client is at its share */
     int active_clients;  /* clients with requests queued on hosts or in flight */
+    int filling;         /* schedule's second pass: slots nobody else can use now */
 };
 
 /* A client of a pool: its requests and results. */
@@ -337,7 +338,7 @@ static int client_share(const struct fetch_pool *f, const struct fetcher *c)
 
 static int client_may_start(const struct fetch_pool *f, const struct fetcher *c)
 {
-    return c->in_flight < client_share(f, c);
+    return c->in_flight < (f->filling ? c->cap : client_share(f, c));
 }
 
 /* ---- results ------------------------------------------------------------ */
@@ -832,8 +833,11 @@ static char *robots_url(const char *url)
     return r;
 }
 
-/* Start what may start now; returns ms until the next host becomes ready (-1: none). */
-static long schedule(struct fetch_pool *f)
+/*
+ * Start what may start now, each client within its share; returns ms until the next
+ * host becomes ready (-1: none).
+ */
+static long schedule_pass(struct fetch_pool *f)
 {
     int64_t now = now_ms();
     while (f->heap_len && f->in_flight < f->cfg.max_in_flight) {
@@ -903,6 +907,27 @@ static long schedule(struct fetch_pool *f)
         }
     }
     return -1;
+}
+
+/*
+ * Two passes: first every client within its share; then, if slots are still free and
+ * some hosts wait only because their client is at its share (the other clients have
+ * nothing ready: their requests wait for a host's delay), those clients may use the
+ * free slots up to their own cap. At the next completion the first pass runs first
+ * again, so a client that becomes ready gets its share back as slots free up.
+ */
+static long schedule(struct fetch_pool *f)
+{
+    long wait = schedule_pass(f);
+    if (f->parked && f->in_flight < f->cfg.max_in_flight) {
+        f->filling = 1;
+        unpark_all(f);
+        long w2 = schedule_pass(f);
+        f->filling = 0;
+        if (w2 >= 0 && (wait < 0 || w2 < wait))
+            wait = w2;
+    }
+    return wait;
 }
 
 static void drain_curl(struct fetch_pool *f)

@@ -11,9 +11,11 @@
  * their robots.txt and politeness). A fetcher is one client of a pool: its own
  * requests, results and stats. Several fetchers attached to one pool (the jobs of
  * `sitescout serve`) share it fairly: while k clients have requests pending, each
- * may run at most ceil(max_in_flight / k) transfers (and never more than its own
- * cap), and a host's delay is kept across clients, so two jobs crawling one site
- * fetch it no faster than one. fetcher_new makes a private pool with one client.
+ * may run ceil(max_in_flight / k) transfers (never more than its own cap); slots a
+ * client leaves unused because it has nothing ready (its hosts wait for their delay)
+ * go to the others until it has. A host's delay is kept across clients, so two jobs
+ * crawling one site fetch it no faster than one. fetcher_new makes a private pool
+ * with one client.
  *
  * Threads: fetcher_submit and fetcher_next may be called from any thread.
  * Ownership: fetcher_next hands out results the caller frees with fetch_result_free.

@@ -2,7 +2,8 @@
  * Several fetchers on one fetch_pool (the jobs of `sitescout serve`), against a real
  * replay of the demo web: a client that arrives while another fills the pool gets
  * its share at once instead of queueing behind it; a client alone uses the whole
- * pool; two clients on one host keep the host's delay between them (each its own);
+ * pool, and so does a client whose only competitor is waiting on a host's delay; two
+ * clients on one host keep the host's delay between them (each its own);
  * a client that goes away takes its requests with it and the others carry on.
  */
 #include <setjmp.h>
@@ -126,6 +127,57 @@ static void test_latecomer_gets_its_share(void **state)
     assert_int_equal(st.completed, 6);
     assert_int_equal(st.robots_requests, 6);
     assert_int_equal(fetcher_outstanding(a), 0);
+    fetcher_free(a);
+    fetcher_free(b);
+    fetch_pool_free(p);
+    testreplay_stop(r);
+}
+
+/*
+ * B has pages of one website only, with a 400 ms delay: most of the time it has nothing
+ * that could start. A must not be held to half the pool meanwhile.
+ */
+static void test_idle_share_is_used(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--latency-ms", "15", "--seed", "5", NULL};
+    struct testreplay *r;
+    assert_int_equal(testreplay_start(args, &r), 0);
+    struct fetch_pool *p = new_pool(r->proxy, 4);
+    struct fetcher *a, *b;
+    assert_int_equal(fetcher_attach(p, 4, 0, &a), ERR_OK);
+    assert_int_equal(fetcher_attach(p, 4, 400, &b), ERR_OK);
+    for (int i = 0; i < 6; i++) {
+        char url[256];
+        snprintf(url, sizeof url, "http://www.oceansummit.com/b%d.html", i);
+        assert_int_equal(fetcher_submit(b, url, (uint64_t)i), ERR_OK);
+    }
+    usleep(100 * 1000); /* B's robots.txt and first page */
+    submit_homepages(a, 0, 60);
+    int a_done = 0, a_max = 0, b_pending_samples = 0;
+    while (a_done < 60) {
+        struct fetch_stats sa;
+        fetcher_stats(a, &sa);
+        if (fetcher_outstanding(b) > 0) {
+            b_pending_samples++;
+            if (sa.in_flight > a_max)
+                a_max = sa.in_flight;
+        }
+        struct fetch_result *res;
+        if (fetcher_next(a, 1, &res) == ERR_OK) {
+            fetch_result_free(res);
+            a_done++;
+        }
+    }
+    assert_true(b_pending_samples > 0);
+    if (a_max < 3) /* without the second pass: 2, half the pool */
+        fail_msg("A ran at most %d transfers while B waited on its host's delay", a_max);
+    for (int got = 0; got < 6;) {
+        struct fetch_result *res;
+        assert_int_equal(fetcher_next(b, 10000, &res), ERR_OK);
+        fetch_result_free(res);
+        got++;
+    }
     fetcher_free(a);
     fetcher_free(b);
     fetch_pool_free(p);
@@ -267,6 +319,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_latecomer_gets_its_share),
+        cmocka_unit_test(test_idle_share_is_used),
         cmocka_unit_test(test_one_host_two_clients_polite),
         cmocka_unit_test(test_client_leaves),
     };
