@@ -3,6 +3,7 @@
 
 #include "replay/httpmsg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -336,6 +337,13 @@ enum err warc_url_normalize(const char *url, size_t len, char *out, size_t outsz
     if (slash)
         *o++ = '/';
     memcpy(o, url + path0, path1 - path0);
+    /* Percent escapes compare in upper case (RFC 3986 §6.2.2.1): %2f is %2F. */
+    for (size_t k = 0; k + 2 < path1 - path0; k++) {
+        if (o[k] == '%' && isxdigit((unsigned char)o[k + 1]) && isxdigit((unsigned char)o[k + 2])) {
+            o[k + 1] = (char)toupper((unsigned char)o[k + 1]);
+            o[k + 2] = (char)toupper((unsigned char)o[k + 2]);
+        }
+    }
     o += path1 - path0;
     *o = '\0';
     *outlen = need;

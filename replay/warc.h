@@ -75,8 +75,9 @@ const char *warc_archive_path(const struct warc_archive *a, uint32_t file);
 /*
  * Normalise an absolute http(s) URL the way archives write them: scheme and host in
  * lower case, no userinfo, no default port (80 for http, 443 for https), no
- * fragment, "/" for an empty path. Path and query are kept byte for byte (but a
- * URL with a control character or space before the fragment is refused). Writes a
+ * fragment, "/" for an empty path. Path and query are kept byte for byte, but for
+ * the hex digits of percent escapes, which are upper-cased (RFC 3986 §6.2.2.1), and a
+ * URL with a control character or space before the fragment is refused. Writes a
  * NUL-terminated string of *outlen bytes to out[outsz]. ERR_INVAL if the URL is not
  * absolute http(s) or has a bad port, ERR_TOOBIG if it does not fit.
  * *host_off and *host_len (may be NULL) locate the authority in the output.

@@ -196,6 +196,8 @@ static void test_url_normalize(void **state)
         {"http://[::1]:8080/x", "http://[::1]:8080/x"},
         {"http://example.org:/p", "http://example.org/p"},
         {"http://example.org/%7Efred/a%20b", "http://example.org/%7Efred/a%20b"},
+        {"http://example.org/%7efred/a%2fb?x=%e9", "http://example.org/%7Efred/a%2Fb?x=%E9"},
+        {"http://example.org/100%/%zz/%a", "http://example.org/100%/%zz/%a"},
         {"ftp://example.org/", NULL},
         {"example.org/", NULL},
         {"http:///path", NULL},
