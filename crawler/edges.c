@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "crawler/url.h"
 
 void edgeset_init(struct edgeset *es)
@@ -29,14 +30,9 @@ static enum err add_one(struct edgeset *es, const char *link, const char *host, 
 {
     uintptr_t idx = (uintptr_t)strmap_get(&es->index, host, n);
     if (!idx) {
-        if (es->n == es->cap) {
-            size_t cap = es->cap ? es->cap * 2 : 16;
-            struct edge *p = realloc(es->edges, cap * sizeof *p);
-            if (!p)
-                return err_set(ERR_NOMEM, "out of memory");
-            es->edges = p;
-            es->cap = cap;
-        }
+        enum err e = grow_array((void **)&es->edges, &es->cap, es->n + 1, sizeof *es->edges);
+        if (e)
+            return e;
         struct edge *ed = &es->edges[es->n];
         *ed = (struct edge){0};
         ed->host = strndup(host, n);
@@ -45,7 +41,7 @@ static enum err add_one(struct edgeset *es, const char *link, const char *host, 
             return err_set(ERR_NOMEM, "out of memory");
         }
         idx = ++es->n;
-        enum err e = strmap_put(&es->index, host, n, (void *)idx);
+        e = strmap_put(&es->index, host, n, (void *)idx);
         if (e)
             return e;
     }

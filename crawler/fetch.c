@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "common/grow.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/strmap.h"
@@ -257,14 +258,9 @@ static enum err heap_push(struct fetch_pool *f, struct host *h)
 {
     if (h->heap_pos)
         return ERR_OK;
-    if (f->heap_len == f->heap_cap) {
-        size_t cap = f->heap_cap ? f->heap_cap * 2 : 64;
-        struct host **heap = realloc(f->heap, cap * sizeof *heap);
-        if (!heap)
-            return err_set(ERR_NOMEM, "out of memory");
-        f->heap = heap;
-        f->heap_cap = cap;
-    }
+    enum err e = grow_array((void **)&f->heap, &f->heap_cap, f->heap_len + 1, sizeof *f->heap);
+    if (e)
+        return e;
     f->heap[f->heap_len] = h;
     h->heap_pos = ++f->heap_len;
     heap_up(f, f->heap_len - 1);

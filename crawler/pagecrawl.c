@@ -7,6 +7,7 @@
 
 #include "classifier/pagecls.h"
 #include "classifier/sitecls.h"
+#include "common/grow.h"
 #include "common/log.h"
 #include "common/strmap.h"
 #include "crawler/fetch.h"
@@ -118,14 +119,9 @@ static void heap_down(struct run *r, size_t i)
 
 static enum err heap_push(struct run *r, struct page *pg)
 {
-    if (r->heap_len == r->heap_cap) {
-        size_t cap = r->heap_cap ? r->heap_cap * 2 : 1024;
-        struct page **h = realloc(r->heap, cap * sizeof *h);
-        if (!h)
-            return err_set(ERR_NOMEM, "out of memory");
-        r->heap = h;
-        r->heap_cap = cap;
-    }
+    enum err e = grow_array((void **)&r->heap, &r->heap_cap, r->heap_len + 1, sizeof *r->heap);
+    if (e)
+        return e;
     heap_set(r, r->heap_len++, pg);
     heap_up(r, r->heap_len - 1);
     return ERR_OK;
@@ -228,14 +224,10 @@ static enum err mark_done(struct run *r, const char *url)
 static enum err site_keep_page(struct site *st, const char *url_as, const struct fetch_result *res,
                                double pr)
 {
-    if (st->n_pending == st->cap_pending) {
-        size_t cap = st->cap_pending ? st->cap_pending * 2 : 8;
-        struct crawlstore_page *v = realloc(st->pending, cap * sizeof *v);
-        if (!v)
-            return err_set(ERR_NOMEM, "out of memory");
-        st->pending = v;
-        st->cap_pending = cap;
-    }
+    enum err e = grow_array((void **)&st->pending, &st->cap_pending, st->n_pending + 1,
+                            sizeof *st->pending);
+    if (e)
+        return e;
     char *url = strdup(url_as);
     if (!url)
         return err_set(ERR_NOMEM, "out of memory");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "classifier/pagecls.h"
+#include "common/grow.h"
 #include "common/strmap.h"
 #include "crawler/edges.h"
 #include "crawler/pageinfo.h"
@@ -43,28 +44,13 @@ struct sitecrawl {
     struct edgeset edges;
 };
 
-static enum err grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return ERR_OK;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *p = realloc(*arr, n * size);
-    if (!p)
-        return err_set(ERR_NOMEM, "out of memory");
-    *arr = p;
-    *cap = n;
-    return ERR_OK;
-}
-
 /* Make url a candidate (if new) and credit it with one linking page's weight. */
 static enum err add_link(struct sitecrawl *sc, const char *url, double weight)
 {
     size_t n = strlen(url);
     uintptr_t idx = (uintptr_t)strmap_get(&sc->known, url, n);
     if (!idx) {
-        enum err e = grow((void **)&sc->cands, &sc->cap_cands, sc->n_cands + 1, sizeof *sc->cands);
+        enum err e = grow_array((void **)&sc->cands, &sc->cap_cands, sc->n_cands + 1, sizeof *sc->cands);
         if (e)
             return e;
         char *copy = strdup(url);
@@ -164,7 +150,7 @@ const char *sitecrawl_next(struct sitecrawl *sc)
 static enum err record_page(struct sitecrawl *sc, const struct fetch_result *r, double pr,
                             size_t n_transversal, int again)
 {
-    enum err e = grow((void **)&sc->pages, &sc->cap_pages, sc->n_pages + 1, sizeof *sc->pages);
+    enum err e = grow_array((void **)&sc->pages, &sc->cap_pages, sc->n_pages + 1, sizeof *sc->pages);
     if (e)
         return e;
     struct sitecrawl_page *pg = &sc->pages[sc->n_pages];

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/strmap.h"
 #include "crawler/pageinfo.h"
 #include "crawler/url.h"
@@ -83,14 +84,9 @@ static enum err enqueue(struct site_state *st, const char *url)
             st->n -= st->head;
             st->head = 0;
         }
-        if (st->n == st->cap) {
-            size_t cap = st->cap ? st->cap * 2 : 32;
-            char **q = realloc(st->queue, cap * sizeof *q);
-            if (!q)
-                return err_set(ERR_NOMEM, "out of memory");
-            st->queue = q;
-            st->cap = cap;
-        }
+        enum err e = grow_array((void **)&st->queue, &st->cap, st->n + 1, sizeof *st->queue);
+        if (e)
+            return e;
     }
     char *copy = strdup(url);
     if (!copy)
@@ -201,16 +197,8 @@ static enum err read_page(struct trainset_site *s, struct site_state *st,
     if (pageinfo_from_fetch(r, &info) != ERR_OK)
         return ERR_OK; /* HTML the parser gave up on: not a training page */
     enum err e = strmap_put(&st->read, final, fn, (void *)1);
-    if (!e && s->n_pages == st->cap_pages) {
-        size_t cap = st->cap_pages ? st->cap_pages * 2 : 8;
-        struct trainset_page *pg = realloc(s->pages, cap * sizeof *pg);
-        if (!pg)
-            e = err_set(ERR_NOMEM, "out of memory");
-        else {
-            s->pages = pg;
-            st->cap_pages = cap;
-        }
-    }
+    if (!e)
+        e = grow_array((void **)&s->pages, &st->cap_pages, s->n_pages + 1, sizeof *s->pages);
     if (e)
         goto out;
     struct trainset_page *pg = &s->pages[s->n_pages];

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/grow.h"
 #include "common/log.h"
 
 #define SCAN_IN            (256 * 1024)          /* file bytes per read() while indexing */
@@ -487,14 +488,10 @@ static void members_trim(struct scan *s, uint64_t upos)
 
 static enum err member_push(struct scan *s, uint64_t coff, uint64_t ustart)
 {
-    if (s->nmembers == s->capmembers) {
-        size_t cap = s->capmembers ? s->capmembers * 2 : 16;
-        struct member *m = realloc(s->members, cap * sizeof *m);
-        if (!m)
-            return err_set(ERR_NOMEM, "out of memory");
-        s->members = m;
-        s->capmembers = cap;
-    }
+    enum err e = grow_array((void **)&s->members, &s->capmembers, s->nmembers + 1,
+                            sizeof *s->members);
+    if (e)
+        return e;
     s->members[s->nmembers++] = (struct member){coff, ustart, 0, 0};
     return ERR_OK;
 }

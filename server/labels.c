@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/buf.h"
 #include "common/strmap.h"
 
@@ -150,15 +151,9 @@ static enum err add_site(struct labels *l, const char *host, const char *topic, 
         free(h);
         return err_set(ERR_PARSE, "%s:%zu: host %s is listed twice", name, lineno, host);
     }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        struct labels_site *s = realloc(l->sites, cap * sizeof *s);
-        if (!s) {
-            free(h);
-            return err_set(ERR_NOMEM, "out of memory");
-        }
-        l->sites = s;
-        l->cap = cap;
+    if (grow_array((void **)&l->sites, &l->cap, l->n + 1, sizeof *l->sites) != ERR_OK) {
+        free(h);
+        return ERR_NOMEM;
     }
     struct labels_site *s = &l->sites[l->n];
     s->host = h;
