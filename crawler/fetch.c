@@ -503,6 +503,19 @@ static void transfer_free(struct transfer *t)
     free(t);
 }
 
+/* Take t off the pool's list of running transfers (and out of curl's multi handle). */
+static void running_remove(struct fetch_pool *f, struct transfer *t)
+{
+    curl_multi_remove_handle(f->multi, t->easy);
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        f->running = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    t->prev = t->next = NULL;
+}
+
 /*
  * Start fetching url on host h; req NULL means the host's robots.txt. The request
  * counts for client `who` (for robots.txt: the client whose request needs it).
@@ -693,13 +706,7 @@ static void transfer_done(struct fetch_pool *f, CURL *easy, CURLcode rc)
 {
     struct transfer *t = NULL;
     curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&t);
-    curl_multi_remove_handle(f->multi, easy);
-    if (t->prev)
-        t->prev->next = t->next;
-    else
-        f->running = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
+    running_remove(f, t);
     int64_t now = now_ms();
     struct host *h = t->host;
     int delay = 0;
@@ -905,6 +912,16 @@ static long schedule_pass(struct fetch_pool *f)
     return -1;
 }
 
+/* Is a host parked for a client that is still under its own cap? */
+static int parked_fillable(const struct fetch_pool *f)
+{
+    for (const struct host *h = f->parked; h; h = h->parked_next)
+        for (const struct request *q = h->head; q; q = q->next)
+            if (q->client->in_flight < q->client->cap)
+                return 1;
+    return 0;
+}
+
 /*
  * Two passes: first every client within its share; then, if slots are still free and
  * some hosts wait only because their client is at its share (the other clients have
@@ -915,7 +932,7 @@ static long schedule_pass(struct fetch_pool *f)
 static long schedule(struct fetch_pool *f)
 {
     long wait = schedule_pass(f);
-    if (f->parked && f->in_flight < f->cfg.max_in_flight) {
+    if (f->in_flight < f->cfg.max_in_flight && parked_fillable(f)) {
         f->filling = 1;
         unpark_all(f);
         long w2 = schedule_pass(f);
@@ -988,13 +1005,7 @@ static void detach_client(struct fetch_pool *f, struct fetcher *c)
         next = t->next;
         if (!t->req || t->req->client != c)
             continue;
-        curl_multi_remove_handle(f->multi, t->easy);
-        if (t->prev)
-            t->prev->next = t->next;
-        else
-            f->running = t->next;
-        if (t->next)
-            t->next->prev = t->prev;
+        running_remove(f, t);
         struct host *h = t->host;
         h->active--;
         f->in_flight--;

@@ -127,14 +127,24 @@ static enum err heap_push(struct run *r, struct page *pg)
     return ERR_OK;
 }
 
+/* Take pg out of the frontier, wherever it is in the heap. */
+static void heap_remove(struct run *r, struct page *pg)
+{
+    size_t i = pg->heap_pos - 1;
+    pg->heap_pos = 0;
+    if (i == --r->heap_len)
+        return;
+    struct page *moved = r->heap[r->heap_len];
+    heap_set(r, i, moved);
+    heap_up(r, i);
+    if (moved->heap_pos == i + 1) /* did not go up: it may have to go down */
+        heap_down(r, i);
+}
+
 static struct page *heap_pop(struct run *r)
 {
     struct page *top = r->heap[0];
-    top->heap_pos = 0;
-    if (--r->heap_len) {
-        heap_set(r, 0, r->heap[r->heap_len]);
-        heap_down(r, 0);
-    }
+    heap_remove(r, top);
     return top;
 }
 
@@ -208,13 +218,8 @@ static enum err mark_done(struct run *r, const char *url)
     enum err e = add_link(r, url, 0);
     struct page *pg = strmap_get(&r->pages, url, strlen(url));
     if (!e && pg && pg->state == PAGE_FRONTIER) {
-        if (pg->heap_pos) {
-            /* Out of the heap: move it to the top, then pop it. */
-            pg->conf_sum = INFINITY;
-            pg->seq = 0;
-            heap_up(r, pg->heap_pos - 1);
-            (void)heap_pop(r);
-        }
+        if (pg->heap_pos)
+            heap_remove(r, pg);
         pg->state = PAGE_DONE;
     }
     return e;

@@ -1,6 +1,7 @@
 /* Shared command-line conventions: the command table, error lines, home directory. */
 #include "server/cli.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,6 +80,17 @@ int cli_fail(const char *cmd, const char *fmt, ...)
     vprint_error(cmd, fmt, ap);
     va_end(ap);
     return CLI_FAIL;
+}
+
+int cli_parse_long(const char *arg, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || errno || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
 }
 
 int cli_is_help(const char *arg)

@@ -144,9 +144,8 @@ int cmd_db(int argc, char **argv)
         case 'u': o.url = optarg; break;
         case 't': o.tcp = 1; break;
         case 'p': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 65535)
+            long v;
+            if (!cli_parse_long(optarg, 1, 65535, &v))
                 return cli_usage_error("db", "--port wants a number from 1 to 65535, not '%s'",
                                        optarg);
             o.port = (int)v;

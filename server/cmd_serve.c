@@ -208,18 +208,16 @@ int cmd_serve(int argc, char **argv)
             print_routes = 1;
             break;
         case 'w': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > SERVE_MAX_WORKERS)
+            long n;
+            if (!cli_parse_long(optarg, 1, SERVE_MAX_WORKERS, &n))
                 return cli_usage_error("serve", "--workers wants 1..%d, not '%s'",
                                        SERVE_MAX_WORKERS, optarg);
             workers = (int)n;
             break;
         }
         case 's': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > SERVE_MAX_SLOTS)
+            long n;
+            if (!cli_parse_long(optarg, 1, SERVE_MAX_SLOTS, &n))
                 return cli_usage_error("serve", "--fetch-slots wants 1..%d, not '%s'",
                                        SERVE_MAX_SLOTS, optarg);
             slots = (int)n;
