@@ -292,7 +292,8 @@ static enum err submit_more(struct run *r)
 }
 
 /* Classify a downloaded page, feed its website's verdict, put its links on the frontier. */
-static enum err read_page(struct run *r, struct site *st, const struct fetch_result *res, double *pr)
+static enum err read_page(struct run *r, struct site *st, const struct fetch_result *res,
+                          double *pr)
 {
     struct pageinfo *info;
     if (pageinfo_from_fetch(res, &info) != ERR_OK)

@@ -50,7 +50,8 @@ static enum err add_link(struct sitecrawl *sc, const char *url, double weight)
     size_t n = strlen(url);
     uintptr_t idx = (uintptr_t)strmap_get(&sc->known, url, n);
     if (!idx) {
-        enum err e = grow_array((void **)&sc->cands, &sc->cap_cands, sc->n_cands + 1, sizeof *sc->cands);
+        enum err e =
+            grow_array((void **)&sc->cands, &sc->cap_cands, sc->n_cands + 1, sizeof *sc->cands);
         if (e)
             return e;
         char *copy = strdup(url);
@@ -150,7 +151,8 @@ const char *sitecrawl_next(struct sitecrawl *sc)
 static enum err record_page(struct sitecrawl *sc, const struct fetch_result *r, double pr,
                             size_t n_transversal, int again)
 {
-    enum err e = grow_array((void **)&sc->pages, &sc->cap_pages, sc->n_pages + 1, sizeof *sc->pages);
+    enum err e =
+        grow_array((void **)&sc->pages, &sc->cap_pages, sc->n_pages + 1, sizeof *sc->pages);
     if (e)
         return e;
     struct sitecrawl_page *pg = &sc->pages[sc->n_pages];

@@ -270,6 +270,21 @@ static void test_edges(void **state)
     sitecrawl_free(sc);
 }
 
+/* Feed `url` (handed out) as an HTML page found at final_url after one same-site redirect. */
+static void feed_moved(struct sitecrawl *sc, const char *url, const char *final_url,
+                       const char *body)
+{
+    struct fetch_result r = {0};
+    r.url = (char *)url;
+    r.final_url = (char *)final_url;
+    r.status = FETCH_OK;
+    r.content_type = "text/html";
+    r.body = (char *)body;
+    r.body_len = strlen(body);
+    r.redirects = 1;
+    assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+}
+
 static void test_same_site_redirect_not_fetched_twice(void **state)
 {
     struct fixture *f = *state;
@@ -279,16 +294,8 @@ static void test_same_site_redirect_not_fetched_twice(void **state)
     const char *next = sitecrawl_next(sc);
     assert_string_equal(next, "http://example.com/");
     /* The homepage moved to /index.html, which links to itself and to /a.html. */
-    const char body[] = "<a href=\"/index.html\">home</a><a href=\"/a.html\">a</a>";
-    struct fetch_result r = {0};
-    r.url = "http://example.com/";
-    r.final_url = "http://example.com/index.html";
-    r.status = FETCH_OK;
-    r.content_type = "text/html";
-    r.body = (char *)body;
-    r.body_len = sizeof body - 1;
-    r.redirects = 1;
-    assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+    feed_moved(sc, next, "http://example.com/index.html",
+               "<a href=\"/index.html\">home</a><a href=\"/a.html\">a</a>");
     assert_string_equal(sitecrawl_next(sc), "http://example.com/a.html");
     feed_page(sc, "http://example.com/a.html", "zyzzyva", NULL, 0);
     assert_null(sitecrawl_next(sc));
@@ -304,19 +311,10 @@ static void test_two_redirects_to_one_page_read_once(void **state)
     assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
     static const char *const links[] = {"/a.html", "/b.html"};
     feed_page(sc, "http://example.com/", "rocket orbit launch", links, 2);
-    const char body[] = "<p>rocket orbit launch shuttle</p>";
     for (int i = 0; i < 2; i++) {
         const char *url = sitecrawl_next(sc);
         assert_non_null(url);
-        struct fetch_result r = {0};
-        r.url = (char *)url;
-        r.final_url = "http://example.com/moved.html";
-        r.status = FETCH_OK;
-        r.content_type = "text/html";
-        r.body = (char *)body;
-        r.body_len = sizeof body - 1;
-        r.redirects = 1;
-        assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+        feed_moved(sc, url, "http://example.com/moved.html", "<p>rocket orbit launch shuttle</p>");
     }
     size_t n;
     const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n);
