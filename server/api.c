@@ -18,9 +18,9 @@
 
 #include "common/buf.h"
 #include "common/log.h"
-#include "server/dbpool.h"
-#include "server/jobrun.h"
-#include "server/jobspec.h"
+#include "store/dbpool.h"
+#include "job/jobrun.h"
+#include "job/jobspec.h"
 #include "store/apistore.h"
 #include "store/crawlstore.h"
 #include "store/store.h"

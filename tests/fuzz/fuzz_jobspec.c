@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "server/jobspec.h"
+#include "job/jobspec.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "server/evalstats.h"
+#include "eval/evalstats.h"
 
 struct case_ {
     struct evalstats s;

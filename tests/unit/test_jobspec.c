@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/jobspec.h"
+#include "job/jobspec.h"
 
 static void assert_params_equal(const struct jobspec_params *a, const struct jobspec_params *b)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/labels.h"
+#include "eval/labels.h"
 
 static const char tsv[] =
     "host\ttopic\tsource\tn_pages\thomepage_variant\trole\tnotes\n"

@@ -1,11 +1,11 @@
 /* Resolves and opens the database a command works on, starting the embedded one if needed. */
-#include "server/db.h"
+#include "cli/db.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/cli.h"
+#include "cli/cli.h"
 #include "store/migrate.h"
 #include "store/store.h"
 

@@ -6,8 +6,8 @@
  * when its process died is resumed by running it again: sites claimed but not finished
  * go back to the border, nothing stored is lost, no site is examined twice.
  */
-#ifndef SITESCOUT_SERVER_JOBRUN_H
-#define SITESCOUT_SERVER_JOBRUN_H
+#ifndef SITESCOUT_JOB_JOBRUN_H
+#define SITESCOUT_JOB_JOBRUN_H
 
 #include <stdint.h>
 

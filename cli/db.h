@@ -1,6 +1,6 @@
 /* How commands find their database: --db URL, else $SITESCOUT_DB, else the embedded cluster. */
-#ifndef SITESCOUT_SERVER_DB_H
-#define SITESCOUT_SERVER_DB_H
+#ifndef SITESCOUT_CLI_DB_H
+#define SITESCOUT_CLI_DB_H
 
 #include "common/err.h"
 #include "store/pgembed.h"

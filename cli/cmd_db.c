@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/cli.h"
-#include "server/db.h"
+#include "cli/cli.h"
+#include "cli/db.h"
 #include "store/migrate.h"
 #include "store/pgembed.h"
 #include "store/store.h"

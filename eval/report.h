@@ -7,14 +7,14 @@
  * Ownership: a struct report_run owns its points (report_run_release frees them);
  * every string in these structs is borrowed from the caller.
  */
-#ifndef SITESCOUT_SERVER_REPORT_H
-#define SITESCOUT_SERVER_REPORT_H
+#ifndef SITESCOUT_EVAL_REPORT_H
+#define SITESCOUT_EVAL_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
-#include "server/jobscore.h"
+#include "eval/jobscore.h"
 
 /* The runs of an experiment, in the order they are run. */
 enum report_role {

@@ -1,5 +1,5 @@
 /* Runs a crawl job through its phases, durably, resuming where it stood. */
-#include "server/jobrun.h"
+#include "job/jobrun.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "crawler/pagecrawl.h"
 #include "crawler/trainset.h"
 #include "crawler/url.h"
-#include "server/jobspec.h"
+#include "job/jobspec.h"
 #include "store/crawlstore.h"
 #include "store/models.h"
 #include "store/store.h"

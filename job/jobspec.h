@@ -8,8 +8,8 @@
  * Ownership: jobspec_parse / jobspec_load hand out a struct jobspec the caller frees
  * with jobspec_free. All strings in it belong to it.
  */
-#ifndef SITESCOUT_SERVER_JOBSPEC_H
-#define SITESCOUT_SERVER_JOBSPEC_H
+#ifndef SITESCOUT_JOB_JOBSPEC_H
+#define SITESCOUT_JOB_JOBSPEC_H
 
 #include <stddef.h>
 #include <stdint.h>

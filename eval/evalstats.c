@@ -1,5 +1,5 @@
 /* Precision, recall, F-measure and stratified folds for the website classifier evaluation. */
-#include "server/evalstats.h"
+#include "eval/evalstats.h"
 
 #include <stdlib.h>
 

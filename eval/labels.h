@@ -7,8 +7,8 @@
  * Ownership: labels_load hands out a struct labels the caller frees with labels_free;
  * everything returned by the accessors is borrowed from it.
  */
-#ifndef SITESCOUT_SERVER_LABELS_H
-#define SITESCOUT_SERVER_LABELS_H
+#ifndef SITESCOUT_EVAL_LABELS_H
+#define SITESCOUT_EVAL_LABELS_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* The outputs of `sitescout experiment`: CSV files, gnuplot plots and summary.md. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
-#include "server/report.h"
+#include "eval/report.h"
 
 #include <errno.h>
 #include <fcntl.h>

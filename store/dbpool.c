@@ -1,5 +1,5 @@
 /* The database connection pool: a mutex and a stack of idle connections. */
-#include "server/dbpool.h"
+#include "store/dbpool.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Subcommand table and the shared conventions of the command line. */
-#ifndef SITESCOUT_SERVER_CLI_H
-#define SITESCOUT_SERVER_CLI_H
+#ifndef SITESCOUT_CLI_CLI_H
+#define SITESCOUT_CLI_CLI_H
 
 #include "common/err.h"
 

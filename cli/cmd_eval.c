@@ -16,11 +16,11 @@
 
 #include "classifier/pagecls.h"
 #include "common/buf.h"
-#include "server/cli.h"
-#include "server/db.h"
-#include "server/evaluate.h"
-#include "server/jobspec.h"
-#include "server/labels.h"
+#include "cli/cli.h"
+#include "cli/db.h"
+#include "eval/evaluate.h"
+#include "job/jobspec.h"
+#include "eval/labels.h"
 #include "store/models.h"
 #include "store/store.h"
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "server/cli.h"
+#include "cli/cli.h"
 
 static void print_help(void)
 {

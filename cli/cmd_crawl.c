@@ -10,12 +10,12 @@
 
 #include "common/buf.h"
 #include "common/log.h"
-#include "server/cli.h"
-#include "server/db.h"
-#include "server/jobrun.h"
-#include "server/jobscore.h"
-#include "server/jobspec.h"
-#include "server/labels.h"
+#include "cli/cli.h"
+#include "cli/db.h"
+#include "job/jobrun.h"
+#include "eval/jobscore.h"
+#include "job/jobspec.h"
+#include "eval/labels.h"
 #include "store/crawlstore.h"
 #include "store/store.h"
 

@@ -1,11 +1,11 @@
 /* A crawl job's relevant websites against ground-truth labels (precision, recall). */
-#include "server/jobscore.h"
+#include "eval/jobscore.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/labels.h"
+#include "eval/labels.h"
 #include "store/crawlstore.h"
 
 /* A relevant test site of the topic by the labels. */

@@ -1,7 +1,7 @@
 /* `sitescout version`: the version and the libraries it was built with. */
 #include <stdio.h>
 
-#include "server/cli.h"
+#include "cli/cli.h"
 
 void cmd_version_usage(void)
 {

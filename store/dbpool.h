@@ -5,8 +5,8 @@
  * Ownership: dbpool_new hands out a pool freed with dbpool_free (after every
  * connection is back). dbpool_take lends a connection until dbpool_give.
  */
-#ifndef SITESCOUT_SERVER_DBPOOL_H
-#define SITESCOUT_SERVER_DBPOOL_H
+#ifndef SITESCOUT_STORE_DBPOOL_H
+#define SITESCOUT_STORE_DBPOOL_H
 
 #include "common/err.h"
 

@@ -3,8 +3,8 @@
  * website decisions with precision, recall and F-measure, and the stratified fold
  * assignment of the website cross-validation. Pure computation.
  */
-#ifndef SITESCOUT_SERVER_EVALSTATS_H
-#define SITESCOUT_SERVER_EVALSTATS_H
+#ifndef SITESCOUT_EVAL_EVALSTATS_H
+#define SITESCOUT_EVAL_EVALSTATS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * relevant `test` sites of the topic, and how many of them were judged from a single
  * page. Shared by `sitescout crawl --labels` and `sitescout experiment`.
  */
-#ifndef SITESCOUT_SERVER_JOBSCORE_H
-#define SITESCOUT_SERVER_JOBSCORE_H
+#ifndef SITESCOUT_EVAL_JOBSCORE_H
+#define SITESCOUT_EVAL_JOBSCORE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* Website classifier evaluation: training pages, per-fold models, concurrent internal crawls. */
-#include "server/evaluate.h"
+#include "eval/evaluate.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* Job bodies: parsing, validation, parameter defaults and overrides. */
-#include "server/jobspec.h"
+#include "job/jobspec.h"
 
 #include <errno.h>
 #include <inttypes.h>

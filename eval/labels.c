@@ -1,5 +1,5 @@
 /* sites.tsv ground truth: host -> topic and role per target topic. */
-#include "server/labels.h"
+#include "eval/labels.h"
 
 #include <ctype.h>
 #include <errno.h>

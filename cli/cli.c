@@ -1,5 +1,5 @@
 /* Shared command-line conventions: the command table, error lines, home directory. */
-#include "server/cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "replay/replay.h"
 #include "replay/warc.h"
-#include "server/cli.h"
+#include "cli/cli.h"
 
 #define WARC_FILES_MAX 64
 

@@ -17,17 +17,17 @@
  *
  * Ownership: evaluate_run hands out a result the caller frees with evaluate_result_free.
  */
-#ifndef SITESCOUT_SERVER_EVALUATE_H
-#define SITESCOUT_SERVER_EVALUATE_H
+#ifndef SITESCOUT_EVAL_EVALUATE_H
+#define SITESCOUT_EVAL_EVALUATE_H
 
 #include <stddef.h>
 
 #include "classifier/pagecls.h"
 #include "common/err.h"
 #include "crawler/fetch.h"
-#include "server/evalstats.h"
-#include "server/jobspec.h"
-#include "server/labels.h"
+#include "eval/evalstats.h"
+#include "job/jobspec.h"
+#include "eval/labels.h"
 
 enum evaluate_mode { EVALUATE_CV, EVALUATE_HELDOUT };
 
