@@ -101,7 +101,7 @@ static void score(struct crawl_ui *ui, size_t *found_out, double *precision, dou
     jobscore_release(&sc);
 }
 
-static void sample_curve(struct crawl_ui *ui, const struct extcrawl_progress *p)
+static void sample_curve(struct crawl_ui *ui, const struct crawl_progress *p)
 {
     if (ui->n_curve >= CURVE_MAX)
         return;
@@ -129,11 +129,11 @@ static void progress(void *arg, const struct jobrun_progress *p)
         if (step < 10)
             step = 10;
         if (p->crawl.pages - ui->last_pages >= step ||
-            (p->crawl.stop != EXTCRAWL_RUNNING && p->crawl.pages != ui->last_pages))
+            (p->crawl.stop != CRAWL_RUNNING && p->crawl.pages != ui->last_pages))
             sample_curve(ui, &p->crawl);
     }
     double el = now_s() - ui->t0;
-    int final = p->phase == JOBRUN_CRAWLING && p->crawl.stop != EXTCRAWL_RUNNING;
+    int final = p->phase == JOBRUN_CRAWLING && p->crawl.stop != CRAWL_RUNNING;
     if (!ui->tty || (el - ui->last_print < 0.2 && !final))
         return;
     ui->last_print = el;
@@ -141,7 +141,7 @@ static void progress(void *arg, const struct jobrun_progress *p)
         fprintf(stderr, "\r\033[K[training] pages %zu/%zu  %.0fs", p->train_pages_done,
                 p->train_pages_expected, el);
     } else {
-        const struct extcrawl_progress *c = &p->crawl;
+        const struct crawl_progress *c = &p->crawl;
         char budget[64] = "";
         if (ui->params->max_pages > 0)
             snprintf(budget, sizeof budget, "  budget %.0f%%",
@@ -361,7 +361,7 @@ int cmd_crawl(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     struct jobrun_options o = {.proxy = proxy, .progress = progress, .ctx = ui};
-    enum extcrawl_stop stop;
+    enum crawl_stop stop;
     enum err e = jobrun_run(s, ui->job, &o, &stop);
     double seconds = now_s() - ui->t0;
     if (ui->tty)

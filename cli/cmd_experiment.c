@@ -157,7 +157,7 @@ static void on_progress(void *arg, const struct jobrun_progress *p)
     struct run_ctx *ctx = arg;
     if (p->phase != JOBRUN_CRAWLING || ctx->e)
         return;
-    const struct extcrawl_progress *c = &p->crawl;
+    const struct crawl_progress *c = &p->crawl;
     struct report_point pt = {c->pages, c->examined, c->relevant, c->harvest_window,
                               isinf(c->pprs_window) ? NAN : c->pprs_window};
     ctx->e = report_run_add_point(ctx->run, &pt);
@@ -191,7 +191,7 @@ static enum err run_one(struct store *s, struct jobspec *js, const struct labels
         return e;
     struct run_ctx ctx = {.run = run};
     struct jobrun_options o = {.proxy = proxy, .progress = on_progress, .ctx = &ctx};
-    enum extcrawl_stop stop;
+    enum crawl_stop stop;
     double t0 = now_s();
     e = jobrun_run(s, run->job_id, &o, &stop);
     run->seconds = now_s() - t0;

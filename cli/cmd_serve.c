@@ -153,11 +153,11 @@ static void *worker_main(void *arg)
         w->pause_sent = 0;
         log_info("serve: worker %d runs job %" PRId64, w->slot, id);
         struct jobrun_options o = {.pool = w->sc->pool, .progress = on_progress, .ctx = w};
-        enum extcrawl_stop why;
+        enum crawl_stop why;
         enum err e = jobrun_run(w->s, id, &o, &why);
         if (e)
             log_warn("serve: job %" PRId64 ": %s", id, err_msg());
-        else if (w->pause_sent && why == EXTCRAWL_USER_PAUSE &&
+        else if (w->pause_sent && why == CRAWL_USER_PAUSE &&
                  apistore_job_resume(w->s, id) != ERR_OK) /* the next start runs it on */
             log_warn("serve: job %" PRId64 ": %s", id, err_msg());
         if (e == ERR_DB) { /* a fresh connection for the next job */

@@ -66,8 +66,8 @@ static const struct crawlmeter_point *window_start(const struct crawlmeter *m)
     return best;
 }
 
-void crawlmeter_progress(const struct crawlmeter *m, enum extcrawl_stop stop,
-                         struct extcrawl_progress *pr)
+void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
+                         struct crawl_progress *pr)
 {
     memset(pr, 0, sizeof *pr);
     pr->elapsed_s = crawlmeter_clock() - m->t0;
@@ -89,32 +89,32 @@ void crawlmeter_progress(const struct crawlmeter *m, enum extcrawl_stop stop,
     }
 }
 
-void crawlmeter_report(const struct crawlmeter *m, enum extcrawl_stop stop,
-                       extcrawl_progress_fn fn, void *ctx)
+void crawlmeter_report(const struct crawlmeter *m, enum crawl_stop stop,
+                       crawl_progress_fn fn, void *ctx)
 {
     if (!fn)
         return;
-    struct extcrawl_progress pr;
+    struct crawl_progress pr;
     crawlmeter_progress(m, stop, &pr);
     fn(ctx, &pr);
 }
 
-enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m)
+enum crawl_stop crawlmeter_budget_stop(const struct crawlmeter *m)
 {
     const struct crawlmeter_limits *l = &m->lim;
     if (l->max_relevant && m->relevant >= l->max_relevant)
-        return EXTCRAWL_MAX_RELEVANT;
+        return CRAWL_MAX_RELEVANT;
     if (l->max_pages && m->pages + m->pages_unrecorded >= l->max_pages)
-        return EXTCRAWL_MAX_PAGES;
+        return CRAWL_MAX_PAGES;
     if (l->max_seconds > 0 && crawlmeter_clock() - m->t0 >= l->max_seconds)
-        return EXTCRAWL_MAX_SECONDS;
+        return CRAWL_MAX_SECONDS;
     if (l->pprs_limit > 0 && l->pprs_window > 0 && m->pages >= l->pprs_window) {
-        struct extcrawl_progress pr;
-        crawlmeter_progress(m, EXTCRAWL_RUNNING, &pr);
+        struct crawl_progress pr;
+        crawlmeter_progress(m, CRAWL_RUNNING, &pr);
         if (!isnan(pr.pprs_window) && pr.pprs_window > l->pprs_limit)
-            return EXTCRAWL_PPRS;
+            return CRAWL_PPRS;
     }
-    return EXTCRAWL_RUNNING;
+    return CRAWL_RUNNING;
 }
 
 int crawlmeter_row_due(const struct crawlmeter *m)
@@ -127,8 +127,8 @@ enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job)
 {
     m->written_t = crawlmeter_clock();
     m->written_pages = m->pages;
-    struct extcrawl_progress pr;
-    crawlmeter_progress(m, EXTCRAWL_RUNNING, &pr);
+    struct crawl_progress pr;
+    crawlmeter_progress(m, CRAWL_RUNNING, &pr);
     struct crawlstore_metrics row = {pr.elapsed_s,  pr.pages,        pr.examined,
                                      pr.relevant,   pr.harvest_rate, pr.harvest_window,
                                      pr.pprs,       isinf(pr.pprs_window) ? NAN : pr.pprs_window};
@@ -136,24 +136,24 @@ enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job)
 }
 
 /* A stop or pause a user asked for in the job row (API, another process). */
-static enum extcrawl_stop user_request(struct store *s, int64_t job)
+static enum crawl_stop user_request(struct store *s, int64_t job)
 {
     struct crawlstore_job j;
     if (crawlstore_job_get(s, job, &j) != ERR_OK)
-        return EXTCRAWL_RUNNING;
-    enum extcrawl_stop st = strcmp(j.stop_requested, "stop") == 0    ? EXTCRAWL_USER_STOP
-                            : strcmp(j.stop_requested, "pause") == 0 ? EXTCRAWL_USER_PAUSE
-                                                                      : EXTCRAWL_RUNNING;
+        return CRAWL_RUNNING;
+    enum crawl_stop st = strcmp(j.stop_requested, "stop") == 0    ? CRAWL_USER_STOP
+                            : strcmp(j.stop_requested, "pause") == 0 ? CRAWL_USER_PAUSE
+                                                                      : CRAWL_RUNNING;
     crawlstore_job_release(&j);
     return st;
 }
 
-enum extcrawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
-                                   const char *worker, enum extcrawl_stop stop,
-                                   extcrawl_progress_fn fn, void *ctx)
+enum crawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
+                                   const char *worker, enum crawl_stop stop,
+                                   crawl_progress_fn fn, void *ctx)
 {
-    enum extcrawl_stop u = user_request(s, job);
-    if (u != EXTCRAWL_RUNNING)
+    enum crawl_stop u = user_request(s, job);
+    if (u != CRAWL_RUNNING)
         stop = u;
     if (crawlstore_job_heartbeat(s, job, worker) != ERR_OK)
         log_warn("crawl: job %lld: heartbeat: %s", (long long)job, err_msg());

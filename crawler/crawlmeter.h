@@ -8,10 +8,11 @@
 #ifndef SITESCOUT_CRAWLER_CRAWLMETER_H
 #define SITESCOUT_CRAWLER_CRAWLMETER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
-#include "crawler/extcrawl.h"
+#include "crawler/crawl.h"
 
 struct store;
 
@@ -54,15 +55,15 @@ void crawlmeter_release(struct crawlmeter *m);
 /* Record the counters as they are now (after a website or a page). */
 void crawlmeter_mark(struct crawlmeter *m);
 
-void crawlmeter_progress(const struct crawlmeter *m, enum extcrawl_stop stop,
-                         struct extcrawl_progress *out);
+void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
+                         struct crawl_progress *out);
 
 /* Hand the progress as it stands to fn (if any); set in_flight and border first. */
-void crawlmeter_report(const struct crawlmeter *m, enum extcrawl_stop stop,
-                       extcrawl_progress_fn fn, void *ctx);
+void crawlmeter_report(const struct crawlmeter *m, enum crawl_stop stop,
+                       crawl_progress_fn fn, void *ctx);
 
 /* Which budget (pages, relevant sites, seconds, windowed pprs) is used up, if any. */
-enum extcrawl_stop crawlmeter_budget_stop(const struct crawlmeter *m);
+enum crawl_stop crawlmeter_budget_stop(const struct crawlmeter *m);
 
 /* Is a metrics row due (see CRAWLMETER_ROW_MS)? */
 int crawlmeter_row_due(const struct crawlmeter *m);
@@ -75,8 +76,8 @@ enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job) WA
  * the heartbeat under worker's name, and a progress report (set in_flight and border
  * first). Returns the user's request, or stop as it was.
  */
-enum extcrawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
-                                   const char *worker, enum extcrawl_stop stop,
-                                   extcrawl_progress_fn fn, void *ctx);
+enum crawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
+                                   const char *worker, enum crawl_stop stop,
+                                   crawl_progress_fn fn, void *ctx);
 
 #endif

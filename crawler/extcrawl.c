@@ -38,14 +38,6 @@ int extcrawl_weights_parse(const char *name)
     return -1;
 }
 
-const char *extcrawl_stop_name(enum extcrawl_stop s)
-{
-    static const char *const names[] = {"running",      "max_relevant_sites", "max_pages",
-                                        "max_seconds",  "border_empty",       "pprs_limit",
-                                        "user_stop",    "user_pause"};
-    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
-}
-
 /* One website being examined. */
 struct slot {
     struct sitecrawl *sc;
@@ -225,7 +217,7 @@ static enum err handle_result(struct run *r, struct fetch_result *res)
     return e;
 }
 
-static void report(struct run *r, enum extcrawl_stop stop, extcrawl_progress_fn progress,
+static void report(struct run *r, enum crawl_stop stop, crawl_progress_fn progress,
                    void *ctx)
 {
     r->m.in_flight = r->active;
@@ -233,10 +225,10 @@ static void report(struct run *r, enum extcrawl_stop stop, extcrawl_progress_fn 
 }
 
 enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
-                      const struct extcrawl_params *p, extcrawl_progress_fn progress, void *ctx,
-                      enum extcrawl_stop *why)
+                      const struct extcrawl_params *p, crawl_progress_fn progress, void *ctx,
+                      enum crawl_stop *why)
 {
-    *why = EXTCRAWL_RUNNING;
+    *why = CRAWL_RUNNING;
     if (p->concurrency < 1)
         return err_set(ERR_INVAL, "concurrency must be at least 1");
     struct run r = {.s = s, .job = job, .f = f, .model = model, .p = p};
@@ -260,9 +252,9 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
     }
 
     double next_poll = 0;
-    enum extcrawl_stop stop = EXTCRAWL_RUNNING;
+    enum crawl_stop stop = CRAWL_RUNNING;
     for (;;) {
-        if (stop == EXTCRAWL_RUNNING) {
+        if (stop == CRAWL_RUNNING) {
             /* The sites being examined have downloaded pages too: count them, so that
              * the page budget stops new claims in time (they are finished still). */
             r.m.pages_unrecorded = 0;
@@ -271,17 +263,17 @@ enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const str
                     r.m.pages_unrecorded += sitecrawl_fetches(r.slots[i].sc);
             stop = crawlmeter_budget_stop(&r.m);
         }
-        if (stop == EXTCRAWL_RUNNING) {
+        if (stop == CRAWL_RUNNING) {
             e = fill_slots(&r);
             if (e)
                 goto out;
             if (r.active == 0 && r.border_empty)
-                stop = EXTCRAWL_BORDER_EMPTY;
+                stop = CRAWL_BORDER_EMPTY;
         }
         /* A user stop or pause abandons the sites in flight (they go back to the
          * border); a budget lets them finish, so no verdict is cut short. */
-        if (stop == EXTCRAWL_USER_STOP || stop == EXTCRAWL_USER_PAUSE || r.active == 0) {
-            if (stop != EXTCRAWL_RUNNING)
+        if (stop == CRAWL_USER_STOP || stop == CRAWL_USER_PAUSE || r.active == 0) {
+            if (stop != CRAWL_RUNNING)
                 break;
         }
         struct fetch_result *res = NULL;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "crawler/crawl.h"
 #include "crawler/sitecrawl.h"
 
 struct store;
@@ -29,20 +30,6 @@ double extcrawl_edge_weight(enum extcrawl_weights mode, double site_confidence, 
 /* "global", "local", "combined" -> mode; -1 for anything else. */
 int extcrawl_weights_parse(const char *name);
 
-enum extcrawl_stop {
-    EXTCRAWL_RUNNING,
-    EXTCRAWL_MAX_RELEVANT, /* max_relevant_sites found */
-    EXTCRAWL_MAX_PAGES,    /* max_pages downloaded */
-    EXTCRAWL_MAX_SECONDS,  /* max_seconds spent */
-    EXTCRAWL_BORDER_EMPTY, /* nothing left to examine */
-    EXTCRAWL_PPRS,         /* windowed pprs above pprs_limit */
-    EXTCRAWL_USER_STOP,    /* stop requested */
-    EXTCRAWL_USER_PAUSE,   /* pause requested */
-};
-
-/* Stable name of a stop reason ("max_pages", ...). */
-const char *extcrawl_stop_name(enum extcrawl_stop s);
-
 struct extcrawl_params {
     enum extcrawl_weights weights;
     struct sitecrawl_params site; /* per website; prior_target is the starting prior */
@@ -58,15 +45,6 @@ struct extcrawl_params {
     const char *worker;       /* name recorded on claimed sites */
 };
 
-struct extcrawl_progress {
-    double elapsed_s;
-    int64_t pages, examined, relevant, border, in_flight;
-    double harvest_rate, harvest_window, pprs, pprs_window; /* NaN when undefined */
-    enum extcrawl_stop stop;
-};
-
-typedef void (*extcrawl_progress_fn)(void *ctx, const struct extcrawl_progress *p);
-
 /*
  * Crawl job `job` until a stop condition; the border and everything found are in
  * the store. Resumes where the job stands (claimed sites must have been unclaimed).
@@ -74,7 +52,7 @@ typedef void (*extcrawl_progress_fn)(void *ctx, const struct extcrawl_progress *
  * otherwise, and at the end.
  */
 enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
-                      const struct extcrawl_params *p, extcrawl_progress_fn progress, void *ctx,
-                      enum extcrawl_stop *why) WARN_UNUSED;
+                      const struct extcrawl_params *p, crawl_progress_fn progress, void *ctx,
+                      enum crawl_stop *why) WARN_UNUSED;
 
 #endif

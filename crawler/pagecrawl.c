@@ -437,7 +437,7 @@ static enum err seed(struct run *r)
     return e;
 }
 
-static void report(struct run *r, enum extcrawl_stop stop, extcrawl_progress_fn progress,
+static void report(struct run *r, enum crawl_stop stop, crawl_progress_fn progress,
                    void *ctx)
 {
     r->m.in_flight = r->in_flight;
@@ -472,10 +472,10 @@ static void run_free(struct run *r)
 }
 
 enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
-                       const struct pagecrawl_params *p, extcrawl_progress_fn progress, void *ctx,
-                       enum extcrawl_stop *why)
+                       const struct pagecrawl_params *p, crawl_progress_fn progress, void *ctx,
+                       enum crawl_stop *why)
 {
-    *why = EXTCRAWL_RUNNING;
+    *why = CRAWL_RUNNING;
     if (p->concurrency < 1 || p->max_pages_per_site < 1)
         return err_set(ERR_INVAL, "concurrency and max_pages_per_site must be at least 1");
     struct run r = {.s = s, .job = job, .f = f, .model = model, .p = p};
@@ -492,20 +492,20 @@ enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const st
     if (!e)
         e = seed(&r);
     double next_poll = 0, next_flush = crawlmeter_clock() + FLUSH_MS / 1000.0;
-    enum extcrawl_stop stop = EXTCRAWL_RUNNING;
+    enum crawl_stop stop = CRAWL_RUNNING;
     while (!e) {
-        if (stop == EXTCRAWL_RUNNING)
+        if (stop == CRAWL_RUNNING)
             stop = crawlmeter_budget_stop(&r.m);
-        if (stop == EXTCRAWL_RUNNING) {
+        if (stop == CRAWL_RUNNING) {
             e = submit_more(&r);
             if (e)
                 break;
             if (r.in_flight == 0 && r.heap_len == 0)
-                stop = EXTCRAWL_BORDER_EMPTY;
+                stop = CRAWL_BORDER_EMPTY;
         }
         /* A budget lets the fetches in flight finish; a user's stop or pause does not. */
-        if (stop == EXTCRAWL_USER_STOP || stop == EXTCRAWL_USER_PAUSE ||
-            (stop != EXTCRAWL_RUNNING && r.in_flight == 0))
+        if (stop == CRAWL_USER_STOP || stop == CRAWL_USER_PAUSE ||
+            (stop != CRAWL_RUNNING && r.in_flight == 0))
             break;
         struct fetch_result *res = NULL;
         if (r.in_flight > 0 && fetcher_next(f, 200, &res) == ERR_OK) {

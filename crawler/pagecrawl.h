@@ -24,7 +24,7 @@
 
 #include "common/err.h"
 #include "crawler/crawlmeter.h"
-#include "crawler/extcrawl.h"
+#include "crawler/crawl.h"
 
 struct store;
 struct fetcher;
@@ -45,7 +45,7 @@ struct pagecrawl_params {
 
 /* Crawl job `job` until a stop condition (the same ones as extcrawl_run). */
 enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
-                       const struct pagecrawl_params *p, extcrawl_progress_fn progress, void *ctx,
-                       enum extcrawl_stop *why) WARN_UNUSED;
+                       const struct pagecrawl_params *p, crawl_progress_fn progress, void *ctx,
+                       enum crawl_stop *why) WARN_UNUSED;
 
 #endif

@@ -11,6 +11,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "crawler/edges.h"
+#include "crawler/extcrawl.h"
 #include "crawler/fetch.h"
 #include "crawler/pagecrawl.h"
 #include "crawler/trainset.h"
@@ -46,7 +47,7 @@ static int train_progress(void *arg, const struct trainset_progress *tp)
     return 0;
 }
 
-static void crawl_progress(void *arg, const struct extcrawl_progress *ep)
+static void crawl_progress(void *arg, const struct crawl_progress *ep)
 {
     struct ctx *c = arg;
     if (c->o->progress) {
@@ -219,7 +220,7 @@ static enum err load_model(struct ctx *c)
 }
 
 /* The baselines of issue 8: a page crawler with website post-processing. */
-static enum err crawl_pages(struct ctx *c, enum extcrawl_stop *stop)
+static enum err crawl_pages(struct ctx *c, enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     struct pagecrawl_params p = {
@@ -238,7 +239,7 @@ static enum err crawl_pages(struct ctx *c, enum extcrawl_stop *stop)
     return pagecrawl_run(c->s, c->id, c->f, c->model, &p, crawl_progress, c, stop);
 }
 
-static enum err crawl(struct ctx *c, enum extcrawl_stop *stop)
+static enum err crawl(struct ctx *c, enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     int n;
@@ -278,7 +279,7 @@ static enum err crawl(struct ctx *c, enum extcrawl_stop *stop)
     return extcrawl_run(c->s, c->id, c->f, c->model, &p, crawl_progress, c, stop);
 }
 
-static enum err run_phases(struct ctx *c, const char *state, enum extcrawl_stop *stop)
+static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *stop)
 {
     enum err e = ERR_OK;
     if (strcmp(state, "queued") == 0 || strcmp(state, "training") == 0) {
@@ -294,9 +295,9 @@ static enum err run_phases(struct ctx *c, const char *state, enum extcrawl_stop 
         e = crawl(c, stop);
     if (e)
         return e;
-    if (*stop == EXTCRAWL_USER_PAUSE)
+    if (*stop == CRAWL_USER_PAUSE)
         return crawlstore_job_set_state(c->s, c->id, "paused", NULL, NULL);
-    return crawlstore_job_set_state(c->s, c->id, "done", extcrawl_stop_name(*stop), NULL);
+    return crawlstore_job_set_state(c->s, c->id, "done", crawl_stop_name(*stop), NULL);
 }
 
 enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
@@ -315,9 +316,9 @@ enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
 }
 
 enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
-                    enum extcrawl_stop *stop)
+                    enum crawl_stop *stop)
 {
-    *stop = EXTCRAWL_RUNNING;
+    *stop = CRAWL_RUNNING;
     struct ctx c = {.s = s, .id = id, .o = o};
     if (o->worker)
         snprintf(c.worker, sizeof c.worker, "%s", o->worker);

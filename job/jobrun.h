@@ -9,10 +9,11 @@
 #ifndef SITESCOUT_JOB_JOBRUN_H
 #define SITESCOUT_JOB_JOBRUN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
-#include "crawler/extcrawl.h"
+#include "crawler/crawl.h"
 
 struct store;
 
@@ -21,7 +22,7 @@ enum jobrun_phase { JOBRUN_TRAINING, JOBRUN_CRAWLING };
 struct jobrun_progress {
     enum jobrun_phase phase;
     size_t train_pages_done, train_pages_expected; /* training */
-    struct extcrawl_progress crawl;                /* crawling */
+    struct crawl_progress crawl;                /* crawling */
 };
 
 typedef void (*jobrun_progress_fn)(void *ctx, const struct jobrun_progress *p);
@@ -46,11 +47,11 @@ enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id) W
 
 /*
  * Run job `id` from wherever it stands until it is done, paused or failed. On
- * return *stop says why the crawl ended (EXTCRAWL_RUNNING if it never got there).
+ * return *stop says why the crawl ended (CRAWL_RUNNING if it never got there).
  * A failure is also recorded in the job (state failed, error). Errors of the
  * database itself are returned.
  */
 enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
-                    enum extcrawl_stop *stop) WARN_UNUSED;
+                    enum crawl_stop *stop) WARN_UNUSED;
 
 #endif
