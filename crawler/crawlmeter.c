@@ -4,26 +4,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/log.h"
+#include "common/monotime.h"
 #include "store/crawlstore.h"
 
 #define WINDOW_MAX 65536 /* marks kept for the windowed rates */
-
-double crawlmeter_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 enum err crawlmeter_init(struct crawlmeter *m, const struct crawlmeter_limits *lim, int64_t pages,
                          int64_t examined, int64_t relevant)
 {
     memset(m, 0, sizeof *m);
     m->lim = *lim;
-    m->t0 = crawlmeter_clock();
+    m->t0 = monotime_s();
     m->win = calloc(WINDOW_MAX, sizeof *m->win);
     if (!m->win)
         return err_set(ERR_NOMEM, "out of memory");
@@ -70,7 +63,7 @@ void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
                          struct crawl_progress *pr)
 {
     memset(pr, 0, sizeof *pr);
-    pr->elapsed_s = crawlmeter_clock() - m->t0;
+    pr->elapsed_s = monotime_s() - m->t0;
     pr->pages = m->pages;
     pr->examined = m->examined;
     pr->relevant = m->relevant;
@@ -106,7 +99,7 @@ enum crawl_stop crawlmeter_budget_stop(const struct crawlmeter *m)
         return CRAWL_MAX_RELEVANT;
     if (l->max_pages && m->pages + m->pages_unrecorded >= l->max_pages)
         return CRAWL_MAX_PAGES;
-    if (l->max_seconds > 0 && crawlmeter_clock() - m->t0 >= l->max_seconds)
+    if (l->max_seconds > 0 && monotime_s() - m->t0 >= l->max_seconds)
         return CRAWL_MAX_SECONDS;
     if (l->pprs_limit > 0 && l->pprs_window > 0 && m->pages >= l->pprs_window) {
         struct crawl_progress pr;
@@ -120,12 +113,12 @@ enum crawl_stop crawlmeter_budget_stop(const struct crawlmeter *m)
 int crawlmeter_row_due(const struct crawlmeter *m)
 {
     return m->pages - m->written_pages >= CRAWLMETER_ROW_PAGES ||
-           crawlmeter_clock() - m->written_t >= CRAWLMETER_ROW_MS / 1000.0;
+           monotime_s() - m->written_t >= CRAWLMETER_ROW_MS / 1000.0;
 }
 
 enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job)
 {
-    m->written_t = crawlmeter_clock();
+    m->written_t = monotime_s();
     m->written_pages = m->pages;
     struct crawl_progress pr;
     crawlmeter_progress(m, CRAWL_RUNNING, &pr);

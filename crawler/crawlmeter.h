@@ -44,9 +44,6 @@ struct crawlmeter {
 #define CRAWLMETER_ROW_MS 2000
 #define CRAWLMETER_ROW_PAGES 50
 
-/* Monotonic clock, in seconds. */
-double crawlmeter_clock(void);
-
 /* Start counting from the job's stored counters. */
 enum err crawlmeter_init(struct crawlmeter *m, const struct crawlmeter_limits *lim, int64_t pages,
                          int64_t examined, int64_t relevant) WARN_UNUSED;

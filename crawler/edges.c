@@ -67,3 +67,24 @@ enum err edgeset_add_page(struct edgeset *es, char *const *links, size_t n, doub
     strmap_release(&seen);
     return e;
 }
+
+double edges_weight(enum edges_weights mode, double site_confidence, double conf_sum,
+                    int page_count)
+{
+    double local = page_count > 0 ? conf_sum / page_count : site_confidence;
+    switch (mode) {
+    case EDGES_GLOBAL: return site_confidence;
+    case EDGES_LOCAL: return local;
+    case EDGES_COMBINED: break;
+    }
+    return (local + site_confidence) / 2;
+}
+
+int edges_weights_parse(const char *name)
+{
+    static const char *const names[] = {"global", "local", "combined"};
+    for (int i = 0; i < 3; i++)
+        if (name && strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}

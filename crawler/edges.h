@@ -29,6 +29,19 @@ struct edgeset {
 void edgeset_init(struct edgeset *es);
 void edgeset_release(struct edgeset *es);
 
+/*
+ * How an aggregated link from examined site V to W weighs on W's rank (paper §4.2):
+ * global = confidence(V, target); local = the mean Pr[p|target] of V's pages that
+ * link to W (conf_sum / page_count); combined = their average.
+ */
+enum edges_weights { EDGES_GLOBAL, EDGES_LOCAL, EDGES_COMBINED };
+
+double edges_weight(enum edges_weights mode, double site_confidence, double conf_sum,
+                    int page_count);
+
+/* "global", "local", "combined" -> mode; -1 for anything else. */
+int edges_weights_parse(const char *name);
+
 /* Add one page's transversal links (normalised URLs) with the page's Pr[p|target]. */
 enum err edgeset_add_page(struct edgeset *es, char *const *links, size_t n,
                           double pr_target) WARN_UNUSED;

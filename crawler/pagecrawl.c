@@ -10,15 +10,13 @@
 #include "common/grow.h"
 #include "common/log.h"
 #include "common/strmap.h"
+#include "crawler/crawlrun.h"
 #include "crawler/fetch.h"
 #include "crawler/pageinfo.h"
 #include "crawler/url.h"
 #include "store/crawlstore.h"
 
-#define POLL_MS 1000    /* how often the job row is checked for stop/pause */
-#define FLUSH_MS 2000   /* how often verdicts and pages are written */
 #define DEFER_MAX 256   /* frontier pages looked at to find one on an idle website */
-#define DRAIN_MAX 32    /* results taken at once */
 
 struct site {
     char *host, *homepage;
@@ -41,9 +39,8 @@ enum page_state { PAGE_FRONTIER, PAGE_FETCHING, PAGE_DONE };
 struct page {
     char *url;
     struct site *site;
-    double conf_sum; /* over the downloaded pages linking here */
-    int links;
-    uint64_t seq;    /* order found */
+    struct pagecrawl_links in; /* the downloaded pages linking here */
+    double priority;           /* p->priority(&in) */
     size_t heap_pos; /* index + 1 in the frontier heap; 0 = not in it */
     enum page_state state;
 };
@@ -55,32 +52,35 @@ struct run {
     const struct pagecls *model;
     struct pagecls_scratch *scratch;
     const struct pagecrawl_params *p;
-    struct crawlmeter m;
+    struct crawlmeter *m;
     struct strmap pages, sites;
     struct page **heap;
     size_t heap_len, heap_cap;
     uint64_t seq;
     int in_flight;
     int64_t pages_flushed; /* meter pages already added to the job's counter */
-    int changed;           /* a page was handled since the last progress report */
 };
 
 /* ---- the frontier: a heap of pages, best first -------------------------- */
 
-static double page_score(const struct page *pg)
+double pagecrawl_focused(const struct pagecrawl_links *in)
 {
-    return pg->links ? pg->conf_sum / pg->links : 0;
+    return in->links ? in->conf_sum / in->links : 0;
 }
 
-/* a before b? Focused: higher average first, then the earlier found; bfs: found order. */
+double pagecrawl_bfs(const struct pagecrawl_links *in)
+{
+    (void)in;
+    return 0; /* every page alike: found order decides */
+}
+
+/* a before b? The higher priority first, then the earlier found. */
 static int before(const struct run *r, const struct page *a, const struct page *b)
 {
-    if (!r->p->bfs) {
-        double sa = page_score(a), sb = page_score(b);
-        if (sa != sb)
-            return sa > sb;
-    }
-    return a->seq < b->seq;
+    (void)r;
+    if (a->priority != b->priority)
+        return a->priority > b->priority;
+    return a->in.seq < b->in.seq;
 }
 
 static void heap_set(struct run *r, size_t i, struct page *pg)
@@ -182,9 +182,11 @@ static enum err add_link(struct run *r, const char *url, double conf)
     if (pg) {
         if (pg->state != PAGE_FRONTIER)
             return ERR_OK;
-        pg->conf_sum += conf;
-        pg->links++;
-        if (pg->heap_pos && !r->p->bfs) {
+        pg->in.conf_sum += conf;
+        pg->in.links++;
+        double was = pg->priority;
+        pg->priority = r->p->priority(&pg->in);
+        if (pg->heap_pos && pg->priority != was) {
             heap_up(r, pg->heap_pos - 1);
             heap_down(r, pg->heap_pos - 1);
         }
@@ -201,9 +203,8 @@ static enum err add_link(struct run *r, const char *url, double conf)
         return err_set(ERR_NOMEM, "out of memory");
     }
     pg->site = st;
-    pg->conf_sum = conf;
-    pg->links = 1;
-    pg->seq = ++r->seq;
+    pg->in = (struct pagecrawl_links){conf, 1, ++r->seq};
+    pg->priority = r->p->priority(&pg->in);
     if (strmap_put(&r->pages, url, strlen(url), pg) != ERR_OK) {
         free(pg->url);
         free(pg);
@@ -277,7 +278,7 @@ static struct page *pick(struct run *r)
 static enum err submit_more(struct run *r)
 {
     int64_t max = r->p->limits.max_pages;
-    while (r->in_flight < r->p->concurrency && (!max || r->m.pages + r->in_flight < max)) {
+    while (r->in_flight < r->p->concurrency && (!max || r->m->pages + r->in_flight < max)) {
         struct page *pg = pick(r);
         if (!pg)
             return ERR_OK;
@@ -305,18 +306,18 @@ static enum err read_page(struct run *r, struct site *st, const struct fetch_res
         if (st->classified++ == 0) {
             double prior = r->p->prior_target;
             if (r->p->prior_harvest)
-                prior = sitecls_prior((unsigned)r->m.relevant, (unsigned)r->m.examined, prior,
+                prior = sitecls_prior((unsigned)r->m->relevant, (unsigned)r->m->examined, prior,
                                       (unsigned)r->p->prior_sites);
             e = sitecls_init(&st->cls, prior, r->p->p_err, r->p->p_threshold);
-            r->m.examined++;
+            r->m->examined++;
         }
     }
     if (!e) {
         (void)sitecls_add_page(&st->cls, *pr);
         int rel = sitecls_relevant(&st->cls);
-        r->m.relevant += rel - st->relevant;
+        r->m->relevant += rel - st->relevant;
         if (rel && !st->relevant)
-            st->found_pages = r->m.pages;
+            st->found_pages = r->m->pages;
         st->relevant = rel;
     }
     for (size_t i = 0; !e && i < info->n_intrinsic; i++)
@@ -337,8 +338,7 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
     if (res->status == FETCH_ROBOTS)
         return ERR_OK; /* not downloaded */
     st->fetches++;
-    r->m.pages++;
-    r->changed = 1;
+    r->m->pages++;
     double pr = NAN;
     enum err e = ERR_OK;
     int again = 0; /* redirected to a page read before: its evidence counts once */
@@ -349,13 +349,13 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
             e = mark_done(r, res->final_url);
     }
     if (!e && res->status == FETCH_REDIRECT && res->redirect_url)
-        e = add_link(r, res->redirect_url, page_score(pg)); /* the target takes its rank */
+        e = add_link(r, res->redirect_url, pagecrawl_focused(&pg->in)); /* takes its rank */
     if (!e && res->status == FETCH_OK && !again)
         e = read_page(r, st, res, &pr);
     if (!e)
         e = site_keep_page(st, again ? res->url : res->final_url ? res->final_url : res->url,
                            res, pr);
-    crawlmeter_mark(&r->m);
+    crawlmeter_mark(r->m);
     return e;
 }
 
@@ -396,12 +396,12 @@ static enum err flush(struct run *r)
         };
     }
     enum err e = crawlstore_sites_update(r->s, r->job, res, k, border, kb,
-                                         r->m.pages - r->pages_flushed);
+                                         r->m->pages - r->pages_flushed);
     free(res);
     free(border);
     if (e)
         return e;
-    r->pages_flushed = r->m.pages;
+    r->pages_flushed = r->m->pages;
     for (size_t i = 0; i < r->sites.cap; i++) {
         struct site *st = r->sites.slots[i].value;
         if (!r->sites.slots[i].key)
@@ -437,14 +437,6 @@ static enum err seed(struct run *r)
     return e;
 }
 
-static void report(struct run *r, enum crawl_stop stop, crawl_progress_fn progress,
-                   void *ctx)
-{
-    r->m.in_flight = r->in_flight;
-    r->m.border = (int64_t)r->heap_len;
-    crawlmeter_report(&r->m, stop, progress, ctx);
-}
-
 static void run_free(struct run *r)
 {
     for (size_t i = 0; i < r->pages.cap; i++) {
@@ -467,81 +459,84 @@ static void run_free(struct run *r)
     strmap_release(&r->pages);
     strmap_release(&r->sites);
     free(r->heap);
-    crawlmeter_release(&r->m);
+    r->heap = NULL;
     pagecls_scratch_free(r->scratch);
+    r->scratch = NULL;
 }
+
+/* ---- the strategy hooks (crawler/crawlrun) ---- */
+
+static enum err page_start(void *arg, struct crawlmeter *m, const struct crawlstore_counts *c)
+{
+    struct run *r = arg;
+    r->m = m;
+    r->pages_flushed = c->pages;
+    enum err e = pagecls_scratch_new(r->model, &r->scratch);
+    return e ? e : seed(r);
+}
+
+static enum err page_refill(void *arg, int *exhausted)
+{
+    struct run *r = arg;
+    enum err e = submit_more(r);
+    *exhausted = r->heap_len == 0;
+    return e;
+}
+
+static enum err page_feed(void *arg, struct fetch_result *res)
+{
+    return handle_result(arg, res);
+}
+
+static int64_t page_in_flight(void *arg)
+{
+    return ((struct run *)arg)->in_flight;
+}
+
+static int64_t page_border(void *arg)
+{
+    return (int64_t)((struct run *)arg)->heap_len;
+}
+
+static enum err page_flush(void *arg)
+{
+    return flush(arg);
+}
+
+static void page_finish(void *arg)
+{
+    run_free(arg);
+}
+
+static const struct crawl_strategy page_strategy = {
+    .start = page_start,
+    .refill = page_refill,
+    .feed = page_feed,
+    .in_flight = page_in_flight,
+    .border = page_border,
+    .flush = page_flush,
+    .finish = page_finish,
+};
 
 enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
                        const struct pagecrawl_params *p, crawl_progress_fn progress, void *ctx,
                        enum crawl_stop *why)
 {
     *why = CRAWL_RUNNING;
-    if (p->concurrency < 1 || p->max_pages_per_site < 1)
-        return err_set(ERR_INVAL, "concurrency and max_pages_per_site must be at least 1");
+    if (p->concurrency < 1 || p->max_pages_per_site < 1 || !p->priority)
+        return err_set(ERR_INVAL,
+                       "concurrency and max_pages_per_site must be at least 1, with a priority");
     struct run r = {.s = s, .job = job, .f = f, .model = model, .p = p};
     strmap_init(&r.pages);
     strmap_init(&r.sites);
-    struct crawlstore_counts c;
-    enum err e = crawlstore_counts(s, job, &c);
-    if (!e)
-        e = crawlmeter_init(&r.m, &p->limits, c.pages, c.examined, c.relevant);
-    if (e)
-        return e;
-    r.pages_flushed = c.pages;
-    e = pagecls_scratch_new(model, &r.scratch);
-    if (!e)
-        e = seed(&r);
-    double next_poll = 0, next_flush = crawlmeter_clock() + FLUSH_MS / 1000.0;
-    enum crawl_stop stop = CRAWL_RUNNING;
-    while (!e) {
-        if (stop == CRAWL_RUNNING)
-            stop = crawlmeter_budget_stop(&r.m);
-        if (stop == CRAWL_RUNNING) {
-            e = submit_more(&r);
-            if (e)
-                break;
-            if (r.in_flight == 0 && r.heap_len == 0)
-                stop = CRAWL_BORDER_EMPTY;
-        }
-        /* A budget lets the fetches in flight finish; a user's stop or pause does not. */
-        if (stop == CRAWL_USER_STOP || stop == CRAWL_USER_PAUSE ||
-            (stop != CRAWL_RUNNING && r.in_flight == 0))
-            break;
-        struct fetch_result *res = NULL;
-        if (r.in_flight > 0 && fetcher_next(f, 200, &res) == ERR_OK) {
-            int taken = 0; /* a bounded batch: metrics rows keep their pace on a fast web */
-            do {
-                e = handle_result(&r, res);
-                fetch_result_free(res);
-            } while (!e && ++taken < DRAIN_MAX && fetcher_next(f, 0, &res) == ERR_OK);
-            if (e)
-                break;
-        }
-        double t = crawlmeter_clock();
-        if (r.changed && t < next_poll) /* between the polls too: short crawls draw a curve */
-            report(&r, stop, progress, ctx);
-        r.changed = 0;
-        if (t >= next_poll) {
-            next_poll = t + POLL_MS / 1000.0;
-            r.m.in_flight = r.in_flight;
-            r.m.border = (int64_t)r.heap_len;
-            stop = crawlmeter_poll(&r.m, s, job, p->worker, stop, progress, ctx);
-        }
-        if (t >= next_flush) { /* verdicts first: the metrics row counts them */
-            next_flush = t + FLUSH_MS / 1000.0;
-            e = flush(&r);
-        }
-        if (!e && crawlmeter_row_due(&r.m) && crawlmeter_write(&r.m, s, job) != ERR_OK)
-            log_warn("pagecrawl: metrics: %s", err_msg());
-    }
-    if (!e) {
-        *why = stop;
-        e = flush(&r);
-    }
-    if (!e)
-        e = crawlmeter_write(&r.m, s, job);
-    if (!e)
-        report(&r, stop, progress, ctx);
-    run_free(&r);
-    return e;
+    struct crawlrun_config c = {
+        .s = s,
+        .job = job,
+        .f = f,
+        .worker = p->worker,
+        .limits = p->limits,
+        .progress = progress,
+        .ctx = ctx,
+    };
+    return crawlrun_run(&c, &page_strategy, &r, why);
 }

@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classifier/pagecls.h"
 #include "common/grow.h"
 #include "common/strmap.h"
+#include "crawler/crawlloop.h"
 #include "crawler/pageinfo.h"
 #include "crawler/url.h"
 
@@ -293,35 +295,41 @@ static int report(struct trainset *ts)
     return ts->p.progress(ts->p.progress_ctx, &pr);
 }
 
+/* ---- trainset_run on the refill loop (crawler/crawlloop) ---- */
+
+struct collect {
+    struct trainset *ts;
+    struct fetcher *f;
+};
+
+static int collect_finished(void *arg)
+{
+    return trainset_done(((struct collect *)arg)->ts);
+}
+
+static enum err collect_feed(void *arg, struct fetch_result *r)
+{
+    struct collect *c = arg;
+    if (!trainset_owns(c->ts, r->tag))
+        return err_set(ERR_CONFLICT, "trainset_run: a fetch result that is not ours");
+    return trainset_feed(c->ts, c->f, r);
+}
+
+static enum err collect_tick(void *arg)
+{
+    struct collect *c = arg;
+    return report(c->ts) ? err_set(ERR_INTERRUPT, "stopped") : ERR_OK;
+}
+
 enum err trainset_run(struct trainset *ts, struct fetcher *f)
 {
+    static const struct crawlloop_hooks hooks = {
+        .finished = collect_finished, .feed = collect_feed, .tick = collect_tick};
+    struct collect c = {ts, f};
     enum err e = trainset_start(ts, f);
-    if (e)
-        return e;
-    if (report(ts))
-        return err_set(ERR_INTERRUPT, "stopped");
-    while (!trainset_done(ts)) {
-        struct fetch_result *r;
-        e = fetcher_next(f, 1000, &r);
-        if (e == ERR_TIMEOUT) {
-            if (report(ts))
-                return err_set(ERR_INTERRUPT, "stopped");
-            continue;
-        }
-        if (e)
-            return e;
-        if (!trainset_owns(ts, r->tag)) {
-            fetch_result_free(r);
-            return err_set(ERR_CONFLICT, "trainset_run: a fetch result that is not ours");
-        }
-        e = trainset_feed(ts, f, r);
-        fetch_result_free(r);
-        if (e)
-            return e;
-        if (report(ts))
-            return err_set(ERR_INTERRUPT, "stopped");
-    }
-    return ERR_OK;
+    if (!e)
+        e = collect_tick(&c);
+    return e ? e : crawlloop_run(f, &hooks, &c);
 }
 
 size_t trainset_count(const struct trainset *ts)
@@ -332,4 +340,32 @@ size_t trainset_count(const struct trainset *ts)
 const struct trainset_site *trainset_site(const struct trainset *ts, size_t i)
 {
     return i < ts->n ? &ts->sites[i] : NULL;
+}
+
+enum err trainset_docs(const struct trainset *ts, size_t n_relevant, struct pagecls_doc **docs,
+                       size_t *n_docs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ts->n; i++)
+        n += ts->sites[i].n_pages;
+    struct pagecls_doc *d = calloc(n ? n : 1, sizeof *d);
+    if (!d)
+        return err_set(ERR_NOMEM, "out of memory");
+    size_t k = 0, classes[2] = {0, 0};
+    for (size_t i = 0; i < ts->n; i++) {
+        const struct trainset_site *site = &ts->sites[i];
+        uint32_t cls = i < n_relevant ? PAGECLS_TARGET : PAGECLS_OTHER;
+        classes[cls] += site->n_pages;
+        for (size_t j = 0; j < site->n_pages; j++)
+            d[k++] = (struct pagecls_doc){site->pages[j].text, site->pages[j].text_len, cls,
+                                          (uint32_t)i};
+    }
+    if (!classes[PAGECLS_TARGET] || !classes[PAGECLS_OTHER]) {
+        free(d);
+        return err_set(ERR_INVAL, "no training page could be fetched from the %s sites",
+                       classes[PAGECLS_TARGET] ? "other" : "relevant");
+    }
+    *docs = d;
+    *n_docs = k;
+    return ERR_OK;
 }

@@ -100,6 +100,17 @@ void trainset_get_progress(const struct trainset *ts, struct trainset_progress *
 enum err trainset_run(struct trainset *ts, struct fetcher *f) WARN_UNUSED;
 
 size_t trainset_count(const struct trainset *ts);
+
+struct pagecls_doc;
+
+/*
+ * The pages read, as page classifier training documents: the first n_relevant
+ * websites are the target class, the others the other class; doc.site is the
+ * website's index. The documents borrow the pages' text (valid while ts is); *docs
+ * is the caller's to free. ERR_INVAL when a class has no page at all.
+ */
+enum err trainset_docs(const struct trainset *ts, size_t n_relevant, struct pagecls_doc **docs,
+                       size_t *n_docs) WARN_UNUSED;
 const struct trainset_site *trainset_site(const struct trainset *ts, size_t i);
 
 #endif

@@ -5,9 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "classifier/sitecls.h"
+#include "common/monotime.h"
+#include "crawler/crawlloop.h"
 #include "crawler/pageinfo.h"
 #include "crawler/sitecrawl.h"
 #include "crawler/trainset.h"
@@ -46,20 +47,6 @@ struct run {
     struct trainset *ts;
     size_t fetch_results;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void evaluate_pagecls_params(const struct jobspec_params *jp, struct pagecls_params *out)
-{
-    pagecls_params_default(out);
-    out->centroids = (uint32_t)jp->centroids_per_class;
-    out->seed = (uint64_t)jp->seed;
-}
 
 void evaluate_result_free(struct evaluate_result *r)
 {
@@ -131,12 +118,12 @@ static enum err collect(struct run *run, struct corpus *c)
     tp.pages_per_site = job->params.train_pages_per_site;
     tp.progress = collect_progress;
     tp.progress_ctx = run;
-    double t0 = now_s();
+    double t0 = monotime_s();
     enum err e = trainset_new(homes, n, &tp, &run->ts);
     free(homes);
     if (!e)
         e = trainset_run(run->ts, run->f);
-    run->res->seconds_collect = now_s() - t0;
+    run->res->seconds_collect = monotime_s() - t0;
     if (e)
         return e;
 
@@ -198,7 +185,7 @@ static enum err train(const struct jobspec_params *jp, const struct corpus *c, c
 {
     *m = (struct models){0};
     struct pagecls_params pp;
-    evaluate_pagecls_params(jp, &pp);
+    jobspec_pagecls_params(jp, &pp);
     struct pagecls_doc *docs = malloc((c->n_docs ? c->n_docs : 1) * sizeof *docs);
     struct pagecls_doc *homes = malloc((c->n_sites ? c->n_sites : 1) * sizeof *homes);
     size_t nd = 0, nh = 0;
@@ -323,43 +310,50 @@ static enum err target_feed(struct run *run, struct target *t, const struct fetc
     return target_next(run, t, r->tag, done);
 }
 
+/* The examinations of n targets at once, on the refill loop (crawler/crawlloop). */
+struct examine {
+    struct run *run;
+    struct target *t;
+    size_t n, done;
+    double last_report;
+};
+
+static int examine_finished(void *arg)
+{
+    struct examine *x = arg;
+    return x->done == x->n;
+}
+
+static enum err examine_feed(void *arg, struct fetch_result *r)
+{
+    struct examine *x = arg;
+    x->run->fetch_results++;
+    if (r->tag >= x->n || x->t[r->tag].done)
+        return err_set(ERR_CONFLICT, "a fetch result for no website under examination");
+    return target_feed(x->run, &x->t[r->tag], r, &x->done);
+}
+
+static enum err examine_tick(void *arg)
+{
+    struct examine *x = arg;
+    double now = monotime_s();
+    if (now - x->last_report < 0.1 && x->done < x->n)
+        return ERR_OK;
+    x->last_report = now;
+    return report(x->run, EVALUATE_CLASSIFY, x->done, x->n) ? err_set(ERR_INTERRUPT, "stopped")
+                                                             : ERR_OK;
+}
+
 static enum err crawl_all(struct run *run, struct target *t, size_t n)
 {
-    size_t done = 0;
+    static const struct crawlloop_hooks hooks = {
+        .finished = examine_finished, .feed = examine_feed, .tick = examine_tick};
+    struct examine x = {run, t, n, 0, 0};
     enum err e = ERR_OK;
     for (size_t i = 0; i < n && !e; i++)
         if (!(e = target_start(run, &t[i], t[i].out->homepage)))
-            e = target_next(run, &t[i], i, &done);
-    if (e)
-        return e;
-    double last = 0;
-    while (done < n) {
-        struct fetch_result *r;
-        e = fetcher_next(run->f, 1000, &r);
-        if (e == ERR_TIMEOUT) {
-            if (report(run, EVALUATE_CLASSIFY, done, n))
-                return err_set(ERR_INTERRUPT, "stopped");
-            continue;
-        }
-        if (e)
-            return e;
-        run->fetch_results++;
-        if (r->tag >= n || t[r->tag].done) {
-            fetch_result_free(r);
-            return err_set(ERR_CONFLICT, "a fetch result for no website under examination");
-        }
-        e = target_feed(run, &t[r->tag], r, &done);
-        fetch_result_free(r);
-        if (e)
-            return e;
-        double now = now_s();
-        if (now - last > 0.1 || done == n) {
-            last = now;
-            if (report(run, EVALUATE_CLASSIFY, done, n))
-                return err_set(ERR_INTERRUPT, "stopped");
-        }
-    }
-    return ERR_OK;
+            e = target_next(run, &t[i], i, &x.done);
+    return e ? e : crawlloop_run(run->f, &hooks, &x);
 }
 
 /* ---- the two modes ---- */
@@ -398,7 +392,7 @@ static enum err run_cv(struct run *run, const struct corpus *c)
     }
     if ((e = evalstats_folds(c->relevant, c->n_sites, folds, (uint64_t)jp->seed, fold)))
         goto out;
-    double t0 = now_s();
+    double t0 = monotime_s();
     for (unsigned f = 0; f < folds && !e; f++) {
         for (size_t i = 0; i < c->n_sites; i++)
             use[i] = fold[i] != f;
@@ -407,7 +401,7 @@ static enum err run_cv(struct run *run, const struct corpus *c)
         else if (report(run, EVALUATE_TRAIN, f + 1, folds))
             e = err_set(ERR_INTERRUPT, "stopped");
     }
-    res->seconds_train += now_s() - t0;
+    res->seconds_train += monotime_s() - t0;
     for (size_t i = 0; i < c->n_sites && !e; i++) {
         e = add_site(res, c->homepage[i], c->relevant[i], (int)fold[i]);
         t[i].out = &res->sites[i];
@@ -415,9 +409,9 @@ static enum err run_cv(struct run *run, const struct corpus *c)
     }
     if (e)
         goto out;
-    t0 = now_s();
+    t0 = monotime_s();
     e = crawl_all(run, t, c->n_sites);
-    res->seconds_classify = now_s() - t0;
+    res->seconds_classify = monotime_s() - t0;
 out:
     if (t)
         for (size_t i = 0; i < c->n_sites; i++)
@@ -469,9 +463,9 @@ static enum err run_heldout(struct run *run, struct models *all)
     }
     if (e)
         goto out;
-    double t0 = now_s();
+    double t0 = monotime_s();
     e = crawl_all(run, t, n);
-    res->seconds_classify = now_s() - t0;
+    res->seconds_classify = monotime_s() - t0;
 out:
     if (t)
         for (size_t i = 0; i < n; i++)
@@ -538,9 +532,9 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
         goto out;
     }
     /* The model on all training sites: the page accuracy reported, the held-out model. */
-    double t0 = now_s();
+    double t0 = monotime_s();
     e = train(&job->params, &c, NULL, &all, &run.res->page_cv);
-    run.res->seconds_train = now_s() - t0;
+    run.res->seconds_train = monotime_s() - t0;
     if (e)
         goto out;
     e = o->mode == EVALUATE_CV ? run_cv(&run, &c) : run_heldout(&run, &all);

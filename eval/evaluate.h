@@ -118,9 +118,6 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
                       struct evaluate_result **out) WARN_UNUSED;
 void evaluate_result_free(struct evaluate_result *r);
 
-/* The page classifier parameters a job's params give (centroids, seed). */
-void evaluate_pagecls_params(const struct jobspec_params *jp, struct pagecls_params *out);
-
 /* Pages per website when max_pages_to_decide is 0 (docs/eval.md). */
 #define EVALUATE_DEFAULT_BUDGET 7
 

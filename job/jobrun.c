@@ -11,6 +11,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "crawler/edges.h"
+#include "crawler/seed.h"
 #include "crawler/extcrawl.h"
 #include "crawler/fetch.h"
 #include "crawler/pagecrawl.h"
@@ -20,9 +21,6 @@
 #include "store/crawlstore.h"
 #include "store/models.h"
 #include "store/store.h"
-
-/* Start sites go first: their rank is above any average of weights in [0, 1]. */
-#define START_RANK 2.0
 
 struct ctx {
     struct store *s;
@@ -58,151 +56,90 @@ static void crawl_progress(void *arg, const struct crawl_progress *ep)
     }
 }
 
-/* Record one training website: examined, with its pages and (if relevant) its links. */
-static enum err record_training_site(struct ctx *c, const struct trainset_site *ts, int relevant,
-                                     struct pagecls_scratch *scratch)
-{
-    char *host = NULL, *home = NULL;
-    struct edgeset es;
-    edgeset_init(&es);
-    struct crawlstore_page *pages = calloc(ts->n_pages ? ts->n_pages : 1, sizeof *pages);
-    struct crawlstore_edge *edges = NULL;
-    enum err e = pages ? url_host(ts->site, &host) : err_set(ERR_NOMEM, "out of memory");
-    if (!e)
-        e = url_homepage(ts->site, &home);
-    for (size_t i = 0; !e && i < ts->n_pages; i++) {
-        const struct trainset_page *pg = &ts->pages[i];
-        struct pagecls_result r;
-        e = pagecls_classify(c->model, scratch, pg->text, pg->text_len, &r);
-        if (e)
-            break;
-        pages[i] = (struct crawlstore_page){pg->url, "ok", 200, pg->text_len, r.pr[PAGECLS_TARGET]};
-        /* Only the relevant training sites seed the border (DESIGN §3.4). */
-        if (relevant)
-            e = edgeset_add_page(&es, pg->transversal, pg->n_transversal, r.pr[PAGECLS_TARGET]);
-    }
-    double conf = relevant ? 1.0 : 0.0; /* known, not guessed */
-    if (!e && es.n && !(edges = calloc(es.n, sizeof *edges)))
-        e = err_set(ERR_NOMEM, "out of memory");
-    for (size_t i = 0; !e && i < es.n; i++)
-        edges[i] = (struct crawlstore_edge){
-            es.edges[i].host, es.edges[i].homepage, es.edges[i].conf_sum, es.edges[i].page_count,
-            extcrawl_edge_weight((enum extcrawl_weights)c->js->params.edge_weights, conf,
-                                 es.edges[i].conf_sum, es.edges[i].page_count)};
-    if (!e)
-        e = crawlstore_site_add(c->s, c->id, host, home, relevant ? "train" : "train_other",
-                                "claimed", NAN, -1, 0);
-    if (!e) {
-        struct crawlstore_site_result res = {host,  conf, relevant,  (int)ts->n_pages,
-                                             ts->fetches, "train", pages, ts->n_pages,
-                                             edges, es.n, home, 0};
-        e = crawlstore_site_done(c->s, c->id, &res);
-        if (e == ERR_CONFLICT)
-            e = ERR_OK; /* recorded by an earlier run of this job */
-    }
-    free(pages);
-    free(edges);
-    edgeset_release(&es);
-    free(host);
-    free(home);
-    return e;
-}
-
-static enum err train(struct ctx *c)
+/* The first k pages of every training website (crawler/trainset). */
+static enum err collect(struct ctx *c, struct trainset **out)
 {
     const struct jobspec *js = c->js;
     size_t n = js->n_relevant + js->n_other;
     const char **homes = malloc(n * sizeof *homes);
-    struct pagecls_doc *docs = NULL;
-    struct trainset *ts = NULL;
-    struct pagecls_scratch *scratch = NULL;
-    struct buf model_bytes, params_json;
-    buf_init(&model_bytes, 0);
-    buf_init(&params_json, 0);
-    enum err e = homes ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
-    for (size_t i = 0; !e && i < n; i++)
+    if (!homes)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
         homes[i] = i < js->n_relevant ? js->relevant_sites[i] : js->other_sites[i - js->n_relevant];
-
     struct trainset_params tp;
     trainset_params_default(&tp);
     tp.pages_per_site = js->params.train_pages_per_site;
     tp.progress = train_progress;
     tp.progress_ctx = c;
+    enum err e = trainset_new(homes, n, &tp, out);
     if (!e)
-        e = trainset_new(homes, n, &tp, &ts);
-    if (!e)
-        e = trainset_run(ts, c->f);
-    if (e)
-        goto out;
+        e = trainset_run(*out, c->f);
+    free(homes);
+    return e;
+}
 
+/* Train the page classifier on the collected pages, cross-validating p_err. */
+static enum err fit(struct ctx *c, const struct trainset *ts)
+{
+    const struct jobspec *js = c->js;
+    struct pagecls_doc *docs = NULL;
     size_t n_docs = 0;
-    for (size_t i = 0; i < n; i++)
-        n_docs += trainset_site(ts, i)->n_pages;
-    docs = calloc(n_docs ? n_docs : 1, sizeof *docs);
-    if (!docs) {
-        e = err_set(ERR_NOMEM, "out of memory");
-        goto out;
-    }
-    size_t k = 0;
-    size_t classes[2] = {0, 0};
-    for (size_t i = 0; i < n; i++) {
-        const struct trainset_site *site = trainset_site(ts, i);
-        uint32_t cls = i < js->n_relevant ? PAGECLS_TARGET : PAGECLS_OTHER;
-        classes[cls] += site->n_pages;
-        for (size_t j = 0; j < site->n_pages; j++)
-            docs[k++] = (struct pagecls_doc){site->pages[j].text, site->pages[j].text_len, cls,
-                                             (uint32_t)i};
-    }
-    if (!classes[0] || !classes[1]) {
-        e = err_set(ERR_INVAL, "no training page could be fetched from the %s sites",
-                    classes[0] ? "other" : "relevant");
-        goto out;
-    }
-    struct pagecls_params pp;
-    pagecls_params_default(&pp);
-    pp.centroids = (uint32_t)js->params.centroids_per_class;
-    pp.seed = (uint64_t)js->params.seed;
-    log_info("job %lld: training on %zu pages of %zu websites", (long long)c->id, n_docs, n);
-    e = pagecls_train_cv(&pp, docs, n_docs, (uint32_t)js->params.cv_folds, &c->model, NULL);
+    enum err e = trainset_docs(ts, js->n_relevant, &docs, &n_docs);
     if (e)
-        goto out;
+        return e;
+    struct pagecls_params pp;
+    jobspec_pagecls_params(&js->params, &pp);
+    log_info("job %lld: training on %zu pages of %zu websites", (long long)c->id, n_docs,
+             trainset_count(ts));
+    e = pagecls_train_cv(&pp, docs, n_docs, (uint32_t)js->params.cv_folds, &c->model, NULL);
+    free(docs);
+    return e;
+}
+
+/* Store the trained model with its cross-validation figures and the job's parameters. */
+static enum err save_model(struct ctx *c)
+{
     const struct pagecls_cv *cv = pagecls_get_cv(c->model);
+    log_info("job %lld: page accuracy %.3f (p_err %.3f) in %u-fold cross-validation",
+             (long long)c->id, cv->accuracy, cv->p_err, cv->folds);
     char cv_json[256];
     snprintf(cv_json, sizeof cv_json,
              "{\"folds\": %u, \"sites\": %u, \"pages\": %llu, \"accuracy\": %.6f, \"p_err\": %.6f}",
              cv->folds, cv->sites, (unsigned long long)cv->pages, cv->accuracy, cv->p_err);
-    log_info("job %lld: page accuracy %.3f (p_err %.3f) in %u-fold cross-validation",
-             (long long)c->id, cv->accuracy, cv->p_err, cv->folds);
+    struct buf model_bytes, params_json;
+    buf_init(&model_bytes, 0);
+    buf_init(&params_json, 0);
     int64_t model_id;
-    e = pagecls_serialize(c->model, &model_bytes);
+    enum err e = pagecls_serialize(c->model, &model_bytes);
     if (!e)
-        e = jobspec_params_json(&js->params, &params_json);
+        e = jobspec_params_json(&c->js->params, &params_json);
     if (!e)
         e = models_save(c->s, c->id, PAGECLS_FORMAT_VERSION, cv->p_err, cv->accuracy, cv_json,
                         buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
-    if (!e)
-        e = pagecls_scratch_new(c->model, &scratch);
-    for (size_t i = 0; !e && i < n; i++) {
-        const struct trainset_site *site = trainset_site(ts, i);
-        if (site->n_pages)
-            e = record_training_site(c, site, i < js->n_relevant, scratch);
-    }
-    /* Start sites are examined first. */
-    for (size_t i = 0; !e && i < js->n_start; i++) {
-        char *host = NULL;
-        e = url_host(js->start_sites[i], &host);
-        if (!e)
-            e = crawlstore_site_add(c->s, c->id, host, js->start_sites[i], "start", "border", NAN,
-                                    -1, START_RANK);
-        free(host);
-    }
-out:
-    pagecls_scratch_free(scratch);
     buf_release(&model_bytes);
     buf_release(&params_json);
+    return e;
+}
+
+/* The training phase: collect, fit, save the model, seed the border (crawler/seed). */
+static enum err train(struct ctx *c)
+{
+    const struct jobspec *js = c->js;
+    struct trainset *ts = NULL;
+    enum err e = collect(c, &ts);
+    if (!e)
+        e = fit(c, ts);
+    if (!e)
+        e = save_model(c);
+    for (size_t i = 0; !e && i < trainset_count(ts); i++) {
+        const struct trainset_site *site = trainset_site(ts, i);
+        if (site->n_pages)
+            e = seed_training_site(c->s, c->id, site, i < js->n_relevant, c->model,
+                                   (enum edges_weights)js->params.edge_weights);
+    }
+    if (!e)
+        e = seed_start_sites(c->s, c->id, js->start_sites, js->n_start);
     trainset_free(ts);
-    free(docs);
-    free(homes);
     return e;
 }
 
@@ -224,7 +161,7 @@ static enum err crawl_pages(struct ctx *c, enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     struct pagecrawl_params p = {
-        .bfs = jp->strategy == JOBSPEC_BFS,
+        .priority = jp->strategy == JOBSPEC_BFS ? pagecrawl_bfs : pagecrawl_focused,
         .prior_target = jp->prior_target,
         .prior_harvest = jp->prior == 1,
         .prior_sites = jp->prior_sites,
@@ -252,7 +189,7 @@ static enum err crawl(struct ctx *c, enum crawl_stop *stop)
     if (jp->strategy == JOBSPEC_PAGE || jp->strategy == JOBSPEC_BFS)
         return crawl_pages(c, stop);
     struct extcrawl_params p = {
-        .weights = (enum extcrawl_weights)jp->edge_weights,
+        .weights = (enum edges_weights)jp->edge_weights,
         .site = {.prior_target = jp->prior_target,
                  .p_threshold = jp->p_threshold,
                  .l_threshold = jp->l_threshold,
@@ -263,11 +200,8 @@ static enum err crawl(struct ctx *c, enum crawl_stop *stop)
         .prior_harvest = jp->prior == 1,
         .prior_sites = jp->prior_sites,
         .concurrency = jp->concurrency,
-        .max_pages = jp->max_pages,
-        .max_relevant = jp->max_relevant_sites,
-        .max_seconds = jp->max_seconds,
-        .pprs_window = jp->pprs_window,
-        .pprs_limit = jp->pprs_limit,
+        .limits = {jp->max_pages, jp->max_relevant_sites, jp->max_seconds, jp->pprs_window,
+                   jp->pprs_limit},
         .worker = c->worker,
     };
     if (jp->strategy == JOBSPEC_HOMEPAGE) {

@@ -539,3 +539,10 @@ enum err jobspec_to_json(const struct jobspec *j, struct buf *out)
     buf_release(&params);
     return e;
 }
+
+void jobspec_pagecls_params(const struct jobspec_params *jp, struct pagecls_params *out)
+{
+    pagecls_params_default(out);
+    out->centroids = (uint32_t)jp->centroids_per_class;
+    out->seed = (uint64_t)jp->seed;
+}

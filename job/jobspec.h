@@ -49,7 +49,7 @@ struct jobspec_params {
     int64_t seed;            /* k-means seeding and fold shuffles (pagecls default) */
     /* The crawl (a job): */
     int strategy;            /* enum jobspec_strategy */
-    int edge_weights;        /* 0 global, 1 local, 2 combined (enum extcrawl_weights); 2 */
+    int edge_weights;        /* 0 global, 1 local, 2 combined (enum edges_weights); 2 */
     double l_threshold;      /* LinkRank to reach after classification; 0 = stop there; 10 */
     double c;                /* LinkRank's constant (>= 1); 1 */
     int64_t max_pages;       /* stop after this many pages downloaded; 0 = no limit */
@@ -118,5 +118,10 @@ enum err jobspec_select(const char *json, size_t len, const char *name, const ch
 enum err jobspec_to_json(const struct jobspec *j, struct buf *out) WARN_UNUSED;
 
 void jobspec_free(struct jobspec *j);
+
+struct pagecls_params;
+
+/* The page classifier parameters a job's params give (defaults, then centroids, seed). */
+void jobspec_pagecls_params(const struct jobspec_params *jp, struct pagecls_params *out);
 
 #endif

@@ -20,11 +20,11 @@ static void test_figure3_edge_weights(void **state)
     (void)state;
     /* W has confidence 0.6; two of its pages link to U, with 0.9 and 0.5. */
     double sum = 0.9 + 0.5;
-    assert_float_equal(extcrawl_edge_weight(EXTCRAWL_GLOBAL, 0.6, sum, 2), 0.6, 1e-12);
-    assert_float_equal(extcrawl_edge_weight(EXTCRAWL_LOCAL, 0.6, sum, 2), 0.7, 1e-12);
-    assert_float_equal(extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.6, sum, 2), 0.65, 1e-12);
-    assert_int_equal(extcrawl_weights_parse("combined"), EXTCRAWL_COMBINED);
-    assert_int_equal(extcrawl_weights_parse("nope"), -1);
+    assert_float_equal(edges_weight(EDGES_GLOBAL, 0.6, sum, 2), 0.6, 1e-12);
+    assert_float_equal(edges_weight(EDGES_LOCAL, 0.6, sum, 2), 0.7, 1e-12);
+    assert_float_equal(edges_weight(EDGES_COMBINED, 0.6, sum, 2), 0.65, 1e-12);
+    assert_int_equal(edges_weights_parse("combined"), EDGES_COMBINED);
+    assert_int_equal(edges_weights_parse("nope"), -1);
 }
 
 static double site_rank(struct store *s, int64_t job, const char *host)
@@ -74,8 +74,8 @@ static void test_border_ranks_and_claims(void **state)
 
     /* Figure 3 with combined weights: start.test (0.6) links to u.test from 0.9 and 0.5. */
     struct crawlstore_edge e1[] = {
-        {"u.test", "http://u.test/", 1.4, 2, extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.6, 1.4, 2)},
-        {"v.test", "http://v.test/", 0.9, 1, extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.6, 0.9, 1)}};
+        {"u.test", "http://u.test/", 1.4, 2, edges_weight(EDGES_COMBINED, 0.6, 1.4, 2)},
+        {"v.test", "http://v.test/", 0.9, 1, edges_weight(EDGES_COMBINED, 0.6, 0.9, 1)}};
     examine(s, job, "start.test", 0.6, e1, 2);
     assert_float_equal(site_rank(s, job, "u.test"), 0.65, 1e-9);
     assert_float_equal(site_rank(s, job, "v.test"), 0.75, 1e-9);
@@ -96,7 +96,7 @@ static void test_border_ranks_and_claims(void **state)
 
     /* v.test (0.2) also links to u.test from one page with 0.1: rank = (0.65 + 0.15) / 2. */
     struct crawlstore_edge e2[] = {
-        {"u.test", "http://u.test/", 0.1, 1, extcrawl_edge_weight(EXTCRAWL_COMBINED, 0.2, 0.1, 1)}};
+        {"u.test", "http://u.test/", 0.1, 1, edges_weight(EDGES_COMBINED, 0.2, 0.1, 1)}};
     examine(s, job, "v.test", 0.2, e2, 1);
     assert_float_equal(site_rank(s, job, "u.test"), 0.4, 1e-9);
 

@@ -1,0 +1,13 @@
+/* The monotonic clock, the one helper every module uses to measure time. */
+#ifndef SITESCOUT_COMMON_MONOTIME_H
+#define SITESCOUT_COMMON_MONOTIME_H
+
+#include <stdint.h>
+
+/* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC): for intervals only. */
+double monotime_s(void);
+
+/* The same clock in milliseconds. */
+int64_t monotime_ms(void);
+
+#endif

@@ -1,0 +1,133 @@
+/* A job's crawl on the refill loop: stop conditions, polls, reports, metrics rows. */
+#include "crawler/crawlrun.h"
+
+#include "common/log.h"
+#include "common/monotime.h"
+#include "crawler/crawlloop.h"
+#include "crawler/fetch.h"
+#include "store/crawlstore.h"
+
+#define POLL_MS 1000  /* how often the job row is checked for stop/pause */
+#define FLUSH_MS 2000 /* how often a strategy's kept verdicts and pages are written */
+
+struct run {
+    const struct crawlrun_config *c;
+    const struct crawl_strategy *st;
+    void *sctx;
+    struct crawlmeter m;
+    enum crawl_stop stop;
+    double next_poll, next_flush;
+    struct crawlmeter_point reported; /* the counters at the last progress report */
+};
+
+static void report(struct run *r)
+{
+    r->m.in_flight = r->st->in_flight(r->sctx);
+    if (r->st->border)
+        r->m.border = r->st->border(r->sctx);
+    r->reported = (struct crawlmeter_point){r->m.pages, r->m.examined, r->m.relevant};
+    crawlmeter_report(&r->m, r->stop, r->c->progress, r->c->ctx);
+}
+
+static enum err loop_refill(void *arg)
+{
+    struct run *r = arg;
+    if (r->stop == CRAWL_RUNNING) {
+        r->m.pages_unrecorded = r->st->unrecorded_pages ? r->st->unrecorded_pages(r->sctx) : 0;
+        r->stop = crawlmeter_budget_stop(&r->m);
+    }
+    if (r->stop != CRAWL_RUNNING)
+        return ERR_OK;
+    int exhausted = 0;
+    enum err e = r->st->refill(r->sctx, &exhausted);
+    if (!e && exhausted && r->st->in_flight(r->sctx) == 0)
+        r->stop = CRAWL_BORDER_EMPTY;
+    return e;
+}
+
+static int loop_finished(void *arg)
+{
+    struct run *r = arg;
+    if (r->stop == CRAWL_USER_STOP || r->stop == CRAWL_USER_PAUSE)
+        return 1;
+    return r->stop != CRAWL_RUNNING && r->st->in_flight(r->sctx) == 0;
+}
+
+static enum err loop_feed(void *arg, struct fetch_result *res)
+{
+    struct run *r = arg;
+    return r->st->feed(r->sctx, res);
+}
+
+/* The regular look at the job row: a user's request, the heartbeat, a report. */
+static void poll_job(struct run *r)
+{
+    const struct crawlrun_config *c = r->c;
+    struct crawlstore_counts counts;
+    if (!r->st->border && crawlstore_counts(c->s, c->job, &counts) == ERR_OK)
+        r->m.border = counts.border;
+    r->m.in_flight = r->st->in_flight(r->sctx);
+    if (r->st->border)
+        r->m.border = r->st->border(r->sctx);
+    r->reported = (struct crawlmeter_point){r->m.pages, r->m.examined, r->m.relevant};
+    r->stop = crawlmeter_poll(&r->m, c->s, c->job, c->worker, r->stop, c->progress, c->ctx);
+}
+
+static enum err loop_tick(void *arg)
+{
+    struct run *r = arg;
+    double t = monotime_s();
+    int changed = r->m.pages != r->reported.pages || r->m.examined != r->reported.examined ||
+                  r->m.relevant != r->reported.relevant;
+    if (changed && t < r->next_poll) /* between the polls too: short crawls draw a curve */
+        report(r);
+    if (t >= r->next_poll) {
+        r->next_poll = t + POLL_MS / 1000.0;
+        poll_job(r);
+    }
+    enum err e = ERR_OK;
+    if (r->st->flush && t >= r->next_flush) { /* verdicts first: the metrics row counts them */
+        r->next_flush = t + FLUSH_MS / 1000.0;
+        e = r->st->flush(r->sctx);
+    }
+    if (!e && crawlmeter_row_due(&r->m) && crawlmeter_write(&r->m, r->c->s, r->c->job) != ERR_OK)
+        log_warn("crawl: job %lld: metrics: %s", (long long)r->c->job, err_msg());
+    return e;
+}
+
+static const struct crawlloop_hooks hooks = {loop_refill, loop_finished, loop_feed, loop_tick};
+
+enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strategy *st, void *sctx,
+                      enum crawl_stop *why)
+{
+    *why = CRAWL_RUNNING;
+    struct run r = {.c = c, .st = st, .sctx = sctx, .stop = CRAWL_RUNNING};
+    struct crawlstore_counts counts;
+    enum err e = crawlstore_counts(c->s, c->job, &counts);
+    if (!e)
+        e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined, counts.relevant);
+    if (e) {
+        if (st->finish)
+            st->finish(sctx);
+        return e;
+    }
+    r.m.border = counts.border;
+    r.reported = (struct crawlmeter_point){r.m.pages, r.m.examined, r.m.relevant};
+    r.next_flush = monotime_s() + FLUSH_MS / 1000.0;
+    e = st->start(sctx, &r.m, &counts);
+    if (!e)
+        e = crawlloop_run(c->f, &hooks, &r);
+    if (!e) {
+        *why = r.stop;
+        if (st->flush)
+            e = st->flush(sctx);
+    }
+    if (!e)
+        e = crawlmeter_write(&r.m, c->s, c->job);
+    if (!e)
+        report(&r);
+    if (st->finish)
+        st->finish(sctx);
+    crawlmeter_release(&r.m);
+    return e;
+}

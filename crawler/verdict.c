@@ -1,0 +1,46 @@
+/* Stores a website's verdict with its pages and weighted links. */
+#include "crawler/verdict.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "store/crawlstore.h"
+
+enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
+                       const struct verdict *v)
+{
+    struct crawlstore_edge *ce = calloc(v->n_edges ? v->n_edges : 1, sizeof *ce);
+    if (!ce)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < v->n_edges; i++) {
+        const struct edge *ed = &v->edges[i];
+        ce[i] = (struct crawlstore_edge){
+            ed->host, ed->homepage, ed->conf_sum, ed->page_count,
+            edges_weight(mode, v->confidence, ed->conf_sum, ed->page_count)};
+    }
+    struct crawlstore_site_result res = {
+        .host = v->host,
+        .confidence = v->confidence,
+        .relevant = v->relevant,
+        .pages_to_decide = v->pages_to_decide,
+        .fetches = v->fetches,
+        .purpose = v->purpose,
+        .pages = v->pages,
+        .n_pages = v->n_pages,
+        .edges = ce,
+        .n_edges = v->n_edges,
+    };
+    enum err e = crawlstore_site_done(s, job, &res);
+    free(ce);
+    return e;
+}
+
+enum err verdict_store_unread(struct store *s, int64_t job, const char *host, const char *why,
+                              const struct edge *edges, size_t n_edges, double rank)
+{
+    enum err e = ERR_OK;
+    for (size_t i = 0; !e && i < n_edges; i++)
+        e = crawlstore_site_add(s, job, edges[i].host, edges[i].homepage, "discovered", "border",
+                                NAN, -1, rank);
+    return e ? e : crawlstore_site_failed(s, job, host, why);
+}

@@ -1,0 +1,48 @@
+/*
+ * A website's verdict, stored: the one writer of examined websites for training and
+ * the website crawler alike. It weighs the website's aggregated transversal links for
+ * the border (paper §4.2, crawler/edges) and records, in one transaction, its pages,
+ * those links and the verdict; a website none of whose pages could be read is marked
+ * failed instead, its outgoing redirects still joining the border.
+ */
+#ifndef SITESCOUT_CRAWLER_VERDICT_H
+#define SITESCOUT_CRAWLER_VERDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "crawler/edges.h"
+
+struct store;
+struct crawlstore_page;
+
+struct verdict {
+    const char *host;
+    double confidence; /* Pr[target|W] */
+    int relevant;
+    int pages_to_decide;
+    int fetches;         /* downloads the examination cost */
+    const char *purpose; /* "crawl" or "train" */
+    const struct crawlstore_page *pages;
+    size_t n_pages;
+    const struct edge *edges; /* aggregated transversal links, weighted here */
+    size_t n_edges;
+};
+
+/*
+ * Store v as examined in job, its edges weighted by mode. ERR_CONFLICT (nothing
+ * written) when the website was examined already: by another worker meanwhile, or by
+ * an earlier run of the job.
+ */
+enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
+                       const struct verdict *v) WARN_UNUSED;
+
+/*
+ * Record that host could not be read (why: a fetch status name, say); the targets of
+ * its redirects (edges) join the border with rank.
+ */
+enum err verdict_store_unread(struct store *s, int64_t job, const char *host, const char *why,
+                              const struct edge *edges, size_t n_edges, double rank) WARN_UNUSED;
+
+#endif
