@@ -4,16 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t hash_bytes(const char *s, size_t n)
-{
-    /* FNV-1a: short keys (host names), good enough spread, no seed needed. */
-    size_t h = (size_t)14695981039346656037ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= (size_t)1099511628211ULL;
-    }
-    return h;
-}
+#include "common/hash.h"
+
 
 void strmap_init(struct strmap *m)
 {

@@ -78,7 +78,7 @@ enum err crawlstore_job_create(struct store *s, const char *topic, const char *b
                              3, p, &r);
     if (e)
         return e;
-    *id = atoll(store_rows_get(r, 0, 0));
+    *id = store_rows_i64(r, 0, 0, 0);
     store_rows_free(r);
     return ERR_OK;
 }
@@ -173,7 +173,7 @@ enum err crawlstore_fence(struct store *s, int64_t job, const char *our_worker)
                                  2, p, &r);
         if (e)
             return e;
-        int left = atoi(store_rows_get(r, 0, 0));
+        int left = (int)store_rows_i64(r, 0, 0, 0);
         store_rows_free(r);
         if (!left)
             return ERR_OK;
@@ -207,11 +207,11 @@ enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_count
     if (e)
         return e;
     if (store_rows_count(r) == 1) {
-        out->pages = atoll(store_rows_get(r, 0, 0));
-        out->examined = atoll(store_rows_get(r, 0, 1));
-        out->relevant = atoll(store_rows_get(r, 0, 2));
-        out->border = atoll(store_rows_get(r, 0, 3));
-        out->claimed = atoll(store_rows_get(r, 0, 4));
+        out->pages = store_rows_i64(r, 0, 0, 0);
+        out->examined = store_rows_i64(r, 0, 1, 0);
+        out->relevant = store_rows_i64(r, 0, 2, 0);
+        out->border = store_rows_i64(r, 0, 3, 0);
+        out->claimed = store_rows_i64(r, 0, 4, 0);
     }
     store_rows_free(r);
     return ERR_OK;
@@ -262,7 +262,7 @@ enum err crawlstore_claim(struct store *s, int64_t job, const char *worker, char
     *host = strdup(store_rows_get(r, 0, 0));
     *homepage = strdup(store_rows_get(r, 0, 1));
     if (rank)
-        *rank = atof(store_rows_get(r, 0, 2));
+        *rank = store_rows_double(r, 0, 2, NAN);
     store_rows_free(r);
     if (!*host || !*homepage) {
         free(*host);
@@ -287,7 +287,7 @@ enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker, in
     if (e)
         return e;
     if (count)
-        *count = atoi(store_rows_get(r, 0, 0));
+        *count = (int)store_rows_i64(r, 0, 0, 0);
     store_rows_free(r);
     return ERR_OK;
 }
@@ -562,7 +562,7 @@ enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_s
         v[i].homepage = strdup(store_rows_get(r, i, 1));
         copy_field(v[i].state, sizeof v[i].state, store_rows_get(r, i, 2));
         copy_field(v[i].role, sizeof v[i].role, store_rows_get(r, i, 3));
-        v[i].rank = atof(store_rows_get(r, i, 4));
+        v[i].rank = store_rows_double(r, i, 4, NAN);
         if (!v[i].host || !v[i].homepage) {
             crawlstore_site_rows_free(v, (size_t)i + 1);
             v = NULL;
@@ -624,9 +624,9 @@ enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawls
         copy_field(f->host, sizeof f->host, store_rows_get(r, i, 0));
         copy_field(f->homepage, sizeof f->homepage, store_rows_get(r, i, 1));
         copy_field(f->role, sizeof f->role, store_rows_get(r, i, 2));
-        f->confidence = atof(store_rows_get(r, i, 3));
-        f->pages = atoi(store_rows_get(r, i, 4));
-        f->found_pages = atoll(store_rows_get(r, i, 5));
+        f->confidence = store_rows_double(r, i, 3, NAN);
+        f->pages = (int)store_rows_i64(r, i, 4, 0);
+        f->found_pages = store_rows_i64(r, i, 5, 0);
     }
     *n = (size_t)rows;
     store_rows_free(r);

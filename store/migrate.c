@@ -74,7 +74,7 @@ enum err migrate_version(struct store *s, int *version)
                              NULL, &rows);
     if (e)
         return e;
-    *version = atoi(store_rows_get(rows, 0, 0));
+    *version = (int)store_rows_i64(rows, 0, 0, 0);
     store_rows_free(rows);
     return ERR_OK;
 }

@@ -143,7 +143,7 @@ static enum err load_one(struct store *s, const char *sql, const char *arg,
     }
     m->id = strtoll(store_rows_get(rows, 0, 0), NULL, 10);
     m->job_id = strtoll(store_rows_get(rows, 0, 1), NULL, 10);
-    m->format_version = atoi(store_rows_get(rows, 0, 2));
+    m->format_version = (int)store_rows_i64(rows, 0, 2, 0);
     m->p_err = strtod(store_rows_get(rows, 0, 3), NULL);
     const char *acc = store_rows_get(rows, 0, 4);
     m->page_accuracy = acc ? strtod(acc, NULL) : NAN;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/num.h"
 
 #define RETRY_FIRST_MS 100
 #define RETRY_MAX_MS 5000
@@ -253,6 +254,22 @@ const char *store_rows_get(const struct store_rows *r, int row, int col)
     if (PQgetisnull(r->res, row, col))
         return NULL;
     return PQgetvalue(r->res, row, col);
+}
+
+int64_t store_rows_i64(const struct store_rows *r, int row, int col, int64_t def)
+{
+    int64_t v;
+    return num_parse_i64(store_rows_get(r, row, col), INT64_MIN, INT64_MAX, &v) ? v : def;
+}
+
+double store_rows_double(const struct store_rows *r, int row, int col, double def)
+{
+    const char *s = store_rows_get(r, row, col);
+    if (!s || !*s)
+        return def;
+    char *end;
+    double v = strtod(s, &end);
+    return *end ? def : v;
 }
 
 void store_rows_free(struct store_rows *r)

@@ -10,6 +10,8 @@
 #ifndef SITESCOUT_STORE_STORE_H
 #define SITESCOUT_STORE_STORE_H
 
+#include <stdint.h>
+
 #include "common/err.h"
 
 struct store;
@@ -44,6 +46,13 @@ int store_rows_count(const struct store_rows *r);
 int store_rows_columns(const struct store_rows *r);
 /* Value at row, col as text; NULL for SQL NULL. Borrowed. */
 const char *store_rows_get(const struct store_rows *r, int row, int col);
+/*
+ * Value at row, col as a number (checked: the whole text), or def for SQL NULL or
+ * text that is not one. PostgreSQL's text of an integer or float column always is;
+ * a float's NaN and Infinity come back as such.
+ */
+int64_t store_rows_i64(const struct store_rows *r, int row, int col, int64_t def);
+double store_rows_double(const struct store_rows *r, int row, int col, double def);
 void store_rows_free(struct store_rows *r);
 
 /* How many times this connection was lost and re-established. */

@@ -37,7 +37,7 @@ static double site_rank(struct store *s, int64_t job, const char *host)
                                  p, &r),
                      ERR_OK);
     assert_int_equal(store_rows_count(r), 1);
-    double v = atof(store_rows_get(r, 0, 0));
+    double v = store_rows_double(r, 0, 0, NAN);
     store_rows_free(r);
     return v;
 }

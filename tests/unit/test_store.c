@@ -117,7 +117,7 @@ static void test_migrations_are_idempotent(void **state)
     assert_int_equal(version, migrations[migrations_count - 1].version);
     struct store_rows *r;
     assert_int_equal(store_query(s, "SELECT count(*) FROM schema_migrations", 0, NULL, &r), ERR_OK);
-    assert_int_equal(atoi(store_rows_get(r, 0, 0)), migrations_count);
+    assert_int_equal((int)store_rows_i64(r, 0, 0, 0), migrations_count);
     store_rows_free(r);
 }
 

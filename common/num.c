@@ -1,0 +1,41 @@
+/* Checked number parsing. */
+#include "common/num.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+int num_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return 0;
+    *out = (int64_t)v;
+    return 1;
+}
+
+int num_parse_int(const char *s, int lo, int hi, int *out)
+{
+    int64_t v;
+    if (!num_parse_i64(s, lo, hi, &v))
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
+int num_parse_double(const char *s, double lo, double hi, double *out)
+{
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}

@@ -1,0 +1,20 @@
+/*
+ * Checked number parsing: the whole string must be one number in range, or the
+ * parse fails and the output is left alone. The only way text becomes a number here
+ * (atoi and friends are banned: common/banned.h).
+ */
+#ifndef SITESCOUT_COMMON_NUM_H
+#define SITESCOUT_COMMON_NUM_H
+
+#include <stdint.h>
+
+/* A decimal integer in [lo, hi] (leading blanks and a sign allowed). 1 on success. */
+int num_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
+/* An int in [lo, hi]. 1 on success. */
+int num_parse_int(const char *s, int lo, int hi, int *out);
+
+/* A finite floating-point number in [lo, hi]. 1 on success. */
+int num_parse_double(const char *s, double lo, double hi, double *out);
+
+#endif
