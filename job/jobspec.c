@@ -10,7 +10,9 @@
 
 /*
  * jansson references: json_loadb returns a new reference (json_decref'd here);
- * json_object_get and json_array_get return borrowed ones. Nothing here steals.
+ * json_object_get and json_array_get return borrowed ones. Two calls steal: in
+ * jobspec_to_json, json_array_append_new takes the new string, and json_pack's "o"
+ * takes the arrays and the params object.
  */
 #include <jansson.h>
 
