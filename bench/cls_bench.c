@@ -115,84 +115,119 @@ static void classify_site(const double *pr_target, size_t n, unsigned max_pages,
     *used = sitecls_pages(&s);
 }
 
-int main(int argc, char **argv)
+/* Report a classifier error (with what failed, when given) and stop. */
+static void die_err(const char *what)
 {
+    if (what)
+        fprintf(stderr, "cls_bench: %s: %s\n", what, err_msg());
+    else
+        fprintf(stderr, "cls_bench: %s\n", err_msg());
+    exit(1);
+}
+
+struct opts {
     struct pagecls_params params;
-    pagecls_params_default(&params);
-    unsigned folds = 10, max_pages = 7, repeat = 3;
-    int show_misses = 0, dump_pages = 0;
-    double threshold = 0.9, prior = 0.5, p_err_override = -1;
-    const char *path = NULL;
+    unsigned folds, max_pages, repeat;
+    int show_misses, dump_pages;
+    double threshold, prior, p_err_override;
+    const char *path;
+};
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+    *o = (struct opts){.folds = 10,
+                       .max_pages = 7,
+                       .repeat = 3,
+                       .threshold = 0.9,
+                       .prior = 0.5,
+                       .p_err_override = -1};
+    pagecls_params_default(&o->params);
+    struct pagecls_params *params = &o->params;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (a[0] != '-') {
-            path = a;
+            o->path = a;
             continue;
         }
         if (!strcmp(a, "--show-misses") || !strcmp(a, "--dump-pages")) {
-            *(a[2] == 's' ? &show_misses : &dump_pages) = 1;
+            *(a[2] == 's' ? &o->show_misses : &o->dump_pages) = 1;
             continue;
         }
         if (!v)
             usage();
         i++;
         if (!strcmp(a, "--k"))
-            params.centroids = (uint32_t)atoi(v);
+            params->centroids = (uint32_t)atoi(v);
         else if (!strcmp(a, "--stem"))
-            params.tok.stem = atoi(v);
+            params->tok.stem = atoi(v);
         else if (!strcmp(a, "--numbers"))
-            params.tok.keep_numbers = atoi(v);
+            params->tok.keep_numbers = atoi(v);
         else if (!strcmp(a, "--sublinear"))
-            params.sublinear_tf = atoi(v);
+            params->sublinear_tf = atoi(v);
         else if (!strcmp(a, "--min-df"))
-            params.min_df = (uint32_t)atoi(v);
+            params->min_df = (uint32_t)atoi(v);
         else if (!strcmp(a, "--min-sites"))
-            params.min_sites = (uint32_t)atoi(v);
+            params->min_sites = (uint32_t)atoi(v);
         else if (!strcmp(a, "--eps"))
-            params.eps = atof(v);
+            params->eps = atof(v);
         else if (!strcmp(a, "--seed"))
-            params.seed = strtoull(v, NULL, 10);
+            params->seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--folds"))
-            folds = (unsigned)atoi(v);
+            o->folds = (unsigned)atoi(v);
         else if (!strcmp(a, "--pages"))
-            max_pages = (unsigned)atoi(v);
+            o->max_pages = (unsigned)atoi(v);
         else if (!strcmp(a, "--threshold"))
-            threshold = atof(v);
+            o->threshold = atof(v);
         else if (!strcmp(a, "--prior"))
-            prior = atof(v);
+            o->prior = atof(v);
         else if (!strcmp(a, "--p-err"))
-            p_err_override = atof(v);
+            o->p_err_override = atof(v);
         else if (!strcmp(a, "--repeat"))
-            repeat = (unsigned)atoi(v);
+            o->repeat = (unsigned)atoi(v);
         else
             usage();
     }
-    if (!path)
+    if (!o->path)
         usage();
+}
 
-    /* Read the whole file; pages point into it. */
+/* The whole file into file (pages point into it). */
+static void read_file(const char *path, struct buf *file)
+{
     FILE *f = fopen(path, "rb");
     if (!f) {
         perror(path);
-        return 1;
+        exit(1);
     }
-    struct buf file;
-    buf_init(&file, (size_t)1 << 30);
+    buf_init(file, (size_t)1 << 30);
     char chunk[1 << 16];
     size_t got;
     while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (buf_append(&file, chunk, got)) {
-            fprintf(stderr, "cls_bench: %s\n", err_msg());
-            return 1;
-        }
+        if (buf_append(file, chunk, got))
+            die_err(NULL);
     fclose(f);
+}
 
-    size_t npages = 0, cap = 1024;
-    struct page *pages = xrealloc(NULL, cap * sizeof *pages);
-    struct vocab hosts;
-    vocab_init(&hosts);
-    char *line = file.data, *end = file.data + file.len;
+/* The input, split: pages (text in the file's buffer), sites, and the training set. */
+struct input {
+    struct page *pages;
+    size_t npages;
+    struct vocab hosts; /* host name -> site id */
+    struct site *sites;
+    size_t nsites;
+    struct pagecls_doc *train; /* the train split, in file order */
+    size_t *train_of;          /* page index -> train index */
+    size_t ntrain;
+};
+
+/* One page per line; the line's text is cut in place (NUL at the newline). */
+static void parse_pages(struct buf *file, struct input *in)
+{
+    size_t cap = 1024;
+    in->pages = xrealloc(NULL, cap * sizeof *in->pages);
+    vocab_init(&in->hosts);
+    char *line = file->data, *end = file->data + file->len;
     while (line && line < end) {
         /* memchr, not strchr: a stray NUL in a page must not end the file. */
         char *nl = memchr(line, '\n', (size_t)(end - line));
@@ -202,179 +237,233 @@ int main(int argc, char **argv)
         char *f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
         char *f3 = f2 ? strchr(f2 + 1, '\t') : NULL;
         if (!f3) {
-            fprintf(stderr, "cls_bench: bad line %zu\n", npages + 1);
-            return 1;
+            fprintf(stderr, "cls_bench: bad line %zu\n", in->npages + 1);
+            exit(1);
         }
-        if (npages == cap)
-            pages = xrealloc(pages, (cap *= 2) * sizeof *pages);
+        if (in->npages == cap)
+            in->pages = xrealloc(in->pages, (cap *= 2) * sizeof *in->pages);
         uint32_t site;
-        if (vocab_add(&hosts, f2 + 1, (size_t)(f3 - f2 - 1), &site, NULL)) {
-            fprintf(stderr, "cls_bench: %s\n", err_msg());
-            return 1;
-        }
-        pages[npages].test = !strncmp(line, "test", 4);
+        if (vocab_add(&in->hosts, f2 + 1, (size_t)(f3 - f2 - 1), &site, NULL))
+            die_err(NULL);
+        struct page *pg = &in->pages[in->npages++];
+        pg->test = !strncmp(line, "test", 4);
         size_t text_len = (size_t)((nl ? nl : end) - (f3 + 1));
-        pages[npages].doc = (struct pagecls_doc){f3 + 1, text_len, (uint32_t)atoi(f1 + 1), site};
-        npages++;
+        pg->doc = (struct pagecls_doc){f3 + 1, text_len, (uint32_t)atoi(f1 + 1), site};
         line = nl ? nl + 1 : NULL;
     }
+}
 
-    /* Sites: consecutive runs of pages with the same host and split. */
-    struct site *sites = xrealloc(NULL, (npages + 1) * sizeof *sites);
-    size_t nsites = 0;
-    for (size_t i = 0; i < npages; i++) {
+/* Sites: consecutive runs of pages with the same host and split; then the training set. */
+static void group_pages(struct input *in)
+{
+    const struct page *pages = in->pages;
+    in->sites = xrealloc(NULL, (in->npages + 1) * sizeof *in->sites);
+    for (size_t i = 0; i < in->npages; i++) {
         if (i == 0 || pages[i].doc.site != pages[i - 1].doc.site ||
             pages[i].test != pages[i - 1].test)
-            sites[nsites++] = (struct site){i, 0, (int)pages[i].doc.cls, pages[i].test};
-        sites[nsites - 1].n++;
+            in->sites[in->nsites++] = (struct site){i, 0, (int)pages[i].doc.cls, pages[i].test};
+        in->sites[in->nsites - 1].n++;
     }
-
-    /* Training set: the train split, in file order. */
-    size_t ntrain = 0;
-    struct pagecls_doc *train = xrealloc(NULL, npages * sizeof *train);
-    size_t *train_of = xrealloc(NULL, npages * sizeof *train_of); /* page index -> train index */
-    for (size_t i = 0; i < npages; i++)
+    in->train = xrealloc(NULL, in->npages * sizeof *in->train);
+    in->train_of = xrealloc(NULL, in->npages * sizeof *in->train_of);
+    for (size_t i = 0; i < in->npages; i++)
         if (!pages[i].test) {
-            train_of[i] = ntrain;
-            train[ntrain++] = pages[i].doc;
+            in->train_of[i] = in->ntrain;
+            in->train[in->ntrain++] = pages[i].doc;
         }
-    printf("file %s\ntrain_pages %zu\nsites %zu\n", path, ntrain, nsites);
-    printf("params k=%u stem=%d numbers=%d sublinear=%d min_df=%u eps=%g seed=%llu\n",
-           params.centroids, params.tok.stem, params.tok.keep_numbers, params.sublinear_tf,
-           params.min_df, params.eps, (unsigned long long)params.seed);
+}
 
-    /* Training alone, then cross-validation plus training (what a job does). */
+static void input_release(struct input *in)
+{
+    free(in->train);
+    free(in->train_of);
+    free(in->sites);
+    free(in->pages);
+    vocab_release(&in->hosts);
+}
+
+/* Figures the summary line gathers from the steps. */
+struct figures {
+    double train_cpu, cv_cpu;
+    double p_err; /* cross-validated, or --p-err */
+    struct prf cv_site;
+};
+
+/* Training alone, then cross-validation plus training (what a job does): the final model
+ * and every training page's held-out confidences pr[2 * i]. */
+static struct pagecls *train_timed(const struct opts *o, const struct input *in, double *pr,
+                                   struct figures *fig)
+{
     struct pagecls *m = NULL;
     double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
-    if (pagecls_train(&params, train, ntrain, &m)) {
-        fprintf(stderr, "cls_bench: train: %s\n", err_msg());
-        return 1;
-    }
-    double train_cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0, train_wall = now(CLOCK_MONOTONIC) - w0;
+    if (pagecls_train(&o->params, in->train, in->ntrain, &m))
+        die_err("train");
+    fig->train_cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    double train_wall = now(CLOCK_MONOTONIC) - w0;
     pagecls_free(m);
-    double *pr = xrealloc(NULL, ntrain * 2 * sizeof *pr);
     w0 = now(CLOCK_MONOTONIC);
     c0 = now(CLOCK_PROCESS_CPUTIME_ID);
-    if (pagecls_train_cv(&params, train, ntrain, folds, &m, pr)) {
-        fprintf(stderr, "cls_bench: train_cv: %s\n", err_msg());
-        return 1;
-    }
-    double cv_cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0, cv_wall = now(CLOCK_MONOTONIC) - w0;
+    if (pagecls_train_cv(&o->params, in->train, in->ntrain, o->folds, &m, pr))
+        die_err("train_cv");
+    fig->cv_cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    double cv_wall = now(CLOCK_MONOTONIC) - w0;
     const struct pagecls_cv *cv = pagecls_get_cv(m);
-    double p_err = p_err_override >= 0 ? p_err_override : cv->p_err;
-    printf("train_seconds_cpu %.3f\ntrain_seconds_wall %.3f\n", train_cpu, train_wall);
-    printf("train_cv_seconds_cpu %.3f\ntrain_cv_seconds_wall %.3f\n", cv_cpu, cv_wall);
+    fig->p_err = o->p_err_override >= 0 ? o->p_err_override : cv->p_err;
+    printf("train_seconds_cpu %.3f\ntrain_seconds_wall %.3f\n", fig->train_cpu, train_wall);
+    printf("train_cv_seconds_cpu %.3f\ntrain_cv_seconds_wall %.3f\n", fig->cv_cpu, cv_wall);
     printf("model_terms %u\nmodel_centroids %u+%u\n", pagecls_terms(m), pagecls_centroids(m, 0),
            pagecls_centroids(m, 1));
     printf("cv_folds %u\ncv_sites %u\ncv_page_accuracy %.4f\np_err %.4f\n", cv->folds, cv->sites,
            cv->accuracy, cv->p_err);
+    return m;
+}
 
-    /* Website classification of the training sites from their held-out page confidences
-     * (the paper's Table 2 set-up) and homepage-only for comparison. */
-    struct prf cv_site = {0}, cv_home = {0};
-    double *prt = xrealloc(NULL, npages * sizeof *prt);
-    for (size_t s = 0; s < nsites; s++) {
-        if (sites[s].test)
+/* Website classification of the training sites from their held-out page confidences
+ * (the paper's Table 2 set-up) and homepage-only for comparison. */
+static void eval_cv_sites(const struct opts *o, const struct input *in, const double *pr,
+                          struct figures *fig)
+{
+    struct prf cv_home = {0};
+    double *prt = xrealloc(NULL, in->npages * sizeof *prt);
+    for (size_t s = 0; s < in->nsites; s++) {
+        const struct site *st = &in->sites[s];
+        if (st->test)
             continue;
-        for (size_t i = 0; i < sites[s].n; i++)
-            prt[i] = pr[2 * train_of[sites[s].first + i]];
+        for (size_t i = 0; i < st->n; i++)
+            prt[i] = pr[2 * in->train_of[st->first + i]];
         int rel;
         unsigned used;
-        classify_site(prt, sites[s].n, max_pages, prior, p_err, threshold, &rel, &used);
-        if (dump_pages)
-            for (size_t i = 0; i < sites[s].n; i++)
-                printf("cvpage\t%d\t%zu\t%.4f\t%.40s\n", sites[s].cls, i, prt[i],
-                       pages[sites[s].first + i].doc.text);
-        prf_add(&cv_site, rel, sites[s].cls == 0, used);
-        if (show_misses && rel != (sites[s].cls == 0)) {
-            printf("miss cls=%d host=%u:", sites[s].cls, pages[sites[s].first].doc.site);
-            for (size_t i = 0; i < sites[s].n; i++)
-                printf("\n   %.2f %.70s", prt[i], pages[sites[s].first + i].doc.text);
+        classify_site(prt, st->n, o->max_pages, o->prior, fig->p_err, o->threshold, &rel, &used);
+        if (o->dump_pages)
+            for (size_t i = 0; i < st->n; i++)
+                printf("cvpage\t%d\t%zu\t%.4f\t%.40s\n", st->cls, i, prt[i],
+                       in->pages[st->first + i].doc.text);
+        prf_add(&fig->cv_site, rel, st->cls == 0, used);
+        if (o->show_misses && rel != (st->cls == 0)) {
+            printf("miss cls=%d host=%u:", st->cls, in->pages[st->first].doc.site);
+            for (size_t i = 0; i < st->n; i++)
+                printf("\n   %.2f %.70s", prt[i], in->pages[st->first + i].doc.text);
             printf("\n");
         }
-        prf_add(&cv_home, prt[0] > 0.5, sites[s].cls == 0, 1);
+        prf_add(&cv_home, prt[0] > 0.5, st->cls == 0, 1);
     }
-    prf_print("cv_site", &cv_site);
+    prf_print("cv_site", &fig->cv_site);
     prf_print("cv_homepage", &cv_home);
+    free(prt);
+}
 
-    /* Test sites: classify every test page with the final model (timed), then sites. */
+/* Every test page classified with the final model, `repeat` times for the speed figure:
+ * test_pr[i] = Pr[p_i|target]; returns the CPU seconds, *ntest and *bytes the work done. */
+static double classify_test_pages(const struct opts *o, const struct input *in,
+                                  const struct pagecls *m, double *test_pr, size_t *ntest,
+                                  size_t *bytes)
+{
     struct pagecls_scratch *scr;
-    if (pagecls_scratch_new(m, &scr)) {
-        fprintf(stderr, "cls_bench: %s\n", err_msg());
-        return 1;
-    }
-    double *test_pr = xrealloc(NULL, npages * sizeof *test_pr);
-    size_t ntest = 0, bytes = 0;
-    c0 = now(CLOCK_PROCESS_CPUTIME_ID);
-    for (unsigned rep = 0; rep < repeat; rep++)
-        for (size_t i = 0; i < npages; i++) {
-            if (!pages[i].test)
+    if (pagecls_scratch_new(m, &scr))
+        die_err(NULL);
+    double c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+    for (unsigned rep = 0; rep < o->repeat; rep++)
+        for (size_t i = 0; i < in->npages; i++) {
+            const struct page *pg = &in->pages[i];
+            if (!pg->test)
                 continue;
             struct pagecls_result r;
-            if (pagecls_classify(m, scr, pages[i].doc.text, pages[i].doc.len, &r)) {
-                fprintf(stderr, "cls_bench: classify: %s\n", err_msg());
-                return 1;
-            }
+            if (pagecls_classify(m, scr, pg->doc.text, pg->doc.len, &r))
+                die_err("classify");
             test_pr[i] = r.pr[0];
-            ntest++;
-            bytes += pages[i].doc.len;
+            (*ntest)++;
+            *bytes += pg->doc.len;
         }
-    double cls_cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    if (ntest) {
-        printf("classify_pages %zu\nclassify_avg_bytes %.0f\nclassify_pages_per_second %.0f\n",
-               ntest, (double)bytes / ntest, ntest / cls_cpu);
-        struct prf test_site = {0}, test_home = {0};
-        for (size_t s = 0; s < nsites; s++) {
-            if (!sites[s].test)
-                continue;
-            int rel;
-            unsigned used;
-            classify_site(test_pr + sites[s].first, sites[s].n, max_pages, prior, p_err, threshold,
-                          &rel, &used);
-            prf_add(&test_site, rel, sites[s].cls == 0, used);
-            if (show_misses && rel != (sites[s].cls == 0)) {
-                size_t hl;
-                const char *h = vocab_term(&hosts, pages[sites[s].first].doc.site, &hl);
-                printf("testmiss cls=%d host=%.*s:", sites[s].cls, (int)hl, h);
-                for (size_t i = 0; i < sites[s].n; i++)
-                    printf(" %.2f", test_pr[sites[s].first + i]);
-                printf("\n");
-            }
-            prf_add(&test_home, test_pr[sites[s].first] > 0.5, sites[s].cls == 0, 1);
-        }
-        prf_print("test_site", &test_site);
-        prf_print("test_homepage", &test_home);
-        printf(
-            "SUMMARY k=%u stem=%d num=%d sub=%d mindf=%u minsites=%u acc=%.4f cvF1=%.3f cvpp=%.2f "
-            "testF1=%.3f testpp=%.2f homeF1=%.3f train=%.2fs cv=%.2fs pps=%.0f\n",
-            params.centroids, params.tok.stem, params.tok.keep_numbers, params.sublinear_tf,
-            params.min_df, params.min_sites, cv->accuracy, prf_f1(&cv_site),
-            (double)cv_site.pages / (cv_site.tp + cv_site.fp + cv_site.fn + cv_site.tn),
-            prf_f1(&test_site),
-            (double)test_site.pages / (test_site.tp + test_site.fp + test_site.fn + test_site.tn),
-            prf_f1(&test_home), train_cpu, cv_cpu, ntest / cls_cpu);
-    }
+    double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    pagecls_scratch_free(scr);
+    return cpu;
+}
 
-    /* Model bytes. */
+static double prf_pages_per_site(const struct prf *m)
+{
+    return (double)m->pages / (m->tp + m->fp + m->fn + m->tn);
+}
+
+/* Test sites: classify every test page with the final model (timed), then sites. */
+static void eval_test_sites(const struct opts *o, const struct input *in, const struct pagecls *m,
+                            const struct figures *fig)
+{
+    double *test_pr = xrealloc(NULL, in->npages * sizeof *test_pr);
+    size_t ntest = 0, bytes = 0;
+    double cls_cpu = classify_test_pages(o, in, m, test_pr, &ntest, &bytes);
+    if (!ntest) {
+        free(test_pr);
+        return;
+    }
+    printf("classify_pages %zu\nclassify_avg_bytes %.0f\nclassify_pages_per_second %.0f\n", ntest,
+           (double)bytes / ntest, ntest / cls_cpu);
+    struct prf test_site = {0}, test_home = {0};
+    for (size_t s = 0; s < in->nsites; s++) {
+        const struct site *st = &in->sites[s];
+        if (!st->test)
+            continue;
+        int rel;
+        unsigned used;
+        classify_site(test_pr + st->first, st->n, o->max_pages, o->prior, fig->p_err, o->threshold,
+                      &rel, &used);
+        prf_add(&test_site, rel, st->cls == 0, used);
+        if (o->show_misses && rel != (st->cls == 0)) {
+            size_t hl;
+            const char *h = vocab_term(&in->hosts, in->pages[st->first].doc.site, &hl);
+            printf("testmiss cls=%d host=%.*s:", st->cls, (int)hl, h);
+            for (size_t i = 0; i < st->n; i++)
+                printf(" %.2f", test_pr[st->first + i]);
+            printf("\n");
+        }
+        prf_add(&test_home, test_pr[st->first] > 0.5, st->cls == 0, 1);
+    }
+    prf_print("test_site", &test_site);
+    prf_print("test_homepage", &test_home);
+    const struct pagecls_params *p = &o->params;
+    printf("SUMMARY k=%u stem=%d num=%d sub=%d mindf=%u minsites=%u acc=%.4f cvF1=%.3f cvpp=%.2f "
+           "testF1=%.3f testpp=%.2f homeF1=%.3f train=%.2fs cv=%.2fs pps=%.0f\n",
+           p->centroids, p->tok.stem, p->tok.keep_numbers, p->sublinear_tf, p->min_df, p->min_sites,
+           pagecls_get_cv(m)->accuracy, prf_f1(&fig->cv_site), prf_pages_per_site(&fig->cv_site),
+           prf_f1(&test_site), prf_pages_per_site(&test_site), prf_f1(&test_home), fig->train_cpu,
+           fig->cv_cpu, ntest / cls_cpu);
+    free(test_pr);
+}
+
+static void print_model_bytes(const struct pagecls *m)
+{
     struct buf mb;
     buf_init(&mb, 0);
-    if (pagecls_serialize(m, &mb)) {
-        fprintf(stderr, "cls_bench: %s\n", err_msg());
-        return 1;
-    }
+    if (pagecls_serialize(m, &mb))
+        die_err(NULL);
     printf("model_bytes %zu\n", mb.len);
     buf_release(&mb);
+}
 
-    pagecls_scratch_free(scr);
+int main(int argc, char **argv)
+{
+    struct opts o;
+    struct buf file;
+    struct input in = {0};
+    struct figures fig = {0};
+    parse_args(argc, argv, &o);
+    read_file(o.path, &file);
+    parse_pages(&file, &in);
+    group_pages(&in);
+    const struct pagecls_params *p = &o.params;
+    printf("file %s\ntrain_pages %zu\nsites %zu\n", o.path, in.ntrain, in.nsites);
+    printf("params k=%u stem=%d numbers=%d sublinear=%d min_df=%u eps=%g seed=%llu\n", p->centroids,
+           p->tok.stem, p->tok.keep_numbers, p->sublinear_tf, p->min_df, p->eps,
+           (unsigned long long)p->seed);
+
+    double *pr = xrealloc(NULL, in.ntrain * 2 * sizeof *pr);
+    struct pagecls *m = train_timed(&o, &in, pr, &fig);
+    eval_cv_sites(&o, &in, pr, &fig);
+    eval_test_sites(&o, &in, m, &fig);
+    print_model_bytes(m);
+
     pagecls_free(m);
-    free(test_pr);
-    free(prt);
     free(pr);
-    free(train);
-    free(train_of);
-    free(sites);
-    free(pages);
-    vocab_release(&hosts);
+    input_release(&in);
     buf_release(&file);
     return 0;
 }

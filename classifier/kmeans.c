@@ -62,6 +62,159 @@ static uint32_t seed_plus_plus(const struct tfidf_vec *pts, size_t n, uint32_t k
     }
 }
 
+/* One run's working arrays, owned by run_once. */
+struct lloyd {
+    const struct tfidf_vec *pts;
+    size_t n;
+    uint32_t dim, k;
+    double *c;        /* dim x k, term-major: c[t * k + j] */
+    double *sims;     /* k: one point's similarities, then centroid norms */
+    size_t *count;    /* k: points per cluster */
+    uint32_t *assign; /* n: each point's cluster */
+    double *best;     /* n: each point's similarity to its cluster */
+};
+
+/* Centroid j = seed point j; no point assigned yet. */
+static void seed_centroids(struct lloyd *l, const size_t *seeds)
+{
+    for (uint32_t j = 0; j < l->k; j++) {
+        const struct tfidf_vec *x = &l->pts[seeds[j]];
+        for (uint32_t t = 0; t < x->n; t++)
+            l->c[(size_t)x->id[t] * l->k + j] = x->w[t];
+    }
+    for (size_t i = 0; i < l->n; i++)
+        l->assign[i] = UINT32_MAX;
+}
+
+/* Each point to its most similar centroid (lowest index on ties); returns how many moved. */
+static size_t assign_points(struct lloyd *l)
+{
+    size_t changed = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        sims_of(&l->pts[i], l->c, l->k, l->sims);
+        uint32_t b = 0;
+        for (uint32_t j = 1; j < l->k; j++)
+            if (l->sims[j] > l->sims[b])
+                b = j;
+        l->best[i] = l->sims[b];
+        if (l->assign[i] != b) {
+            l->assign[i] = b;
+            changed++;
+        }
+    }
+    return changed;
+}
+
+/* Centroids = sums of their points (not yet normalised), with the cluster sizes. */
+static void sum_clusters(struct lloyd *l)
+{
+    uint32_t k = l->k;
+    memset(l->c, 0, (size_t)l->dim * k * sizeof *l->c);
+    memset(l->count, 0, (size_t)k * sizeof *l->count);
+    for (size_t i = 0; i < l->n; i++) {
+        l->count[l->assign[i]]++;
+        for (uint32_t t = 0; t < l->pts[i].n; t++)
+            l->c[(size_t)l->pts[i].id[t] * k + l->assign[i]] += l->pts[i].w[t];
+    }
+}
+
+/* Empty clusters take the worst-served point of a cluster that can spare one. */
+static void refill_empty(struct lloyd *l)
+{
+    uint32_t k = l->k;
+    for (uint32_t j = 0; j < k; j++) {
+        if (l->count[j])
+            continue;
+        size_t far = l->n;
+        for (size_t i = 0; i < l->n; i++)
+            if (l->count[l->assign[i]] > 1 && (far == l->n || l->best[i] < l->best[far]))
+                far = i;
+        if (far == l->n)
+            continue;
+        const struct tfidf_vec *x = &l->pts[far];
+        uint32_t from = l->assign[far];
+        for (uint32_t t = 0; t < x->n; t++) {
+            l->c[(size_t)x->id[t] * k + from] -= x->w[t];
+            l->c[(size_t)x->id[t] * k + j] += x->w[t];
+        }
+        l->count[from]--;
+        l->count[j] = 1;
+        l->assign[far] = j;
+        l->best[far] = 2; /* never picked twice */
+    }
+}
+
+/* Scale every centroid to unit length (an all-zero one stays zero). */
+static void normalize_centroids(struct lloyd *l)
+{
+    uint32_t k = l->k;
+    double *c = l->c, *norm = l->sims;
+    for (uint32_t j = 0; j < k; j++)
+        norm[j] = 0;
+    for (size_t t = 0; t < l->dim; t++)
+        for (uint32_t j = 0; j < k; j++)
+            norm[j] += c[t * k + j] * c[t * k + j];
+    for (uint32_t j = 0; j < k; j++)
+        norm[j] = norm[j] > 0 ? 1.0 / sqrt(norm[j]) : 0;
+    for (size_t t = 0; t < l->dim; t++)
+        for (uint32_t j = 0; j < k; j++)
+            c[t * k + j] *= norm[j];
+}
+
+/*
+ * Drop clusters that ended empty (only possible when points repeat): *out gets the
+ * centroids of the others (l->c itself when none is empty, taken from l) and
+ * l->assign is renumbered to match.
+ */
+static enum err drop_empty(struct lloyd *l, double **out, uint32_t *kk_out)
+{
+    uint32_t k = l->k, kk = 0;
+    memset(l->count, 0, (size_t)k * sizeof *l->count);
+    for (size_t i = 0; i < l->n; i++)
+        l->count[l->assign[i]]++;
+    for (uint32_t j = 0; j < k; j++)
+        if (l->count[j])
+            kk++;
+    *kk_out = kk;
+    if (kk == k) {
+        *out = l->c;
+        l->c = NULL;
+        return ERR_OK;
+    }
+    uint32_t *map = malloc((size_t)k * sizeof *map);
+    *out = malloc((size_t)l->dim * kk * sizeof **out);
+    if (!map || !*out) {
+        free(map);
+        free(*out);
+        *out = NULL;
+        return err_set(ERR_NOMEM, "out of memory in k-means");
+    }
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < k; j++)
+        map[j] = l->count[j] ? m++ : UINT32_MAX;
+    for (size_t t = 0; t < l->dim; t++)
+        for (uint32_t j = 0; j < k; j++)
+            if (map[j] != UINT32_MAX)
+                (*out)[t * kk + map[j]] = l->c[t * k + j];
+    for (size_t i = 0; i < l->n; i++)
+        l->assign[i] = map[l->assign[i]];
+    free(map);
+    return ERR_OK;
+}
+
+/* Sum of each point's similarity to its centroid in the kk-column matrix c. */
+static double objective_of(const struct tfidf_vec *pts, size_t n, const double *c, uint32_t kk,
+                           const uint32_t *assign)
+{
+    double obj = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct tfidf_vec *x = &pts[i];
+        for (uint32_t t = 0; t < x->n; t++)
+            obj += x->w[t] * c[(size_t)x->id[t] * kk + assign[i]];
+    }
+    return obj;
+}
+
 /* One seeding + Lloyd run; *objective = sum of each point's similarity to its centroid. */
 static enum err run_once(const struct tfidf_vec *pts, size_t n, uint32_t dim,
                          const struct kmeans_params *p, uint64_t *rngp, double **centroids,
@@ -70,140 +223,50 @@ static enum err run_once(const struct tfidf_vec *pts, size_t n, uint32_t dim,
     enum err e = ERR_OK;
     *centroids = NULL;
     *k_out = 0;
-    uint32_t k = p->k < n ? p->k : (uint32_t)n;
+    struct lloyd l = {.pts = pts, .n = n, .dim = dim, .k = p->k < n ? p->k : (uint32_t)n};
     double *dense = calloc(dim, sizeof *dense);
     double *mind = malloc(n * sizeof *mind);
-    size_t *seeds = malloc((size_t)k * sizeof *seeds);
-    uint32_t *assign = malloc(n * sizeof *assign);
-    double *best = malloc(n * sizeof *best);
-    size_t *count = NULL;
-    double *c = NULL, *sims = NULL, *out = NULL;
-    if (!dense || !mind || !seeds || !assign || !best) {
+    size_t *seeds = malloc((size_t)l.k * sizeof *seeds);
+    l.assign = malloc(n * sizeof *l.assign);
+    l.best = malloc(n * sizeof *l.best);
+    double *out = NULL;
+    uint32_t kk;
+    if (!dense || !mind || !seeds || !l.assign || !l.best) {
         e = err_set(ERR_NOMEM, "out of memory in k-means");
         goto out;
     }
-    k = seed_plus_plus(pts, n, k, rngp, dense, mind, seeds);
-
-    c = calloc((size_t)dim * k, sizeof *c);
-    sims = malloc((size_t)k * sizeof *sims);
-    count = malloc((size_t)k * sizeof *count);
-    if (!c || !sims || !count) {
-        e = err_set(ERR_NOMEM, "out of memory in k-means (%u x %u centroids)", dim, k);
+    l.k = seed_plus_plus(pts, n, l.k, rngp, dense, mind, seeds);
+    l.c = calloc((size_t)dim * l.k, sizeof *l.c);
+    l.sims = malloc((size_t)l.k * sizeof *l.sims);
+    l.count = malloc((size_t)l.k * sizeof *l.count);
+    if (!l.c || !l.sims || !l.count) {
+        e = err_set(ERR_NOMEM, "out of memory in k-means (%u x %u centroids)", dim, l.k);
         goto out;
     }
-    for (uint32_t j = 0; j < k; j++) {
-        const struct tfidf_vec *x = &pts[seeds[j]];
-        for (uint32_t t = 0; t < x->n; t++)
-            c[(size_t)x->id[t] * k + j] = x->w[t];
-    }
-    for (size_t i = 0; i < n; i++)
-        assign[i] = UINT32_MAX;
-
+    seed_centroids(&l, seeds);
     for (uint32_t it = 0; it < p->max_iter; it++) {
-        size_t changed = 0;
-        for (size_t i = 0; i < n; i++) {
-            sims_of(&pts[i], c, k, sims);
-            uint32_t b = 0;
-            for (uint32_t j = 1; j < k; j++)
-                if (sims[j] > sims[b])
-                    b = j;
-            best[i] = sims[b];
-            if (assign[i] != b) {
-                assign[i] = b;
-                changed++;
-            }
-        }
-        if (changed == 0)
+        if (assign_points(&l) == 0)
             break;
-        memset(c, 0, (size_t)dim * k * sizeof *c);
-        memset(count, 0, (size_t)k * sizeof *count);
-        for (size_t i = 0; i < n; i++) {
-            count[assign[i]]++;
-            for (uint32_t t = 0; t < pts[i].n; t++)
-                c[(size_t)pts[i].id[t] * k + assign[i]] += pts[i].w[t];
-        }
-        /* Empty clusters take the worst-served point of a cluster that can spare one. */
-        for (uint32_t j = 0; j < k; j++) {
-            if (count[j])
-                continue;
-            size_t far = n;
-            for (size_t i = 0; i < n; i++)
-                if (count[assign[i]] > 1 && (far == n || best[i] < best[far]))
-                    far = i;
-            if (far == n)
-                continue;
-            uint32_t from = assign[far];
-            for (uint32_t t = 0; t < pts[far].n; t++) {
-                c[(size_t)pts[far].id[t] * k + from] -= pts[far].w[t];
-                c[(size_t)pts[far].id[t] * k + j] += pts[far].w[t];
-            }
-            count[from]--;
-            count[j] = 1;
-            assign[far] = j;
-            best[far] = 2; /* never picked twice */
-        }
-        for (uint32_t j = 0; j < k; j++)
-            sims[j] = 0;
-        for (size_t t = 0; t < dim; t++)
-            for (uint32_t j = 0; j < k; j++)
-                sims[j] += c[t * k + j] * c[t * k + j];
-        for (uint32_t j = 0; j < k; j++)
-            sims[j] = sims[j] > 0 ? 1.0 / sqrt(sims[j]) : 0;
-        for (size_t t = 0; t < dim; t++)
-            for (uint32_t j = 0; j < k; j++)
-                c[t * k + j] *= sims[j];
+        sum_clusters(&l);
+        refill_empty(&l);
+        normalize_centroids(&l);
     }
-
-    /* Drop clusters that ended empty (only possible when points repeat). */
-    memset(count, 0, (size_t)k * sizeof *count);
-    for (size_t i = 0; i < n; i++)
-        count[assign[i]]++;
-    uint32_t kk = 0;
-    for (uint32_t j = 0; j < k; j++)
-        if (count[j])
-            kk++;
-    if (kk == k) {
-        out = c;
-        c = NULL;
-    } else {
-        uint32_t *map = malloc((size_t)k * sizeof *map);
-        out = malloc((size_t)dim * kk * sizeof *out);
-        if (!map || !out) {
-            free(map);
-            e = err_set(ERR_NOMEM, "out of memory in k-means");
-            goto out;
-        }
-        uint32_t m = 0;
-        for (uint32_t j = 0; j < k; j++)
-            map[j] = count[j] ? m++ : UINT32_MAX;
-        for (size_t t = 0; t < dim; t++)
-            for (uint32_t j = 0; j < k; j++)
-                if (map[j] != UINT32_MAX)
-                    out[t * kk + map[j]] = c[t * k + j];
-        for (size_t i = 0; i < n; i++)
-            assign[i] = map[assign[i]];
-        free(map);
-    }
-    double obj = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct tfidf_vec *x = &pts[i];
-        for (uint32_t t = 0; t < x->n; t++)
-            obj += x->w[t] * out[(size_t)x->id[t] * kk + assign[i]];
-    }
-    *objective = obj;
+    if ((e = drop_empty(&l, &out, &kk)))
+        goto out;
+    *objective = objective_of(pts, n, out, kk, l.assign);
     if (assign_out)
-        memcpy(assign_out, assign, n * sizeof *assign);
+        memcpy(assign_out, l.assign, n * sizeof *l.assign);
     *centroids = out;
     *k_out = kk;
 out:
     free(dense);
     free(mind);
     free(seeds);
-    free(assign);
-    free(best);
-    free(count);
-    free(c);
-    free(sims);
+    free(l.assign);
+    free(l.best);
+    free(l.count);
+    free(l.c);
+    free(l.sims);
     return e;
 }
 

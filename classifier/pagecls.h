@@ -6,9 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "classifier/pagecls_format.h"
+#include "classifier/pagecls_train.h"
 #include "classifier/tokenize.h"
-#include "common/buf.h"
 #include "common/err.h"
+
+/*
+ * The one header callers include. The classifier is three modules behind it:
+ *   pagecls.c         the model, its accessors and classification (this file's declarations);
+ *   pagecls_train.c   training and site-split cross-validation (pagecls_train.h);
+ *   pagecls_format.c  model bytes (pagecls_format.h).
+ * pagecls_model.h is their shared, internal view of the model.
+ */
 
 /*
  * Classes are numbered 0..n-1; sitescout uses exactly two, target and other.
@@ -33,51 +42,9 @@ struct pagecls_params {
 /* The defaults chosen by measurement on the dev web (docs/classifier.md). */
 void pagecls_params_default(struct pagecls_params *p);
 
-/* One training page. Borrowed by the training functions for the duration of the call. */
-struct pagecls_doc {
-    const char *text; /* UTF-8 visible text (need not be NUL-terminated) */
-    size_t len;
-    uint32_t cls;  /* PAGECLS_TARGET or PAGECLS_OTHER (any class < PAGECLS_MAX_CLASSES) */
-    uint32_t site; /* equal for all pages of one website: cross-validation keeps sites whole */
-};
-
-/* Cross-validation figures; also stored in the model (p_err is what sitecls needs). */
-struct pagecls_cv {
-    uint32_t folds;  /* 0 = no cross-validation was run */
-    uint32_t sites;  /* websites in the training set */
-    uint64_t pages;  /* held-out pages classified (= training pages) */
-    double correct;  /* held-out pages whose most likely class was right; a tie counts 1/ties */
-    double accuracy; /* correct / pages */
-    double p_err;    /* 1 - accuracy: the page classifier's error rate */
-};
-
 /* A trained model. Read-only once trained (and once pagecls_set_cv is done), so any number
  * of threads may classify with it, each with its own pagecls_scratch. */
 struct pagecls;
-
-/*
- * Train on n pages: vocabulary and IDF from these pages, then k-means per class.
- * Every class from 0 to the largest cls must have at least one page with a term
- * that is kept (min_df, min_sites); at least two classes. *out is the caller's (pagecls_free).
- * The model's cross-validation figures are empty (p_err 0) until pagecls_set_cv.
- */
-enum err pagecls_train(const struct pagecls_params *p, const struct pagecls_doc *docs, size_t n,
-                       struct pagecls **out) WARN_UNUSED;
-
-/*
- * `folds`-fold cross-validation split by website: all pages of a site are held out
- * together; sites are dealt to folds class by class after a seeded shuffle, so every
- * fold has sites of every class. Each class needs at least two sites; folds is
- * lowered to the number of sites when there are fewer. Fills *cv; when pr_out is not
- * NULL it receives each page's held-out confidences, pr_out[i * n_classes + k].
- */
-enum err pagecls_cross_validate(const struct pagecls_params *p, const struct pagecls_doc *docs,
-                                size_t n, uint32_t folds, struct pagecls_cv *cv,
-                                double *pr_out) WARN_UNUSED;
-
-/* Both: cross-validate, train on everything, store the figures in the model (one tokenisation). */
-enum err pagecls_train_cv(const struct pagecls_params *p, const struct pagecls_doc *docs, size_t n,
-                          uint32_t folds, struct pagecls **out, double *pr_out) WARN_UNUSED;
 
 void pagecls_free(struct pagecls *m);
 
@@ -120,15 +87,5 @@ void pagecls_confidence(const double *dmin, uint32_t n, double eps, double *pr);
 /* Internal crawler's link weight (DESIGN §3.3): the variance of the page's class
  * confidences; for two classes (pr[0] - 0.5)^2. */
 double pagecls_link_weight(const double *pr, uint32_t n);
-
-/*
- * Model bytes: versioned, little-endian, self-contained (tokeniser options,
- * vocabulary, IDF, centroids, cross-validation figures). serialize appends to out
- * (which keeps its cap); deserialize checks every length, id and number and returns
- * ERR_PARSE for anything malformed, truncated or with trailing bytes.
- */
-#define PAGECLS_FORMAT_VERSION 1
-enum err pagecls_serialize(const struct pagecls *m, struct buf *out) WARN_UNUSED;
-enum err pagecls_deserialize(const void *data, size_t len, struct pagecls **out) WARN_UNUSED;
 
 #endif

@@ -73,7 +73,7 @@ static enum err rehash(struct vocab *v, uint32_t nslots)
     return ERR_OK;
 }
 
-static enum err grow_arrays(struct vocab *v)
+static enum err more_ids(struct vocab *v)
 {
     uint32_t cap = v->cap ? v->cap * 2 : 256;
     uint32_t *off = realloc(v->off, (size_t)cap * sizeof *off);
@@ -105,7 +105,7 @@ enum err vocab_add(struct vocab *v, const char *term, size_t len, uint32_t *id, 
         return err_set(ERR_TOOBIG, "vocabulary exceeds %u terms", (unsigned)VOCAB_MAX_TERMS);
     if ((size_t)(v->n + 1) * 2 > v->nslots && (e = rehash(v, v->nslots ? v->nslots * 2 : 512)))
         return e;
-    if (v->n == v->cap && (e = grow_arrays(v)))
+    if (v->n == v->cap && (e = more_ids(v)))
         return e;
     if (v->pool_len + len > UINT32_MAX)
         return err_set(ERR_TOOBIG, "vocabulary terms exceed 4 GiB");
