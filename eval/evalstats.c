@@ -1,6 +1,7 @@
 /* Precision, recall, F-measure and stratified folds for the website classifier evaluation. */
 #include "eval/evalstats.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "classifier/rng.h"
@@ -28,10 +29,16 @@ double evalstats_recall(const struct evalstats *s)
     return ratio(s->tp, (double)s->tp + s->fn);
 }
 
+double evalstats_f1_pr(double precision, double recall)
+{
+    if (isnan(precision) || isnan(recall))
+        return NAN;
+    return ratio(2 * precision * recall, precision + recall);
+}
+
 double evalstats_f1(const struct evalstats *s)
 {
-    double p = evalstats_precision(s), r = evalstats_recall(s);
-    return ratio(2 * p * r, p + r);
+    return evalstats_f1_pr(evalstats_precision(s), evalstats_recall(s));
 }
 
 double evalstats_accuracy(const struct evalstats *s)

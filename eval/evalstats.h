@@ -19,13 +19,19 @@ struct evalstats {
 void evalstats_add(struct evalstats *s, int truth_relevant, int predicted_relevant);
 
 /*
- * precision = tp / (tp + fp), recall = tp / (tp + fn), F = 2 P R / (P + R).
- * A ratio with a zero denominator is 0 (no site predicted relevant: precision 0;
- * P + R = 0: F 0), the usual convention: an empty answer scores nothing.
+ * precision = tp / (tp + fp), recall = tp / (tp + fn), F = evalstats_f1_pr(P, R).
+ * A ratio with a zero denominator is 0 (no site predicted relevant: precision 0),
+ * the usual convention: an empty answer scores nothing.
  */
 double evalstats_precision(const struct evalstats *s);
 double evalstats_recall(const struct evalstats *s);
 double evalstats_f1(const struct evalstats *s);
+/*
+ * The F-measure 2PR / (P + R) of a precision and a recall: the one F1 of the project
+ * (Table 2, runs of `sitescout experiment`). NaN when P or R is NaN (undefined), 0 when
+ * P + R = 0.
+ */
+double evalstats_f1_pr(double precision, double recall);
 /* (tp + tn) / all; 0 when empty. */
 double evalstats_accuracy(const struct evalstats *s);
 

@@ -74,11 +74,3 @@ enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels,
     out->recall = out->truth ? (double)out->hits / (double)out->truth : NAN;
     return ERR_OK;
 }
-
-double jobscore_f1(const struct jobscore *sc)
-{
-    double p = sc->precision, r = sc->recall;
-    if (isnan(p) || isnan(r))
-        return NAN;
-    return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
-}

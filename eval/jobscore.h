@@ -2,7 +2,8 @@
  * A crawl job's relevant websites scored against ground-truth labels: precision and
  * recall of the websites it found (start and training sites excluded) against the
  * relevant `test` sites of the topic, and how many of them were judged from a single
- * page. Shared by `sitescout crawl --labels` and `sitescout experiment`.
+ * page. Shared by `sitescout crawl --labels` and `sitescout experiment`. The F1 of
+ * precision and recall is evalstats_f1_pr.
  */
 #ifndef SITESCOUT_EVAL_JOBSCORE_H
 #define SITESCOUT_EVAL_JOBSCORE_H
@@ -43,8 +44,5 @@ void jobscore_release(struct jobscore *sc);
  * sites (recall against pages, from hit_pages); -1 if it never got there.
  */
 int64_t jobscore_pages_to_recall(const struct jobscore *sc, double recall);
-
-/* F1 = 2PR/(P+R); NaN when P or R is, 0 when both are 0. */
-double jobscore_f1(const struct jobscore *sc);
 
 #endif

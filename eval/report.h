@@ -1,8 +1,7 @@
 /*
- * The outputs of `sitescout experiment` (docs/experiment.md): the CSV files of the
- * paper's Figures 6 and 7, runs.csv and table2.csv, the plots (gnuplot, run as a
- * child process) and summary.md with the target checks of issue 8. Pure formatting:
- * the command fills a struct report from the database and the evaluation.
+ * What `sitescout experiment` measured (docs/experiment.md): each run's samples, end
+ * figures and score, and the Table 2 row. eval/experiment fills it; reportfigs derives
+ * the comparisons from it, and reportcsv, reportplot and reportsummary write it out.
  *
  * Ownership: a struct report_run owns its points (report_run_release frees them);
  * every string in these structs is borrowed from the caller.
@@ -27,6 +26,11 @@ enum report_role {
     REPORT_HOMEPAGE,     /* websites judged by their homepage alone */
     REPORT_RUNS
 };
+
+/* The runs of Figure 6 (the three edge weightings) and Figure 7 (page crawler, website
+ * crawler at p_threshold 0.9 and 0.7), in the order they are drawn. */
+extern const enum report_role report_fig6_roles[3];
+extern const enum report_role report_fig7_roles[3];
 
 /* One sample of a crawl's progress; NaN rates are undefined (empty window). */
 struct report_point {
@@ -81,38 +85,13 @@ void report_run_sort(struct report_run *r);
 
 void report_run_release(struct report_run *r);
 
-/* The target checks of issue 8, as stated in summary.md. */
-struct report_checks {
-    /* Website crawler at p_threshold 0.9 against the page crawler, at the budget. */
-    int pprs_known;    /* both runs ran and the website crawler found something */
-    double pprs_ratio; /* pprs(website p0.9) / pprs(page); 0 when the page crawler found none */
-    double web_precision, page_precision; /* NaN counted as 0 (nothing found) */
-    int pprs_holds;                       /* ratio <= 0.6 and web precision >= page precision */
-    /* Edge weights, by the mean of each Fig. 6 curve (windowed harvest rate) over the
-     * range of sites examined that all three cover; by the harvest rate at the end of
-     * the run (relevant / examined) when a curve has fewer than two samples. */
-    int weights_known;     /* all three ran and examined something */
-    int from_curve;        /* harvest[] are curve means over range[] */
-    double range[2];       /* sites examined */
-    double harvest[3];     /* global, local, combined */
-    double harvest_end[3]; /* relevant / examined at the end of each run */
-    int best, worst;       /* 0 global, 1 local, 2 combined; -1 when tied everywhere */
-    int combined_holds;    /* combined is not strictly below both others */
-};
-void report_checks(const struct report *r, struct report_checks *out);
+/* pages / relevant; +infinity when the run found no relevant website. */
+double report_run_pprs(const struct report_run *r);
 
-/* fig6_harvest.csv, fig7_pprs.csv, runs.csv and (when table2 is set) table2.csv in dir. */
-enum err report_write_csv(const struct report *r, const char *dir) WARN_UNUSED;
+/* F1 of the run's precision and recall (evalstats_f1_pr); NaN when either is undefined. */
+double report_run_f1(const struct report_run *r);
 
-/*
- * fig6_harvest.png and fig7_pprs.png through gnuplot (the scripts stay in dir as
- * fig6_harvest.gp and fig7_pprs.gp). ERR_NOTFOUND (err_msg says why) when gnuplot is
- * not installed; ERR_IO when it fails.
- */
-enum err report_plot(const struct report *r, const char *dir) WARN_UNUSED;
-
-/* summary.md; plots_note is NULL when the plots were drawn, else why they were not. */
-enum err report_write_summary(const struct report *r, const char *dir,
-                              const char *plots_note) WARN_UNUSED;
+/* The share of the found websites judged from one page; NaN when none was found. */
+double report_run_single_share(const struct report_run *r);
 
 #endif

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # `sitescout experiment` on the demo web: its own replay server, seven crawl jobs in a
 # private PostgreSQL, the CSV files, plots and summary.md, Table 2, the jobs left in the
-# database, plots skipped without gnuplot, and the command line's errors.
+# database, the named figures against the project's targets file, plots skipped without
+# gnuplot, and the command line's errors.
 source "$(dirname "$0")/lib.sh"
 make_scratch
 WARC=$SRC/demo/demo.warc.gz
 JOBS=$SRC/demo/demo.jobs.json
 LABELS=$SRC/demo/demo.sites.tsv
+TARGETS=$SRC/bench/experiment.targets
 RUNS=(website-global website-local website-combined page website-p0.7 bfs homepage)
 ex() { "$BIN" experiment "$@"; }
 args=(--warc "$WARC" --labels "$LABELS" --jobs "$JOBS" --topic sci.space)
@@ -49,6 +51,17 @@ assert_contains "$err" "--set strategy: the experiment sets it for each run" "--
 assert_status 2 "--set max_pages exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --set max_pages=5
 assert_status 2 "a bad --set value exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --set pprs_window=-1
 assert_status 2 "an unknown option exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --frob
+printf 'pprs_ratio <= 0.6\nprecision_gain =< 0\n' >"$SCRATCH/bad.targets"
+err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --targets "$SCRATCH/bad.targets" 2>&1 || true)
+assert_contains "$err" "$SCRATCH/bad.targets:2: '=<' is not one of <= >= < >" "a bad target names its line"
+printf '# mine\n\nharvest >= 0.5\n' >"$SCRATCH/unknown.targets"
+err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --targets "$SCRATCH/unknown.targets" 2>&1 || true)
+assert_contains "$err" "unknown.targets:3: no figure 'harvest' (figures: pprs_ratio, precision_gain, combined_harvest_margin)" \
+  "an unknown figure lists the figures"
+assert_status 2 "a bad targets file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" \
+  --targets "$SCRATCH/unknown.targets"
+assert_status 2 "a missing targets file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" \
+  --targets "$SCRATCH/none.targets"
 touch "$SCRATCH/file"
 assert_status 2 "--out on a file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/file"
 [[ ! -e $SCRATCH/x ]] || fail "a refused command line created --out"
@@ -58,7 +71,7 @@ ok "a refused command line creates nothing"
 start_private_pg
 OUT=$SCRATCH/out/sci.space
 start=$SECONDS
-ex "${args[@]}" --budget 300 --out "$OUT" --db "$DB_URL" --set pprs_window=200 \
+ex "${args[@]}" --budget 300 --out "$OUT" --db "$DB_URL" --set pprs_window=200 --targets "$TARGETS" \
   >"$SCRATCH/exp.out" 2>"$SCRATCH/exp.err" || fail "experiment failed: $(cat "$SCRATCH/exp.err")"
 ok "the experiment runs to the end ($((SECONDS - start)) s)"
 assert_eq "$OUT/summary.md" "$(cat "$SCRATCH/exp.out")" "stdout names the summary"
@@ -167,13 +180,41 @@ done
 for s in website page bfs homepage; do
   assert_contains "$summary" "| $s |" "summary.md names strategy $s"
 done
-for claim in "Website crawler at p_threshold 0.9 has pprs <= 0.6x the page crawler's at equal or better precision: " \
-  "Combined edge weights are never the worst of the three: "; do
-  line=$(grep -F -- "$claim" "$OUT/summary.md") || fail "summary.md lacks the check '$claim'"
-  [[ $line == *"$claim"holds.* || $line == *"$claim"does\ not\ hold.* ]] ||
-    fail "the check is not stated as holds / does not hold: $line"
-  ok "summary.md states the check: ${claim%%:*}"
-done
+assert_contains "$summary" "- **Website crawler at p_threshold 0.90 against the page crawler.** At the budget the website crawler (p_threshold 0.90) has pprs " \
+  "summary.md compares the website crawler with the page crawler"
+assert_contains "$summary" "- **Edge weights.** By the mean windowed website harvest rate" "summary.md compares the edge weightings"
+# The named figures against the project's targets: the summary table, stderr, and the
+# verdicts agree with the measured figures.
+out=$(python3 - "$OUT/summary.md" "$SCRATCH/exp.err" "$TARGETS" <<'EOF'
+import re, sys
+summary, err, targets = (open(p).read() for p in sys.argv[1:])
+want = [l.split() for l in targets.splitlines() if l.strip() and not l.startswith("#")]
+assert [w[0] for w in want] == ["pprs_ratio", "precision_gain", "combined_harvest_margin"], want
+assert "targets of `" + sys.argv[3] + "`" in summary, "summary.md names the targets file"
+figs = dict(re.findall(r"(\w+) (-?[0-9.]+|-)", re.search(r"^figures: (.*)$", err, re.M).group(1)))
+assert sorted(figs) == sorted(w[0] for w in want), figs
+for name, op, value in want:
+    row = re.search(r"^\| `%s` \| (\S+) \| %s %s \| ([a-z ]+) \|$" % (name, re.escape(op), re.escape(value)),
+                    summary, re.M)
+    assert row, "summary.md has no row for " + name
+    measured, verdict = row.group(1), row.group(2)
+    assert measured == figs[name], (name, measured, figs)
+    line = "target %s %s %s: %s" % (name, op, value, verdict)
+    assert line in err, "stderr lacks: " + line
+    if measured == "-":
+        assert verdict == "cannot be decided", (name, verdict)
+        continue
+    v, bound = float(measured), float(value)
+    # measured is rounded: the verdict is checked away from the bound only
+    if abs(v - bound) > 0.01:
+        holds = v <= bound if op == "<=" else v >= bound
+        assert verdict == ("holds" if holds else "does not hold"), (name, v, verdict)
+    else:
+        assert verdict in ("holds", "does not hold"), (name, verdict)
+print(", ".join("%s %s" % kv for kv in figs.items()))
+EOF
+) || fail "figures and targets: $out"
+ok "summary.md and stderr give the named figures against the targets: $out"
 assert_contains "$summary" "Single-page share of the page crawler" "summary.md gives the page crawler's single-page share"
 assert_contains "$summary" "pprs ratio website (p_threshold 0.90) / page crawler at the budget" "summary.md gives the pprs ratio"
 assert_contains "$summary" "| sci.space | " "summary.md has the Table 2 row"
@@ -201,3 +242,7 @@ ok "without gnuplot and with --skip-eval: the CSV files, no PNG, no table2.csv"
 summary=$(cat "$nogp/out/summary.md")
 assert_contains "$summary" "Plot skipped: gnuplot is not installed" "summary.md says the plots were skipped"
 assert_contains "$summary" "Skipped (\`--skip-eval\`)." "summary.md says Table 2 was skipped"
+assert_contains "$summary" "no targets given (\`--targets FILE\`)" "summary.md says no targets were given"
+assert_contains "$summary" "| \`pprs_ratio\` | " "summary.md gives the figures without targets"
+[[ $(grep -c '^target ' "$nogp/err") == 0 ]] || fail "target lines without --targets: $(cat "$nogp/err")"
+ok "without --targets no target is judged"

@@ -1,9 +1,10 @@
-/* Unit tests for server/evalstats: precision, recall, F-measure, stratified folds. */
+/* Unit tests for eval/evalstats: precision, recall, F-measure, stratified folds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 
 #include "eval/evalstats.h"
@@ -43,6 +44,22 @@ static void test_formulas(void **state)
     double p = evalstats_precision(&s), r = evalstats_recall(&s);
     assert_float_equal(evalstats_f1(&s), 2 * p * r / (p + r), 1e-15);
     assert_float_equal(evalstats_f1(&s), 34.0 / (34 + 4 + 9), 1e-15);
+}
+
+/* The F1 of a precision and a recall, as the crawl scores (jobscore) give them. */
+static void test_f1_pr(void **state)
+{
+    (void)state;
+    assert_float_equal(evalstats_f1_pr(0.5, 0.5), 0.5, 1e-15);
+    assert_float_equal(evalstats_f1_pr(1.0, 0.5), 2.0 / 3, 1e-15);
+    assert_float_equal(evalstats_f1_pr(0.25, 1.0), 0.4, 1e-15);
+    /* Found nothing right: F 0, not undefined. */
+    assert_float_equal(evalstats_f1_pr(0.0, 0.0), 0.0, 0);
+    assert_float_equal(evalstats_f1_pr(0.0, 1.0), 0.0, 0);
+    /* Nothing found (precision undefined) or no labels (recall undefined): undefined. */
+    assert_true(isnan(evalstats_f1_pr(NAN, 0.5)));
+    assert_true(isnan(evalstats_f1_pr(0.5, NAN)));
+    assert_true(isnan(evalstats_f1_pr(NAN, NAN)));
 }
 
 static void test_add(void **state)
@@ -111,6 +128,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formulas),
+        cmocka_unit_test(test_f1_pr),
         cmocka_unit_test(test_add),
         cmocka_unit_test(test_folds),
     };

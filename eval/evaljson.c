@@ -1,0 +1,159 @@
+/* The JSON report of `sitescout eval --report`. */
+#include "eval/evaljson.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+/*
+ * jansson references: json_object_set_new and json_array_append_new steal the value's
+ * reference; everything else here is released with one json_decref of the root.
+ */
+#include <jansson.h>
+
+#include "common/buf.h"
+#include "eval/evalstats.h"
+
+/* A JSON number, or null for NaN and infinities (JSON has neither). */
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstats(const struct evalstats *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "precision", jnum(evalstats_precision(s)));
+    json_object_set_new(o, "recall", jnum(evalstats_recall(s)));
+    json_object_set_new(o, "f1", jnum(evalstats_f1(s)));
+    json_object_set_new(o, "accuracy", jnum(evalstats_accuracy(s)));
+    json_object_set_new(o, "tp", json_integer(s->tp));
+    json_object_set_new(o, "fp", json_integer(s->fp));
+    json_object_set_new(o, "fn", json_integer(s->fn));
+    json_object_set_new(o, "tn", json_integer(s->tn));
+    return o;
+}
+
+/* "training": the counts, the excluded homepages and every training website ("sites"). */
+static json_t *jtraining(const struct evaluate_result *r)
+{
+    json_t *train = json_object();
+    json_object_set_new(train, "relevant", json_integer((json_int_t)r->train_relevant));
+    json_object_set_new(train, "pages", json_integer((json_int_t)r->train_pages));
+    json_t *excl = json_array();
+    for (size_t i = 0; i < r->n_excluded; i++)
+        json_array_append_new(excl, json_string(r->excluded[i]));
+    json_object_set_new(train, "excluded", excl);
+    json_t *tsites = json_array();
+    for (size_t i = 0; i < r->n_train; i++) {
+        const struct evaluate_train_site *t = &r->train[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "homepage", json_string(t->homepage));
+        json_object_set_new(o, "relevant", json_boolean(t->relevant));
+        json_object_set_new(o, "pages", json_integer((json_int_t)t->pages));
+        json_object_set_new(o, "fetches", json_integer(t->fetches));
+        if (t->redirected)
+            json_object_set_new(o, "redirected", json_true());
+        json_array_append_new(tsites, o);
+    }
+    json_object_set_new(train, "sites", tsites);
+    return train;
+}
+
+/* One evaluated website with its examination trace. */
+static json_t *jsite(const struct evaluate_site *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "homepage", json_string(s->homepage));
+    json_object_set_new(o, "truth", json_boolean(s->truth));
+    if (s->fold >= 0)
+        json_object_set_new(o, "fold", json_integer(s->fold));
+    json_object_set_new(o, "relevant", json_boolean(s->relevant));
+    json_object_set_new(o, "confidence", jnum(s->confidence));
+    json_object_set_new(o, "decided", json_boolean(s->decided));
+    json_object_set_new(o, "pages", json_integer(s->pages));
+    json_object_set_new(o, "pages_to_decide", json_integer(s->pages_to_decide));
+    if (s->redirected)
+        json_object_set_new(o, "redirected", json_true());
+    json_object_set_new(o, "homepage_pr", jnum(s->home_pr));
+    json_object_set_new(o, "homepage_relevant", json_boolean(s->home_relevant));
+    json_t *trace = json_array();
+    for (size_t j = 0; j < s->n_trace; j++) {
+        json_t *pg = json_object();
+        json_object_set_new(pg, "url", json_string(s->trace[j].url));
+        json_object_set_new(pg, "status", json_string(fetch_status_name(s->trace[j].status)));
+        json_object_set_new(pg, "pr_target", jnum(s->trace[j].pr_target));
+        json_array_append_new(trace, pg);
+    }
+    json_object_set_new(o, "trace", trace);
+    return o;
+}
+
+/* Both classifiers' figures and the improvement of F. */
+static void set_classifiers(json_t *root, const struct evaluate_result *r)
+{
+    json_t *web = jstats(&r->website);
+    json_object_set_new(web, "pages_per_site", jnum(r->pages_per_site));
+    json_object_set_new(web, "pages_to_decide", jnum(r->pages_to_decide));
+    json_object_set_new(web, "decided", json_integer((json_int_t)r->decided));
+    json_object_set_new(root, "website", web);
+    json_t *home = jstats(&r->homepage);
+    json_object_set_new(home, "unreadable", json_integer((json_int_t)r->no_homepage));
+    json_object_set_new(root, "homepage", home);
+    json_object_set_new(root, "f1_improvement",
+                        jnum(evalstats_f1(&r->website) - evalstats_f1(&r->homepage)));
+    json_object_set_new(root, "sites_evaluated", json_integer((json_int_t)r->n_sites));
+}
+
+/* "seconds" and "fetch". */
+static void set_costs(json_t *root, const struct evaluate_result *r)
+{
+    json_t *times = json_object();
+    json_object_set_new(times, "collect", jnum(r->seconds_collect));
+    json_object_set_new(times, "train", jnum(r->seconds_train));
+    json_object_set_new(times, "classify", jnum(r->seconds_classify));
+    json_object_set_new(root, "seconds", times);
+    json_t *fetch = json_object();
+    json_object_set_new(fetch, "requests", json_integer((json_int_t)r->fetch.requests));
+    json_object_set_new(fetch, "robots_requests",
+                        json_integer((json_int_t)r->fetch.robots_requests));
+    json_object_set_new(fetch, "bytes", json_integer((json_int_t)r->fetch.bytes));
+    json_object_set_new(root, "fetch", fetch);
+}
+
+enum err evaljson_write(const char *path, const struct jobspec *job,
+                        const struct evaluate_result *r)
+{
+    struct buf pj;
+    buf_init(&pj, 0);
+    enum err e = jobspec_params_json(&job->params, &pj);
+    if (e) {
+        buf_release(&pj);
+        return e;
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "topic", json_string(job->topic));
+    json_object_set_new(root, "mode", json_string(r->mode == EVALUATE_CV ? "cv" : "heldout"));
+    if (r->mode == EVALUATE_CV)
+        json_object_set_new(root, "folds", json_integer(r->folds));
+    json_object_set_new(root, "params", json_loads(buf_str(&pj), 0, NULL));
+    buf_release(&pj);
+    json_object_set_new(root, "prior_target", jnum(r->prior_target));
+    json_object_set_new(root, "p_threshold", jnum(job->params.p_threshold));
+    json_object_set_new(root, "page_cap", json_integer(r->page_cap));
+    json_object_set_new(root, "page_accuracy", jnum(r->page_cv.accuracy));
+    json_object_set_new(root, "p_err", jnum(r->page_cv.p_err));
+    json_object_set_new(root, "p_err_used_mean", jnum(r->p_err_mean));
+    json_object_set_new(root, "training", jtraining(r));
+    set_classifiers(root, r);
+    set_costs(root, r);
+    json_t *sites = json_array();
+    for (size_t i = 0; i < r->n_sites; i++)
+        json_array_append_new(sites, jsite(&r->sites[i]));
+    json_object_set_new(root, "sites", sites);
+
+    if (json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6) | JSON_SORT_KEYS))
+        e = err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    json_decref(root);
+    return e;
+}

@@ -1,0 +1,335 @@
+/* `sitescout experiment`: the paper's crawling experiments (§5.1, §5.3) on one replay web. */
+#include "eval/experiment.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "eval/exprun.h"
+#include "eval/labels.h"
+#include "eval/replaythread.h"
+#include "eval/report.h"
+#include "eval/reportcsv.h"
+#include "eval/reportfigs.h"
+#include "eval/reportio.h"
+#include "eval/reportplot.h"
+#include "eval/reportsummary.h"
+#include "eval/targets.h"
+#include "job/jobspec.h"
+#include "store/store.h"
+
+/* Messages printed while the experiment goes on carry the command's name. */
+#define WHO "sitescout experiment"
+
+struct run_def {
+    const char *strategy, *edge_weights, *p_threshold;
+};
+
+/* Indexed by enum report_role: the runs in the order they are made. */
+static const struct run_def run_defs[REPORT_RUNS] = {
+    {"website", "global", "0.9"},    {"website", "local", "0.9"},    {"website", "combined", "0.9"},
+    {"page", "combined", "0.9"},     {"website", "combined", "0.7"}, {"bfs", "combined", "0.9"},
+    {"homepage", "combined", "0.9"},
+};
+
+/* The parameters the experiment sets per run: --set may not change them. */
+static const char *const reserved[] = {"strategy", "edge_weights", "p_threshold", "max_pages"};
+
+/* Everything one experiment holds; released by exp_release. */
+struct exp {
+    const struct experiment_opts *o;
+    struct jobspec *js;
+    struct jobspec_params base; /* the job's parameters with the budget and --set applied */
+    struct labels *labels;
+    struct targets *targets;
+    struct store *s;
+    struct replaythread replay;
+    struct report rep;
+    struct report_table2 t2;
+    struct buf cmdline;
+    int failed; /* a run or the evaluation did not end well */
+};
+
+/* e with "PREFIX: " before the current err_msg(), copied first since err_set writes
+ * over it. */
+static enum err with_prefix(enum err e, const char *prefix)
+{
+    char cause[1024];
+    snprintf(cause, sizeof cause, "%s", err_msg());
+    return err_set(e, "%s: %s", prefix, cause);
+}
+
+static int is_dir_or_make(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0)
+        return S_ISDIR(st.st_mode);
+    char *copy = strdup(dir);
+    if (!copy)
+        return 0;
+    /* mkdir -p */
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0755) != 0 && errno != EEXIST) {
+            free(copy);
+            return 0;
+        }
+        *p = '/';
+    }
+    int ok = mkdir(copy, 0755) == 0 || errno == EEXIST;
+    free(copy);
+    return ok && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The command line as a shell would take it back, for summary.md. */
+static enum err quote_command(int argc, char **argv, struct buf *out)
+{
+    enum err e = buf_append_str(out, "sitescout");
+    for (int i = 0; i < argc && !e; i++) {
+        const char *a = argv[i];
+        int plain = *a != '\0';
+        for (const char *p = a; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                        "_./:=@%+,-",
+                        *p))
+                plain = 0;
+        e = buf_append_char(out, ' ');
+        if (!e && plain)
+            e = buf_append_str(out, a);
+        else if (!e) {
+            e = buf_append_char(out, '\'');
+            for (const char *p = a; *p && !e; p++)
+                e = *p == '\'' ? buf_append_str(out, "'\\''") : buf_append_char(out, *p);
+            if (!e)
+                e = buf_append_char(out, '\'');
+        }
+    }
+    return e;
+}
+
+/* The job's parameters for every run: the budget, no politeness delay, then --set. */
+static enum err apply_sets(struct exp *x)
+{
+    const struct experiment_opts *o = x->o;
+    x->base = x->js->params;
+    x->base.max_pages = o->budget;
+    x->base.politeness_delay_ms = 0;
+    for (size_t i = 0; i < o->n_sets; i++) {
+        const char *set = o->sets[i];
+        char key[128];
+        const char *eq = strchr(set, '=');
+        if (!eq || eq == set || (size_t)(eq - set) >= sizeof key)
+            return err_set(ERR_INVAL, "--set wants key=value, not '%s'", set);
+        snprintf(key, sizeof key, "%.*s", (int)(eq - set), set);
+        for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; k++)
+            if (strcmp(key, reserved[k]) == 0)
+                return err_set(ERR_INVAL, "--set %s: the experiment sets it for each run%s", key,
+                               strcmp(key, "max_pages") == 0 ? " (use --budget)" : "");
+        if (jobspec_params_set(&x->base, key, eq + 1) != ERR_OK) {
+            char cause[1024];
+            snprintf(cause, sizeof cause, "%s", err_msg());
+            return err_set(ERR_INVAL, "--set %s", cause);
+        }
+    }
+    return ERR_OK;
+}
+
+/* Everything that is checked before anything starts: errors here are bad usage. */
+static enum err prepare(struct exp *x)
+{
+    const struct experiment_opts *o = x->o;
+    if (access(o->warc, R_OK) != 0)
+        return err_set(ERR_INVAL, "cannot read --warc %s: %s", o->warc, strerror(errno));
+    enum err e = jobspec_load(o->jobs, o->topic, &x->js);
+    if (!e)
+        e = apply_sets(x);
+    if (!e)
+        e = labels_load(o->labels, &x->labels);
+    if (!e && o->targets)
+        e = targets_load(o->targets, &x->targets);
+    if (!e && !is_dir_or_make(o->out_dir))
+        e = err_set(ERR_INVAL, "--out %s: not a directory and cannot be created", o->out_dir);
+    return e;
+}
+
+static void report_init(struct exp *x)
+{
+    struct report *rep = &x->rep;
+    rep->topic = x->js->topic;
+    rep->budget = x->o->budget;
+    rep->pprs_window = x->base.pprs_window;
+    rep->command_line = buf_str(&x->cmdline);
+    for (int i = 0; i < REPORT_RUNS; i++) {
+        struct report_run *run = &rep->runs[i];
+        run->name = report_run_name((enum report_role)i);
+        run->strategy = run_defs[i].strategy;
+        run->edge_weights = run_defs[i].edge_weights;
+        run->p_threshold = strtod(run_defs[i].p_threshold, NULL);
+    }
+}
+
+/* Run i, with its start and end lines on stderr. */
+static enum err crawl_one(struct exp *x, int i)
+{
+    struct report_run *run = &x->rep.runs[i];
+    struct jobspec *js = x->js;
+    js->params = x->base;
+    if (jobspec_params_set(&js->params, "strategy", run->strategy) != ERR_OK ||
+        jobspec_params_set(&js->params, "edge_weights", run->edge_weights) != ERR_OK ||
+        jobspec_params_set(&js->params, "p_threshold", run_defs[i].p_threshold) != ERR_OK)
+        return with_prefix(ERR_INVAL, run->name);
+    fprintf(stderr, "[%d/%d] %s: strategy=%s edge_weights=%s p_threshold=%.2f ...\n", i + 1,
+            REPORT_RUNS, run->name, run->strategy, run->edge_weights, run->p_threshold);
+    enum err e = exprun_crawl(x->s, js, x->labels, x->replay.proxy, run);
+    if (e) {
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "%s (job %lld)", run->name, (long long)run->job_id);
+        return with_prefix(e, prefix);
+    }
+    char pprs[32], pr[32], re[32];
+    fprintf(stderr,
+            "[%d/%d] %s: job %lld %s (%s) in %.1f s: %lld pages, %lld sites examined, "
+            "%lld relevant, pprs %s, precision %s, recall %s\n",
+            i + 1, REPORT_RUNS, run->name, (long long)run->job_id, run->state, run->stop_reason,
+            run->seconds, (long long)run->pages, (long long)run->examined, (long long)run->relevant,
+            reportio_num(pprs, sizeof pprs, report_run_pprs(run), 1, "-"),
+            reportio_num(pr, sizeof pr, run->score.precision, 3, "-"),
+            reportio_num(re, sizeof re, run->score.recall, 3, "-"));
+    if (strcmp(run->state, "done") != 0)
+        x->failed = 1;
+    return ERR_OK;
+}
+
+/* Table 2; a failure is reported and marks the experiment failed, the rest goes on. */
+static void table2(struct exp *x)
+{
+    struct jobspec *js = x->js;
+    js->params = x->base;
+    fprintf(stderr,
+            "[eval] %s: %d-fold cross-validation, website against homepage "
+            "classifier ...\n",
+            js->topic, x->base.cv_folds);
+    memset(&x->t2, 0, sizeof x->t2);
+    if (exprun_table2(js, x->labels, x->replay.proxy, &x->t2) != ERR_OK) {
+        fprintf(stderr, WHO ": eval: %s\n", err_msg());
+        x->failed = 1;
+        return;
+    }
+    x->rep.table2 = &x->t2;
+    fprintf(stderr,
+            "[eval] %s in %.1f s: website F1 %.3f, homepage F1 %.3f, %.1f pages "
+            "per site, p_err %.3f\n",
+            js->topic, x->t2.seconds, x->t2.web_f1, x->t2.home_f1, x->t2.pages_per_site,
+            x->t2.p_err);
+}
+
+/* The replay server, the database, the seven runs and Table 2. */
+static enum err measure(struct exp *x)
+{
+    const struct experiment_opts *o = x->o;
+    enum err e = replaythread_start(&x->replay, o->warc);
+    if (e) {
+        char prefix[1024];
+        snprintf(prefix, sizeof prefix, "replay of %s", o->warc);
+        return with_prefix(e, prefix);
+    }
+    e = o->db_open(o->db_url, NULL, &x->s);
+    if (e)
+        return e;
+    fprintf(stderr, "experiment %s: budget %lld pages, replay of %s on %s\n", x->js->topic,
+            o->budget, o->warc, x->replay.proxy);
+    for (int i = 0; i < REPORT_RUNS && !e; i++)
+        e = crawl_one(x, i);
+    if (!e && !o->skip_eval)
+        table2(x);
+    replaythread_stop(&x->replay);
+    return e;
+}
+
+/* The named figures on stderr, and each target's verdict. */
+static void print_figures(const struct exp *x)
+{
+    struct reportfigs figs;
+    reportfigs_compute(&x->rep, &figs);
+    fprintf(stderr, "figures:");
+    for (size_t i = 0; i < REPORTFIGS_NAMED; i++) {
+        char b[32];
+        fprintf(stderr, "%s %s %s", i ? "," : "", reportfigs_name(i),
+                reportio_num(b, sizeof b, reportfigs_value(&figs, i), reportfigs_decimals(i), "-"));
+    }
+    fputc('\n', stderr);
+    for (size_t k = 0; x->targets && k < x->targets->n; k++) {
+        const struct targets_item *t = &x->targets->items[k];
+        fprintf(stderr, "target %s %s %s: %s\n", reportfigs_name(t->figure), targets_op_name(t->op),
+                t->value_text,
+                targets_verdict_name(targets_check(t, reportfigs_value(&figs, t->figure))));
+    }
+}
+
+/* The CSV files, the plots (skipped without gnuplot) and summary.md. */
+static enum err write_outputs(struct exp *x)
+{
+    const char *dir = x->o->out_dir;
+    enum err e = reportcsv_write(&x->rep, dir);
+    if (e)
+        return e;
+    const char *plots_note = NULL;
+    char note[512];
+    enum err pe = reportplot_draw(&x->rep, dir);
+    if (pe) {
+        snprintf(note, sizeof note, "%s", err_msg());
+        plots_note = note;
+        fprintf(stderr, WHO ": plots skipped: %s\n", note);
+        if (pe != ERR_NOTFOUND)
+            x->failed = 1;
+    }
+    e = reportsummary_write(&x->rep, x->targets, dir, plots_note);
+    if (e)
+        return e;
+    print_figures(x);
+    printf("%s/summary.md\n", dir);
+    return ERR_OK;
+}
+
+static void exp_release(struct exp *x)
+{
+    replaythread_stop(&x->replay);
+    store_free(x->s);
+    for (int i = 0; i < REPORT_RUNS; i++)
+        report_run_release(&x->rep.runs[i]);
+    buf_release(&x->cmdline);
+    targets_free(x->targets);
+    labels_free(x->labels);
+    jobspec_free(x->js);
+}
+
+enum experiment_end experiment_run(const struct experiment_opts *o)
+{
+    struct exp x = {.o = o};
+    buf_init(&x.cmdline, 0);
+    enum experiment_end end = EXPERIMENT_FAILED;
+    if (prepare(&x) != ERR_OK) {
+        end = EXPERIMENT_USAGE;
+        goto out;
+    }
+    if (quote_command(o->argc, o->argv, &x.cmdline) != ERR_OK)
+        goto out;
+    report_init(&x);
+    if (measure(&x) != ERR_OK || write_outputs(&x) != ERR_OK)
+        goto out;
+    if (x.failed) {
+        err_set(ERR_IO, "a run or the evaluation did not end well; see %s/summary.md", o->out_dir);
+        goto out;
+    }
+    end = EXPERIMENT_DONE;
+out:
+    exp_release(&x);
+    return end;
+}

@@ -1,0 +1,48 @@
+/*
+ * `sitescout experiment` (docs/experiment.md): the paper's crawling experiments on one
+ * topic of a replay web. Seven crawl runs (eval/exprun) against a replay server of
+ * its own (eval/replaythread), the Table 2 evaluation, then the CSV files, plots and
+ * summary.md (eval/reportcsv, reportplot, reportsummary). It measures; whether a
+ * figure meets a target is the user's --targets file (eval/targets).
+ *
+ * Progress goes to stderr, one line when a run starts and one when it ends; the path of
+ * summary.md to stdout.
+ *
+ * Ownership: the options are borrowed for the call.
+ */
+#ifndef SITESCOUT_EVAL_EXPERIMENT_H
+#define SITESCOUT_EVAL_EXPERIMENT_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+
+struct store;
+
+/* Opens the database of a URL (NULL: the default one), as cli/db.h db_open does. */
+typedef enum err (*experiment_db_open_fn)(const char *url, const char *base_dir,
+                                          struct store **out);
+
+struct experiment_opts {
+    const char *warc, *labels, *jobs, *topic, *out_dir; /* required */
+    long long budget;                                   /* pages per run, at least 1 */
+    const char *const *sets; /* "key=value" job parameter overrides, as given */
+    size_t n_sets;
+    const char *db_url;  /* NULL: db_open's default */
+    const char *targets; /* a targets file, or NULL */
+    int skip_eval;       /* leave out Table 2 */
+    int argc;            /* the command line as run (argv[0] the command), for summary.md */
+    char **argv;
+    experiment_db_open_fn db_open;
+};
+
+enum experiment_end {
+    EXPERIMENT_DONE,   /* every run and the evaluation ended well */
+    EXPERIMENT_USAGE,  /* bad options or inputs; nothing was started (err_msg says why) */
+    EXPERIMENT_FAILED, /* something failed (err_msg says why); the outputs are written
+                        * when only a run or the evaluation did not end well */
+};
+
+enum experiment_end experiment_run(const struct experiment_opts *o);
+
+#endif
