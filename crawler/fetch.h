@@ -135,7 +135,4 @@ int fetcher_outstanding(struct fetcher *f);
 
 void fetcher_stats(struct fetcher *f, struct fetch_stats *out);
 
-/* 1 if the address (struct sockaddr *) is private, loopback, link-local or otherwise not public. */
-int fetch_addr_is_private(const void *sockaddr);
-
 #endif
