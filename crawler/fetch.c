@@ -1,4 +1,4 @@
-/* The fetcher's clients and pool: requests in, results out, one thread joining scheduler and curl. */
+/* The fetcher's clients and pool: requests in, results out, one thread driving sched and curl. */
 #include "crawler/fetch.h"
 
 #include <pthread.h>

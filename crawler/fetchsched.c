@@ -12,17 +12,17 @@
 #include "crawler/url.h"
 
 struct fetchsched_host {
-    char *name;                        /* host[:port] */
-    struct fetchsched_req *head, *tail; /* waiting */
-    int active;                        /* transfers in flight */
-    int64_t next_ms;                   /* earliest start of the next request */
-    int64_t last_ms;                   /* when its last transfer started or ended */
-    size_t heap_pos;                   /* index + 1 in the ready heap; 0 = not in it */
-    struct fetchsched_host *parked_next; /* in the parked list (see schedule) */
+    char *name;                          /* host[:port] */
+    struct fetchsched_req *head, *tail;  /* waiting */
+    int active;                          /* transfers in flight */
+    int64_t next_ms;                     /* earliest start of the next request */
+    int64_t last_ms;                     /* when its last transfer started or ended */
+    size_t heap_pos;                     /* index + 1 in the ready heap; 0 = not in it */
+    struct fetchsched_host *parked_next; /* in the parked list (see fetchsched_run) */
     int parked;
     struct robots_host robots;
-    enum fetch_status down; /* FETCH_OK, or why the host cannot be reached ... */
-    int64_t down_until_ms;  /* ... until then: its requests fail at once */
+    enum fetch_status down;              /* FETCH_OK, or why the host cannot be reached ... */
+    int64_t down_until_ms;               /* ... until then: its requests fail at once */
 };
 
 struct fetchsched {
