@@ -1,5 +1,7 @@
 /*
- * The fetcher: the only user of libcurl. One thread drives a curl multi handle with
+ * The fetcher, the contract for the rest of the code. Inside: fetch.c (clients and the
+ * pool's thread), fetchsched.c (who may start what when: shares, politeness, robots.txt)
+ * and fetchcurl.c (the only user of libcurl). One thread drives a curl multi handle with
  * many transfers in flight, at most `per_host` at a time on one host and a pause of
  * the per-host delay (or the host's robots.txt Crawl-delay, if longer) between two
  * requests to a host. robots.txt is fetched once per host and obeyed before any
@@ -134,8 +136,5 @@ enum err fetcher_next(struct fetcher *f, int timeout_ms, struct fetch_result **o
 int fetcher_outstanding(struct fetcher *f);
 
 void fetcher_stats(struct fetcher *f, struct fetch_stats *out);
-
-/* 1 if the address (struct sockaddr *) is private, loopback, link-local or otherwise not public. */
-int fetch_addr_is_private(const void *sockaddr);
 
 #endif

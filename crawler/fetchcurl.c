@@ -1,0 +1,496 @@
+/* The fetcher's libcurl side: easy handles on one multi handle, capped bodies, safe addresses. */
+#define _GNU_SOURCE /* memmem */
+#include "crawler/fetchcurl.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "crawler/robots.h"
+#include "crawler/url.h"
+
+#define HEADER_MAX 8192 /* longest header value we keep */
+
+enum abort_reason { ABORT_NONE, ABORT_NOT_HTML, ABORT_TOO_BIG, ABORT_BLOCKED };
+
+struct transfer {
+    struct transfer *prev, *next; /* the running list */
+    CURL *easy;
+    void *host, *req; /* the caller's */
+    const void *group;
+    char *url;
+    struct buf body;
+    size_t body_max;
+    char *content_type, *location, *proxy_error;
+    enum abort_reason abort;
+    int64_t start_ms;
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+struct fetchcurl {
+    CURLM *multi;
+    struct transfer *running;
+    char *proxy, *user_agent;
+    long connect_timeout_ms, timeout_ms, low_speed_bytes, low_speed_secs;
+    size_t max_body;
+    int allow_private;
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- addresses ---------------------------------------------------------- */
+
+static int v4_is_private(uint32_t a)
+{
+    return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 ||
+           (a >> 16) == 0xA9FE ||            /* 169.254/16 link-local */
+           (a >> 20) == 0xAC1 ||             /* 172.16/12 */
+           (a >> 16) == 0xC0A8 ||            /* 192.168/16 */
+           (a >> 22) == (100 << 2 | 1) ||    /* 100.64/10 shared address space */
+           (a >> 8) == 0xC00000 ||           /* 192.0.0/24 protocol assignments */
+           (a >> 17) == (198 << 7 | 9) ||    /* 198.18/15 benchmarking */
+           (a >> 28) >= 0xE;                 /* multicast, reserved, broadcast */
+}
+
+int fetchcurl_addr_is_private(const void *sockaddr)
+{
+    const struct sockaddr *sa = sockaddr;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = sockaddr;
+        return v4_is_private(ntohl(in->sin_addr.s_addr));
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = sockaddr;
+        const uint8_t *b = in6->sin6_addr.s6_addr;
+        static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        if (memcmp(b, mapped, 12) == 0)
+            return v4_is_private((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+                                 (uint32_t)b[14] << 8 | b[15]);
+        int zero = 1;
+        for (int i = 0; i < 15; i++)
+            zero &= b[i] == 0;
+        return (zero && (b[15] == 0 || b[15] == 1)) || /* :: and ::1 */
+               (b[0] & 0xfe) == 0xfc ||                /* fc00::/7 unique local */
+               (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 link-local */
+               b[0] == 0xff;                           /* multicast */
+    }
+    return 1; /* anything else (unix sockets...) is not the public web */
+}
+
+/* Refuse to connect to private destinations: checked on the address actually used. */
+static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    struct transfer *t = clientp;
+    if (purpose == CURLSOCKTYPE_IPCXN && fetchcurl_addr_is_private(&a->addr)) {
+        t->abort = ABORT_BLOCKED;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(a->family, a->socktype, a->protocol);
+}
+
+/* ---- headers and bodies -------------------------------------------------- */
+
+/* The header slot of t that a header named data[0..name_len) with value v fills, or NULL. */
+static char **header_slot(struct transfer *t, const char *data, size_t name_len, const char *v,
+                          size_t vlen)
+{
+    if (name_len == 12 && strncasecmp(data, "Content-Type", 12) == 0)
+        return &t->content_type;
+    if (name_len == 8 && strncasecmp(data, "Location", 8) == 0)
+        return &t->location;
+    if ((name_len == 12 && strncasecmp(data, "Proxy-Status", 12) == 0 &&
+         memmem(v, vlen, "error=", 6)) ||
+        (name_len == 13 && strncasecmp(data, "X-Squid-Error", 13) == 0))
+        return &t->proxy_error; /* RFC 9209 Proxy-Status with an error, or squid's header */
+    return NULL;
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *userp)
+{
+    struct transfer *t = userp;
+    size_t len = size * n;
+    if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+        /* A new response (after a redirect followed by curl, or a 100): forget the last. */
+        free(t->content_type);
+        free(t->location);
+        free(t->proxy_error);
+        t->content_type = t->location = t->proxy_error = NULL;
+        return len;
+    }
+    const char *colon = memchr(data, ':', len);
+    if (!colon)
+        return len;
+    size_t name_len = (size_t)(colon - data);
+    const char *v = colon + 1, *end = data + len;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    size_t vlen = (size_t)(end - v);
+    if (vlen > HEADER_MAX)
+        return len;
+    char **slot = header_slot(t, data, name_len, v, vlen);
+    if (slot) {
+        free(*slot);
+        *slot = strndup(v, vlen);
+    }
+    return len;
+}
+
+static int is_html_type(const char *ct)
+{
+    if (!ct)
+        return 1; /* no type: old servers; let the HTML parser judge */
+    size_t n = strcspn(ct, "; \t");
+    return (n == 9 && strncasecmp(ct, "text/html", 9) == 0) ||
+           (n == 21 && strncasecmp(ct, "application/xhtml+xml", 21) == 0);
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *userp)
+{
+    struct transfer *t = userp;
+    size_t len = size * n;
+    if (t->req && t->body.len == 0) {
+        long code = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+        if (code >= 200 && code < 300 && !is_html_type(t->content_type)) {
+            t->abort = ABORT_NOT_HTML; /* don't download PDFs and images */
+            return 0;
+        }
+    }
+    size_t room = t->body_max - t->body.len;
+    if (len > room) {
+        if (buf_append(&t->body, data, room) != ERR_OK)
+            return 0;
+        t->abort = ABORT_TOO_BIG;
+        return 0;
+    }
+    return buf_append(&t->body, data, len) == ERR_OK ? len : 0;
+}
+
+/* ---- transfers ---------------------------------------------------------- */
+
+static void transfer_free(struct transfer *t)
+{
+    if (!t)
+        return;
+    if (t->easy)
+        curl_easy_cleanup(t->easy);
+    buf_release(&t->body);
+    free(t->url);
+    free(t->content_type);
+    free(t->location);
+    free(t->proxy_error);
+    free(t);
+}
+
+/* Take t off the running list (and out of curl's multi handle). */
+static void running_remove(struct fetchcurl *fc, struct transfer *t)
+{
+    curl_multi_remove_handle(fc->multi, t->easy);
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        fc->running = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    t->prev = t->next = NULL;
+}
+
+static void easy_setup(const struct fetchcurl *fc, struct transfer *t)
+{
+    CURL *e = t->easy;
+    curl_easy_setopt(e, CURLOPT_URL, t->url);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, fc->user_agent);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* every encoding curl can decode */
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, fc->connect_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, fc->timeout_ms);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, fc->low_speed_bytes);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, fc->low_speed_secs);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+    if (!t->req) {
+        /* RFC 9309 §2.3.1.2: follow at least five redirects for robots.txt. */
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
+        curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    }
+    if (fc->proxy) {
+        curl_easy_setopt(e, CURLOPT_PROXY, fc->proxy);
+    } else if (!fc->allow_private) {
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
+    }
+}
+
+enum err fetchcurl_start(struct fetchcurl *fc, const char *url, void *host, void *req,
+                         const void *group)
+{
+    struct transfer *t = calloc(1, sizeof *t);
+    if (!t || !(t->easy = curl_easy_init()) || !(t->url = strdup(url))) {
+        transfer_free(t);
+        return err_set(ERR_NOMEM, "out of memory starting a transfer");
+    }
+    t->host = host;
+    t->req = req;
+    t->group = group;
+    t->body_max = req ? fc->max_body : ROBOTS_PARSE_MAX;
+    buf_init(&t->body, t->body_max + 1);
+    t->start_ms = now_ms();
+    easy_setup(fc, t);
+    if (curl_multi_add_handle(fc->multi, t->easy) != CURLM_OK) {
+        transfer_free(t);
+        return err_set(ERR_NET, "curl refused a transfer");
+    }
+    t->next = fc->running;
+    if (fc->running)
+        fc->running->prev = t;
+    fc->running = t;
+    return ERR_OK;
+}
+
+/* ---- reading an ended transfer ------------------------------------------ */
+
+/* Classify a curl failure. */
+static enum fetch_status curl_failure(CURLcode rc)
+{
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY: return FETCH_DNS;
+    case CURLE_COULDNT_CONNECT: return FETCH_CONNECT;
+    case CURLE_OPERATION_TIMEDOUT: return FETCH_TIMEOUT;
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL: return FETCH_BAD_URL;
+    default: return FETCH_NETWORK;
+    }
+}
+
+/*
+ * The proxy could not reach the host. RFC 9209 error types (error=dns_error,
+ * connection_refused, connection_timeout, ...) or squid's ERR_DNS_FAIL and kin.
+ */
+static enum fetch_status proxy_failure(const char *e)
+{
+    if (strstr(e, "dns_") || strstr(e, "ERR_DNS"))
+        return FETCH_DNS;
+    if (strstr(e, "timeout") || strstr(e, "TIMEOUT"))
+        return FETCH_TIMEOUT;
+    if (strstr(e, "connection_") || strstr(e, "destination_") || strstr(e, "ERR_CONNECT"))
+        return FETCH_CONNECT;
+    return FETCH_NETWORK;
+}
+
+/* A robots.txt transfer: its status (0 if the host was not reached) and reachability. */
+static void robots_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done *d)
+{
+    long code = 0;
+    if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG))
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    if (t->proxy_error)
+        code = 0; /* the proxy could not reach the host: unreachable, not a 5xx of the host */
+    d->http_status = (int)code;
+    d->down = FETCH_OK;
+    if (t->proxy_error)
+        d->down = proxy_failure(t->proxy_error);
+    else if (rc != CURLE_OK && t->abort == ABORT_BLOCKED)
+        d->down = FETCH_BLOCKED;
+    else if (rc != CURLE_OK)
+        d->down = curl_failure(rc);
+    d->body_len = t->body.len;
+    d->body = buf_detach(&t->body);
+}
+
+/* Set d's status and error (a copy of msg, or none). */
+static void set_status(struct fetchcurl_done *d, enum fetch_status status, const char *msg)
+{
+    d->status = status;
+    d->error = msg ? strdup(msg) : NULL;
+}
+
+/* A 3xx with a Location: where to, and whether it leaves the site. */
+static void redirect_outcome(struct transfer *t, struct fetchcurl_done *d)
+{
+    char *target = NULL;
+    if (url_resolve(t->url, t->location, &target) != ERR_OK) {
+        set_status(d, FETCH_HTTP_ERROR, "redirect to an unusable Location");
+        return;
+    }
+    d->status = FETCH_REDIRECT;
+    d->location = target;
+    d->same_site = url_same_site(t->url, target);
+}
+
+/* A page transfer: its outcome, in the order the causes are checked. */
+static void page_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done *d)
+{
+    long code = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    if (t->abort == ABORT_BLOCKED) {
+        set_status(d, FETCH_BLOCKED, "destination address is private or local");
+    } else if (t->abort == ABORT_NOT_HTML) {
+        set_status(d, FETCH_NOT_HTML, t->content_type ? t->content_type : "not HTML");
+    } else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG)) {
+        set_status(d, curl_failure(rc), t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc));
+    } else if (t->proxy_error) {
+        set_status(d, proxy_failure(t->proxy_error), t->proxy_error);
+    } else if (code >= 300 && code < 400 && t->location) {
+        redirect_outcome(t, d);
+    } else if (code >= 200 && code < 300) {
+        set_status(d, FETCH_OK, NULL);
+    } else {
+        char msg[64];
+        snprintf(msg, sizeof msg, "HTTP status %ld", code);
+        set_status(d, FETCH_HTTP_ERROR, msg);
+    }
+    d->http_status = (int)code;
+    d->content_type = t->content_type;
+    t->content_type = NULL;
+    if (t->body.len || d->status == FETCH_OK) {
+        d->body_len = t->body.len;
+        d->body = buf_detach(&t->body);
+    }
+    d->truncated = t->abort == ABORT_TOO_BIG;
+}
+
+int fetchcurl_take_done(struct fetchcurl *fc, struct fetchcurl_done *out)
+{
+    memset(out, 0, sizeof *out);
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(fc->multi, &left)) != NULL) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        CURLcode rc = m->data.result;
+        struct transfer *t = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+        running_remove(fc, t);
+        out->host = t->host;
+        out->req = t->req;
+        out->elapsed_ms = (double)(now_ms() - t->start_ms);
+        if (t->req)
+            page_outcome(t, rc, out);
+        else
+            robots_outcome(t, rc, out);
+        transfer_free(t);
+        return 1;
+    }
+    return 0;
+}
+
+void fetchcurl_done_release(struct fetchcurl_done *d)
+{
+    free(d->content_type);
+    free(d->body);
+    free(d->error);
+    free(d->location);
+    memset(d, 0, sizeof *d);
+}
+
+int fetchcurl_cancel(struct fetchcurl *fc, const void *group, void **host, void **req)
+{
+    for (struct transfer *t = fc->running; t; t = t->next) {
+        if (group && t->group != group)
+            continue;
+        running_remove(fc, t);
+        *host = t->host;
+        *req = t->req;
+        transfer_free(t);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the multi handle ----------------------------------------------------- */
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static void curl_global(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+enum err fetchcurl_new(const struct fetch_config *c, struct fetchcurl **out)
+{
+    pthread_once(&curl_once, curl_global);
+    struct fetchcurl *fc = calloc(1, sizeof *fc);
+    *out = NULL;
+    if (!fc)
+        return err_set(ERR_NOMEM, "out of memory");
+    char ua[256];
+    snprintf(ua, sizeof ua, "sitescout/%s (+%s)", SITESCOUT_VERSION, FETCH_INFO_URL);
+    fc->user_agent = strdup(c->user_agent ? c->user_agent : ua);
+    fc->proxy = c->proxy && *c->proxy ? strdup(c->proxy) : NULL;
+    fc->connect_timeout_ms = c->connect_timeout_ms;
+    fc->timeout_ms = c->timeout_ms;
+    fc->low_speed_bytes = c->low_speed_bytes;
+    fc->low_speed_secs = c->low_speed_secs;
+    fc->max_body = c->max_body;
+    fc->allow_private = c->allow_private;
+    fc->multi = curl_multi_init();
+    if (!fc->user_agent || !fc->multi || (c->proxy && *c->proxy && !fc->proxy)) {
+        fetchcurl_free(fc);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    curl_multi_setopt(fc->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)c->max_in_flight);
+    curl_multi_setopt(fc->multi, CURLMOPT_MAXCONNECTS, (long)c->max_in_flight * 2);
+    *out = fc;
+    return ERR_OK;
+}
+
+void fetchcurl_free(struct fetchcurl *fc)
+{
+    if (!fc)
+        return;
+    for (struct transfer *t = fc->running, *next; t; t = next) {
+        next = t->next;
+        curl_multi_remove_handle(fc->multi, t->easy);
+        transfer_free(t);
+    }
+    if (fc->multi)
+        curl_multi_cleanup(fc->multi);
+    free(fc->proxy);
+    free(fc->user_agent);
+    free(fc);
+}
+
+void fetchcurl_perform(struct fetchcurl *fc)
+{
+    int running;
+    curl_multi_perform(fc->multi, &running);
+}
+
+long fetchcurl_timeout(struct fetchcurl *fc)
+{
+    long ms = -1;
+    curl_multi_timeout(fc->multi, &ms);
+    return ms;
+}
+
+void fetchcurl_wait(struct fetchcurl *fc, long max_ms)
+{
+    curl_multi_poll(fc->multi, NULL, 0, (int)max_ms, NULL);
+}
+
+void fetchcurl_wakeup(struct fetchcurl *fc)
+{
+    curl_multi_wakeup(fc->multi);
+}
