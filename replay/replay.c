@@ -24,6 +24,8 @@
 #include "replay/alog.h"
 #include "replay/httpmsg.h"
 #include "replay/synth.h"
+#include "replay/warcreader.h"
+#include "replay/warcurl.h"
 
 #define CONNS_MAX       8192                      /* more connections are closed at once */
 #define OUT_CAP         (32 * 1024)               /* bytes handed to one send() */
@@ -51,7 +53,7 @@ struct response {
     struct response *next_free;
     /* for the access log */
     char method[16];
-    char url[WARC_URL_MAX];
+    char url[WARCURL_MAX];
     int status;
     unsigned faults;
     double ts;
@@ -64,7 +66,7 @@ struct response {
     uint64_t head_len; /* the first head_len bytes sent are the head */
     uint64_t sent;
     uint64_t junk_seed;
-    struct warc_reader *reader;
+    struct warcreader *reader;
     size_t stash_off, stash_len; /* body bytes waiting in stash */
     /* faults */
     int64_t start_at;   /* monotonic ms when the latency delay ends; 0 = started */
@@ -115,7 +117,7 @@ struct replay_server {
     struct alog *log;
     struct response *free_resps;
     size_t nfree_resps;
-    struct warc_reader *free_readers[POOL_MAX];
+    struct warcreader *free_readers[POOL_MAX];
     size_t nfree_readers;
     struct attempt *att;
     size_t att_cap, att_n;
@@ -219,14 +221,14 @@ static struct response *resp_get(struct replay_server *s)
     return r;
 }
 
-static void reader_put(struct replay_server *s, struct warc_reader *rd)
+static void reader_put(struct replay_server *s, struct warcreader *rd)
 {
     if (!rd)
         return;
     if (s->nfree_readers < POOL_MAX)
         s->free_readers[s->nfree_readers++] = rd;
     else
-        warc_reader_free(rd);
+        warcreader_free(rd);
 }
 
 static void resp_put(struct replay_server *s, struct response *r)
@@ -242,11 +244,11 @@ static void resp_put(struct replay_server *s, struct response *r)
     }
 }
 
-static struct warc_reader *reader_get(struct replay_server *s)
+static struct warcreader *reader_get(struct replay_server *s)
 {
     if (s->nfree_readers)
         return s->free_readers[--s->nfree_readers];
-    return warc_reader_new();
+    return warcreader_new();
 }
 
 /* ---- deterministic faults ---------------------------------------------------------------- */
@@ -421,8 +423,8 @@ static void respond_error_fault(struct response *r, int status, int head_only)
 static int respond_record(struct replay_server *s, struct response *r,
                           const struct warc_record *rec, int head_only)
 {
-    struct warc_reader *rd = reader_get(s);
-    if (!rd || warc_reader_start(rd, s->arc, rec) != ERR_OK) {
+    struct warcreader *rd = reader_get(s);
+    if (!rd || warcreader_start(rd, s->arc, rec) != ERR_OK) {
         log_warn("%s: %s", r->url, rd ? err_msg() : "out of memory");
         reader_put(s, rd);
         return -1;
@@ -431,7 +433,7 @@ static int respond_record(struct replay_server *s, struct response *r,
     enum err e = ERR_OK;
     while (got < want) {
         size_t n;
-        if ((e = warc_reader_read(rd, r->stash + got, want - got, &n)) != ERR_OK || !n)
+        if ((e = warcreader_read(rd, r->stash + got, want - got, &n)) != ERR_OK || !n)
             break;
         got += n;
     }
@@ -619,7 +621,7 @@ static ssize_t produce(struct response *r, char *dst, size_t n)
         return 0;
     case BODY_RECORD: {
         size_t got;
-        if (warc_reader_read(r->reader, dst, n, &got) != ERR_OK) {
+        if (warcreader_read(r->reader, dst, n, &got) != ERR_OK) {
             log_warn("%s: %s", r->url, err_msg());
             return -1;
         }
@@ -734,7 +736,7 @@ static void conn_respond(struct replay_server *s, struct conn *c, const struct h
     int head_only = strcmp(r->method, "HEAD") == 0;
 
     /* The URL: absolute-form as a proxy gets it, or origin-form plus Host. */
-    char raw[WARC_URL_MAX];
+    char raw[WARCURL_MAX];
     const char *t = req->target;
     size_t tl = req->target_len, ulen, hoff, hlen;
     int n;
@@ -751,7 +753,7 @@ static void conn_respond(struct replay_server *s, struct conn *c, const struct h
     }
     snprintf(r->url, sizeof r->url, "%s", raw);
     if (n < 0 || (size_t)n >= sizeof raw ||
-        warc_url_normalize(raw, (size_t)n, r->url, sizeof r->url, &ulen, &hoff, &hlen) != ERR_OK) {
+        warcurl_normalize(raw, (size_t)n, r->url, sizeof r->url, &ulen, &hoff, &hlen) != ERR_OK) {
         if (strcasecmp(r->method, "CONNECT") == 0)
             respond_page(r, 501, "Allow: GET, HEAD\r\n",
                          "CONNECT is not supported: the replay web speaks plain HTTP only.", 0);
@@ -1234,7 +1236,7 @@ void replay_server_free(struct replay_server *s)
         free(r);
     }
     for (size_t i = 0; i < s->nfree_readers; i++)
-        warc_reader_free(s->free_readers[i]);
+        warcreader_free(s->free_readers[i]);
     free(s->att);
     free(s->heap);
     for (size_t i = 0; i < s->nowned; i++)
