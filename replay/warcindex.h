@@ -1,4 +1,5 @@
-/* The index of an archive: response records, their URLs in one pool, hash tables by URL and host. */
+/* The index of an archive: response records, their URLs in one pool, hash tables by URL and host.
+ */
 #ifndef SITESCOUT_REPLAY_WARCINDEX_H
 #define SITESCOUT_REPLAY_WARCINDEX_H
 

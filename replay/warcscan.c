@@ -75,8 +75,8 @@ static void warcscan_members_trim(struct warcscan *s, uint64_t upos)
 
 static enum err warcscan_member_push(struct warcscan *s, uint64_t coff, uint64_t ustart)
 {
-    enum err e = grow_array((void **)&s->members, &s->capmembers, s->nmembers + 1,
-                            sizeof *s->members);
+    enum err e =
+        grow_array((void **)&s->members, &s->capmembers, s->nmembers + 1, sizeof *s->members);
     if (e)
         return e;
     s->members[s->nmembers++] = (struct warcscan_member){coff, ustart, 0, 0};
@@ -290,8 +290,9 @@ static enum err warcscan_head(struct warcscan *s, size_t *hl)
         if ((*hl = warchead_end(w, avail)) != 0)
             return ERR_OK;
         if (avail >= WARCHEAD_MAX)
-            return err_set(ERR_PARSE, "%s: offset %" PRIu64 "%s: record header longer than %d bytes",
-                           s->path, s->rec_off, s->where, WARCHEAD_MAX);
+            return err_set(ERR_PARSE,
+                           "%s: offset %" PRIu64 "%s: record header longer than %d bytes", s->path,
+                           s->rec_off, s->where, WARCHEAD_MAX);
         if (s->eof) {
             warcscan_truncated(s);
             return ERR_OK;

@@ -216,7 +216,7 @@ static void test_url_normalize(void **state)
         char out[256];
         size_t len, hoff, hlen;
         enum err e = warcurl_normalize(cases[i].in, strlen(cases[i].in), out, sizeof out, &len,
-                                        &hoff, &hlen);
+                                       &hoff, &hlen);
         if (!cases[i].out) {
             assert_int_not_equal(e, ERR_OK);
             continue;
@@ -229,7 +229,7 @@ static void test_url_normalize(void **state)
     char small[16];
     size_t len;
     assert_int_equal(warcurl_normalize("http://example.org/long/path", 28, small, sizeof small,
-                                        &len, NULL, NULL),
+                                       &len, NULL, NULL),
                      ERR_TOOBIG);
 }
 
