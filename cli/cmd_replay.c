@@ -1,20 +1,13 @@
 /* `sitescout replay`: serve WARC archives as the web, an HTTP proxy with fault injection. */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "common/log.h"
-#include "replay/replay.h"
-#include "replay/warc.h"
+#include "replay/replayd.h"
 #include "cli/cli.h"
-
-#define WARC_FILES_MAX 64
 
 void cmd_replay_usage(void)
 {
@@ -49,15 +42,6 @@ void cmd_replay_usage(void)
            20);
 }
 
-static struct replay_server *volatile running; /* for the signal handler */
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    if (running)
-        replay_server_stop(running);
-}
-
 /* Parse a number in [lo, hi]; 0 on failure. */
 static int parse_num(const char *v, double lo, double hi, double *out)
 {
@@ -80,13 +64,6 @@ static int add_host(const char *opt, const char **list, size_t *n, const char *n
     return CLI_OK;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 int cmd_replay(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -105,8 +82,7 @@ int cmd_replay(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct replay_config cfg = {.seed = 1};
-    const char *warcs[WARC_FILES_MAX];
-    size_t nwarcs = 0;
+    struct replayd_opts o = {0};
     double d;
     int c, rc;
     opterr = 0;
@@ -114,9 +90,9 @@ int cmd_replay(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'w':
-            if (nwarcs == WARC_FILES_MAX)
-                return cli_usage_error("replay", "at most %d --warc files", WARC_FILES_MAX);
-            warcs[nwarcs++] = optarg;
+            if (o.nwarcs == REPLAYD_WARCS_MAX)
+                return cli_usage_error("replay", "at most %d --warc files", REPLAYD_WARCS_MAX);
+            o.warcs[o.nwarcs++] = optarg;
             break;
         case 'l':
             cfg.listen = optarg;
@@ -175,56 +151,11 @@ int cmd_replay(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("replay", "unexpected argument '%s'", argv[optind]);
-    if (!nwarcs)
+    if (!o.nwarcs)
         return cli_usage_error("replay", "--warc FILE is required");
 
-    struct warc_archive *a = warc_archive_new();
-    struct replay_server *srv = NULL;
-    rc = CLI_OK;
-    if (!a) {
-        rc = cli_fail("replay", "out of memory");
-        goto out;
-    }
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (size_t i = 0; i < nwarcs; i++) {
-        if (warc_archive_add(a, warcs[i]) != ERR_OK) {
-            rc = cli_fail("replay", "%s", err_msg());
-            goto out;
-        }
-    }
-    log_info("replay: indexed %zu records on %zu hosts from %zu file(s) in %.2f s",
-             warc_archive_count(a), warc_archive_hosts(a), nwarcs, seconds_since(&t0));
-    if (warc_archive_duplicates(a))
-        log_info("replay: %zu records repeat an earlier URL; the first one is served",
-                 warc_archive_duplicates(a));
-    if (!warc_archive_count(a))
-        log_warn("replay: the archive has no response records to serve");
-
-    if (replay_server_new(&cfg, a, &srv) != ERR_OK) {
-        rc = cli_fail("replay", "%s", err_msg());
-        goto out;
-    }
-    struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: wake epoll_wait */
-    sigemptyset(&sa.sa_mask);
-    running = srv;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    printf("listening on %s\n", replay_server_address(srv));
-    fflush(stdout);
-
-    enum err e = replay_server_run(srv);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    running = NULL;
-    struct replay_stats st;
-    replay_server_stats(srv, &st);
-    log_info("replay: stopped after %" PRIu64 " requests on %" PRIu64 " connections", st.requests,
-             st.connections);
-    if (e)
-        rc = cli_fail("replay", "%s", err_msg());
-out:
-    replay_server_free(srv);
-    warc_archive_free(a);
-    return rc;
+    o.cfg = cfg;
+    if (replayd_run(&o) != ERR_OK)
+        return cli_fail("replay", "%s", err_msg());
+    return CLI_OK;
 }

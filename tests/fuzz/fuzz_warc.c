@@ -11,6 +11,9 @@
 #include "replay/httpmsg.h"
 #include "replay/synth.h"
 #include "replay/warc.h"
+#include "replay/warchead.h"
+#include "replay/warcreader.h"
+#include "replay/warcurl.h"
 
 /* The input as a whole WARC file (plain or gzip): index it and read every block. */
 static void fuzz_file(const uint8_t *data, size_t size)
@@ -27,22 +30,22 @@ static void fuzz_file(const uint8_t *data, size_t size)
         return;
     struct warc_archive *a = warc_archive_new();
     if (a && warc_archive_add(a, path) == ERR_OK) {
-        struct warc_reader *r = warc_reader_new();
+        struct warcreader *r = warcreader_new();
         for (size_t i = 0; r && i < warc_archive_count(a); i++) {
             const struct warc_record *rec = warc_archive_record(a, i);
             const char *url = warc_record_url(a, rec);
             if (warc_archive_find(a, url, strlen(url)) != rec)
                 __builtin_trap(); /* every indexed URL finds its own record */
-            if (warc_reader_start(r, a, rec) != ERR_OK)
+            if (warcreader_start(r, a, rec) != ERR_OK)
                 continue;
             char buf[1024];
             size_t got, total = 0;
-            while (warc_reader_read(r, buf, sizeof buf, &got) == ERR_OK && got)
+            while (warcreader_read(r, buf, sizeof buf, &got) == ERR_OK && got)
                 total += got;
             if (total > rec->length)
                 __builtin_trap();
         }
-        warc_reader_free(r);
+        warcreader_free(r);
     }
     warc_archive_free(a);
 }
@@ -52,15 +55,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     log_set_level(LOG_QUIET);
     const char *s = (const char *)data;
 
-    size_t hl = warc_header_end(s, size);
-    struct warc_header wh;
-    if (hl && warc_header_parse(s, hl, &wh) == ERR_OK && wh.uri &&
+    size_t hl = warchead_end(s, size);
+    struct warchead wh;
+    if (hl && warchead_parse(s, hl, &wh) == ERR_OK && wh.uri &&
         (wh.uri < s || wh.uri + wh.uri_len > s + hl))
         __builtin_trap();
 
-    char url[WARC_URL_MAX];
+    char url[WARCURL_MAX];
     size_t n, hoff, hlen;
-    if (warc_url_normalize(s, size, url, sizeof url, &n, &hoff, &hlen) == ERR_OK &&
+    if (warcurl_normalize(s, size, url, sizeof url, &n, &hoff, &hlen) == ERR_OK &&
         (n != strlen(url) || url[hoff + hlen] != '/'))
         __builtin_trap();
 

@@ -1,4 +1,4 @@
-/* Unit tests for replay/warc: URL normalisation, record headers, indexing and reading blocks. */
+/* Unit tests for replay/warc*: URL normalisation, record headers, indexing and reading blocks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,9 @@
 
 #include "common/buf.h"
 #include "replay/warc.h"
+#include "replay/warchead.h"
+#include "replay/warcreader.h"
+#include "replay/warcurl.h"
 
 /* ---- helpers: WARC files written by the test ------------------------------------------ */
 
@@ -155,21 +158,21 @@ static const char *write_archive(const char *name, enum layout how, size_t big_l
 static char *read_block(const struct warc_archive *a, const struct warc_record *r, size_t step,
                         size_t *len)
 {
-    struct warc_reader *rd = warc_reader_new();
+    struct warcreader *rd = warcreader_new();
     assert_non_null(rd);
-    assert_int_equal(warc_reader_start(rd, a, r), ERR_OK);
+    assert_int_equal(warcreader_start(rd, a, r), ERR_OK);
     struct buf b;
     buf_init(&b, 0);
     char *tmp = malloc(step);
     for (;;) {
         size_t got;
-        assert_int_equal(warc_reader_read(rd, tmp, step, &got), ERR_OK);
+        assert_int_equal(warcreader_read(rd, tmp, step, &got), ERR_OK);
         if (!got)
             break;
         assert_int_equal(buf_append(&b, tmp, got), ERR_OK);
     }
     free(tmp);
-    warc_reader_free(rd);
+    warcreader_free(rd);
     *len = b.len;
     return buf_detach(&b);
 }
@@ -212,8 +215,8 @@ static void test_url_normalize(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char out[256];
         size_t len, hoff, hlen;
-        enum err e = warc_url_normalize(cases[i].in, strlen(cases[i].in), out, sizeof out, &len,
-                                        &hoff, &hlen);
+        enum err e = warcurl_normalize(cases[i].in, strlen(cases[i].in), out, sizeof out, &len,
+                                       &hoff, &hlen);
         if (!cases[i].out) {
             assert_int_not_equal(e, ERR_OK);
             continue;
@@ -225,8 +228,8 @@ static void test_url_normalize(void **state)
     }
     char small[16];
     size_t len;
-    assert_int_equal(warc_url_normalize("http://example.org/long/path", 28, small, sizeof small,
-                                        &len, NULL, NULL),
+    assert_int_equal(warcurl_normalize("http://example.org/long/path", 28, small, sizeof small,
+                                       &len, NULL, NULL),
                      ERR_TOOBIG);
 }
 
@@ -235,23 +238,23 @@ static void test_header_parse(void **state)
     (void)state;
     const char *ok = "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: <http://a.b/>\r\n"
                      "content-length:  42 \r\n\r\nBODY";
-    size_t hl = warc_header_end(ok, strlen(ok));
+    size_t hl = warchead_end(ok, strlen(ok));
     assert_int_equal(hl, strlen(ok) - 4);
-    struct warc_header h;
-    assert_int_equal(warc_header_parse(ok, hl, &h), ERR_OK);
+    struct warchead h;
+    assert_int_equal(warchead_parse(ok, hl, &h), ERR_OK);
     assert_true(h.is_response);
     assert_int_equal(h.content_length, 42);
     assert_int_equal(h.uri_len, 11);
     assert_memory_equal(h.uri, "http://a.b/", 11);
 
     const char *lf = "WARC/1.1\nWARC-Type: request\nContent-Length: 0\n\n";
-    hl = warc_header_end(lf, strlen(lf));
+    hl = warchead_end(lf, strlen(lf));
     assert_int_equal(hl, strlen(lf));
-    assert_int_equal(warc_header_parse(lf, hl, &h), ERR_OK);
+    assert_int_equal(warchead_parse(lf, hl, &h), ERR_OK);
     assert_false(h.is_response);
     assert_null(h.uri);
 
-    assert_int_equal(warc_header_end("WARC/1.1\r\nA: b\r\n", 16), 0);
+    assert_int_equal(warchead_end("WARC/1.1\r\nA: b\r\n", 16), 0);
     static const char *const bad[] = {
         "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n",
         "WARC/1.1\r\nWARC-Type: response\r\n\r\n", /* no length */
@@ -262,9 +265,9 @@ static void test_header_parse(void **state)
         "WARC/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        hl = warc_header_end(bad[i], strlen(bad[i]));
+        hl = warchead_end(bad[i], strlen(bad[i]));
         assert_int_not_equal(hl, 0);
-        assert_int_equal(warc_header_parse(bad[i], hl, &h), ERR_PARSE);
+        assert_int_equal(warchead_parse(bad[i], hl, &h), ERR_PARSE);
     }
 }
 
@@ -312,16 +315,16 @@ static void check_archive(const char *path, size_t big_len)
     free(block);
 
     /* All records through one reused reader, interleaved with a new one. */
-    struct warc_reader *rd = warc_reader_new();
+    struct warcreader *rd = warcreader_new();
     for (size_t i = 0; i < warc_archive_count(a); i++) {
         char tmp[64];
         size_t got;
-        assert_int_equal(warc_reader_start(rd, a, warc_archive_record(a, i)), ERR_OK);
-        assert_int_equal(warc_reader_read(rd, tmp, sizeof tmp, &got), ERR_OK);
+        assert_int_equal(warcreader_start(rd, a, warc_archive_record(a, i)), ERR_OK);
+        assert_int_equal(warcreader_read(rd, tmp, sizeof tmp, &got), ERR_OK);
         assert_true(got > 0);
         assert_memory_equal(tmp, "HTTP/1.1 ", 9);
     }
-    warc_reader_free(rd);
+    warcreader_free(rd);
     warc_archive_free(a);
 }
 
@@ -467,16 +470,16 @@ static void test_empty_and_read_after_truncation(void **state)
     const struct warc_record *r = warc_archive_find(a, "https://www.example.com/big", 27);
     assert_non_null(r);
     assert_int_equal(truncate(p, (off_t)(r->offset + 100)), 0);
-    struct warc_reader *rd = warc_reader_new();
-    assert_int_equal(warc_reader_start(rd, a, r), ERR_OK);
+    struct warcreader *rd = warcreader_new();
+    assert_int_equal(warcreader_start(rd, a, r), ERR_OK);
     char tmp[4096];
     size_t got;
     enum err e;
-    while ((e = warc_reader_read(rd, tmp, sizeof tmp, &got)) == ERR_OK && got)
+    while ((e = warcreader_read(rd, tmp, sizeof tmp, &got)) == ERR_OK && got)
         ;
     assert_int_equal(e, ERR_IO);
     assert_non_null(strstr(err_msg(), "unexpected end of file"));
-    warc_reader_free(rd);
+    warcreader_free(rd);
     warc_archive_free(a);
 }
 
