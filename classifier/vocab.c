@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
+
 void vocab_init(struct vocab *v)
 {
     memset(v, 0, sizeof *v);
@@ -21,17 +23,6 @@ void vocab_release(struct vocab *v)
     vocab_init(v);
 }
 
-/* FNV-1a, 32 bits: plenty for tables of at most 2^25 slots. */
-static uint32_t hash_bytes(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
-}
-
 static bool slot_matches(const struct vocab *v, uint32_t id, uint32_t h, const char *term,
                          size_t len)
 {
@@ -42,7 +33,7 @@ bool vocab_find(const struct vocab *v, const char *term, size_t len, uint32_t *i
 {
     if (!v->nslots || len == 0 || len > VOCAB_MAX_LEN)
         return false;
-    uint32_t h = hash_bytes(term, len);
+    uint32_t h = hash_bytes32(term, len);
     uint32_t mask = v->nslots - 1;
     for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         uint32_t s = v->slots[i];
@@ -119,7 +110,7 @@ enum err vocab_add(struct vocab *v, const char *term, size_t len, uint32_t *id, 
         v->pool = p;
         v->pool_cap = cap;
     }
-    uint32_t h = hash_bytes(term, len);
+    uint32_t h = hash_bytes32(term, len);
     uint32_t nid = v->n++;
     memcpy(v->pool + v->pool_len, term, len);
     v->off[nid] = (uint32_t)v->pool_len;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/hash.h"
+
 #define TRAP_EVENTS 3          /* event links on a day page */
 #define YEAR_MIN    1          /* the calendar has no day before 0001-01-01 ... */
 #define YEAR_MAX    9999999    /* ... and none after 9999999-12-31: endless enough */
@@ -20,13 +22,7 @@ uint64_t synth_mix64(uint64_t x)
 
 uint64_t synth_hash64(const void *data, size_t len)
 {
-    const unsigned char *p = data;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return synth_mix64(h);
+    return synth_mix64(hash_bytes(data, len));
 }
 
 /* ---- the calendar trap ------------------------------------------------------------------ */

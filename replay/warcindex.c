@@ -4,20 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "replay/warcurl.h"
 
 #define WARCINDEX_POOL_MAX ((size_t)UINT32_MAX) /* URLs are addressed by 32-bit pool offsets */
 #define WARCINDEX_RECS_MAX ((size_t)1 << 30)
-
-static uint32_t warcindex_hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return (uint32_t)(h ^ (h >> 32));
-}
 
 /* The slot that holds url, or the empty slot where it would go. */
 static size_t warcindex_url_probe(const struct warcindex *x, const char *url, size_t len,
@@ -85,7 +76,7 @@ static enum err warcindex_host_insert(struct warcindex *x, uint32_t off, uint32_
                                                    old[i].hash)] = old[i];
         free(old);
     }
-    uint32_t hash = warcindex_hash(x->pool + off, len);
+    uint32_t hash = hash_bytes32(x->pool + off, len);
     size_t i = warcindex_host_probe(x, x->pool + off, len, hash);
     if (!x->host_slots[i].len) {
         x->host_slots[i] = (struct warcindex_host){off, len, hash};
@@ -146,7 +137,7 @@ enum err warcindex_add(struct warcindex *x, const char *url, size_t len, size_t 
     enum err e = warcindex_url_reserve(x, x->nrecs + 1);
     if (e)
         return e;
-    uint32_t hash = warcindex_hash(url, len);
+    uint32_t hash = hash_bytes32(url, len);
     size_t slot = warcindex_url_probe(x, url, len, hash);
     if (x->url_slots[slot]) {
         x->duplicates++;
@@ -180,7 +171,7 @@ const struct warc_record *warcindex_find(const struct warcindex *x, const char *
 {
     if (!x->nrecs)
         return NULL;
-    uint32_t v = x->url_slots[warcindex_url_probe(x, url, len, warcindex_hash(url, len))];
+    uint32_t v = x->url_slots[warcindex_url_probe(x, url, len, hash_bytes32(url, len))];
     return v ? &x->recs[v - 1] : NULL;
 }
 
@@ -188,7 +179,7 @@ int warcindex_has_host(const struct warcindex *x, const char *host, size_t len)
 {
     if (!x->nhosts || !len)
         return 0;
-    return x->host_slots[warcindex_host_probe(x, host, len, warcindex_hash(host, len))].len != 0;
+    return x->host_slots[warcindex_host_probe(x, host, len, hash_bytes32(host, len))].len != 0;
 }
 
 void warcindex_mark(const struct warcindex *x, struct warcindex_mark *m)
