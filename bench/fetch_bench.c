@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/monotime.h"
 #include "common/strmap.h"
 #include "crawler/fetch.h"
 #include "crawler/html.h"
@@ -27,13 +28,6 @@ struct bfs {
     struct strmap seen;
     long submitted, max_pages;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Submit url (normalised) unless seen or over budget. Takes ownership of url. */
 static void visit(struct bfs *b, char *url)
@@ -125,7 +119,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "fetch_bench: %s\n", err_msg());
         return 1;
     }
-    double t0 = now_s();
+    double t0 = monotime_s();
     char line[4096];
     int first = 1;
     while (fgets(line, sizeof line, in)) {
@@ -160,7 +154,7 @@ int main(int argc, char **argv)
         }
         fetch_result_free(r);
     }
-    double secs = now_s() - t0;
+    double secs = monotime_s() - t0;
     struct fetch_stats st;
     fetcher_stats(b.f, &st);
     struct rusage ru;

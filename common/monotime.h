@@ -10,4 +10,7 @@ double monotime_s(void);
 /* The same clock in milliseconds. */
 int64_t monotime_ms(void);
 
+/* And in microseconds. */
+int64_t monotime_us(void);
+
 #endif

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/monotime.h"
 #include "crawler/fetchcurl.h"
 #include "crawler/fetchsched.h"
 #include "crawler/robots.h"
@@ -87,13 +88,6 @@ void fetch_config_defaults(struct fetch_config *c)
     c->max_redirects = 5;
     c->obey_robots = 1;
     c->robots_retry_ms = ROBOTS_RETRY_MS;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void fetch_result_free(struct fetch_result *r)
@@ -271,7 +265,7 @@ static void drain_curl(struct fetch_pool *f)
 {
     struct fetchcurl_done d;
     while (fetchcurl_take_done(f->curl, &d)) {
-        int64_t now = now_ms();
+        int64_t now = monotime_ms();
         struct fetchsched_client *c = NULL;
         if (d.req) {
             c = &((struct request *)d.req)->client->sched;
@@ -332,7 +326,7 @@ static struct fetchsched_req *inbox_remove(struct fetch_pool *f, const struct fe
 static void detach_client(struct fetch_pool *f, struct fetcher *c)
 {
     request_free_chain(inbox_remove(f, c));
-    int64_t now = now_ms();
+    int64_t now = monotime_ms();
     void *host, *req;
     while (fetchcurl_cancel(f->curl, c, &host, &req)) {
         struct request *q = req;
@@ -380,10 +374,10 @@ static void *pool_main(void *arg)
         if (detach)
             detach_pending(f);
         take_inbox(f);
-        (void)fetchsched_run(f->sched, now_ms());
+        (void)fetchsched_run(f->sched, monotime_ms());
         fetchcurl_perform(f->curl);
         drain_curl(f);
-        long wait = fetchsched_run(f->sched, now_ms());
+        long wait = fetchsched_run(f->sched, monotime_ms());
         long curl_wait = fetchcurl_timeout(f->curl);
         if (curl_wait >= 0 && (wait < 0 || curl_wait < wait))
             wait = curl_wait;

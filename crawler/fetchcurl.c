@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "common/monotime.h"
 #include "crawler/robots.h"
 #include "crawler/url.h"
 
@@ -44,13 +45,6 @@ struct fetchcurl {
     size_t max_body;
     int allow_private;
 };
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- addresses ---------------------------------------------------------- */
 
@@ -256,7 +250,7 @@ enum err fetchcurl_start(struct fetchcurl *fc, const char *url, void *host, void
     t->group = group;
     t->body_max = req ? fc->max_body : ROBOTS_PARSE_MAX;
     buf_init(&t->body, t->body_max + 1);
-    t->start_ms = now_ms();
+    t->start_ms = monotime_ms();
     easy_setup(fc, t);
     if (curl_multi_add_handle(fc->multi, t->easy) != CURLM_OK) {
         transfer_free(t);
@@ -386,7 +380,7 @@ int fetchcurl_take_done(struct fetchcurl *fc, struct fetchcurl_done *out)
         running_remove(fc, t);
         out->host = t->host;
         out->req = t->req;
-        out->elapsed_ms = (double)(now_ms() - t->start_ms);
+        out->elapsed_ms = (double)(monotime_ms() - t->start_ms);
         if (t->req)
             page_outcome(t, rc, out);
         else

@@ -1,25 +1,20 @@
 /* The progress bar of `sitescout eval` on stderr. */
 #include "eval/evalbar.h"
 
+#include "common/monotime.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int evalbar_update(void *ctx, enum evaluate_phase phase, size_t done, size_t total, size_t pages)
 {
     struct evalbar *b = ctx;
     if (!b->on)
         return 0;
-    double now = mono_s();
+    double now = monotime_s();
     int finished = done >= total;
     if (phase == b->phase && !finished && now - b->last < 0.1)
         return 0;

@@ -6,18 +6,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/monotime.h"
 #include "crawler/fetch.h"
 #include "eval/evaluate.h"
 #include "eval/jobscore.h"
 #include "job/jobrun.h"
 #include "store/crawlstore.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 struct run_ctx {
     struct report_run *run;
@@ -65,9 +59,9 @@ enum err exprun_crawl(struct store *s, const struct jobspec *js, const struct la
     struct run_ctx ctx = {.run = run};
     struct jobrun_options o = {.proxy = proxy, .progress = on_progress, .ctx = &ctx};
     enum crawl_stop stop;
-    double t0 = now_s();
+    double t0 = monotime_s();
     e = jobrun_run(s, run->job_id, &o, &stop);
-    run->seconds = now_s() - t0;
+    run->seconds = monotime_s() - t0;
     if (e)
         return e;
     run->ran = 1;
@@ -89,7 +83,7 @@ enum err exprun_table2(const struct jobspec *js, const struct labels *labels, co
     fetch_config_defaults(&o.fetch);
     o.fetch.proxy = proxy;
     struct evaluate_result *res = NULL;
-    double t0 = now_s();
+    double t0 = monotime_s();
     enum err e = evaluate_run(js, &o, &res);
     if (e)
         return e;
@@ -105,7 +99,7 @@ enum err exprun_table2(const struct jobspec *js, const struct labels *labels, co
     t->home_precision = evalstats_precision(&res->homepage);
     t->home_recall = evalstats_recall(&res->homepage);
     t->home_f1 = evalstats_f1(&res->homepage);
-    t->seconds = now_s() - t0;
+    t->seconds = monotime_s() - t0;
     evaluate_result_free(res);
     return ERR_OK;
 }

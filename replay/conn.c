@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/monotime.h"
 
 #define CONN_IN_MAX      (2 * HTTPMSG_REQUEST_MAX) /* buffered request bytes (pipelining) */
 #define CONN_DISCARD_MAX (1024 * 1024) /* request bodies we read and drop; larger get 413 */
@@ -47,13 +48,6 @@ static struct conn *conn_of(struct timerheap_node *node)
 }
 
 /* ---- time ---------------------------------------------------------------------------- */
-
-static int64_t conn_mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static double conn_wall_s(void)
 {
@@ -99,7 +93,7 @@ static void conn_log(struct conn_set *cs, struct conn *c, struct response *r)
         .url = r->url,
         .status = r->status,
         .bytes = body,
-        .ms = (double)(conn_mono_us() - r->t0_us) / 1000.0,
+        .ms = (double)(monotime_us() - r->t0_us) / 1000.0,
         .conn = c->id,
         .fault = fault[0] ? fault : NULL,
     };
@@ -237,7 +231,7 @@ static void conn_respond(struct conn_set *cs, struct conn *c, const struct httpm
     timerheap_clear(&cs->timers, &c->timer);
     cs->stats.requests++;
     r->ts = conn_wall_s();
-    r->t0_us = conn_mono_us();
+    r->t0_us = monotime_us();
     r->keep_alive = req && req->keep_alive && !cs->stopping && !status_if_bad;
     snprintf(r->method, sizeof r->method, "%.*s", req ? (int)req->method_len : 1,
              req ? req->method : "-");
@@ -402,7 +396,7 @@ void conn_set_release(struct conn_set *cs)
 
 void conn_set_tick(struct conn_set *cs)
 {
-    cs->now = conn_mono_us() / 1000;
+    cs->now = monotime_us() / 1000;
 }
 
 int64_t conn_set_deadline(const struct conn_set *cs)

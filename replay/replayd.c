@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/monotime.h"
 #include "replay/warc.h"
 
 static struct replay_server *volatile replayd_running; /* for the signal handler */
@@ -18,25 +19,17 @@ static void replayd_on_signal(int sig)
         replay_server_stop(replayd_running);
 }
 
-static double replayd_seconds_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* Index every file into a; says on the log what was found. */
 static enum err replayd_index(struct warc_archive *a, const struct replayd_opts *o)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = monotime_s();
     for (size_t i = 0; i < o->nwarcs; i++) {
         enum err e = warc_archive_add(a, o->warcs[i]);
         if (e)
             return e;
     }
     log_info("replay: indexed %zu records on %zu hosts from %zu file(s) in %.2f s",
-             warc_archive_count(a), warc_archive_hosts(a), o->nwarcs, replayd_seconds_since(&t0));
+             warc_archive_count(a), warc_archive_hosts(a), o->nwarcs, monotime_s() - t0);
     if (warc_archive_duplicates(a))
         log_info("replay: %zu records repeat an earlier URL; the first one is served",
                  warc_archive_duplicates(a));

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/monotime.h"
 #include "common/num.h"
 
 #define RETRY_FIRST_MS 100
@@ -29,13 +30,6 @@ static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
-}
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
 /* libpq messages end in a newline; keep the first line for one-line errors. */
@@ -77,13 +71,13 @@ enum err store_open(const char *url, int timeout_ms, struct store **out)
         return err_set(ERR_NOMEM, "out of memory");
     }
     char why[512] = "";
-    long deadline = now_ms() + timeout_ms;
+    long deadline = monotime_ms() + timeout_ms;
     long wait = RETRY_FIRST_MS;
     for (;;) {
         s->conn = connect_once(url, why, sizeof why);
         if (s->conn)
             break;
-        if (now_ms() + wait > deadline) {
+        if (monotime_ms() + wait > deadline) {
             store_free(s);
             return err_set(ERR_DB, "cannot connect to the database: %s", why);
         }
@@ -117,7 +111,7 @@ int store_reconnects(const struct store *s)
 /* Re-establish a lost connection with exponential backoff. */
 static enum err reconnect(struct store *s)
 {
-    long deadline = now_ms() + RECONNECT_BUDGET_MS;
+    long deadline = monotime_ms() + RECONNECT_BUDGET_MS;
     long wait = RETRY_FIRST_MS;
     char why[512] = "connection lost";
     log_warn("database connection lost; reconnecting");
@@ -129,7 +123,7 @@ static enum err reconnect(struct store *s)
             return ERR_OK;
         }
         first_line(PQerrorMessage(s->conn), why, sizeof why);
-        if (now_ms() + wait > deadline)
+        if (monotime_ms() + wait > deadline)
             return err_set(ERR_DB, "database connection lost and not re-established: %s", why);
         sleep_ms(wait);
         wait = wait * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : wait * 2;

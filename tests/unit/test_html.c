@@ -11,6 +11,8 @@
 
 #include "crawler/html.h"
 
+#include "common/monotime.h"
+
 /* Extract a NUL-terminated document; the test fails unless that works. */
 static struct html_page *extract(const char *html, const char *content_type,
                                  const struct html_options *opt)
@@ -29,13 +31,6 @@ static const struct html_link *find_link(const struct html_page *p, const char *
         if (strcmp(p->links[i].href, href) == 0)
             return &p->links[i];
     return NULL;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* ---- title and visible text ---------------------------------------------------------- */
@@ -458,9 +453,9 @@ static void test_pathological_nesting(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *html = repeat(cases[i].unit, cases[i].times, "<a href=/end>end</a>");
         struct html_page *p = NULL;
-        double t0 = now_s();
+        double t0 = monotime_s();
         enum err e = html_extract(html, strlen(html), NULL, NULL, &p);
-        double dt = now_s() - t0;
+        double dt = monotime_s() - t0;
         if (e != ERR_OK && e != ERR_TOOBIG)
             fail_msg("case %zu: %s", i, err_str(e));
         if (dt > 3.0)
