@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sitescout needs (only when some are missing) and builds it.
-# Usage: scripts/setup.sh [--asan DIR] [--fuzz DIR] [--no-build]
+# Usage: scripts/setup.sh [--asan DIR] [--tsan DIR] [--fuzz DIR] [--no-build]
 #   default: release build in build/ (binary at build/sitescout)
 #   --asan DIR: also an AddressSanitizer+UBSan build with warnings as errors in DIR
+#   --tsan DIR: also a ThreadSanitizer build of the threaded tests (target "tsan") in DIR
 #   --fuzz DIR: also the libFuzzer harnesses (clang) in DIR
 set -euo pipefail
 
@@ -14,7 +15,7 @@ packages=(
   libmicrohttpd-dev libcurl4-openssl-dev libgumbo-dev libjansson-dev libpq-dev
   zlib1g-dev libcmocka-dev libstemmer-dev
   postgresql postgresql-client
-  curl python3 procps gnuplot-nox
+  curl python3 procps gnuplot-nox clang-format-14
   nodejs chromium
 )
 
@@ -41,10 +42,11 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-asan_dir="" fuzz_dir="" build=1
+asan_dir="" tsan_dir="" fuzz_dir="" build=1
 while (($#)); do
   case "$1" in
     --asan) asan_dir=$2; shift 2 ;;
+    --tsan) tsan_dir=$2; shift 2 ;;
     --fuzz) fuzz_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     *) echo "sitescout setup: unknown option '$1'" >&2; exit 2 ;;
@@ -68,6 +70,11 @@ configure_and_build "$top/build" all -DCMAKE_BUILD_TYPE=RelWithDebInfo
 if [[ -n $asan_dir ]]; then
   echo "== building $asan_dir (AddressSanitizer + UndefinedBehaviorSanitizer)"
   configure_and_build "$asan_dir" all -DCMAKE_BUILD_TYPE=Debug -DSITESCOUT_SANITIZE=ON -DSITESCOUT_WERROR=ON
+fi
+if [[ -n $tsan_dir ]]; then
+  # Only what the tests labelled "tsan" need: they and the binary they start.
+  echo "== building $tsan_dir (ThreadSanitizer, the threaded tests)"
+  configure_and_build "$tsan_dir" tsan -DCMAKE_BUILD_TYPE=Debug -DSITESCOUT_TSAN=ON -DSITESCOUT_WERROR=ON
 fi
 if [[ -n $fuzz_dir ]]; then
   # Only the harnesses (target "fuzz"); -O1 keeps asserts and fuzzes several times faster

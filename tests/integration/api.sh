@@ -278,38 +278,40 @@ ok "the token server stops cleanly"
 
 # --- two jobs at once share one fetcher: 4 slots, 8 wanted by each. Both crawl the same
 # websites (same topic), so the replay's log shows whether a host's delay holds across jobs.
+# Whether the slots were shared fairly is test_fetch_share's question, asked by counting
+# the fetcher's own grants; here the jobs' counters grow by whole websites, at moments
+# that depend on the load, so comparing them mid-crawl would say nothing.
 stop_replay
 start_replay "$SCRATCH/shared.log" --warc "$WARC"
 start_serve "$SCRATCH/serve4.out" --workers 2 --fetch-slots 4
-job_body 150 8 "$SCRATCH/shared.json" 150
+budget=150
+job_body 150 8 "$SCRATCH/shared.json" "$budget"
 post_json /api/jobs "$SCRATCH/shared.json" >/dev/null
 ja=$(field "d['id']")
 post_json /api/jobs "$SCRATCH/shared.json" >/dev/null
 jb=$(field "d['id']")
-first="" other_pages=0
-for _ in $(seq 1800); do
-  for pair in "$ja $jb" "$jb $ja"; do
-    read -r x y <<<"$pair"
-    if [[ -z $first && $(psql_q "select state from jobs where id = $x") == done ]]; then
-      first=$x
-      other_pages=$(psql_q "select pages_downloaded from jobs where id = $y")
-      first_pages=$(psql_q "select pages_downloaded from jobs where id = $x")
-    fi
-  done
-  [[ -n $first ]] && break
-  sleep 0.1
-done
-[[ -n $first ]] || fail "neither of two jobs sharing the fetcher finished"
 wait_state "$ja" done failed
 wait_state "$jb" done failed
 assert_eq "done done" "$(psql_q "select string_agg(state, ' ') from jobs where id in ($ja, $jb)")" \
   "two jobs run at once on one shared fetcher"
+# Each job trains and crawls for seconds; an idle worker picks a queued job within 0.5 s.
 assert_eq 1 "$(psql_q "select count(*) from (select max(started_at) s, min(finished_at) f
   from jobs where id in ($ja, $jb)) t where s < f")" "... and they did overlap in time"
-# Fair: the other job was not left waiting behind the first.
-[[ $((other_pages * 10)) -ge $((first_pages * 6)) ]] ||
-  fail "when job $first finished with $first_pages pages the other had only $other_pages"
-ok "when the first job finished ($first_pages pages), the other had $other_pages"
+for j in "$ja" "$jb"; do
+  req GET "/api/jobs/$j" >/dev/null
+  assert_eq max_pages "$(field "d['stop_reason']")" "job $j stops at its page budget"
+  pages=$(field "d['counters']['pages_downloaded']")
+  examined=$(field "d['counters']['sites_examined']")
+  relevant=$(field "d['counters']['relevant_found']")
+  [[ $pages -ge $budget && $examined -gt 0 && $relevant -gt 0 ]] ||
+    fail "job $j: $pages pages, $examined sites examined, $relevant relevant"
+  ok "job $j downloaded $pages pages (budget $budget), examined $examined sites, $relevant relevant"
+  assert_eq 200 "$(req GET "/api/jobs/$j/sites?relevant=true&limit=1")" "GET job $j's sites"
+  assert_eq "$relevant" "$(field "d['total']")" "... as many relevant sites as its counter says"
+  assert_eq 200 "$(req GET "/api/jobs/$j/metrics")" "GET job $j's metrics"
+  [[ $(field "len(d['metrics'])") -ge 1 ]] || fail "job $j has no metrics: $(body)"
+  ok "... which has samples"
+done
 stop_replay
 # 20 ms of slack: under a loaded CI run the replay stamps a response's end a few ms late.
 # Two jobs with a fetcher each would come within a few ms of each other on shared hosts.

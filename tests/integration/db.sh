@@ -82,15 +82,23 @@ assert_eq "stopped" "$(db stop)" "stop"
 assert_status 3 "status after stop exits 3" -- db status
 assert_eq "stopped" "$(db stop)" "stop when stopped is fine"
 
-# --- as a normal user (when we are root): own cluster, same commands
+# --- as a normal user (when we are root): own cluster, same commands. The clone may sit
+# where that user cannot go (root's home, a private mktemp -d), so the user gets what it
+# needs in a directory of its own: a copy of the binary (the migrations are compiled in)
+# and SITESCOUT_HOME there.
 if [[ $(id -u) -eq 0 ]]; then
-  mkdir -p "$SCRATCH/user"
-  chown nobody "$SCRATCH/user"
-  as_nobody() { runuser -u nobody -- env SITESCOUT_LOG=warn "$BIN" db --data-dir "$SCRATCH/user/pg" "$@"; }
-  at_exit "runuser -u nobody -- '$BIN' db --data-dir '$SCRATCH/user/pg' stop"
+  home=$SCRATCH/user
+  mkdir -p "$home/bin"
+  cp "$BIN" "$home/bin/sitescout"
+  chown -R nobody "$home"
+  as_nobody() {
+    (cd "$home" && runuser -u nobody -- env SITESCOUT_LOG=warn SITESCOUT_HOME="$home" \
+      "$home/bin/sitescout" db --data-dir "$home/pg" "$@")
+  }
+  at_exit "cd '$home' && runuser -u nobody -- env SITESCOUT_HOME='$home' '$home/bin/sitescout' db --data-dir '$home/pg' stop"
   as_nobody start >/dev/null || fail "db start as a normal user failed"
   ok "db start as a normal user"
   assert_eq "1" "$(as_nobody psql -X -tA -c 'select 1')" "db psql as a normal user"
-  assert_eq "nobody" "$(stat -c %U "$SCRATCH/user/pg/data")" "the normal user's cluster belongs to them"
+  assert_eq "nobody" "$(stat -c %U "$home/pg/data")" "the normal user's cluster belongs to them"
   as_nobody stop >/dev/null
 fi
