@@ -8,6 +8,7 @@
 #include "classifier/sitecls.h"
 #include "classifier/vocab.h"
 #include "common/buf.h"
+#include "common/num.h"
 
 /*
  * Input: the TSV of bench/dump_pages.py, one page per line in BFS order per site:
@@ -133,6 +134,16 @@ struct opts {
     const char *path;
 };
 
+/* Every option value is a number: the whole of it (checked, unlike atoi). */
+static int number_ok(const char *opt, const char *v)
+{
+    double d;
+    if (num_parse_double(v, -1e300, 1e300, &d))
+        return 1;
+    fprintf(stderr, "cls_bench: %s wants a number, not '%s'\n", opt, v);
+    return 0;
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.folds = 10,
@@ -157,34 +168,36 @@ static void parse_args(int argc, char **argv, struct opts *o)
         if (!v)
             usage();
         i++;
+        if (!number_ok(a, v))
+            usage();
         if (!strcmp(a, "--k"))
-            params->centroids = (uint32_t)atoi(v);
+            params->centroids = (uint32_t)strtol(v, NULL, 10);
         else if (!strcmp(a, "--stem"))
-            params->tok.stem = atoi(v);
+            params->tok.stem = (int)strtol(v, NULL, 10);
         else if (!strcmp(a, "--numbers"))
-            params->tok.keep_numbers = atoi(v);
+            params->tok.keep_numbers = (int)strtol(v, NULL, 10);
         else if (!strcmp(a, "--sublinear"))
-            params->sublinear_tf = atoi(v);
+            params->sublinear_tf = (int)strtol(v, NULL, 10);
         else if (!strcmp(a, "--min-df"))
-            params->min_df = (uint32_t)atoi(v);
+            params->min_df = (uint32_t)strtol(v, NULL, 10);
         else if (!strcmp(a, "--min-sites"))
-            params->min_sites = (uint32_t)atoi(v);
+            params->min_sites = (uint32_t)strtol(v, NULL, 10);
         else if (!strcmp(a, "--eps"))
-            params->eps = atof(v);
+            params->eps = strtod(v, NULL);
         else if (!strcmp(a, "--seed"))
             params->seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--folds"))
-            o->folds = (unsigned)atoi(v);
+            o->folds = (unsigned)strtol(v, NULL, 10);
         else if (!strcmp(a, "--pages"))
-            o->max_pages = (unsigned)atoi(v);
+            o->max_pages = (unsigned)strtol(v, NULL, 10);
         else if (!strcmp(a, "--threshold"))
-            o->threshold = atof(v);
+            o->threshold = strtod(v, NULL);
         else if (!strcmp(a, "--prior"))
-            o->prior = atof(v);
+            o->prior = strtod(v, NULL);
         else if (!strcmp(a, "--p-err"))
-            o->p_err_override = atof(v);
+            o->p_err_override = strtod(v, NULL);
         else if (!strcmp(a, "--repeat"))
-            o->repeat = (unsigned)atoi(v);
+            o->repeat = (unsigned)strtol(v, NULL, 10);
         else
             usage();
     }
@@ -248,7 +261,7 @@ static void parse_pages(struct buf *file, struct input *in)
         struct page *pg = &in->pages[in->npages++];
         pg->test = !strncmp(line, "test", 4);
         size_t text_len = (size_t)((nl ? nl : end) - (f3 + 1));
-        pg->doc = (struct pagecls_doc){f3 + 1, text_len, (uint32_t)atoi(f1 + 1), site};
+        pg->doc = (struct pagecls_doc){f3 + 1, text_len, (uint32_t)strtoul(f1 + 1, NULL, 10), site};
         line = nl ? nl + 1 : NULL;
     }
 }

@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "common/monotime.h"
+#include "common/num.h"
 #include "common/strmap.h"
 #include "crawler/fetch.h"
 #include "crawler/html.h"
@@ -65,6 +66,36 @@ static void follow_links(struct bfs *b, const struct fetch_result *r, uint64_t *
     html_page_free(page);
 }
 
+/* Option values: whole non-negative numbers, or a one-line error. */
+static int long_arg(const char *v, long *out)
+{
+    int64_t n;
+    if (!num_parse_i64(v, 0, INT64_MAX, &n)) {
+        fprintf(stderr, "fetch_bench: '%s' is not a non-negative integer\n", v);
+        return 0;
+    }
+    *out = (long)n;
+    return 1;
+}
+
+static int int_arg(const char *v, int *out)
+{
+    long n;
+    if (!long_arg(v, &n) || n > 1000000000L)
+        return 0;
+    *out = (int)n;
+    return 1;
+}
+
+static int size_arg(const char *v, size_t *out)
+{
+    long n;
+    if (!long_arg(v, &n))
+        return 0;
+    *out = (size_t)n;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     struct fetch_config cfg;
@@ -91,15 +122,15 @@ int main(int argc, char **argv)
         switch (c) {
         case 's': sites = optarg; break;
         case 'p': cfg.proxy = optarg; break;
-        case 'n': cfg.max_in_flight = atoi(optarg); break;
-        case 'd': cfg.delay_ms = atoi(optarg); break;
-        case 'm': max_pages = atol(optarg); break;
+        case 'n': if (!int_arg(optarg, &cfg.max_in_flight)) return 2; break;
+        case 'd': if (!int_arg(optarg, &cfg.delay_ms)) return 2; break;
+        case 'm': if (!long_arg(optarg, &max_pages)) return 2; break;
         case 'a': cfg.allow_private = 1; break;
         case 'r': results = optarg; break;
-        case 't': cfg.timeout_ms = atoi(optarg); break;
-        case 'b': cfg.max_body = (size_t)atol(optarg); break;
+        case 't': if (!int_arg(optarg, &cfg.timeout_ms)) return 2; break;
+        case 'b': if (!size_arg(optarg, &cfg.max_body)) return 2; break;
         case 'R': cfg.obey_robots = 0; break;
-        case 'T': cfg.robots_retry_ms = atoi(optarg); break;
+        case 'T': if (!int_arg(optarg, &cfg.robots_retry_ms)) return 2; break;
         default: fprintf(stderr, "usage: see the top of bench/fetch_bench.c\n"); return 2;
         }
     }

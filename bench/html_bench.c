@@ -18,6 +18,7 @@
 #include <gumbo.h>
 #include <zlib.h>
 
+#include "common/num.h"
 #include "crawler/html.h"
 
 struct page {
@@ -261,7 +262,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: html_bench FILE.warc.gz [ROUNDS]\n");
         return 2;
     }
-    int rounds = argc > 2 ? atoi(argv[2]) : 3;
+    int rounds = 3;
+    if (argc > 2 && !num_parse_int(argv[2], 1, 1000, &rounds)) {
+        fprintf(stderr, "html_bench: ROUNDS wants 1..1000, not '%s'\n", argv[2]);
+        return 2;
+    }
     struct corpus c = {0};
     if (load(argv[1], &c) != 0)
         return 1;

@@ -1,5 +1,4 @@
 /* The fetcher's libcurl side: easy handles on one multi handle, capped bodies, safe addresses. */
-#define _GNU_SOURCE /* memmem */
 #include "crawler/fetchcurl.h"
 
 #include <arpa/inet.h>

@@ -1,5 +1,4 @@
 /* robots.txt (RFC 9309): rules for our product token, path matching, per-host fetch policy. */
-#define _GNU_SOURCE /* memmem: linear-time substring search (glibc, musl, BSDs) */
 #include "crawler/robots.h"
 
 #include "common/ascii.h"

@@ -1,5 +1,4 @@
 /* Running gnuplot on a script as a child process, and quoting strings for its scripts. */
-#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
 #include "eval/gnuplot.h"
 
 #include <errno.h>

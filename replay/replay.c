@@ -1,5 +1,4 @@
 /* The replay server: listening socket, one epoll loop, accepting; connections live in conn.c. */
-#define _GNU_SOURCE /* accept4 */
 #include "replay/replay.h"
 
 #include <arpa/inet.h>

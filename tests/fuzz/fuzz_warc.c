@@ -1,5 +1,4 @@
 /* libFuzzer harness for the replay web's parsers: WARC files and headers, HTTP heads, URLs. */
-#define _GNU_SOURCE /* memfd_create */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

@@ -114,7 +114,7 @@ static void test_errors(void **state)
     size_t n = LABELS_MAX_LINE + 100;
     char *big = malloc(n + 32);
     assert_non_null(big);
-    strcpy(big, "host\ttopic\trole\n");
+    memcpy(big, "host\ttopic\trole\n", sizeof "host\ttopic\trole\n");
     size_t h = strlen(big);
     memset(big + h, 'a', n - h);
     big[n] = '\0';

@@ -103,16 +103,16 @@ static void test_length_limits(void **state)
     (void)state;
     char in[2 * TOKENIZE_MAX_BYTES + 8];
     memset(in, 'k', TOKENIZE_MAX_BYTES);
-    strcpy(in + TOKENIZE_MAX_BYTES, " ok");
+    memcpy(in + TOKENIZE_MAX_BYTES, " ok", 4);
     struct tcase keep = {in, false, false, NULL};
     char want[TOKENIZE_MAX_BYTES + 8];
     memset(want, 'k', TOKENIZE_MAX_BYTES);
-    strcpy(want + TOKENIZE_MAX_BYTES, " ok");
+    memcpy(want + TOKENIZE_MAX_BYTES, " ok", 4);
     keep.want = want;
     check(&keep);
 
     memset(in, 'k', TOKENIZE_MAX_BYTES + 1);
-    strcpy(in + TOKENIZE_MAX_BYTES + 1, " ok");
+    memcpy(in + TOKENIZE_MAX_BYTES + 1, " ok", 4);
     struct tcase drop = {in, false, false, "ok"};
     check(&drop);
 }

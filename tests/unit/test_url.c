@@ -330,7 +330,7 @@ static void test_length_caps(void **state)
     memcpy(in, prefix, p);
     for (size_t i = 0; i < 1500; i++)
         memcpy(in + p + 2 * i, "./", 2);
-    strcpy(in + p + 3000, "end");
+    memcpy(in + p + 3000, "end", 4);
     assert_int_equal(url_normalize(in, &out), ERR_OK);
     assert_string_equal(out, "http://example.com/end");
     free(out);
