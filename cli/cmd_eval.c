@@ -17,6 +17,7 @@
 #include "classifier/pagecls.h"
 #include "common/buf.h"
 #include "cli/cli.h"
+#include "cli/cmds.h"
 #include "cli/db.h"
 #include "eval/evaluate.h"
 #include "job/jobspec.h"

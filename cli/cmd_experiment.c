@@ -15,6 +15,7 @@
 #include "replay/replay.h"
 #include "replay/warc.h"
 #include "cli/cli.h"
+#include "cli/cmds.h"
 #include "cli/db.h"
 #include "eval/evaluate.h"
 #include "job/jobrun.h"

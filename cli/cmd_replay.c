@@ -13,6 +13,7 @@
 #include "replay/replay.h"
 #include "replay/warc.h"
 #include "cli/cli.h"
+#include "cli/cmds.h"
 
 #define WARC_FILES_MAX 64
 
