@@ -12,7 +12,8 @@ void cmd_crawl_usage(void)
 {
     printf("usage: sitescout crawl --job FILE [--topic T] [--proxy URL] [--db URL]\n"
            "                       [--labels SITES.tsv] [--report OUT.json] [--set key=value]...\n"
-           "       sitescout crawl --resume JOB_ID [--proxy URL] [--db URL] [--labels ...] [--report ...]\n"
+           "       sitescout crawl --resume JOB_ID [--proxy URL] [--db URL] [--labels ...] "
+           "[--report ...]\n"
            "\n"
            "Run one crawl job in the foreground: train the page classifier on the job's\n"
            "training websites, then find relevant websites until a stop condition holds.\n"

@@ -47,8 +47,8 @@ int cmd_db(int argc, char **argv)
         OPTS_STRING("db", &o.url),
     };
     /* The action ends the options so that psql's own options pass through. */
-    const struct opts_parser parser = {"db", tab, sizeof tab / sizeof tab[0], OPTS_ERR_UNKNOWN,
-                                       .stop_at_arg = 1, .max_args = -1};
+    const struct opts_parser parser = {
+        "db", tab, sizeof tab / sizeof tab[0], OPTS_ERR_UNKNOWN, .stop_at_arg = 1, .max_args = -1};
     int nargs;
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
@@ -74,8 +74,8 @@ int cmd_db(int argc, char **argv)
     while (actions[i] && strcmp(action, actions[i]) != 0)
         i++;
     if (!actions[i])
-        return cli_usage_error("db", "unknown action '%s' (start, stop, status, url, psql, migrate)",
-                               action);
+        return cli_usage_error(
+            "db", "unknown action '%s' (start, stop, status, url, psql, migrate)", action);
     o.action = (enum dbadmin_action)i;
     return dbadmin_run(&o);
 }

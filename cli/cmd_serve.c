@@ -52,8 +52,8 @@ static int parse_listen(const char *listen, char *host, size_t n, int *port)
     const char *colon = strrchr(listen, ':');
     char *end = NULL;
     long p = colon ? strtol(colon + 1, &end, 10) : -1;
-    if (!colon || colon == listen || (size_t)(colon - listen) >= n || !colon[1] || *end ||
-        p < 0 || p > 65535)
+    if (!colon || colon == listen || (size_t)(colon - listen) >= n || !colon[1] || *end || p < 0 ||
+        p > 65535)
         return 0;
     snprintf(host, n, "%.*s", (int)(colon - listen), listen);
     *port = (int)p;
@@ -84,8 +84,8 @@ int cmd_serve(int argc, char **argv)
 {
     const char *listen = "127.0.0.1:8080", *db_url = NULL;
     int routes = 0;
-    struct serve_opts o = {.workers = SERVE_DEFAULT_WORKERS, .fetch_slots = SERVE_DEFAULT_SLOTS,
-                           .ready = announce};
+    struct serve_opts o = {
+        .workers = SERVE_DEFAULT_WORKERS, .fetch_slots = SERVE_DEFAULT_SLOTS, .ready = announce};
     const struct opts_entry tab[] = {
         OPTS_STRING("listen", &listen),
         OPTS_STRING("db", &db_url),

@@ -1,4 +1,4 @@
-/* The subcommands (git's builtin.h): each cmd_X runs `sitescout X`, cmd_X_usage prints its --help. */
+/* The subcommands, as git's builtin.h: cmd_X runs `sitescout X`, cmd_X_usage prints its help. */
 #ifndef SITESCOUT_CLI_CMDS_H
 #define SITESCOUT_CLI_CMDS_H
 

@@ -122,10 +122,10 @@ int crawlui_report(struct crawlui *ui, const char *path, double seconds)
     FILE *f = fopen(path, "w");
     if (!f)
         return cli_fail("crawl", "cannot write %s", path);
-    fprintf(f, "{\"job_id\": %lld, \"pages_downloaded\": %lld, \"sites_examined\": %lld, "
-               "\"relevant_found\": %lld, ",
-            (long long)ui->job, (long long)c.pages, (long long)c.examined,
-            (long long)c.relevant);
+    fprintf(f,
+            "{\"job_id\": %lld, \"pages_downloaded\": %lld, \"sites_examined\": %lld, "
+            "\"relevant_found\": %lld, ",
+            (long long)ui->job, (long long)c.pages, (long long)c.examined, (long long)c.relevant);
     json_num(f, "pprs", c.relevant ? (double)c.pages / c.relevant : NAN, 1);
     json_num(f, "harvest_rate", c.examined ? (double)c.relevant / c.examined : NAN, 1);
     json_num(f, "pages_per_site", c.examined ? (double)c.pages / c.examined : NAN, 1);
@@ -162,8 +162,8 @@ void crawlui_summary(struct crawlui *ui, double seconds)
     if (*j.error)
         printf(": %s", j.error);
     crawlstore_job_release(&j);
-    printf("\n  pages downloaded %lld, websites examined %lld, relevant %lld\n",
-           (long long)c.pages, (long long)c.examined, (long long)c.relevant);
+    printf("\n  pages downloaded %lld, websites examined %lld, relevant %lld\n", (long long)c.pages,
+           (long long)c.examined, (long long)c.relevant);
     if (c.examined)
         printf("  harvest rate %.3f, pprs %.2f, pages per site %.2f, %.1f s\n",
                (double)c.relevant / c.examined, c.relevant ? (double)c.pages / c.relevant : 0.0,
@@ -172,17 +172,16 @@ void crawlui_summary(struct crawlui *ui, double seconds)
         size_t found;
         double pr, rc;
         score(ui, &found, &pr, &rc);
-        printf("  against the labels: precision %.3f, recall %.3f, F1 %.3f (%zu found)\n", pr,
-               rc, pr + rc > 0 ? 2 * pr * rc / (pr + rc) : 0.0, found);
+        printf("  against the labels: precision %.3f, recall %.3f, F1 %.3f (%zu found)\n", pr, rc,
+               pr + rc > 0 ? 2 * pr * rc / (pr + rc) : 0.0, found);
     }
     struct crawlstore_found *top;
     size_t n;
     if (crawlstore_found(ui->s, ui->job, 10, &top, &n) == ERR_OK && n) {
         printf("  top relevant websites:\n");
         for (size_t i = 0; i < n; i++)
-            printf("  %3zu. %-40s %.3f  %d pages%s\n", i + 1, top[i].homepage,
-                   top[i].confidence, top[i].pages,
-                   strcmp(top[i].role, "start") == 0 ? "  (start site)" : "");
+            printf("  %3zu. %-40s %.3f  %d pages%s\n", i + 1, top[i].homepage, top[i].confidence,
+                   top[i].pages, strcmp(top[i].role, "start") == 0 ? "  (start site)" : "");
     }
     free(top);
 }

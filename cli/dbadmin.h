@@ -18,7 +18,7 @@ struct dbadmin_opts {
     const char *url;      /* psql, migrate: this database instead of the embedded one */
     int port;
     int tcp;
-    int psql_argc;        /* psql: its own arguments */
+    int psql_argc; /* psql: its own arguments */
     char **psql_argv;
 };
 

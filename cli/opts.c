@@ -69,8 +69,12 @@ static int store_value(const char *cmd, const struct opts_entry *e, const char *
     long long ll;
     int ok = 1;
     switch (e->kind) {
-    case OPTS_KIND_STRING: *(const char **)e->dest = value; break;
-    case OPTS_KIND_FLAG: *(int *)e->dest = 1; break;
+    case OPTS_KIND_STRING:
+        *(const char **)e->dest = value;
+        break;
+    case OPTS_KIND_FLAG:
+        *(int *)e->dest = 1;
+        break;
     case OPTS_KIND_INT:
         if ((ok = parse_ll(value, e->lo, e->hi, &ll)))
             *(int *)e->dest = (int)ll;
@@ -79,15 +83,23 @@ static int store_value(const char *cmd, const struct opts_entry *e, const char *
         if ((ok = parse_ll(value, e->lo, e->hi, &ll)))
             *(int64_t *)e->dest = ll;
         break;
-    case OPTS_KIND_UINT64: ok = parse_u64(value, e->dest); break;
-    case OPTS_KIND_DOUBLE: ok = parse_double(value, e->dlo, e->dhi, e->dest); break;
-    case OPTS_KIND_CHOICE: ok = parse_choice(e->choices, value, e->dest); break;
+    case OPTS_KIND_UINT64:
+        ok = parse_u64(value, e->dest);
+        break;
+    case OPTS_KIND_DOUBLE:
+        ok = parse_double(value, e->dlo, e->dhi, e->dest);
+        break;
+    case OPTS_KIND_CHOICE:
+        ok = parse_choice(e->choices, value, e->dest);
+        break;
     case OPTS_KIND_KEYVALUE:
         if (!(ok = strchr(value, '=') != NULL))
             break;
         /* fall through */
-    case OPTS_KIND_LIST: return append(cmd, e, value);
-    case OPTS_KIND_CALL: return e->call(e->dest, value);
+    case OPTS_KIND_LIST:
+        return append(cmd, e, value);
+    case OPTS_KIND_CALL:
+        return e->call(e->dest, value);
     }
     if (!ok)
         return cli_usage_error(cmd, "--%s wants %s, not '%s'", e->name, e->wants, value);

@@ -24,16 +24,16 @@
  */
 
 enum opts_kind {
-    OPTS_KIND_STRING, /* const char **: the value; the last one given wins */
-    OPTS_KIND_FLAG,   /* int *: set to 1; takes no value */
-    OPTS_KIND_INT,    /* int *: a whole decimal integer in [lo, hi] */
-    OPTS_KIND_INT64,  /* int64_t *: the same */
-    OPTS_KIND_UINT64, /* uint64_t *: a whole non-negative decimal integer */
-    OPTS_KIND_DOUBLE, /* double *: a finite number in [dlo, dhi] */
-    OPTS_KIND_CHOICE, /* int *: the index of the value in choices (NULL-terminated) */
-    OPTS_KIND_LIST,   /* struct opts_list *: each value appended; repeatable */
+    OPTS_KIND_STRING,   /* const char **: the value; the last one given wins */
+    OPTS_KIND_FLAG,     /* int *: set to 1; takes no value */
+    OPTS_KIND_INT,      /* int *: a whole decimal integer in [lo, hi] */
+    OPTS_KIND_INT64,    /* int64_t *: the same */
+    OPTS_KIND_UINT64,   /* uint64_t *: a whole non-negative decimal integer */
+    OPTS_KIND_DOUBLE,   /* double *: a finite number in [dlo, dhi] */
+    OPTS_KIND_CHOICE,   /* int *: the index of the value in choices (NULL-terminated) */
+    OPTS_KIND_LIST,     /* struct opts_list *: each value appended; repeatable */
     OPTS_KIND_KEYVALUE, /* struct opts_list *: as LIST, and each value must be KEY=VALUE */
-    OPTS_KIND_CALL,   /* call(dest, value): a check of the command's own */
+    OPTS_KIND_CALL,     /* call(dest, value): a check of the command's own */
 };
 
 /* The values of a repeatable option, in argv order. The caller provides the array. */
@@ -61,32 +61,56 @@ struct opts_entry {
 };
 
 /* The conditional expressions only check, at compile time, that dest has the right type. */
-#define OPTS_STRING(n, d) {.name = (n), .kind = OPTS_KIND_STRING, .dest = (1 ? (d) : (const char **)0)}
-#define OPTS_FLAG(n, d) {.name = (n), .kind = OPTS_KIND_FLAG, .dest = (1 ? (d) : (int *)0)}
-#define OPTS_INT(n, d, l, h, w)                                                                     \
-    {.name = (n), .kind = OPTS_KIND_INT, .dest = (1 ? (d) : (int *)0), .lo = (l), .hi = (h),       \
-     .wants = (w)}
-#define OPTS_INT64(n, d, l, h, w)                                                                   \
-    {.name = (n), .kind = OPTS_KIND_INT64, .dest = (1 ? (d) : (int64_t *)0), .lo = (l),            \
-     .hi = (h), .wants = (w)}
-#define OPTS_UINT64(n, d, w)                                                                        \
-    {.name = (n), .kind = OPTS_KIND_UINT64, .dest = (1 ? (d) : (uint64_t *)0), .wants = (w)}
-#define OPTS_DOUBLE(n, d, l, h, w)                                                                  \
-    {.name = (n), .kind = OPTS_KIND_DOUBLE, .dest = (1 ? (d) : (double *)0), .dlo = (l),           \
-     .dhi = (h), .wants = (w)}
-#define OPTS_CHOICE(n, d, c, w)                                                                     \
-    {.name = (n), .kind = OPTS_KIND_CHOICE, .dest = (1 ? (d) : (int *)0), .choices = (c),          \
-     .wants = (w)}
-#define OPTS_LIST(n, d, f)                                                                          \
-    {.name = (n), .kind = OPTS_KIND_LIST, .dest = (1 ? (d) : (struct opts_list *)0), .full = (f)}
-#define OPTS_KEYVALUE(n, d, f, w)                                                                   \
-    {.name = (n), .kind = OPTS_KIND_KEYVALUE, .dest = (1 ? (d) : (struct opts_list *)0),           \
-     .full = (f), .wants = (w)}
-#define OPTS_CALL(n, d, fn) {.name = (n), .kind = OPTS_KIND_CALL, .dest = (d), .call = (fn)}
+#define OPTS_STRING(n, d)                                                                          \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_STRING, .dest = (1 ? (d) : (const char **)0)                \
+    }
+#define OPTS_FLAG(n, d)                                                                            \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_FLAG, .dest = (1 ? (d) : (int *)0)                          \
+    }
+#define OPTS_INT(n, d, l, h, w)                                                                    \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_INT, .dest = (1 ? (d) : (int *)0), .lo = (l), .hi = (h),    \
+        .wants = (w)                                                                               \
+    }
+#define OPTS_INT64(n, d, l, h, w)                                                                  \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_INT64, .dest = (1 ? (d) : (int64_t *)0), .lo = (l),         \
+        .hi = (h), .wants = (w)                                                                    \
+    }
+#define OPTS_UINT64(n, d, w)                                                                       \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_UINT64, .dest = (1 ? (d) : (uint64_t *)0), .wants = (w)     \
+    }
+#define OPTS_DOUBLE(n, d, l, h, w)                                                                 \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_DOUBLE, .dest = (1 ? (d) : (double *)0), .dlo = (l),        \
+        .dhi = (h), .wants = (w)                                                                   \
+    }
+#define OPTS_CHOICE(n, d, c, w)                                                                    \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_CHOICE, .dest = (1 ? (d) : (int *)0), .choices = (c),       \
+        .wants = (w)                                                                               \
+    }
+#define OPTS_LIST(n, d, f)                                                                         \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_LIST, .dest = (1 ? (d) : (struct opts_list *)0),            \
+        .full = (f)                                                                                \
+    }
+#define OPTS_KEYVALUE(n, d, f, w)                                                                  \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_KEYVALUE, .dest = (1 ? (d) : (struct opts_list *)0),        \
+        .full = (f), .wants = (w)                                                                  \
+    }
+#define OPTS_CALL(n, d, fn)                                                                        \
+    {                                                                                              \
+        .name = (n), .kind = OPTS_KIND_CALL, .dest = (d), .call = (fn)                             \
+    }
 
 /* Text of a macro's value, for WANTS strings built from limits: "1.." OPTS_STR(MAX). */
 #define OPTS_STR_(x) #x
-#define OPTS_STR(x) OPTS_STR_(x)
+#define OPTS_STR(x)  OPTS_STR_(x)
 
 /*
  * How a command words an unknown option or a missing value. Each command kept the

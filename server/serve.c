@@ -47,8 +47,10 @@ static enum err prepare(const struct serve_opts *o, struct sched **sc)
         return e;
     e = migrate_apply(s, NULL);
     if (!e) {
-        struct sched_config c = {.db_url = o->db_url, .proxy = o->proxy,
-                                 .workers = o->workers, .fetch_slots = o->fetch_slots};
+        struct sched_config c = {.db_url = o->db_url,
+                                 .proxy = o->proxy,
+                                 .workers = o->workers,
+                                 .fetch_slots = o->fetch_slots};
         e = sched_new(&c, s, sc);
     }
     store_free(s);
