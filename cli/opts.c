@@ -27,7 +27,7 @@ static int parse_u64(const char *arg, uint64_t *out)
     errno = 0;
     unsigned long long v = strtoull(arg, &end, 10);
     /* strtoull takes "-1" as ULLONG_MAX: a sign is no non-negative integer. */
-    if (end == arg || *end || errno || strchr(arg, '-') || v > UINT64_MAX)
+    if (end == arg || *end || errno || strchr(arg, '-'))
         return 0;
     *out = (uint64_t)v;
     return 1;
@@ -111,6 +111,8 @@ static const struct opts_entry *find(const struct opts_parser *p, const char *na
 {
     const struct opts_entry *found = NULL;
     int prefixes = 0;
+    if (len == 0) /* "--=x": no name at all, not a prefix of every one */
+        return NULL;
     for (size_t i = 0; i < p->n_entries; i++) {
         const struct opts_entry *e = &p->entries[i];
         if (strncmp(e->name, name, len) != 0)
