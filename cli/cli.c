@@ -1,7 +1,6 @@
 /* Shared command-line conventions: the command table, error lines, home directory. */
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,20 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cmd_version(int argc, char **argv);
-void cmd_version_usage(void);
-int cmd_db(int argc, char **argv);
-void cmd_db_usage(void);
-int cmd_crawl(int argc, char **argv);
-void cmd_crawl_usage(void);
-int cmd_replay(int argc, char **argv);
-void cmd_replay_usage(void);
-int cmd_eval(int argc, char **argv);
-void cmd_eval_usage(void);
-int cmd_serve(int argc, char **argv);
-void cmd_serve_usage(void);
-int cmd_experiment(int argc, char **argv);
-void cmd_experiment_usage(void);
+#include "cli/cmds.h"
 
 const struct cli_command cli_commands[] = {
     {"crawl", "run a crawl job in the foreground: find relevant websites", cmd_crawl,
@@ -80,17 +66,6 @@ int cli_fail(const char *cmd, const char *fmt, ...)
     vprint_error(cmd, fmt, ap);
     va_end(ap);
     return CLI_FAIL;
-}
-
-int cli_parse_long(const char *arg, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(arg, &end, 10);
-    if (end == arg || *end || errno || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
 }
 
 int cli_is_help(const char *arg)

@@ -29,9 +29,6 @@ int cli_fail(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* True for "-h" and "--help". */
 int cli_is_help(const char *arg);
 
-/* Parse arg as a whole decimal integer in [lo, hi] into *out; 0 (and *out untouched) if not. */
-int cli_parse_long(const char *arg, long lo, long hi, long *out);
-
 /*
  * The directory that holds the project's runtime state (var/): $SITESCOUT_HOME if
  * set, else the source tree the binary was built in (found by walking up from the

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmds.h"
 #include "cli/db.h"
 #include "eval/evalcmd.h"
 #include "job/jobspec.h"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "cli/cmds.h"
 #include "cli/db.h"
 #include "eval/experiment.h"
 

@@ -8,6 +8,7 @@
 
 #include "replay/replayd.h"
 #include "cli/cli.h"
+#include "cli/cmds.h"
 
 void cmd_replay_usage(void)
 {

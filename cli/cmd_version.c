@@ -2,6 +2,8 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/cmds.h"
+#include "cli/opts.h"
 
 void cmd_version_usage(void)
 {
@@ -10,8 +12,11 @@ void cmd_version_usage(void)
 
 int cmd_version(int argc, char **argv)
 {
-    if (argc > 1)
-        return cli_usage_error("version", "unexpected argument '%s'", argv[1]);
+    static const struct opts_parser parser = {.cmd = "version", .max_args = 0};
+    int nargs;
+    int rc = opts_parse(&parser, argc, argv, &nargs);
+    if (rc)
+        return rc;
     printf("sitescout %s\n", SITESCOUT_VERSION);
     return CLI_OK;
 }

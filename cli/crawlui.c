@@ -1,0 +1,220 @@
+/* What `sitescout crawl` shows of a running job: progress line, curve, summary, report. */
+#include "cli/crawlui.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/log.h"
+#include "eval/jobscore.h"
+#include "job/jobrun.h"
+#include "job/jobspec.h"
+#include "store/crawlstore.h"
+
+#define CURVE_MAX 10000
+
+struct curve_point {
+    int64_t pages, found;
+    double precision, recall, pprs;
+};
+
+struct crawlui {
+    struct store *s;
+    int64_t job;
+    const struct jobspec_params *params;
+    const struct labels *labels;
+    const char *topic;
+    int tty;
+    double t0, last_print;
+    struct curve_point curve[CURVE_MAX];
+    size_t n_curve;
+    int64_t last_pages;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Precision and recall of the relevant websites found so far, against the labels. */
+static void score(struct crawlui *ui, size_t *found_out, double *precision, double *recall)
+{
+    struct jobscore sc;
+    if (jobscore_get(ui->s, ui->job, ui->labels, ui->topic, &sc) != ERR_OK)
+        log_warn("cannot score the job: %s", err_msg());
+    *found_out = sc.found;
+    *precision = sc.precision;
+    *recall = sc.recall;
+    jobscore_release(&sc);
+}
+
+static void sample_curve(struct crawlui *ui, const struct crawl_progress *p)
+{
+    if (ui->n_curve >= CURVE_MAX)
+        return;
+    struct curve_point *c = &ui->curve[ui->n_curve++];
+    size_t found;
+    score(ui, &found, &c->precision, &c->recall);
+    c->pages = p->pages;
+    c->found = (int64_t)found;
+    c->pprs = p->pprs;
+    ui->last_pages = p->pages;
+}
+
+void crawlui_progress(struct crawlui *ui, const struct jobrun_progress *p)
+{
+    if (p->phase == JOBRUN_CRAWLING) {
+        /* A point every 1% of the page budget (or 100 pages), and at the end. */
+        int64_t step = ui->params->max_pages > 0 ? ui->params->max_pages / 100 : 100;
+        if (step < 10)
+            step = 10;
+        if (p->crawl.pages - ui->last_pages >= step ||
+            (p->crawl.stop != CRAWL_RUNNING && p->crawl.pages != ui->last_pages))
+            sample_curve(ui, &p->crawl);
+    }
+    double el = now_s() - ui->t0;
+    int final = p->phase == JOBRUN_CRAWLING && p->crawl.stop != CRAWL_RUNNING;
+    if (!ui->tty || (el - ui->last_print < 0.2 && !final))
+        return;
+    ui->last_print = el;
+    if (p->phase == JOBRUN_TRAINING) {
+        fprintf(stderr, "\r\033[K[training] pages %zu/%zu  %.0fs", p->train_pages_done,
+                p->train_pages_expected, el);
+    } else {
+        const struct crawl_progress *c = &p->crawl;
+        char budget[64] = "";
+        if (ui->params->max_pages > 0)
+            snprintf(budget, sizeof budget, "  budget %.0f%%",
+                     100.0 * (double)c->pages / (double)ui->params->max_pages);
+        fprintf(stderr,
+                "\r\033[K[crawling] pages %lld  sites %lld  relevant %lld  harvest %.2f  pprs %.1f"
+                "  border %lld  %.0fs%s",
+                (long long)c->pages, (long long)c->examined, (long long)c->relevant,
+                isnan(c->harvest_rate) ? 0.0 : c->harvest_rate, isnan(c->pprs) ? 0.0 : c->pprs,
+                (long long)c->border, el, budget);
+    }
+    fflush(stderr);
+}
+
+static void json_num(FILE *f, const char *key, double v, int comma)
+{
+    if (isnan(v) || isinf(v))
+        fprintf(f, "\"%s\": null%s", key, comma ? ", " : "");
+    else
+        fprintf(f, "\"%s\": %.6g%s", key, v, comma ? ", " : "");
+}
+
+int crawlui_report(struct crawlui *ui, const char *path, double seconds)
+{
+    struct crawlstore_counts c;
+    if (crawlstore_counts(ui->s, ui->job, &c) != ERR_OK)
+        return cli_fail("crawl", "%s", err_msg());
+    size_t found;
+    double precision, recall;
+    score(ui, &found, &precision, &recall);
+    double f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : NAN;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cli_fail("crawl", "cannot write %s", path);
+    fprintf(f,
+            "{\"job_id\": %lld, \"pages_downloaded\": %lld, \"sites_examined\": %lld, "
+            "\"relevant_found\": %lld, ",
+            (long long)ui->job, (long long)c.pages, (long long)c.examined, (long long)c.relevant);
+    json_num(f, "pprs", c.relevant ? (double)c.pages / c.relevant : NAN, 1);
+    json_num(f, "harvest_rate", c.examined ? (double)c.relevant / c.examined : NAN, 1);
+    json_num(f, "pages_per_site", c.examined ? (double)c.pages / c.examined : NAN, 1);
+    json_num(f, "precision", precision, 1);
+    json_num(f, "recall", recall, 1);
+    json_num(f, "f1", f1, 1);
+    json_num(f, "seconds", seconds, 1);
+    fprintf(f, "\"curve\": [");
+    for (size_t i = 0; i < ui->n_curve; i++) {
+        const struct curve_point *p = &ui->curve[i];
+        fprintf(f, "%s{\"pages\": %lld, \"relevant_found\": %lld, ", i ? ", " : "",
+                (long long)p->pages, (long long)p->found);
+        json_num(f, "precision", p->precision, 1);
+        json_num(f, "recall", p->recall, 1);
+        json_num(f, "pprs", p->pprs, 0);
+        fprintf(f, "}");
+    }
+    fprintf(f, "]}\n");
+    if (fclose(f) != 0)
+        return cli_fail("crawl", "cannot write %s", path);
+    return CLI_OK;
+}
+
+void crawlui_summary(struct crawlui *ui, double seconds)
+{
+    struct crawlstore_job j;
+    struct crawlstore_counts c;
+    if (crawlstore_job_get(ui->s, ui->job, &j) != ERR_OK ||
+        crawlstore_counts(ui->s, ui->job, &c) != ERR_OK)
+        return;
+    printf("job %lld: %s", (long long)ui->job, j.state);
+    if (*j.stop_reason)
+        printf(" (%s)", j.stop_reason);
+    if (*j.error)
+        printf(": %s", j.error);
+    crawlstore_job_release(&j);
+    printf("\n  pages downloaded %lld, websites examined %lld, relevant %lld\n", (long long)c.pages,
+           (long long)c.examined, (long long)c.relevant);
+    if (c.examined)
+        printf("  harvest rate %.3f, pprs %.2f, pages per site %.2f, %.1f s\n",
+               (double)c.relevant / c.examined, c.relevant ? (double)c.pages / c.relevant : 0.0,
+               (double)c.pages / c.examined, seconds);
+    if (ui->labels) {
+        size_t found;
+        double pr, rc;
+        score(ui, &found, &pr, &rc);
+        printf("  against the labels: precision %.3f, recall %.3f, F1 %.3f (%zu found)\n", pr, rc,
+               pr + rc > 0 ? 2 * pr * rc / (pr + rc) : 0.0, found);
+    }
+    struct crawlstore_found *top;
+    size_t n;
+    if (crawlstore_found(ui->s, ui->job, 10, &top, &n) == ERR_OK && n) {
+        printf("  top relevant websites:\n");
+        for (size_t i = 0; i < n; i++)
+            printf("  %3zu. %-40s %.3f  %d pages%s\n", i + 1, top[i].homepage, top[i].confidence,
+                   top[i].pages, strcmp(top[i].role, "start") == 0 ? "  (start site)" : "");
+    }
+    free(top);
+}
+
+struct crawlui *crawlui_new(struct store *s, int64_t job, const struct jobspec_params *params,
+                            const struct labels *labels, const char *topic)
+{
+    struct crawlui *ui = calloc(1, sizeof *ui);
+    if (!ui)
+        return NULL;
+    ui->s = s;
+    ui->job = job;
+    ui->params = params;
+    ui->labels = labels;
+    ui->topic = topic;
+    ui->tty = isatty(STDERR_FILENO);
+    ui->t0 = now_s();
+    ui->last_pages = -1000000000;
+    return ui;
+}
+
+double crawlui_elapsed(const struct crawlui *ui)
+{
+    return now_s() - ui->t0;
+}
+
+void crawlui_end_line(const struct crawlui *ui)
+{
+    if (ui->tty)
+        fprintf(stderr, "\n");
+}
+
+void crawlui_free(struct crawlui *ui)
+{
+    free(ui);
+}

@@ -1,0 +1,42 @@
+/*
+ * The job scheduler of `sitescout serve`: worker threads that pick runnable jobs
+ * (those a dead process left running first, then queued and resumed ones, oldest
+ * first) and run them with jobrun_run, all fetching through one shared fetch pool.
+ * Stopping pauses the running jobs, which the next start resumes.
+ *
+ * Ownership: sched_new hands out a struct sched the caller frees with sched_free; the
+ * strings of its struct sched_config are borrowed for the scheduler's life.
+ */
+#ifndef SITESCOUT_SERVER_SCHED_H
+#define SITESCOUT_SERVER_SCHED_H
+
+#include "common/err.h"
+
+#define SCHED_MAX_WORKERS 64
+
+struct sched;
+struct store;
+
+struct sched_config {
+    const char *db_url; /* each worker opens its own connection */
+    const char *proxy;  /* HTTP proxy for every fetch, or NULL */
+    int workers;        /* jobs run at once, 1..SCHED_MAX_WORKERS */
+    int fetch_slots;    /* transfers in flight for all jobs together */
+};
+
+/*
+ * Make the fetch pool and read, through s (borrowed), the jobs a dead process left
+ * running; no thread runs yet.
+ */
+enum err sched_new(const struct sched_config *c, struct store *s, struct sched **out) WARN_UNUSED;
+
+/* Start the workers. On failure the ones started stop again in sched_free. */
+enum err sched_start(struct sched *sc) WARN_UNUSED;
+
+/* Ask the workers to stop: each pauses its job and ends. Returns at once. */
+void sched_stop(struct sched *sc);
+
+/* Stop, wait for the workers, free. NULL is fine. */
+void sched_free(struct sched *sc);
+
+#endif

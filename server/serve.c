@@ -1,0 +1,88 @@
+/* `sitescout serve`'s lifecycle: database, API, scheduler, and a clean stop on a signal. */
+#include "server/serve.h"
+
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "server/api.h"
+#include "server/http.h"
+#include "store/dbpool.h"
+#include "store/migrate.h"
+#include "store/store.h"
+
+static volatile sig_atomic_t signalled;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    signalled = 1;
+}
+
+/* Before the API listens: whoever saw it ready may signal at once. */
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static void wait_for_signal(void)
+{
+    struct timespec tick = {0, 100 * 1000000L};
+    while (!signalled)
+        nanosleep(&tick, NULL);
+}
+
+/* Bring the schema up to date and make the scheduler, which reads the orphaned jobs. */
+static enum err prepare(const struct serve_opts *o, struct sched **sc)
+{
+    struct store *s;
+    enum err e = store_open(o->db_url, 10000, &s);
+    if (e)
+        return e;
+    e = migrate_apply(s, NULL);
+    if (!e) {
+        struct sched_config c = {.db_url = o->db_url,
+                                 .proxy = o->proxy,
+                                 .workers = o->workers,
+                                 .fetch_slots = o->fetch_slots};
+        e = sched_new(&c, s, sc);
+    }
+    store_free(s);
+    return e;
+}
+
+enum err serve_run(const struct serve_opts *o)
+{
+    struct sched *sc = NULL;
+    struct dbpool *pool = NULL;
+    struct http *h = NULL;
+    enum err e = prepare(o, &sc);
+    if (!e)
+        e = dbpool_new(o->db_url, 8, &pool);
+    struct api_config cfg = {.pool = pool, .token = o->token};
+    int bound = 0;
+    if (!e) {
+        catch_signals();
+        e = http_start(o->host, o->port, 4, api_handle, &cfg, &h, &bound);
+    }
+    if (!e)
+        e = sched_start(sc);
+    if (e)
+        goto out;
+    if (o->ready)
+        o->ready(o->ctx, o->host, bound);
+    wait_for_signal();
+    log_info("serve: stopping");
+out:
+    sched_stop(sc);
+    http_stop(h); /* no new requests; the workers pause their jobs */
+    sched_free(sc);
+    dbpool_free(pool);
+    return e;
+}

@@ -1,0 +1,38 @@
+/*
+ * `sitescout serve`'s lifecycle: bring the schema up to date, serve the HTTP API,
+ * run the submitted jobs (server/sched.h) until SIGINT or SIGTERM, then stop cleanly.
+ */
+#ifndef SITESCOUT_SERVER_SERVE_H
+#define SITESCOUT_SERVER_SERVE_H
+
+#include "common/err.h"
+#include "server/sched.h"
+
+#define SERVE_MAX_WORKERS     SCHED_MAX_WORKERS
+#define SERVE_DEFAULT_WORKERS 2
+#define SERVE_MAX_SLOTS       10000
+#define SERVE_DEFAULT_SLOTS   128
+
+/* Everything borrowed for the duration of serve_run. */
+struct serve_opts {
+    const char *host; /* IPv4 address to listen on */
+    int port;         /* 0 picks a free one */
+    const char *db_url;
+    const char *proxy; /* HTTP proxy for every fetch, or NULL */
+    const char *token; /* every API call needs it, or NULL */
+    int workers;       /* 1..SERVE_MAX_WORKERS */
+    int fetch_slots;   /* 1..SERVE_MAX_SLOTS */
+    /* Called once the API listens, with the port it got (e.g. to announce it). */
+    void (*ready)(void *ctx, const char *host, int port);
+    void *ctx;
+};
+
+/*
+ * Serve until SIGINT or SIGTERM (it installs their handlers and ignores SIGPIPE). On
+ * the signal, no new requests are taken and the running jobs pause; the next start
+ * resumes them. Returns ERR_OK after a clean stop, or the error that kept it from
+ * starting (err_msg says which).
+ */
+enum err serve_run(const struct serve_opts *o) WARN_UNUSED;
+
+#endif
