@@ -9,6 +9,7 @@
 #include "classifier/vocab.h"
 #include "common/buf.h"
 #include "common/num.h"
+#include "eval/evalstats.h"
 
 /*
  * Input: the TSV of bench/dump_pages.py, one page per line in BFS order per site:
@@ -85,7 +86,7 @@ static void prf_print(const char *name, const struct prf *m)
 {
     double p = m->tp + m->fp ? (double)m->tp / (m->tp + m->fp) : 0;
     double r = m->tp + m->fn ? (double)m->tp / (m->tp + m->fn) : 0;
-    double f = p + r > 0 ? 2 * p * r / (p + r) : 0;
+    double f = evalstats_f1_pr(p, r);
     unsigned n = m->tp + m->fp + m->fn + m->tn;
     printf("%s_precision %.3f\n%s_recall %.3f\n%s_f1 %.3f\n%s_counts tp=%u fp=%u fn=%u tn=%u\n"
            "%s_pages_per_site %.2f\n",
@@ -97,7 +98,7 @@ static double prf_f1(const struct prf *m)
 {
     double p = m->tp + m->fp ? (double)m->tp / (m->tp + m->fp) : 0;
     double r = m->tp + m->fn ? (double)m->tp / (m->tp + m->fn) : 0;
-    return p + r > 0 ? 2 * p * r / (p + r) : 0;
+    return evalstats_f1_pr(p, r);
 }
 
 /* Website classification of one site from its page confidences, in BFS order. */

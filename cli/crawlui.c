@@ -10,6 +10,8 @@
 
 #include "cli/cli.h"
 #include "common/log.h"
+#include "common/monotime.h"
+#include "eval/evalstats.h"
 #include "eval/jobscore.h"
 #include "job/jobrun.h"
 #include "job/jobspec.h"
@@ -34,13 +36,6 @@ struct crawlui {
     size_t n_curve;
     int64_t last_pages;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Precision and recall of the relevant websites found so far, against the labels. */
 static void score(struct crawlui *ui, size_t *found_out, double *precision, double *recall)
@@ -78,7 +73,7 @@ void crawlui_progress(struct crawlui *ui, const struct jobrun_progress *p)
             (p->crawl.stop != CRAWL_RUNNING && p->crawl.pages != ui->last_pages))
             sample_curve(ui, &p->crawl);
     }
-    double el = now_s() - ui->t0;
+    double el = monotime_s() - ui->t0;
     int final = p->phase == JOBRUN_CRAWLING && p->crawl.stop != CRAWL_RUNNING;
     if (!ui->tty || (el - ui->last_print < 0.2 && !final))
         return;
@@ -118,7 +113,7 @@ int crawlui_report(struct crawlui *ui, const char *path, double seconds)
     size_t found;
     double precision, recall;
     score(ui, &found, &precision, &recall);
-    double f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : NAN;
+    double f1 = evalstats_f1_pr(precision, recall);
     FILE *f = fopen(path, "w");
     if (!f)
         return cli_fail("crawl", "cannot write %s", path);
@@ -173,7 +168,7 @@ void crawlui_summary(struct crawlui *ui, double seconds)
         double pr, rc;
         score(ui, &found, &pr, &rc);
         printf("  against the labels: precision %.3f, recall %.3f, F1 %.3f (%zu found)\n", pr, rc,
-               pr + rc > 0 ? 2 * pr * rc / (pr + rc) : 0.0, found);
+               evalstats_f1_pr(pr, rc), found);
     }
     struct crawlstore_found *top;
     size_t n;
@@ -198,14 +193,14 @@ struct crawlui *crawlui_new(struct store *s, int64_t job, const struct jobspec_p
     ui->labels = labels;
     ui->topic = topic;
     ui->tty = isatty(STDERR_FILENO);
-    ui->t0 = now_s();
+    ui->t0 = monotime_s();
     ui->last_pages = -1000000000;
     return ui;
 }
 
 double crawlui_elapsed(const struct crawlui *ui)
 {
-    return now_s() - ui->t0;
+    return monotime_s() - ui->t0;
 }
 
 void crawlui_end_line(const struct crawlui *ui)

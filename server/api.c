@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/monotime.h"
 #include "store/dbpool.h"
 #include "job/jobrun.h"
 #include "job/jobspec.h"
@@ -238,13 +239,6 @@ static struct {
     } slot[JOB_CACHE_SLOTS];
 } job_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A fresh cached answer for job id (malloc'd copy), or NULL. */
 static char *job_cache_get(int64_t id)
 {
@@ -252,7 +246,7 @@ static char *job_cache_get(int64_t id)
     pthread_mutex_lock(&job_cache.lock);
     size_t i = (size_t)id % JOB_CACHE_SLOTS;
     if (job_cache.slot[i].json && job_cache.slot[i].id == id &&
-        job_cache.slot[i].until_ms > mono_ms())
+        job_cache.slot[i].until_ms > monotime_ms())
         copy = strdup(job_cache.slot[i].json);
     pthread_mutex_unlock(&job_cache.lock);
     return copy;
@@ -267,7 +261,7 @@ static void job_cache_put(int64_t id, const char *json)
     free(job_cache.slot[i].json);
     job_cache.slot[i].id = id;
     job_cache.slot[i].json = copy;
-    job_cache.slot[i].until_ms = mono_ms() + JOB_CACHE_MS;
+    job_cache.slot[i].until_ms = monotime_ms() + JOB_CACHE_MS;
     pthread_mutex_unlock(&job_cache.lock);
 }
 
