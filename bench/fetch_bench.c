@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "common/log.h"
 #include "common/monotime.h"
 #include "common/num.h"
 #include "common/strmap.h"
+#include "crawler/crawlloop.h"
 #include "crawler/fetch.h"
 #include "crawler/html.h"
 #include "crawler/url.h"
@@ -96,13 +96,15 @@ static int size_arg(const char *v, size_t *out)
     return 1;
 }
 
-int main(int argc, char **argv)
-{
+struct args {
     struct fetch_config cfg;
-    fetch_config_defaults(&cfg);
-    cfg.delay_ms = 0;
-    const char *sites = NULL, *results = NULL;
-    long max_pages = 10000000;
+    const char *sites, *results;
+    long max_pages;
+};
+
+/* 0 when the command line is good, else the exit code. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
     static const struct option opts[] = {
         {"sites", required_argument, NULL, 's'},
         {"proxy", required_argument, NULL, 'p'},
@@ -117,40 +119,34 @@ int main(int argc, char **argv)
         {"robots-retry-ms", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
+    struct fetch_config *cfg = &a->cfg;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 's': sites = optarg; break;
-        case 'p': cfg.proxy = optarg; break;
-        case 'n': if (!int_arg(optarg, &cfg.max_in_flight)) return 2; break;
-        case 'd': if (!int_arg(optarg, &cfg.delay_ms)) return 2; break;
-        case 'm': if (!long_arg(optarg, &max_pages)) return 2; break;
-        case 'a': cfg.allow_private = 1; break;
-        case 'r': results = optarg; break;
-        case 't': if (!int_arg(optarg, &cfg.timeout_ms)) return 2; break;
-        case 'b': if (!size_arg(optarg, &cfg.max_body)) return 2; break;
-        case 'R': cfg.obey_robots = 0; break;
-        case 'T': if (!int_arg(optarg, &cfg.robots_retry_ms)) return 2; break;
+        case 's': a->sites = optarg; break;
+        case 'p': cfg->proxy = optarg; break;
+        case 'n': if (!int_arg(optarg, &cfg->max_in_flight)) return 2; break;
+        case 'd': if (!int_arg(optarg, &cfg->delay_ms)) return 2; break;
+        case 'm': if (!long_arg(optarg, &a->max_pages)) return 2; break;
+        case 'a': cfg->allow_private = 1; break;
+        case 'r': a->results = optarg; break;
+        case 't': if (!int_arg(optarg, &cfg->timeout_ms)) return 2; break;
+        case 'b': if (!size_arg(optarg, &cfg->max_body)) return 2; break;
+        case 'R': cfg->obey_robots = 0; break;
+        case 'T': if (!int_arg(optarg, &cfg->robots_retry_ms)) return 2; break;
         default: fprintf(stderr, "usage: see the top of bench/fetch_bench.c\n"); return 2;
         }
     }
-    if (!sites) {
+    if (!a->sites) {
         fprintf(stderr, "fetch_bench: --sites SITES.tsv is required\n");
         return 2;
     }
-    FILE *in = fopen(sites, "r");
-    FILE *out = results ? fopen(results, "w") : NULL;
-    if (!in || (results && !out)) {
-        fprintf(stderr, "fetch_bench: cannot open %s\n", !in ? sites : results);
-        return 1;
-    }
-    struct bfs b = {NULL, {0}, 0, max_pages};
-    strmap_init(&b.seen);
-    if (fetcher_new(&cfg, &b.f) != ERR_OK) {
-        fprintf(stderr, "fetch_bench: %s\n", err_msg());
-        return 1;
-    }
-    double t0 = monotime_s();
+    return 0;
+}
+
+/* Submit the homepage of every host of the sites file. */
+static void visit_homepages(struct bfs *b, FILE *in)
+{
     char line[4096];
     int first = 1;
     while (fgets(line, sizeof line, in)) {
@@ -160,45 +156,95 @@ int main(int argc, char **argv)
         char home[4200], *u;
         snprintf(home, sizeof home, "http://%s/", line);
         if (line[0] && url_normalize(home, &u) == ERR_OK)
-            visit(&b, u);
+            visit(b, u);
     }
-    fclose(in);
+}
 
-    uint64_t pages = 0, bytes = 0, links = 0;
-    int gave_up = 0;
-    struct fetch_result *r;
-    while (fetcher_outstanding(b.f) > 0) {
-        if (fetcher_next(b.f, 60000, &r) != ERR_OK) {
-            fprintf(stderr, "fetch_bench: no result for 60 s; giving up\n");
-            gave_up = 1;
-            break;
-        }
-        if (out)
-            fprintf(out, "%s\t%d\t%s\t%s\t%zu\t%d\n", fetch_status_name(r->status),
-                    r->http_status, r->url, r->final_url, r->body_len, r->truncated);
-        if (r->status == FETCH_OK) {
-            pages++;
-            bytes += r->body_len;
-            follow_links(&b, r, &links);
-        } else if (r->status == FETCH_REDIRECT && r->redirect_url) {
-            visit(&b, strdup(r->redirect_url));
-        }
-        fetch_result_free(r);
+/* The crawl on the refill loop (crawler/crawlloop): every answer read, its links visited. */
+struct walk {
+    struct bfs *b;
+    FILE *out;
+    uint64_t pages, bytes, links;
+    double last_result;
+};
+
+static int walk_finished(void *arg)
+{
+    return fetcher_outstanding(((struct walk *)arg)->b->f) == 0;
+}
+
+static enum err walk_feed(void *arg, struct fetch_result *r)
+{
+    struct walk *w = arg;
+    w->last_result = monotime_s();
+    if (w->out)
+        fprintf(w->out, "%s\t%d\t%s\t%s\t%zu\t%d\n", fetch_status_name(r->status), r->http_status,
+                r->url, r->final_url, r->body_len, r->truncated);
+    if (r->status == FETCH_OK) {
+        w->pages++;
+        w->bytes += r->body_len;
+        follow_links(w->b, r, &w->links);
+    } else if (r->status == FETCH_REDIRECT && r->redirect_url) {
+        visit(w->b, strdup(r->redirect_url));
     }
-    double secs = monotime_s() - t0;
+    return ERR_OK;
+}
+
+static enum err walk_tick(void *arg)
+{
+    struct walk *w = arg;
+    if (monotime_s() - w->last_result < 60)
+        return ERR_OK;
+    return err_set(ERR_TIMEOUT, "no result for 60 s; giving up");
+}
+
+static void print_figures(const struct walk *w, double secs)
+{
     struct fetch_stats st;
-    fetcher_stats(b.f, &st);
+    fetcher_stats(w->b->f, &st);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("pages_ok %llu\nrequests %llu\nrobots_requests %llu\nlinks %llu\nseconds %.2f\n"
            "pages_per_s %.0f\nmb_per_s %.2f\npeak_rss_mb %.1f\n",
-           (unsigned long long)pages, (unsigned long long)st.requests,
-           (unsigned long long)st.robots_requests, (unsigned long long)links, secs,
-           pages / secs, bytes / secs / 1e6, ru.ru_maxrss / 1024.0);
+           (unsigned long long)w->pages, (unsigned long long)st.requests,
+           (unsigned long long)st.robots_requests, (unsigned long long)w->links, secs,
+           w->pages / secs, w->bytes / secs / 1e6, ru.ru_maxrss / 1024.0);
     for (int s = 0; s < FETCH_STATUS_COUNT; s++)
         if (st.by_status[s])
             printf("status_%s %llu\n", fetch_status_name((enum fetch_status)s),
                    (unsigned long long)st.by_status[s]);
+}
+
+int main(int argc, char **argv)
+{
+    struct args a = {.max_pages = 10000000};
+    fetch_config_defaults(&a.cfg);
+    a.cfg.delay_ms = 0;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    FILE *in = fopen(a.sites, "r");
+    FILE *out = a.results ? fopen(a.results, "w") : NULL;
+    if (!in || (a.results && !out)) {
+        fprintf(stderr, "fetch_bench: cannot open %s\n", !in ? a.sites : a.results);
+        return 1;
+    }
+    struct bfs b = {NULL, {0}, 0, a.max_pages};
+    strmap_init(&b.seen);
+    if (fetcher_new(&a.cfg, &b.f) != ERR_OK) {
+        fprintf(stderr, "fetch_bench: %s\n", err_msg());
+        return 1;
+    }
+    double t0 = monotime_s();
+    visit_homepages(&b, in);
+    fclose(in);
+    static const struct crawlloop_hooks hooks = {
+        .finished = walk_finished, .feed = walk_feed, .tick = walk_tick};
+    struct walk w = {.b = &b, .out = out, .last_result = t0};
+    int gave_up = crawlloop_run(b.f, &hooks, &w) != ERR_OK;
+    if (gave_up)
+        fprintf(stderr, "fetch_bench: %s\n", err_msg());
+    print_figures(&w, monotime_s() - t0);
     if (out)
         fclose(out);
     fetcher_free(b.f);
