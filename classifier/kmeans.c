@@ -21,7 +21,7 @@ static void sims_of(const struct tfidf_vec *x, const double *c, uint32_t k, doub
 }
 
 /* k-means++: pick up to k seeds; returns how many (fewer when points repeat). */
-static uint32_t seed_plus_plus(const struct tfidf_vec *pts, size_t n, uint32_t k, uint64_t *rng,
+static uint32_t kmeans_pp_seed(const struct tfidf_vec *pts, size_t n, uint32_t k, uint64_t *rng,
                                double *dense, double *mind, size_t *seeds)
 {
     for (size_t i = 0; i < n; i++)
@@ -75,7 +75,7 @@ struct lloyd {
 };
 
 /* Centroid j = seed point j; no point assigned yet. */
-static void seed_centroids(struct lloyd *l, const size_t *seeds)
+static void kmeans_initial_centroids(struct lloyd *l, const size_t *seeds)
 {
     for (uint32_t j = 0; j < l->k; j++) {
         const struct tfidf_vec *x = &l->pts[seeds[j]];
@@ -235,7 +235,7 @@ static enum err run_once(const struct tfidf_vec *pts, size_t n, uint32_t dim,
         e = err_set(ERR_NOMEM, "out of memory in k-means");
         goto out;
     }
-    l.k = seed_plus_plus(pts, n, l.k, rngp, dense, mind, seeds);
+    l.k = kmeans_pp_seed(pts, n, l.k, rngp, dense, mind, seeds);
     l.c = calloc((size_t)dim * l.k, sizeof *l.c);
     l.sims = malloc((size_t)l.k * sizeof *l.sims);
     l.count = malloc((size_t)l.k * sizeof *l.count);
@@ -243,7 +243,7 @@ static enum err run_once(const struct tfidf_vec *pts, size_t n, uint32_t dim,
         e = err_set(ERR_NOMEM, "out of memory in k-means (%u x %u centroids)", dim, l.k);
         goto out;
     }
-    seed_centroids(&l, seeds);
+    kmeans_initial_centroids(&l, seeds);
     for (uint32_t it = 0; it < p->max_iter; it++) {
         if (assign_points(&l) == 0)
             break;

@@ -68,7 +68,7 @@ static void announce(void *ctx, const char *host, int port)
 }
 
 /* Resolve the database (starting the embedded one if need be) and serve. */
-static int serve(struct serve_opts *o, const char *db_url)
+static int serve_with_db(struct serve_opts *o, const char *db_url)
 {
     char *url = NULL;
     enum err e = db_resolve_url(db_url, NULL, &url);
@@ -112,5 +112,5 @@ int cmd_serve(int argc, char **argv)
     if (strncmp(host, "127.", 4) != 0 && (!o.token || !*o.token))
         return cli_usage_error("serve", "listening on %s (not loopback) needs --token", host);
     o.host = host;
-    return serve(&o, db_url);
+    return serve_with_db(&o, db_url);
 }

@@ -64,7 +64,7 @@ static int append(const char *cmd, const struct opts_entry *e, const char *value
 }
 
 /* Store one option's value; CLI_USAGE (after the error line) if it is not one. */
-static int store_value(const char *cmd, const struct opts_entry *e, const char *value)
+static int opts_store_value(const char *cmd, const struct opts_entry *e, const char *value)
 {
     long long ll;
     int ok = 1;
@@ -146,13 +146,13 @@ static int one_option(const struct opts_parser *p, int argc, char **argv, int *i
         return bad_option(p, arg, 0);
     if (e->kind == OPTS_KIND_FLAG) {
         /* "--flag=x" is the value-trouble case, as getopt_long saw it. */
-        return eq ? bad_option(p, arg, 1) : store_value(p->cmd, e, NULL);
+        return eq ? bad_option(p, arg, 1) : opts_store_value(p->cmd, e, NULL);
     }
     if (eq)
-        return store_value(p->cmd, e, eq + 1);
+        return opts_store_value(p->cmd, e, eq + 1);
     if (*i + 1 >= argc)
         return bad_option(p, arg, 1);
-    return store_value(p->cmd, e, argv[++*i]);
+    return opts_store_value(p->cmd, e, argv[++*i]);
 }
 
 int opts_parse(const struct opts_parser *p, int argc, char **argv, int *nargs)

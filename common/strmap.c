@@ -41,7 +41,7 @@ void *strmap_get(const struct strmap *m, const char *key, size_t n)
     }
 }
 
-static enum err grow(struct strmap *m)
+static enum err strmap_grow(struct strmap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 16;
     struct strmap_slot *slots = calloc(cap, sizeof *slots);
@@ -65,7 +65,7 @@ static enum err grow(struct strmap *m)
 enum err strmap_put(struct strmap *m, const char *key, size_t n, void *value)
 {
     if ((m->len + 1) * 4 > m->cap * 3) {
-        enum err e = grow(m);
+        enum err e = strmap_grow(m);
         if (e)
             return e;
     }

@@ -495,7 +495,7 @@ static enum err decode_1252(const char *in, size_t len, struct decoded *d)
  * (EINVAL) becomes U+FFFD and decoding goes on one byte later: a stray byte must not
  * cost the page. Returns ERR_NOTFOUND if iconv cannot open the converter after all.
  */
-static char *grow(char *o, size_t *cap)
+static char *charset_grow(char *o, size_t *cap)
 {
     char *g = realloc(o, *cap * 2);
     if (!g)
@@ -534,7 +534,7 @@ static enum err decode_iconv(const char *in, size_t len, const char *from, struc
             continue;
         }
         if (why == E2BIG || cap - w - 1 < sizeof REPLACEMENT) {
-            o = grow(o, &cap); /* output is at most 4 bytes per input byte: this ends */
+            o = charset_grow(o, &cap); /* output is at most 4 bytes per input byte: this ends */
             continue;
         }
         if (flushing)

@@ -20,7 +20,7 @@ struct run {
     struct crawlmeter_point reported; /* the counters at the last progress report */
 };
 
-static void report(struct run *r)
+static void crawlrun_report(struct run *r)
 {
     r->m.in_flight = r->st->in_flight(r->sctx);
     if (r->st->border)
@@ -80,7 +80,7 @@ static enum err loop_tick(void *arg)
     int changed = r->m.pages != r->reported.pages || r->m.examined != r->reported.examined ||
                   r->m.relevant != r->reported.relevant;
     if (changed && t < r->next_poll) /* between the polls too: short crawls draw a curve */
-        report(r);
+        crawlrun_report(r);
     if (t >= r->next_poll) {
         r->next_poll = t + POLL_MS / 1000.0;
         poll_job(r);
@@ -125,7 +125,7 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     if (!e)
         e = crawlmeter_write(&r.m, c->s, c->job);
     if (!e)
-        report(&r);
+        crawlrun_report(&r);
     if (st->finish)
         st->finish(sctx);
     crawlmeter_release(&r.m);

@@ -188,7 +188,7 @@ static void finish(struct fetch_pool *f, struct request *q, enum fetch_status st
 
 /* ---- the scheduler's requests to the pool ------------------------------- */
 
-static enum err sched_start(void *ctx, struct fetchsched_host *h, struct fetchsched_req *s,
+static enum err pool_start_transfer(void *ctx, struct fetchsched_host *h, struct fetchsched_req *s,
                             const char *url, struct fetchsched_client *who)
 {
     struct fetch_pool *f = ctx;
@@ -207,13 +207,13 @@ static enum err sched_start(void *ctx, struct fetchsched_host *h, struct fetchsc
     return ERR_OK;
 }
 
-static void sched_finish(void *ctx, struct fetchsched_req *s, enum fetch_status status,
+static void pool_finish_request(void *ctx, struct fetchsched_req *s, enum fetch_status status,
                          const char *error)
 {
     finish(ctx, (struct request *)s, status, error);
 }
 
-static const struct fetchsched_ops sched_ops = {sched_start, sched_finish};
+static const struct fetchsched_ops sched_ops = {pool_start_transfer, pool_finish_request};
 
 /* ---- the pool thread ---------------------------------------------------- */
 

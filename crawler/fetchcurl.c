@@ -294,7 +294,7 @@ static enum fetch_status proxy_failure(const char *e)
 }
 
 /* A robots.txt transfer: its status (0 if the host was not reached) and reachability. */
-static void robots_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done *d)
+static void fetchcurl_robots_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done *d)
 {
     long code = 0;
     if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG))
@@ -383,7 +383,7 @@ int fetchcurl_take_done(struct fetchcurl *fc, struct fetchcurl_done *out)
         if (t->req)
             page_outcome(t, rc, out);
         else
-            robots_outcome(t, rc, out);
+            fetchcurl_robots_outcome(t, rc, out);
         transfer_free(t);
         return 1;
     }

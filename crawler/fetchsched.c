@@ -308,7 +308,7 @@ static struct fetchsched_req *host_front_startable(const struct fetchsched *s,
 }
 
 /* "scheme://host[:port]/robots.txt" for a normalised URL. */
-static char *robots_url(const char *url)
+static char *fetchsched_robots_url(const char *url)
 {
     char *home = NULL;
     if (url_homepage(url, &home) != ERR_OK)
@@ -344,7 +344,7 @@ static void start_page(struct fetchsched *s, struct fetchsched_host *h, int64_t 
 static void start_robots(struct fetchsched *s, struct fetchsched_host *h, const char *url,
                          struct fetchsched_client *who, int64_t now)
 {
-    char *rurl = robots_url(url);
+    char *rurl = fetchsched_robots_url(url);
     if (rurl && s->ops.start(s->ctx, h, NULL, rurl, who) == ERR_OK) {
         h->active++;
         s->in_flight++;

@@ -368,7 +368,7 @@ static size_t pool_add(struct walker *w, const char *s, size_t n)
 }
 
 /* Is this trimmed URL worth keeping: not empty, and within the cap once repaired? */
-static int url_fits(const char *s, size_t n)
+static int html_url_fits(const char *s, size_t n)
 {
     return n > 0 && n <= HTML_HREF_MAX && n + 2 * charset_utf8_invalid(s, n) <= HTML_HREF_MAX;
 }
@@ -377,7 +377,7 @@ static int url_fits(const char *s, size_t n)
 static size_t add_link(struct walker *w, const char *href, size_t n, unsigned kind, int nofollow)
 {
     href = trim_url(href, &n);
-    if (!url_fits(href, n) || w->err)
+    if (!html_url_fits(href, n) || w->err)
         return 0;
     if (nofollow && !w->opt->keep_nofollow) {
         w->page->n_nofollow_dropped++;
@@ -466,7 +466,7 @@ static void visit_base(struct walker *w, const char *href)
 {
     size_t n = strlen(href);
     href = trim_url(href, &n);
-    if (n && !url_fits(href, n))
+    if (n && !html_url_fits(href, n))
         return;
     struct buf b;
     buf_init(&b, 0);

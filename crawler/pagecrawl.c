@@ -416,7 +416,7 @@ static enum err flush(struct run *r)
 }
 
 /* The frontier starts from the job's border; examined websites are not crawled again. */
-static enum err seed(struct run *r)
+static enum err pagecrawl_seed(struct run *r)
 {
     struct crawlstore_site_row *rows;
     size_t n;
@@ -472,7 +472,7 @@ static enum err page_start(void *arg, struct crawlmeter *m, const struct crawlst
     r->m = m;
     r->pages_flushed = c->pages;
     enum err e = pagecls_scratch_new(r->model, &r->scratch);
-    return e ? e : seed(r);
+    return e ? e : pagecrawl_seed(r);
 }
 
 static enum err page_refill(void *arg, int *exhausted)

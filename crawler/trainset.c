@@ -286,7 +286,7 @@ void trainset_get_progress(const struct trainset *ts, struct trainset_progress *
     }
 }
 
-static int report(struct trainset *ts)
+static int trainset_report(struct trainset *ts)
 {
     if (!ts->p.progress)
         return 0;
@@ -318,7 +318,7 @@ static enum err collect_feed(void *arg, struct fetch_result *r)
 static enum err collect_tick(void *arg)
 {
     struct collect *c = arg;
-    return report(c->ts) ? err_set(ERR_INTERRUPT, "stopped") : ERR_OK;
+    return trainset_report(c->ts) ? err_set(ERR_INTERRUPT, "stopped") : ERR_OK;
 }
 
 enum err trainset_run(struct trainset *ts, struct fetcher *f)

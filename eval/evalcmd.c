@@ -76,7 +76,7 @@ static enum evalcmd_end load_job(const struct evalcmd_opts *o, struct jobspec **
 }
 
 /* The table, the JSON report, the saved model. */
-static enum evalcmd_end report(const struct evalcmd_opts *o, const struct jobspec *job,
+static enum evalcmd_end evalcmd_report(const struct evalcmd_opts *o, const struct jobspec *job,
                                const struct evaluate_result *res)
 {
     evaltable_print(job, res);
@@ -117,7 +117,7 @@ enum evalcmd_end evalcmd_run(const struct evalcmd_opts *o)
     evalbar_end(&bar);
     if (e)
         goto out;
-    end = report(o, job, res);
+    end = evalcmd_report(o, job, res);
 out:
     evaluate_result_free(res);
     labels_free(labels);

@@ -20,7 +20,7 @@ struct models {
     struct pagecls_scratch *site_scratch, *home_scratch;
 };
 
-static void models_release(struct models *m)
+static void fold_models_release(struct models *m)
 {
     pagecls_scratch_free(m->site_scratch);
     pagecls_scratch_free(m->home_scratch);
@@ -69,7 +69,7 @@ void evaluate_result_free(struct evaluate_result *r)
     free(r);
 }
 
-static int report(struct run *run, enum evaluate_phase ph, size_t done, size_t total)
+static int evaluate_report(struct run *run, enum evaluate_phase ph, size_t done, size_t total)
 {
     const struct evaluate_opts *o = run->o;
     return o->progress ? o->progress(o->progress_ctx, ph, done, total, run->fetch_results) : 0;
@@ -79,7 +79,7 @@ static int collect_progress(void *ctx, const struct trainset_progress *p)
 {
     struct run *run = ctx;
     run->fetch_results = p->fetches;
-    return report(run, EVALUATE_COLLECT, p->pages_done, p->pages_expected);
+    return evaluate_report(run, EVALUATE_COLLECT, p->pages_done, p->pages_expected);
 }
 
 /* ---- training data ---- */
@@ -94,7 +94,7 @@ struct corpus {
     size_t n_sites;
 };
 
-static void corpus_release(struct corpus *c)
+static void training_corpus_release(struct corpus *c)
 {
     free(c->docs);
     free(c->homes);
@@ -217,7 +217,7 @@ out:
     free(docs);
     free(homes);
     if (e)
-        models_release(m);
+        fold_models_release(m);
     return e;
 }
 
@@ -340,11 +340,11 @@ static enum err examine_tick(void *arg)
     if (now - x->last_report < 0.1 && x->done < x->n)
         return ERR_OK;
     x->last_report = now;
-    return report(x->run, EVALUATE_CLASSIFY, x->done, x->n) ? err_set(ERR_INTERRUPT, "stopped")
+    return evaluate_report(x->run, EVALUATE_CLASSIFY, x->done, x->n) ? err_set(ERR_INTERRUPT, "stopped")
                                                              : ERR_OK;
 }
 
-static enum err crawl_all(struct run *run, struct target *t, size_t n)
+static enum err examine_all(struct run *run, struct target *t, size_t n)
 {
     static const struct crawlloop_hooks hooks = {
         .finished = examine_finished, .feed = examine_feed, .tick = examine_tick};
@@ -398,7 +398,7 @@ static enum err run_cv(struct run *run, const struct corpus *c)
             use[i] = fold[i] != f;
         if ((e = train(jp, c, use, &m[f], NULL)))
             e = err_set(e, "fold %u: %s", f + 1, err_msg());
-        else if (report(run, EVALUATE_TRAIN, f + 1, folds))
+        else if (evaluate_report(run, EVALUATE_TRAIN, f + 1, folds))
             e = err_set(ERR_INTERRUPT, "stopped");
     }
     res->seconds_train += monotime_s() - t0;
@@ -410,7 +410,7 @@ static enum err run_cv(struct run *run, const struct corpus *c)
     if (e)
         goto out;
     t0 = monotime_s();
-    e = crawl_all(run, t, c->n_sites);
+    e = examine_all(run, t, c->n_sites);
     res->seconds_classify = monotime_s() - t0;
 out:
     if (t)
@@ -418,7 +418,7 @@ out:
             sitecrawl_free(t[i].sc);
     free(t);
     for (unsigned f = 0; m && f < folds; f++)
-        models_release(&m[f]);
+        fold_models_release(&m[f]);
     free(m);
     free(fold);
     free(use);
@@ -464,7 +464,7 @@ static enum err run_heldout(struct run *run, struct models *all)
     if (e)
         goto out;
     double t0 = monotime_s();
-    e = crawl_all(run, t, n);
+    e = examine_all(run, t, n);
     res->seconds_classify = monotime_s() - t0;
 out:
     if (t)
@@ -547,8 +547,8 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
     *out = run.res;
     run.res = NULL;
 out:
-    models_release(&all);
-    corpus_release(&c);
+    fold_models_release(&all);
+    training_corpus_release(&c);
     trainset_free(run.ts);
     fetcher_free(run.f);
     evaluate_result_free(run.res);

@@ -159,7 +159,7 @@ static enum err prepare(struct exp *x)
     return e;
 }
 
-static void report_init(struct exp *x)
+static void experiment_report_init(struct exp *x)
 {
     struct report *rep = &x->rep;
     rep->topic = x->js->topic;
@@ -176,7 +176,7 @@ static void report_init(struct exp *x)
 }
 
 /* Run i, with its start and end lines on stderr. */
-static enum err crawl_one(struct exp *x, int i)
+static enum err experiment_crawl_one(struct exp *x, int i)
 {
     struct report_run *run = &x->rep.runs[i];
     struct jobspec *js = x->js;
@@ -246,7 +246,7 @@ static enum err measure(struct exp *x)
     fprintf(stderr, "experiment %s: budget %lld pages, replay of %s on %s\n", x->js->topic,
             o->budget, o->warc, x->replay.proxy);
     for (int i = 0; i < REPORT_RUNS && !e; i++)
-        e = crawl_one(x, i);
+        e = experiment_crawl_one(x, i);
     if (!e && !o->skip_eval)
         table2(x);
     replaythread_stop(&x->replay);
@@ -321,7 +321,7 @@ enum experiment_end experiment_run(const struct experiment_opts *o)
     }
     if (quote_command(o->argc, o->argv, &x.cmdline) != ERR_OK)
         goto out;
-    report_init(&x);
+    experiment_report_init(&x);
     if (measure(&x) != ERR_OK || write_outputs(&x) != ERR_OK)
         goto out;
     if (x.failed) {

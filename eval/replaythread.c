@@ -7,7 +7,7 @@
 #include "replay/replay.h"
 #include "replay/warc.h"
 
-static void *serve_main(void *arg)
+static void *replaythread_main(void *arg)
 {
     struct replaythread *rt = arg;
     rt->rc = replay_server_run(rt->srv);
@@ -27,7 +27,7 @@ enum err replaythread_start(struct replaythread *rt, const char *warc)
     if (e)
         return e;
     snprintf(rt->proxy, sizeof rt->proxy, "http://%s", replay_server_address(rt->srv));
-    int rc = pthread_create(&rt->thread, NULL, serve_main, rt);
+    int rc = pthread_create(&rt->thread, NULL, replaythread_main, rt);
     if (rc)
         return err_set(ERR_IO, "cannot start the replay thread: %s", strerror(rc));
     rt->running = 1;

@@ -45,7 +45,7 @@ static int train_progress(void *arg, const struct trainset_progress *tp)
     return 0;
 }
 
-static void crawl_progress(void *arg, const struct crawl_progress *ep)
+static void jobrun_crawl_progress(void *arg, const struct crawl_progress *ep)
 {
     struct ctx *c = arg;
     if (c->o->progress) {
@@ -157,7 +157,7 @@ static enum err load_model(struct ctx *c)
 }
 
 /* The baselines of issue 8: a page crawler with website post-processing. */
-static enum err crawl_pages(struct ctx *c, enum crawl_stop *stop)
+static enum err jobrun_crawl_pages(struct ctx *c, enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     struct pagecrawl_params p = {
@@ -173,10 +173,10 @@ static enum err crawl_pages(struct ctx *c, enum crawl_stop *stop)
                    jp->pprs_limit},
         .worker = c->worker,
     };
-    return pagecrawl_run(c->s, c->id, c->f, c->model, &p, crawl_progress, c, stop);
+    return pagecrawl_run(c->s, c->id, c->f, c->model, &p, jobrun_crawl_progress, c, stop);
 }
 
-static enum err crawl(struct ctx *c, enum crawl_stop *stop)
+static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     int n;
@@ -187,7 +187,7 @@ static enum err crawl(struct ctx *c, enum crawl_stop *stop)
         log_info("job %lld: %d websites claimed by an earlier run went back to the border",
                  (long long)c->id, n);
     if (jp->strategy == JOBSPEC_PAGE || jp->strategy == JOBSPEC_BFS)
-        return crawl_pages(c, stop);
+        return jobrun_crawl_pages(c, stop);
     struct extcrawl_params p = {
         .weights = (enum edges_weights)jp->edge_weights,
         .site = {.prior_target = jp->prior_target,
@@ -210,7 +210,7 @@ static enum err crawl(struct ctx *c, enum crawl_stop *stop)
         p.site.l_threshold = 0;
         p.site.max_pages_to_decide = 0;
     }
-    return extcrawl_run(c->s, c->id, c->f, c->model, &p, crawl_progress, c, stop);
+    return extcrawl_run(c->s, c->id, c->f, c->model, &p, jobrun_crawl_progress, c, stop);
 }
 
 static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *stop)
@@ -226,7 +226,7 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
     if (!e)
         e = crawlstore_job_set_state(c->s, c->id, "crawling", NULL, NULL);
     if (!e)
-        e = crawl(c, stop);
+        e = jobrun_crawl(c, stop);
     if (e)
         return e;
     if (*stop == CRAWL_USER_PAUSE)

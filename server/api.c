@@ -200,7 +200,7 @@ static int job_id(struct call *c, int64_t *id)
     return 1;
 }
 
-static int db(struct call *c)
+static int api_db(struct call *c)
 {
     if (c->s)
         return 1;
@@ -302,7 +302,7 @@ static void create_job(struct call *c)
         reply_err(c->resp, e, 422);
         goto out;
     }
-    if (!db(c))
+    if (!api_db(c))
         goto out;
     e = jobrun_create(c->s, js, &id);
     if (e) {
@@ -322,7 +322,7 @@ static void list_jobs(struct call *c)
 {
     int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
     int64_t offset = limit < 0 ? -1 : arg_int(c, "offset", 0, INT64_MAX / 2);
-    if (limit < 0 || offset < 0 || !db(c))
+    if (limit < 0 || offset < 0 || !api_db(c))
         return;
     char *json;
     enum err e = apistore_jobs(c->s, limit, offset, &json);
@@ -360,7 +360,7 @@ static void list_sites(struct call *c, int64_t id)
     }
     int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
     int64_t offset = limit < 0 ? -1 : arg_int(c, "offset", 0, INT64_MAX / 2);
-    if (limit < 0 || offset < 0 || !db(c))
+    if (limit < 0 || offset < 0 || !api_db(c))
         return;
     char *json;
     enum err e = apistore_sites(c->s, id, relevant, order, limit, offset, &json);
@@ -380,7 +380,7 @@ static void job_metrics(struct call *c, int64_t id)
             return;
         }
     }
-    if (!db(c))
+    if (!api_db(c))
         return;
     char *json;
     enum err e = apistore_metrics(c->s, id, since, &json);
@@ -390,7 +390,7 @@ static void job_metrics(struct call *c, int64_t id)
 /* stop, pause or resume. */
 static void job_control(struct call *c, int64_t id, const char *what)
 {
-    if (!db(c))
+    if (!api_db(c))
         return;
     struct crawlstore_job j;
     enum err e = crawlstore_job_get(c->s, id, &j);
@@ -438,7 +438,7 @@ static void job_control(struct call *c, int64_t id, const char *what)
 
 static void prometheus(struct call *c)
 {
-    if (!db(c))
+    if (!api_db(c))
         return;
     struct buf out;
     buf_init(&out, 0);
@@ -463,7 +463,7 @@ static void dispatch(struct call *c, enum route_id r)
     enum err e;
     switch (r) {
     case R_HEALTH:
-        if (!db(c))
+        if (!api_db(c))
             return;
         e = store_exec(c->s, "SELECT 1", 0, NULL);
         if (e) {
@@ -496,13 +496,13 @@ static void dispatch(struct call *c, enum route_id r)
         char *cached = job_cache_get(id);
         if (cached)
             set_body(c->resp, 200, cached);
-        else if (db(c))
+        else if (api_db(c))
             job_reply(c, id, 200);
         return;
     }
     case R_JOB_DELETE:
         job_cache_put(id, NULL);
-        if (!db(c))
+        if (!api_db(c))
             return;
         e = apistore_job_delete(c->s, id);
         if (e) {
@@ -528,7 +528,7 @@ static void dispatch(struct call *c, enum route_id r)
         return;
     }
     case R_SITE:
-        if (!db(c))
+        if (!api_db(c))
             return;
         e = apistore_site(c->s, id, c->params[1], &json);
         {

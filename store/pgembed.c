@@ -39,7 +39,7 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-static unsigned long hash_str(const char *s)
+static unsigned long pgembed_hash_str(const char *s)
 {
     unsigned long h = 5381;
     while (*s)
@@ -222,7 +222,7 @@ enum err pgembed_init(struct pgembed *pg, const char *base_dir, int port, int tc
             *slash = '\0';
         if (mkdir_p(parent, 0755) == ERR_OK && !file_exists(base_dir) && !server_can_enter(parent)) {
             char alt[PATH_MAX];
-            snprintf(alt, sizeof alt, "/var/lib/sitescout/pg-%lx", hash_str(base_dir));
+            snprintf(alt, sizeof alt, "/var/lib/sitescout/pg-%lx", pgembed_hash_str(base_dir));
             log_info("the postgres user cannot reach %s; keeping the cluster in %s", base_dir,
                      alt);
             free(pg->base_dir);
@@ -240,7 +240,7 @@ enum err pgembed_init(struct pgembed *pg, const char *base_dir, int port, int tc
     if (strlen(pg->run_dir) + sizeof "/.s.PGSQL.65535" > SOCKET_PATH_MAX) {
         /* A unix socket path must fit in sun_path; fall back to a short one. */
         char alt[64];
-        snprintf(alt, sizeof alt, "/tmp/sitescout-%lx", hash_str(pg->base_dir));
+        snprintf(alt, sizeof alt, "/tmp/sitescout-%lx", pgembed_hash_str(pg->base_dir));
         free(pg->run_dir);
         pg->run_dir = strdup(alt);
         if (!pg->run_dir) {
