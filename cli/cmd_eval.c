@@ -1,11 +1,10 @@
 /* `sitescout eval`: website classifier against homepage classifier (the paper's Table 2). */
-#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
 #include "cli/db.h"
+#include "cli/opts.h"
 #include "eval/evalcmd.h"
 #include "job/jobspec.h"
 
@@ -56,94 +55,60 @@ void cmd_eval_usage(void)
            "More in docs/eval.md.\n");
 }
 
-/* ---- the command ---- */
+/* In enum evaluate_mode's order. */
+static const char *const modes[] = {"cv", "heldout", NULL};
+
+/* Check the --set keys and values before any work: a bad one is a usage error. */
+static int check_sets(const char *const *sets, int n)
+{
+    struct jobspec_params probe;
+    jobspec_params_default(&probe);
+    for (int i = 0; i < n; i++) {
+        char key[128];
+        const char *value;
+        if (!opts_keyvalue(sets[i], key, sizeof key, &value))
+            return cli_usage_error("eval", "--set wants KEY=VALUE, not '%s'", sets[i]);
+        if (jobspec_params_set(&probe, key, value) != ERR_OK)
+            return cli_usage_error("eval", "--set %s", err_msg());
+    }
+    return CLI_OK;
+}
 
 int cmd_eval(int argc, char **argv)
 {
-    const char *job_arg = NULL, *topic = NULL, *labels_path = NULL, *proxy = NULL;
-    const char *report_path = NULL, *db_url = NULL;
+    struct evalcmd_opts o = {.db_open = db_open};
     const char *sets[MAX_SETS];
-    int n_sets = 0, save = 0;
-    enum evaluate_mode mode = EVALUATE_CV;
-    static const struct option longopts[] = {
-        {"job", required_argument, NULL, 'j'},
-        {"topic", required_argument, NULL, 't'},
-        {"labels", required_argument, NULL, 'l'},
-        {"proxy", required_argument, NULL, 'p'},
-        {"mode", required_argument, NULL, 'm'},
-        {"report", required_argument, NULL, 'r'},
-        {"set", required_argument, NULL, 's'},
-        {"save-model", no_argument, NULL, 'S'},
-        {"db", required_argument, NULL, 'd'},
-        {NULL, 0, NULL, 0},
+    struct opts_list set_list = {sets, 0, MAX_SETS};
+    int mode = EVALUATE_CV;
+    const struct opts_entry tab[] = {
+        OPTS_STRING("job", &o.job),
+        OPTS_STRING("topic", &o.topic),
+        OPTS_STRING("labels", &o.labels),
+        OPTS_STRING("proxy", &o.proxy),
+        OPTS_CHOICE("mode", &mode, modes, "cv or heldout"),
+        OPTS_STRING("report", &o.report),
+        OPTS_KEYVALUE("set", &set_list, "at most " OPTS_STR(MAX_SETS) " --set options",
+                      "KEY=VALUE"),
+        OPTS_FLAG("save-model", &o.save_model),
+        OPTS_STRING("db", &o.db_url),
     };
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': job_arg = optarg; break;
-        case 't': topic = optarg; break;
-        case 'l': labels_path = optarg; break;
-        case 'p': proxy = optarg; break;
-        case 'r': report_path = optarg; break;
-        case 'd': db_url = optarg; break;
-        case 'S': save = 1; break;
-        case 'm':
-            if (strcmp(optarg, "cv") == 0)
-                mode = EVALUATE_CV;
-            else if (strcmp(optarg, "heldout") == 0)
-                mode = EVALUATE_HELDOUT;
-            else
-                return cli_usage_error("eval", "--mode wants cv or heldout, not '%s'", optarg);
-            break;
-        case 's':
-            if (n_sets == MAX_SETS)
-                return cli_usage_error("eval", "at most %d --set options", MAX_SETS);
-            if (!strchr(optarg, '='))
-                return cli_usage_error("eval", "--set wants KEY=VALUE, not '%s'", optarg);
-            sets[n_sets++] = optarg;
-            break;
-        case '?':
-            if (optopt)
-                return cli_usage_error("eval", "option '%s' needs a value", argv[optind - 1]);
-            return cli_usage_error("eval", "unknown option '%s'", argv[optind - 1]);
-        default: return cli_usage_error("eval", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
-    if (!job_arg)
+    const struct opts_parser parser = {"eval", tab, sizeof tab / sizeof tab[0], OPTS_ERR_SPLIT,
+                                       .max_args = 0};
+    int nargs;
+    int rc = opts_parse(&parser, argc, argv, &nargs);
+    if (rc)
+        return rc;
+    o.mode = (enum evaluate_mode)mode;
+    if (!o.job)
         return cli_usage_error("eval", "--job is required");
-    if (mode == EVALUATE_HELDOUT && !labels_path)
+    if (o.mode == EVALUATE_HELDOUT && !o.labels)
         return cli_usage_error("eval", "--mode heldout needs --labels");
-    if (db_url && !save)
+    if (o.db_url && !o.save_model)
         return cli_usage_error("eval", "--db only goes with --save-model");
-
-    /* Check the --set keys before any work (usage errors). */
-    struct jobspec_params probe;
-    jobspec_params_default(&probe);
-    for (int i = 0; i < n_sets; i++) {
-        char key[128];
-        const char *eq = strchr(sets[i], '=');
-        snprintf(key, sizeof key, "%.*s", (int)(eq - sets[i]), sets[i]);
-        if (jobspec_params_set(&probe, key, eq + 1) != ERR_OK)
-            return cli_usage_error("eval", "--set %s", err_msg());
-    }
-
-    struct evalcmd_opts o = {
-        .job = job_arg,
-        .topic = topic,
-        .labels = labels_path,
-        .proxy = proxy,
-        .mode = mode,
-        .report = report_path,
-        .sets = sets,
-        .n_sets = (size_t)n_sets,
-        .save_model = save,
-        .db_url = db_url,
-        .db_open = db_open,
-    };
+    if ((rc = check_sets(sets, set_list.n)))
+        return rc;
+    o.sets = sets;
+    o.n_sets = (size_t)set_list.n;
     switch (evalcmd_run(&o)) {
     case EVALCMD_DONE:
         return CLI_OK;

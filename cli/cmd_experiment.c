@@ -1,12 +1,11 @@
 /* `sitescout experiment`: the paper's crawling experiments (§5.1, §5.3) on one replay web. */
-#include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
 #include "cli/db.h"
+#include "cli/opts.h"
 #include "eval/experiment.h"
 
 #define CMD      "experiment"
@@ -79,94 +78,49 @@ void cmd_experiment_usage(void)
         "outputs are written anyway), 2 for bad usage.\n");
 }
 
-int cmd_experiment(int argc, char **argv)
+/* The options every run needs, in the order their absence is reported. */
+static int check_required(const struct experiment_opts *o)
 {
-    const char *warc = NULL, *labels_path = NULL, *jobs = NULL, *topic = NULL, *budget_arg = NULL,
-               *dir = NULL, *db_url = NULL, *targets = NULL, *sets[MAX_SETS];
-    int n_sets = 0, skip_eval = 0;
-    static const struct option opts[] = {
-        {"warc", required_argument, NULL, 'w'},   {"labels", required_argument, NULL, 'l'},
-        {"jobs", required_argument, NULL, 'j'},   {"topic", required_argument, NULL, 't'},
-        {"budget", required_argument, NULL, 'b'}, {"out", required_argument, NULL, 'o'},
-        {"set", required_argument, NULL, 's'},    {"db", required_argument, NULL, 'd'},
-        {"skip-eval", no_argument, NULL, 'E'},    {"targets", required_argument, NULL, 'T'},
-        {NULL, 0, NULL, 0},
-    };
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w':
-            warc = optarg;
-            break;
-        case 'l':
-            labels_path = optarg;
-            break;
-        case 'j':
-            jobs = optarg;
-            break;
-        case 't':
-            topic = optarg;
-            break;
-        case 'b':
-            budget_arg = optarg;
-            break;
-        case 'o':
-            dir = optarg;
-            break;
-        case 'd':
-            db_url = optarg;
-            break;
-        case 'E':
-            skip_eval = 1;
-            break;
-        case 'T':
-            targets = optarg;
-            break;
-        case 's':
-            if (n_sets == MAX_SETS)
-                return cli_usage_error(CMD, "at most %d --set options", MAX_SETS);
-            sets[n_sets++] = optarg;
-            break;
-        case '?':
-            if (optopt)
-                return cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
-            return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
-        default:
-            return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
     static const char *const names[] = {"--warc",  "--labels", "--jobs",
                                         "--topic", "--budget", "--out"};
-    const char *given[] = {warc, labels_path, jobs, topic, budget_arg, dir};
+    /* --budget's least value is 1: 0 is "not given". */
+    const int given[] = {!!o->warc,  !!o->labels,    !!o->jobs,
+                         !!o->topic, o->budget != 0, !!o->out_dir};
     for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
         if (!given[i])
             return cli_usage_error(CMD, "%s is required", names[i]);
-    char *end;
-    errno = 0;
-    long long budget = strtoll(budget_arg, &end, 10);
-    if (!*budget_arg || *end || errno || budget < 1)
-        return cli_usage_error(CMD, "--budget wants a number of pages (at least 1), not '%s'",
-                               budget_arg);
-    struct experiment_opts o = {
-        .warc = warc,
-        .labels = labels_path,
-        .jobs = jobs,
-        .topic = topic,
-        .out_dir = dir,
-        .budget = budget,
-        .sets = sets,
-        .n_sets = (size_t)n_sets,
-        .db_url = db_url,
-        .targets = targets,
-        .skip_eval = skip_eval,
-        .argc = argc,
-        .argv = argv,
-        .db_open = db_open,
+    return CLI_OK;
+}
+
+int cmd_experiment(int argc, char **argv)
+{
+    struct experiment_opts o = {.argc = argc, .argv = argv, .db_open = db_open};
+    const char *sets[MAX_SETS];
+    struct opts_list set_list = {sets, 0, MAX_SETS};
+    int64_t budget = 0;
+    const struct opts_entry tab[] = {
+        OPTS_STRING("warc", &o.warc),
+        OPTS_STRING("labels", &o.labels),
+        OPTS_STRING("jobs", &o.jobs),
+        OPTS_STRING("topic", &o.topic),
+        OPTS_INT64("budget", &budget, 1, INT64_MAX, "a number of pages (at least 1)"),
+        OPTS_STRING("out", &o.out_dir),
+        OPTS_LIST("set", &set_list, "at most " OPTS_STR(MAX_SETS) " --set options"),
+        OPTS_STRING("db", &o.db_url),
+        OPTS_FLAG("skip-eval", &o.skip_eval),
+        OPTS_STRING("targets", &o.targets),
     };
+    const struct opts_parser parser = {CMD, tab, sizeof tab / sizeof tab[0], OPTS_ERR_SPLIT,
+                                       .max_args = 0};
+    int nargs;
+    int rc = opts_parse(&parser, argc, argv, &nargs);
+    if (rc)
+        return rc;
+    o.budget = budget;
+    if ((rc = check_required(&o)))
+        return rc;
+    o.sets = sets;
+    o.n_sets = (size_t)set_list.n;
     switch (experiment_run(&o)) {
     case EXPERIMENT_DONE:
         return CLI_OK;

@@ -1,14 +1,11 @@
 /* `sitescout replay`: serve WARC archives as the web, an HTTP proxy with fault injection. */
-#include <errno.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "replay/replayd.h"
 #include "cli/cli.h"
 #include "cli/cmds.h"
+#include "cli/opts.h"
 
 void cmd_replay_usage(void)
 {
@@ -43,119 +40,57 @@ void cmd_replay_usage(void)
            20);
 }
 
-/* Parse a number in [lo, hi]; 0 on failure. */
-static int parse_num(const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (!*v || *end || errno || !isfinite(d) || d < lo || d > hi)
-        return 0;
-    *out = d;
-    return 1;
-}
+/* Where one of the repeatable host options puts its names (OPTS_CALL's dest). */
+struct host_opt {
+    const char *opt; /* "--trap-host", for the error lines */
+    const char **list;
+    size_t *n;
+};
 
-static int add_host(const char *opt, const char **list, size_t *n, const char *name)
+static int add_host(void *dest, const char *name)
 {
+    const struct host_opt *h = dest;
     if (!*name || strchr(name, '/') || strchr(name, ' '))
-        return cli_usage_error("replay", "%s wants a host name, not '%s'", opt, name);
-    if (*n == REPLAY_HOSTS_MAX)
-        return cli_usage_error("replay", "at most %d %s options", REPLAY_HOSTS_MAX, opt);
-    list[(*n)++] = name;
+        return cli_usage_error("replay", "%s wants a host name, not '%s'", h->opt, name);
+    if (*h->n == REPLAY_HOSTS_MAX)
+        return cli_usage_error("replay", "at most %d %s options", REPLAY_HOSTS_MAX, h->opt);
+    h->list[(*h->n)++] = name;
     return CLI_OK;
 }
 
 int cmd_replay(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"warc", required_argument, NULL, 'w'},
-        {"listen", required_argument, NULL, 'l'},
-        {"access-log", required_argument, NULL, 'a'},
-        {"seed", required_argument, NULL, 's'},
-        {"latency-ms", required_argument, NULL, 'L'},
-        {"error-rate", required_argument, NULL, 'E'},
-        {"reset-rate", required_argument, NULL, 'R'},
-        {"slow-rate", required_argument, NULL, 'S'},
-        {"slow-ms", required_argument, NULL, 'M'},
-        {"trap-host", required_argument, NULL, 'T'},
-        {"huge-host", required_argument, NULL, 'H'},
-        {"junk-host", required_argument, NULL, 'J'},
-        {NULL, 0, NULL, 0},
+    struct replayd_opts o = {.cfg.seed = 1};
+    struct replay_config *cfg = &o.cfg;
+    struct opts_list warcs = {o.warcs, 0, REPLAYD_WARCS_MAX};
+    double slow_ms = 0; /* whole milliseconds wanted, but a fraction was always cut off */
+    struct host_opt trap = {"--trap-host", cfg->trap_hosts, &cfg->ntrap},
+                    huge = {"--huge-host", cfg->huge_hosts, &cfg->nhuge},
+                    junk = {"--junk-host", cfg->junk_hosts, &cfg->njunk};
+    const struct opts_entry tab[] = {
+        OPTS_LIST("warc", &warcs, "at most " OPTS_STR(REPLAYD_WARCS_MAX) " --warc files"),
+        OPTS_STRING("listen", &cfg->listen),
+        OPTS_STRING("access-log", &cfg->access_log),
+        OPTS_UINT64("seed", &cfg->seed, "a non-negative integer"),
+        OPTS_DOUBLE("latency-ms", &cfg->latency_ms, 0, 600000, "0 to 600000"),
+        OPTS_DOUBLE("error-rate", &cfg->error_rate, 0, 1, "a rate from 0 to 1"),
+        OPTS_DOUBLE("reset-rate", &cfg->reset_rate, 0, 1, "a rate from 0 to 1"),
+        OPTS_DOUBLE("slow-rate", &cfg->slow_rate, 0, 1, "a rate from 0 to 1"),
+        OPTS_DOUBLE("slow-ms", &slow_ms, 1, 600000, "1 to 600000"),
+        OPTS_CALL("trap-host", &trap, add_host),
+        OPTS_CALL("huge-host", &huge, add_host),
+        OPTS_CALL("junk-host", &junk, add_host),
     };
-    struct replay_config cfg = {.seed = 1};
-    struct replayd_opts o = {0};
-    double d;
-    int c, rc;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'w':
-            if (o.nwarcs == REPLAYD_WARCS_MAX)
-                return cli_usage_error("replay", "at most %d --warc files", REPLAYD_WARCS_MAX);
-            o.warcs[o.nwarcs++] = optarg;
-            break;
-        case 'l':
-            cfg.listen = optarg;
-            break;
-        case 'a':
-            cfg.access_log = optarg;
-            break;
-        case 's': {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || errno || optarg[0] == '-')
-                return cli_usage_error("replay", "--seed wants a non-negative integer, not '%s'",
-                                       optarg);
-            cfg.seed = v;
-            break;
-        }
-        case 'L':
-            if (!parse_num(optarg, 0, 600000, &cfg.latency_ms))
-                return cli_usage_error("replay", "--latency-ms wants 0 to 600000, not '%s'",
-                                       optarg);
-            break;
-        case 'E':
-        case 'R':
-        case 'S':
-            if (!parse_num(optarg, 0, 1, &d))
-                return cli_usage_error("replay", "--%s-rate wants a rate from 0 to 1, not '%s'",
-                                       c == 'E'   ? "error"
-                                       : c == 'R' ? "reset"
-                                                  : "slow",
-                                       optarg);
-            *(c == 'E' ? &cfg.error_rate : c == 'R' ? &cfg.reset_rate : &cfg.slow_rate) = d;
-            break;
-        case 'M':
-            if (!parse_num(optarg, 1, 600000, &d))
-                return cli_usage_error("replay", "--slow-ms wants 1 to 600000, not '%s'", optarg);
-            cfg.slow_ms = (unsigned)d;
-            break;
-        case 'T':
-            if ((rc = add_host("--trap-host", cfg.trap_hosts, &cfg.ntrap, optarg)))
-                return rc;
-            break;
-        case 'H':
-            if ((rc = add_host("--huge-host", cfg.huge_hosts, &cfg.nhuge, optarg)))
-                return rc;
-            break;
-        case 'J':
-            if ((rc = add_host("--junk-host", cfg.junk_hosts, &cfg.njunk, optarg)))
-                return rc;
-            break;
-        case ':':
-            return cli_usage_error("replay", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("replay", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("replay", "unexpected argument '%s'", argv[optind]);
-    if (!o.nwarcs)
+    const struct opts_parser parser = {"replay", tab, sizeof tab / sizeof tab[0], OPTS_ERR_UNKNOWN,
+                                       .max_args = 0};
+    int nargs;
+    int rc = opts_parse(&parser, argc, argv, &nargs);
+    if (rc)
+        return rc;
+    if (!warcs.n)
         return cli_usage_error("replay", "--warc FILE is required");
-
-    o.cfg = cfg;
+    o.nwarcs = (size_t)warcs.n;
+    cfg->slow_ms = (unsigned)slow_ms;
     if (replayd_run(&o) != ERR_OK)
         return cli_fail("replay", "%s", err_msg());
     return CLI_OK;

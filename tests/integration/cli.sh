@@ -74,5 +74,59 @@ usage_error "sitescout db: unexpected argument 'extra'" "db extra argument" \
   -- "$BIN" db start extra
 usage_error "sitescout version: unexpected argument '--foo'" "version takes no option" \
   -- "$BIN" version --foo
+usage_error "sitescout replay: unknown option '--warc'" "replay missing value" \
+  -- "$BIN" replay --warc
+usage_error "sitescout replay: --seed wants a non-negative integer, not '-1'" "replay --seed sign" \
+  -- "$BIN" replay --warc x --seed -1
+usage_error "sitescout replay: --error-rate wants a rate from 0 to 1, not '2'" \
+  "replay rate range, by a prefix" -- "$BIN" replay --warc x --error=2
+usage_error "sitescout replay: --slow-ms wants 1 to 600000, not '0'" "replay --slow-ms range" \
+  -- "$BIN" replay --warc x --slow-ms 0
+usage_error "sitescout replay: --trap-host wants a host name, not 'a/b'" "replay bad host name" \
+  -- "$BIN" replay --warc x --trap-host a/b --frob
+usage_error "sitescout replay: unexpected argument 'extra'" "replay extra argument" \
+  -- "$BIN" replay extra --warc x
+usage_error "sitescout replay: --warc FILE is required" "replay without --warc" \
+  -- "$BIN" replay --listen 127.0.0.1:0
+warcs=(); for i in $(seq 65); do warcs+=(--warc "w$i"); done
+usage_error "sitescout replay: at most 64 --warc files" "replay --warc limit" \
+  -- "$BIN" replay "${warcs[@]}"
+err=$("$BIN" replay --warc=/nonexistent.warc --seed 5 --slow-ms 1.5 --slow-r 1 2>&1 || true)
+assert_eq "sitescout replay: /nonexistent.warc: No such file or directory" "$err" \
+  "replay: good values pass the parser to the run"
+usage_error "sitescout eval: option '--job' needs a value" "eval missing value" \
+  -- "$BIN" eval --job
+usage_error "sitescout eval: option '--save-model=1' needs a value" "eval flag with a value" \
+  -- "$BIN" eval --job x --save-model=1
+usage_error "sitescout eval: unknown option '--s'" "eval ambiguous prefix" \
+  -- "$BIN" eval --job x --s a=b
+usage_error "sitescout eval: unknown option '-x'" "eval short option" -- "$BIN" eval -x
+usage_error "sitescout eval: --mode wants cv or heldout, not ''" "eval empty --mode" \
+  -- "$BIN" eval --job x --mode=
+usage_error "sitescout eval: --set wants KEY=VALUE, not 'p_threshold'" "eval --set without =" \
+  -- "$BIN" eval --job x --set p_threshold
+usage_error "sitescout eval: --set wants KEY=VALUE, not '=x'" "eval --set without a key" \
+  -- "$BIN" eval --job x --set =x
+usage_error "sitescout eval: --set params.p_treshold: unknown parameter" "eval unknown --set key" \
+  -- "$BIN" eval --job x --set p_treshold=1
+usage_error "sitescout eval: at most 64 --set options" "eval --set limit" \
+  -- "$BIN" eval --job x "${sets[@]}"
+usage_error "sitescout eval: unexpected argument 'extra'" "eval extra argument" \
+  -- "$BIN" eval --job x -- extra
+ex_args=(--warc w --labels l --jobs j --topic t --budget 10 --out o)
+usage_error "sitescout experiment: option '--warc' needs a value" "experiment missing value" \
+  -- "$BIN" experiment --warc
+usage_error "sitescout experiment: unknown option '--t'" "experiment ambiguous prefix" \
+  -- "$BIN" experiment "${ex_args[@]}" --t x
+usage_error "sitescout experiment: --budget wants a number of pages (at least 1), not '5x'" \
+  "experiment --budget whole string" -- "$BIN" experiment "${ex_args[@]}" --budget=5x
+usage_error "sitescout experiment: --budget wants a number of pages (at least 1), not 'abc'" \
+  "experiment bad --budget before a missing option" -- "$BIN" experiment --budget abc
+usage_error "sitescout experiment: --budget is required" "experiment without --budget" \
+  -- "$BIN" experiment --warc w --labels l --jobs j --topic t --out o
+usage_error "sitescout experiment: unexpected argument 'extra'" "experiment extra argument" \
+  -- "$BIN" experiment extra "${ex_args[@]}"
+usage_error "sitescout experiment: at most 64 --set options" "experiment --set limit" \
+  -- "$BIN" experiment "${ex_args[@]}" "${sets[@]}"
 routes=$("$BIN" serve --print-routes)
 assert_contains "$routes" "GET /api/jobs" "serve --print-routes lists the routes"
