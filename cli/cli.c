@@ -73,35 +73,3 @@ int cli_is_help(const char *arg)
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
-static int is_source_tree(const char *dir)
-{
-    char path[PATH_MAX + 32];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/sql", dir);
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return 0;
-    snprintf(path, sizeof path, "%s/CMakeLists.txt", dir);
-    return stat(path, &st) == 0;
-}
-
-char *cli_home_dir(void)
-{
-    const char *env = getenv("SITESCOUT_HOME");
-    if (env && *env)
-        return strdup(env);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash;
-        while ((slash = strrchr(exe, '/')) != NULL) {
-            *slash = '\0';
-            if (exe[0] && is_source_tree(exe))
-                return strdup(exe);
-        }
-    }
-    char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof cwd))
-        return strdup(cwd);
-    return strdup(".");
-}

@@ -29,12 +29,4 @@ int cli_fail(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* True for "-h" and "--help". */
 int cli_is_help(const char *arg);
 
-/*
- * The directory that holds the project's runtime state (var/): $SITESCOUT_HOME if
- * set, else the source tree the binary was built in (found by walking up from the
- * executable to a directory with sql/ and CMakeLists.txt), else the current
- * directory. Returns a malloc'd path the caller frees, or NULL on out of memory.
- */
-char *cli_home_dir(void);
-
 #endif

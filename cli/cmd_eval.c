@@ -3,7 +3,6 @@
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
-#include "cli/db.h"
 #include "cli/opts.h"
 #include "eval/evalcmd.h"
 #include "job/jobspec.h"
@@ -76,7 +75,7 @@ static int check_sets(const char *const *sets, int n)
 
 int cmd_eval(int argc, char **argv)
 {
-    struct evalcmd_opts o = {.db_open = db_open};
+    struct evalcmd_opts o = {0};
     const char *sets[MAX_SETS];
     struct opts_list set_list = {sets, 0, MAX_SETS};
     int mode = EVALUATE_CV;

@@ -4,7 +4,6 @@
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
-#include "cli/db.h"
 #include "cli/opts.h"
 #include "eval/experiment.h"
 
@@ -94,7 +93,7 @@ static int check_required(const struct experiment_opts *o)
 
 int cmd_experiment(int argc, char **argv)
 {
-    struct experiment_opts o = {.argc = argc, .argv = argv, .db_open = db_open};
+    struct experiment_opts o = {.argc = argc, .argv = argv};
     const char *sets[MAX_SETS];
     struct opts_list set_list = {sets, 0, MAX_SETS};
     int64_t budget = 0;

@@ -5,7 +5,6 @@
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
-#include "cli/db.h"
 #include "cli/opts.h"
 #include "server/api.h"
 #include "server/serve.h"
@@ -67,28 +66,15 @@ static void announce(void *ctx, const char *host, int port)
     fflush(stdout);
 }
 
-/* Resolve the database (starting the embedded one if need be) and serve. */
-static int serve_with_db(struct serve_opts *o, const char *db_url)
-{
-    char *url = NULL;
-    enum err e = db_resolve_url(db_url, NULL, &url);
-    if (!e) {
-        o->db_url = url;
-        e = serve_run(o);
-    }
-    free(url);
-    return e ? cli_fail("serve", "%s", err_msg()) : CLI_OK;
-}
-
 int cmd_serve(int argc, char **argv)
 {
-    const char *listen = "127.0.0.1:8080", *db_url = NULL;
+    const char *listen = "127.0.0.1:8080";
     int routes = 0;
     struct serve_opts o = {
         .workers = SERVE_DEFAULT_WORKERS, .fetch_slots = SERVE_DEFAULT_SLOTS, .ready = announce};
     const struct opts_entry tab[] = {
         OPTS_STRING("listen", &listen),
-        OPTS_STRING("db", &db_url),
+        OPTS_STRING("db", &o.db_url),
         OPTS_STRING("proxy", &o.proxy),
         OPTS_INT("workers", &o.workers, 1, SERVE_MAX_WORKERS, "1.." OPTS_STR(SERVE_MAX_WORKERS)),
         OPTS_INT("fetch-slots", &o.fetch_slots, 1, SERVE_MAX_SLOTS,
@@ -112,5 +98,5 @@ int cmd_serve(int argc, char **argv)
     if (strncmp(host, "127.", 4) != 0 && (!o.token || !*o.token))
         return cli_usage_error("serve", "listening on %s (not loopback) needs --token", host);
     o.host = host;
-    return serve_with_db(&o, db_url);
+    return serve_run(&o) ? cli_fail("serve", "%s", err_msg()) : CLI_OK;
 }

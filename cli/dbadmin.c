@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/db.h"
+#include "store/dbopen.h"
 #include "store/migrate.h"
 #include "store/pgembed.h"
 #include "store/store.h"
@@ -55,7 +55,7 @@ static int act_status(struct pgembed *pg)
 static int act_migrate(const struct dbadmin_opts *o)
 {
     struct store *s;
-    if (db_open(o->url, o->data_dir, &s) != ERR_OK)
+    if (dbopen_open(o->url, o->data_dir, &s) != ERR_OK)
         return cli_fail("db", "%s", err_msg());
     int version;
     enum err e = migrate_version(s, &version);
@@ -71,8 +71,8 @@ static int act_psql(const struct dbadmin_opts *o, int argc, char **argv)
     struct store *s;
     char *url;
     /* Open (and migrate) first so that psql sees the schema. */
-    if (db_open(o->url, o->data_dir, &s) != ERR_OK ||
-        db_resolve_url(o->url, o->data_dir, &url) != ERR_OK)
+    if (dbopen_open(o->url, o->data_dir, &s) != ERR_OK ||
+        dbopen_resolve_url(o->url, o->data_dir, &url) != ERR_OK)
         return cli_fail("db", "%s", err_msg());
     store_free(s);
     char **args = calloc((size_t)argc + 3, sizeof *args);
@@ -96,7 +96,7 @@ static int act_psql(const struct dbadmin_opts *o, int argc, char **argv)
 static int act_cluster(const struct dbadmin_opts *o)
 {
     struct pgembed pg;
-    if (db_embedded(&pg, o->data_dir, o->port, o->tcp) != ERR_OK)
+    if (dbopen_embedded(&pg, o->data_dir, o->port, o->tcp) != ERR_OK)
         return cli_fail("db", "%s", err_msg());
     int rc;
     if (o->action == DBADMIN_START) {

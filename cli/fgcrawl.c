@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/crawlui.h"
-#include "cli/db.h"
+#include "store/dbopen.h"
 #include "cli/opts.h"
 #include "common/log.h"
 #include "eval/labels.h"
@@ -120,7 +120,7 @@ int fgcrawl_run(const struct fgcrawl_opts *o)
         rc = cli_usage_error("crawl", "%s", err_msg());
         goto out;
     }
-    if (db_open(o->db_url, NULL, &fc.s) != ERR_OK) {
+    if (dbopen_open(o->db_url, NULL, &fc.s) != ERR_OK) {
         rc = cli_fail("crawl", "%s", err_msg());
         goto out;
     }

@@ -11,6 +11,7 @@
 #include "eval/evaltable.h"
 #include "eval/labels.h"
 #include "job/jobspec.h"
+#include "store/dbopen.h"
 #include "store/models.h"
 #include "store/store.h"
 
@@ -42,7 +43,7 @@ static enum err save_model(const struct evalcmd_opts *o, const struct jobspec *j
     if (!e)
         e = jobspec_params_json(&job->params, &params);
     if (!e)
-        e = o->db_open(o->db_url, NULL, &s);
+        e = dbopen_open(o->db_url, NULL, &s);
     if (!e)
         e = models_save(s, 0, PAGECLS_FORMAT_VERSION, c->p_err, c->accuracy, buf_str(&cv),
                         buf_str(&params), bytes.data, bytes.len, id);

@@ -16,9 +16,6 @@
 
 struct store;
 
-/* Opens the database of a URL (NULL: the default one), as cli/db.h db_open does. */
-typedef enum err (*evalcmd_db_open_fn)(const char *url, const char *base_dir, struct store **out);
-
 struct evalcmd_opts {
     const char *job;    /* a job or jobs file, or the JSON text itself when it starts with '{' */
     const char *topic;  /* the entry of a jobs file, or NULL */
@@ -29,8 +26,7 @@ struct evalcmd_opts {
     const char *const *sets; /* "KEY=VALUE" job parameter overrides */
     size_t n_sets;
     int save_model;     /* store the page classifier trained on all training websites */
-    const char *db_url; /* for save_model; NULL: db_open's default */
-    evalcmd_db_open_fn db_open;
+    const char *db_url; /* for save_model; NULL: the default one (store/dbopen) */
 };
 
 enum evalcmd_end {

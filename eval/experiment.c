@@ -21,6 +21,7 @@
 #include "eval/reportsummary.h"
 #include "eval/targets.h"
 #include "job/jobspec.h"
+#include "store/dbopen.h"
 #include "store/store.h"
 
 /* Messages printed while the experiment goes on carry the command's name. */
@@ -240,7 +241,7 @@ static enum err measure(struct exp *x)
         snprintf(prefix, sizeof prefix, "replay of %s", o->warc);
         return with_prefix(e, prefix);
     }
-    e = o->db_open(o->db_url, NULL, &x->s);
+    e = dbopen_open(o->db_url, NULL, &x->s);
     if (e)
         return e;
     fprintf(stderr, "experiment %s: budget %lld pages, replay of %s on %s\n", x->js->topic,

@@ -19,21 +19,16 @@
 
 struct store;
 
-/* Opens the database of a URL (NULL: the default one), as cli/db.h db_open does. */
-typedef enum err (*experiment_db_open_fn)(const char *url, const char *base_dir,
-                                          struct store **out);
-
 struct experiment_opts {
     const char *warc, *labels, *jobs, *topic, *out_dir; /* required */
     long long budget;                                   /* pages per run, at least 1 */
     const char *const *sets; /* "key=value" job parameter overrides, as given */
     size_t n_sets;
-    const char *db_url;  /* NULL: db_open's default */
+    const char *db_url;  /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
     const char *targets; /* a targets file, or NULL */
     int skip_eval;       /* leave out Table 2 */
     int argc;            /* the command line as run (argv[0] the command), for summary.md */
     char **argv;
-    experiment_db_open_fn db_open;
 };
 
 enum experiment_end {

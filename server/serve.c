@@ -2,14 +2,15 @@
 #include "server/serve.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/log.h"
 #include "server/api.h"
 #include "server/http.h"
+#include "store/dbopen.h"
 #include "store/dbpool.h"
-#include "store/migrate.h"
 #include "store/store.h"
 
 static volatile sig_atomic_t signalled;
@@ -39,15 +40,12 @@ static void wait_for_signal(void)
 }
 
 /* Bring the schema up to date and make the scheduler, which reads the orphaned jobs. */
-static enum err prepare(const struct serve_opts *o, struct sched **sc)
+static enum err prepare(const struct serve_opts *o, const char *url, struct sched **sc)
 {
     struct store *s;
-    enum err e = store_open(o->db_url, 10000, &s);
-    if (e)
-        return e;
-    e = migrate_apply(s, NULL);
+    enum err e = dbopen_open(url, NULL, &s);
     if (!e) {
-        struct sched_config c = {.db_url = o->db_url,
+        struct sched_config c = {.db_url = url,
                                  .proxy = o->proxy,
                                  .workers = o->workers,
                                  .fetch_slots = o->fetch_slots};
@@ -62,9 +60,12 @@ enum err serve_run(const struct serve_opts *o)
     struct sched *sc = NULL;
     struct dbpool *pool = NULL;
     struct http *h = NULL;
-    enum err e = prepare(o, &sc);
+    char *url = NULL;
+    enum err e = dbopen_resolve_url(o->db_url, NULL, &url);
     if (!e)
-        e = dbpool_new(o->db_url, 8, &pool);
+        e = prepare(o, url, &sc);
+    if (!e)
+        e = dbpool_new(url, 8, &pool);
     struct api_config cfg = {.pool = pool, .token = o->token};
     int bound = 0;
     if (!e) {
@@ -84,5 +85,6 @@ out:
     http_stop(h); /* no new requests; the workers pause their jobs */
     sched_free(sc);
     dbpool_free(pool);
+    free(url);
     return e;
 }

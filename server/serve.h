@@ -17,7 +17,7 @@
 struct serve_opts {
     const char *host; /* IPv4 address to listen on */
     int port;         /* 0 picks a free one */
-    const char *db_url;
+    const char *db_url; /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
     const char *proxy; /* HTTP proxy for every fetch, or NULL */
     const char *token; /* every API call needs it, or NULL */
     int workers;       /* 1..SERVE_MAX_WORKERS */

@@ -1,19 +1,54 @@
 /* Resolves and opens the database a command works on, starting the embedded one if needed. */
-#include "cli/db.h"
+#include "store/dbopen.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "cli/cli.h"
 #include "store/migrate.h"
 #include "store/store.h"
 
-enum err db_embedded(struct pgembed *pg, const char *base_dir, int port, int tcp)
+static int is_source_tree(const char *dir)
+{
+    char path[PATH_MAX + 32];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/sql", dir);
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(path, sizeof path, "%s/CMakeLists.txt", dir);
+    return stat(path, &st) == 0;
+}
+
+char *dbopen_home_dir(void)
+{
+    const char *env = getenv("SITESCOUT_HOME");
+    if (env && *env)
+        return strdup(env);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash;
+        while ((slash = strrchr(exe, '/')) != NULL) {
+            *slash = '\0';
+            if (exe[0] && is_source_tree(exe))
+                return strdup(exe);
+        }
+    }
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd))
+        return strdup(cwd);
+    return strdup(".");
+}
+
+enum err dbopen_embedded(struct pgembed *pg, const char *base_dir, int port, int tcp)
 {
     if (base_dir)
         return pgembed_init(pg, base_dir, port, tcp);
-    char *home = cli_home_dir();
+    char *home = dbopen_home_dir();
     if (!home)
         return err_set(ERR_NOMEM, "out of memory");
     size_t n = strlen(home) + sizeof "/var/pg";
@@ -28,7 +63,7 @@ enum err db_embedded(struct pgembed *pg, const char *base_dir, int port, int tcp
     return e;
 }
 
-enum err db_resolve_url(const char *url, const char *base_dir, char **out)
+enum err dbopen_resolve_url(const char *url, const char *base_dir, char **out)
 {
     *out = NULL;
     if (!url || !*url)
@@ -38,7 +73,7 @@ enum err db_resolve_url(const char *url, const char *base_dir, char **out)
         return *out ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
     }
     struct pgembed pg;
-    enum err e = db_embedded(&pg, base_dir, 0, 0);
+    enum err e = dbopen_embedded(&pg, base_dir, 0, 0);
     if (e)
         return e;
     e = pgembed_start(&pg);
@@ -51,11 +86,11 @@ enum err db_resolve_url(const char *url, const char *base_dir, char **out)
     return e;
 }
 
-enum err db_open(const char *url, const char *base_dir, struct store **out)
+enum err dbopen_open(const char *url, const char *base_dir, struct store **out)
 {
     *out = NULL;
     char *resolved;
-    enum err e = db_resolve_url(url, base_dir, &resolved);
+    enum err e = dbopen_resolve_url(url, base_dir, &resolved);
     if (e)
         return e;
     struct store *s;
