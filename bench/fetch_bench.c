@@ -123,18 +123,48 @@ static int parse_args(int argc, char **argv, struct args *a)
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 's': a->sites = optarg; break;
-        case 'p': cfg->proxy = optarg; break;
-        case 'n': if (!int_arg(optarg, &cfg->max_in_flight)) return 2; break;
-        case 'd': if (!int_arg(optarg, &cfg->delay_ms)) return 2; break;
-        case 'm': if (!long_arg(optarg, &a->max_pages)) return 2; break;
-        case 'a': cfg->allow_private = 1; break;
-        case 'r': a->results = optarg; break;
-        case 't': if (!int_arg(optarg, &cfg->timeout_ms)) return 2; break;
-        case 'b': if (!size_arg(optarg, &cfg->max_body)) return 2; break;
-        case 'R': cfg->obey_robots = 0; break;
-        case 'T': if (!int_arg(optarg, &cfg->robots_retry_ms)) return 2; break;
-        default: fprintf(stderr, "usage: see the top of bench/fetch_bench.c\n"); return 2;
+        case 's':
+            a->sites = optarg;
+            break;
+        case 'p':
+            cfg->proxy = optarg;
+            break;
+        case 'n':
+            if (!int_arg(optarg, &cfg->max_in_flight))
+                return 2;
+            break;
+        case 'd':
+            if (!int_arg(optarg, &cfg->delay_ms))
+                return 2;
+            break;
+        case 'm':
+            if (!long_arg(optarg, &a->max_pages))
+                return 2;
+            break;
+        case 'a':
+            cfg->allow_private = 1;
+            break;
+        case 'r':
+            a->results = optarg;
+            break;
+        case 't':
+            if (!int_arg(optarg, &cfg->timeout_ms))
+                return 2;
+            break;
+        case 'b':
+            if (!size_arg(optarg, &cfg->max_body))
+                return 2;
+            break;
+        case 'R':
+            cfg->obey_robots = 0;
+            break;
+        case 'T':
+            if (!int_arg(optarg, &cfg->robots_retry_ms))
+                return 2;
+            break;
+        default:
+            fprintf(stderr, "usage: see the top of bench/fetch_bench.c\n");
+            return 2;
         }
     }
     if (!a->sites) {

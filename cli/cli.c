@@ -16,8 +16,8 @@ const struct cli_command cli_commands[] = {
      cmd_crawl_usage},
     {"db", "manage the embedded PostgreSQL cluster (start, stop, status, url, psql, migrate)",
      cmd_db, cmd_db_usage},
-    {"eval", "measure the website classifier against the homepage classifier (Table 2)",
-     cmd_eval, cmd_eval_usage},
+    {"eval", "measure the website classifier against the homepage classifier (Table 2)", cmd_eval,
+     cmd_eval_usage},
     {"experiment", "run the paper's crawling experiments on a replay web: CSV, plots, summary",
      cmd_experiment, cmd_experiment_usage},
     {"replay", "serve WARC archives as the web (an HTTP proxy with fault injection)", cmd_replay,
@@ -36,7 +36,7 @@ const struct cli_command *cli_find(const char *name)
 }
 
 __attribute__((format(printf, 2, 0))) static void vprint_error(const char *cmd, const char *fmt,
-                                                          va_list ap)
+                                                               va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -72,4 +72,3 @@ int cli_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
-

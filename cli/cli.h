@@ -9,9 +9,9 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 struct cli_command {
     const char *name;
-    const char *summary;                /* one line for `sitescout help` */
-    int (*run)(int argc, char **argv);  /* argv[0] is the command name */
-    void (*usage)(void);                /* full --help text to stdout */
+    const char *summary;               /* one line for `sitescout help` */
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+    void (*usage)(void);               /* full --help text to stdout */
 };
 
 /* Every command, in the order `sitescout help` lists them. */

@@ -7,10 +7,10 @@
 #include "common/err.h"
 
 struct buf {
-    char *data;  /* NULL until the first append; then NUL-terminated */
-    size_t len;  /* bytes used, without the terminating NUL */
-    size_t cap;  /* bytes allocated */
-    size_t max;  /* appends that would exceed this fail with ERR_TOOBIG */
+    char *data; /* NULL until the first append; then NUL-terminated */
+    size_t len; /* bytes used, without the terminating NUL */
+    size_t cap; /* bytes allocated */
+    size_t max; /* appends that would exceed this fail with ERR_TOOBIG */
 };
 
 #define BUF_DEFAULT_MAX ((size_t)64 << 20)

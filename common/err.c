@@ -9,18 +9,30 @@ static _Thread_local char last_msg[1024];
 const char *err_str(enum err e)
 {
     switch (e) {
-    case ERR_OK: return "ok";
-    case ERR_NOMEM: return "out of memory";
-    case ERR_INVAL: return "invalid argument";
-    case ERR_IO: return "I/O error";
-    case ERR_DB: return "database error";
-    case ERR_NOTFOUND: return "not found";
-    case ERR_PARSE: return "parse error";
-    case ERR_TOOBIG: return "too big";
-    case ERR_TIMEOUT: return "timed out";
-    case ERR_CONFLICT: return "conflict";
-    case ERR_NET: return "network error";
-    case ERR_INTERRUPT: return "interrupted";
+    case ERR_OK:
+        return "ok";
+    case ERR_NOMEM:
+        return "out of memory";
+    case ERR_INVAL:
+        return "invalid argument";
+    case ERR_IO:
+        return "I/O error";
+    case ERR_DB:
+        return "database error";
+    case ERR_NOTFOUND:
+        return "not found";
+    case ERR_PARSE:
+        return "parse error";
+    case ERR_TOOBIG:
+        return "too big";
+    case ERR_TIMEOUT:
+        return "timed out";
+    case ERR_CONFLICT:
+        return "conflict";
+    case ERR_NET:
+        return "network error";
+    case ERR_INTERRUPT:
+        return "interrupted";
     }
     return "unknown error";
 }

@@ -2,7 +2,7 @@
 #ifndef SITESCOUT_COMMON_ERR_H
 #define SITESCOUT_COMMON_ERR_H
 
-#define WARN_UNUSED __attribute__((warn_unused_result))
+#define WARN_UNUSED       __attribute__((warn_unused_result))
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 
 enum err {

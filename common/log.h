@@ -6,7 +6,8 @@
 
 enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_QUIET };
 
-/* Messages below the level are dropped. Default LOG_INFO, or SITESCOUT_LOG=debug|info|warn|error|quiet. */
+/* Messages below the level are dropped. Default LOG_INFO, or
+ * SITESCOUT_LOG=debug|info|warn|error|quiet. */
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 /* Parse "debug", "info", ...; returns -1 for an unknown name. */
@@ -15,8 +16,8 @@ int log_level_parse(const char *name);
 void log_msg(enum log_level level, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
-#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
-#define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
+#define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
+#define log_warn(...)  log_msg(LOG_WARN, __VA_ARGS__)
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
 
 #endif

@@ -6,7 +6,6 @@
 
 #include "common/hash.h"
 
-
 void strmap_init(struct strmap *m)
 {
     m->slots = NULL;

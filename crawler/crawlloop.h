@@ -33,7 +33,7 @@ struct crawlloop_hooks {
 };
 
 #define CRAWLLOOP_WAIT_MS 200 /* longest wait for a result before a tick */
-#define CRAWLLOOP_BATCH 32    /* results fed between two ticks at most */
+#define CRAWLLOOP_BATCH   32  /* results fed between two ticks at most */
 
 /* Run the loop on f until hooks->finished says so or a hook fails. */
 enum err crawlloop_run(struct fetcher *f, const struct crawlloop_hooks *hooks,

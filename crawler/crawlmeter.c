@@ -82,8 +82,8 @@ void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
     }
 }
 
-void crawlmeter_report(const struct crawlmeter *m, enum crawl_stop stop,
-                       crawl_progress_fn fn, void *ctx)
+void crawlmeter_report(const struct crawlmeter *m, enum crawl_stop stop, crawl_progress_fn fn,
+                       void *ctx)
 {
     if (!fn)
         return;
@@ -122,9 +122,10 @@ enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job)
     m->written_pages = m->pages;
     struct crawl_progress pr;
     crawlmeter_progress(m, CRAWL_RUNNING, &pr);
-    struct crawlstore_metrics row = {pr.elapsed_s,  pr.pages,        pr.examined,
-                                     pr.relevant,   pr.harvest_rate, pr.harvest_window,
-                                     pr.pprs,       isinf(pr.pprs_window) ? NAN : pr.pprs_window};
+    struct crawlstore_metrics row = {pr.elapsed_s,    pr.pages,
+                                     pr.examined,     pr.relevant,
+                                     pr.harvest_rate, pr.harvest_window,
+                                     pr.pprs,         isinf(pr.pprs_window) ? NAN : pr.pprs_window};
     return crawlstore_metrics_add(s, job, &row);
 }
 
@@ -135,15 +136,15 @@ static enum crawl_stop user_request(struct store *s, int64_t job)
     if (crawlstore_job_get(s, job, &j) != ERR_OK)
         return CRAWL_RUNNING;
     enum crawl_stop st = strcmp(j.stop_requested, "stop") == 0    ? CRAWL_USER_STOP
-                            : strcmp(j.stop_requested, "pause") == 0 ? CRAWL_USER_PAUSE
-                                                                      : CRAWL_RUNNING;
+                         : strcmp(j.stop_requested, "pause") == 0 ? CRAWL_USER_PAUSE
+                                                                  : CRAWL_RUNNING;
     crawlstore_job_release(&j);
     return st;
 }
 
 enum crawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
-                                   const char *worker, enum crawl_stop stop,
-                                   crawl_progress_fn fn, void *ctx)
+                                const char *worker, enum crawl_stop stop, crawl_progress_fn fn,
+                                void *ctx)
 {
     enum crawl_stop u = user_request(s, job);
     if (u != CRAWL_RUNNING)

@@ -17,11 +17,11 @@
 struct store;
 
 struct crawlmeter_limits {
-    int64_t max_pages;    /* 0 = no limit; likewise below */
+    int64_t max_pages; /* 0 = no limit; likewise below */
     int64_t max_relevant;
     double max_seconds;
-    int64_t pprs_window;  /* pages */
-    double pprs_limit;    /* stop when the windowed pprs exceeds it; 0 = never */
+    int64_t pprs_window; /* pages */
+    double pprs_limit;   /* stop when the windowed pprs exceeds it; 0 = never */
 };
 
 struct crawlmeter_point {
@@ -36,12 +36,12 @@ struct crawlmeter {
     int64_t pages_unrecorded;          /* downloaded for work not recorded yet (max_pages) */
     struct crawlmeter_point *win;      /* ring of marks, for the windowed rates */
     size_t win_first, win_len;
-    double written_t;                  /* the last metrics row: when, ... */
-    int64_t written_pages;             /* ... at how many pages */
+    double written_t;      /* the last metrics row: when, ... */
+    int64_t written_pages; /* ... at how many pages */
 };
 
 /* A metrics row is due every CRAWLMETER_ROW_MS, or every CRAWLMETER_ROW_PAGES pages. */
-#define CRAWLMETER_ROW_MS 2000
+#define CRAWLMETER_ROW_MS    2000
 #define CRAWLMETER_ROW_PAGES 50
 
 /* Start counting from the job's stored counters. */
@@ -56,8 +56,8 @@ void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
                          struct crawl_progress *out);
 
 /* Hand the progress as it stands to fn (if any); set in_flight and border first. */
-void crawlmeter_report(const struct crawlmeter *m, enum crawl_stop stop,
-                       crawl_progress_fn fn, void *ctx);
+void crawlmeter_report(const struct crawlmeter *m, enum crawl_stop stop, crawl_progress_fn fn,
+                       void *ctx);
 
 /* Which budget (pages, relevant sites, seconds, windowed pprs) is used up, if any. */
 enum crawl_stop crawlmeter_budget_stop(const struct crawlmeter *m);
@@ -74,7 +74,7 @@ enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job) WA
  * first). Returns the user's request, or stop as it was.
  */
 enum crawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
-                                   const char *worker, enum crawl_stop stop,
-                                   crawl_progress_fn fn, void *ctx);
+                                const char *worker, enum crawl_stop stop, crawl_progress_fn fn,
+                                void *ctx);
 
 #endif

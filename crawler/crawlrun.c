@@ -7,7 +7,7 @@
 #include "crawler/fetch.h"
 #include "store/crawlstore.h"
 
-#define POLL_MS 1000  /* how often the job row is checked for stop/pause */
+#define POLL_MS  1000 /* how often the job row is checked for stop/pause */
 #define FLUSH_MS 2000 /* how often a strategy's kept verdicts and pages are written */
 
 struct run {

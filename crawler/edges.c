@@ -25,8 +25,7 @@ void edgeset_release(struct edgeset *es)
     edgeset_init(es);
 }
 
-static enum err add_one(struct edgeset *es, const char *link, const char *host, size_t n,
-                        double pr)
+static enum err add_one(struct edgeset *es, const char *link, const char *host, size_t n, double pr)
 {
     uintptr_t idx = (uintptr_t)strmap_get(&es->index, host, n);
     if (!idx) {
@@ -73,9 +72,12 @@ double edges_weight(enum edges_weights mode, double site_confidence, double conf
 {
     double local = page_count > 0 ? conf_sum / page_count : site_confidence;
     switch (mode) {
-    case EDGES_GLOBAL: return site_confidence;
-    case EDGES_LOCAL: return local;
-    case EDGES_COMBINED: break;
+    case EDGES_GLOBAL:
+        return site_confidence;
+    case EDGES_LOCAL:
+        return local;
+    case EDGES_COMBINED:
+        break;
     }
     return (local + site_confidence) / 2;
 }

@@ -85,8 +85,7 @@ static enum err slot_judged(struct ext *x, struct slot *sl)
         return err_set(ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n_pages; i++)
         cp[i] = (struct crawlstore_page){pages[i].final_url, fetch_status_name(pages[i].status),
-                                         pages[i].http_status, pages[i].bytes,
-                                         pages[i].pr_target};
+                                         pages[i].http_status, pages[i].bytes, pages[i].pr_target};
     struct verdict v = {
         .host = sl->host,
         .confidence = sitecrawl_confidence(sc),
@@ -134,8 +133,7 @@ static enum err slot_finish(struct ext *x, struct slot *sl)
 /* Claim the best border site into a free slot and start its examination. */
 static enum err slot_start(struct ext *x, struct slot *sl)
 {
-    enum err e = crawlstore_claim(x->s, x->job, x->p->worker, &sl->host, &sl->homepage,
-                                  &sl->rank);
+    enum err e = crawlstore_claim(x->s, x->job, x->p->worker, &sl->host, &sl->homepage, &sl->rank);
     if (e == ERR_NOTFOUND) {
         x->border_empty = 1;
         return ERR_OK;

@@ -23,17 +23,17 @@ struct extcrawl_params {
     enum edges_weights weights;
     struct sitecrawl_params site; /* per website; prior_target is the starting prior */
     double p_err;
-    int prior_harvest;        /* 1: the prior follows the harvest rate (paper §4.3.3) ... */
-    int prior_sites;          /* ... counting the starting prior as this many sites; 0: fixed */
-    int concurrency;          /* websites examined at once */
+    int prior_harvest; /* 1: the prior follows the harvest rate (paper §4.3.3) ... */
+    int prior_sites;   /* ... counting the starting prior as this many sites; 0: fixed */
+    int concurrency;   /* websites examined at once */
     struct crawlmeter_limits limits; /* the budgets */
-    const char *worker;       /* name recorded on claimed sites */
+    const char *worker;              /* name recorded on claimed sites */
 };
 
 /*
  * Crawl job `job` until a stop condition (crawler/crawlrun); the border and
- * everything found are in the store. Resumes where the job stands (claimed sites must have been unclaimed).
- * progress (may be NULL) is called after websites are recorded, about once a second
+ * everything found are in the store. Resumes where the job stands (claimed sites must have been
+ * unclaimed). progress (may be NULL) is called after websites are recorded, about once a second
  * otherwise, and at the end.
  */
 enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,

@@ -65,8 +65,9 @@ struct fetcher {
 };
 
 static const char *const status_names[FETCH_STATUS_COUNT] = {
-    "ok",      "http_error", "redirect", "too_many_redirects", "not_html", "robots",
-    "dns",     "connect",    "timeout",  "blocked",            "network",  "bad_url",
+    "ok",       "http_error", "redirect", "too_many_redirects",
+    "not_html", "robots",     "dns",      "connect",
+    "timeout",  "blocked",    "network",  "bad_url",
 };
 
 const char *fetch_status_name(enum fetch_status s)
@@ -189,7 +190,7 @@ static void finish(struct fetch_pool *f, struct request *q, enum fetch_status st
 /* ---- the scheduler's requests to the pool ------------------------------- */
 
 static enum err pool_start_transfer(void *ctx, struct fetchsched_host *h, struct fetchsched_req *s,
-                            const char *url, struct fetchsched_client *who)
+                                    const char *url, struct fetchsched_client *who)
 {
     struct fetch_pool *f = ctx;
     struct fetcher *c = (struct fetcher *)who;
@@ -208,7 +209,7 @@ static enum err pool_start_transfer(void *ctx, struct fetchsched_host *h, struct
 }
 
 static void pool_finish_request(void *ctx, struct fetchsched_req *s, enum fetch_status status,
-                         const char *error)
+                                const char *error)
 {
     finish(ctx, (struct request *)s, status, error);
 }
@@ -448,8 +449,7 @@ void fetch_pool_free(struct fetch_pool *f)
     free(f);
 }
 
-enum err fetcher_attach(struct fetch_pool *p, int max_in_flight, int delay_ms,
-                        struct fetcher **out)
+enum err fetcher_attach(struct fetch_pool *p, int max_in_flight, int delay_ms, struct fetcher **out)
 {
     *out = NULL;
     if (max_in_flight < 1 || delay_ms < 0)

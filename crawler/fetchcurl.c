@@ -50,13 +50,13 @@ struct fetchcurl {
 static int v4_is_private(uint32_t a)
 {
     return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 ||
-           (a >> 16) == 0xA9FE ||            /* 169.254/16 link-local */
-           (a >> 20) == 0xAC1 ||             /* 172.16/12 */
-           (a >> 16) == 0xC0A8 ||            /* 192.168/16 */
-           (a >> 22) == (100 << 2 | 1) ||    /* 100.64/10 shared address space */
-           (a >> 8) == 0xC00000 ||           /* 192.0.0/24 protocol assignments */
-           (a >> 17) == (198 << 7 | 9) ||    /* 198.18/15 benchmarking */
-           (a >> 28) >= 0xE;                 /* multicast, reserved, broadcast */
+           (a >> 16) == 0xA9FE ||         /* 169.254/16 link-local */
+           (a >> 20) == 0xAC1 ||          /* 172.16/12 */
+           (a >> 16) == 0xC0A8 ||         /* 192.168/16 */
+           (a >> 22) == (100 << 2 | 1) || /* 100.64/10 shared address space */
+           (a >> 8) == 0xC00000 ||        /* 192.0.0/24 protocol assignments */
+           (a >> 17) == (198 << 7 | 9) || /* 198.18/15 benchmarking */
+           (a >> 28) >= 0xE;              /* multicast, reserved, broadcast */
 }
 
 int fetchcurl_addr_is_private(const void *sockaddr)
@@ -76,10 +76,10 @@ int fetchcurl_addr_is_private(const void *sockaddr)
         int zero = 1;
         for (int i = 0; i < 15; i++)
             zero &= b[i] == 0;
-        return (zero && (b[15] == 0 || b[15] == 1)) || /* :: and ::1 */
-               (b[0] & 0xfe) == 0xfc ||                /* fc00::/7 unique local */
+        return (zero && (b[15] == 0 || b[15] == 1)) ||    /* :: and ::1 */
+               (b[0] & 0xfe) == 0xfc ||                   /* fc00::/7 unique local */
                (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 link-local */
-               b[0] == 0xff;                           /* multicast */
+               b[0] == 0xff;                              /* multicast */
     }
     return 1; /* anything else (unix sockets...) is not the public web */
 }
@@ -269,12 +269,17 @@ static enum fetch_status curl_failure(CURLcode rc)
 {
     switch (rc) {
     case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY: return FETCH_DNS;
-    case CURLE_COULDNT_CONNECT: return FETCH_CONNECT;
-    case CURLE_OPERATION_TIMEDOUT: return FETCH_TIMEOUT;
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        return FETCH_DNS;
+    case CURLE_COULDNT_CONNECT:
+        return FETCH_CONNECT;
+    case CURLE_OPERATION_TIMEDOUT:
+        return FETCH_TIMEOUT;
     case CURLE_URL_MALFORMAT:
-    case CURLE_UNSUPPORTED_PROTOCOL: return FETCH_BAD_URL;
-    default: return FETCH_NETWORK;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+        return FETCH_BAD_URL;
+    default:
+        return FETCH_NETWORK;
     }
 }
 

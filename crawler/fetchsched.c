@@ -21,8 +21,8 @@ struct fetchsched_host {
     struct fetchsched_host *parked_next; /* in the parked list (see fetchsched_run) */
     int parked;
     struct robots_host robots;
-    enum fetch_status down;              /* FETCH_OK, or why the host cannot be reached ... */
-    int64_t down_until_ms;               /* ... until then: its requests fail at once */
+    enum fetch_status down; /* FETCH_OK, or why the host cannot be reached ... */
+    int64_t down_until_ms;  /* ... until then: its requests fail at once */
 };
 
 struct fetchsched {
@@ -264,8 +264,7 @@ void fetchsched_add(struct fetchsched *s, struct fetchsched_req *q)
     host_wake(s, h);
 }
 
-void fetchsched_requeue(struct fetchsched *s, struct fetchsched_host *h,
-                        struct fetchsched_req *q)
+void fetchsched_requeue(struct fetchsched *s, struct fetchsched_host *h, struct fetchsched_req *q)
 {
     (void)s; /* the host wakes when its transfer is done */
     q->next = h->head;
@@ -474,8 +473,7 @@ void fetchsched_robots_done(struct fetchsched *s, struct fetchsched_host *h, int
 }
 
 /* h's transfer ended (or was aborted) at now: it waits delay_ms, or its Crawl-delay. */
-static void host_rest(struct fetchsched *s, struct fetchsched_host *h, int delay_ms,
-                      int64_t now)
+static void host_rest(struct fetchsched *s, struct fetchsched_host *h, int delay_ms, int64_t now)
 {
     h->active--;
     s->in_flight--;
@@ -516,8 +514,7 @@ void fetchsched_transfer_aborted(struct fetchsched *s, struct fetchsched_host *h
     host_wake(s, h);
 }
 
-struct fetchsched_req *fetchsched_client_leave(struct fetchsched *s,
-                                               struct fetchsched_client *c)
+struct fetchsched_req *fetchsched_client_leave(struct fetchsched *s, struct fetchsched_client *c)
 {
     struct fetchsched_req *dropped = NULL;
     for (size_t i = 0; i < s->hosts.cap; i++) {

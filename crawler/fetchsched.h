@@ -99,8 +99,7 @@ long fetchsched_run(struct fetchsched *s, int64_t now);
 void fetchsched_req_done(struct fetchsched *s, struct fetchsched_req *q);
 
 /* q (its url changed by a same-site redirect) goes first in host h's queue again. */
-void fetchsched_requeue(struct fetchsched *s, struct fetchsched_host *h,
-                        struct fetchsched_req *q);
+void fetchsched_requeue(struct fetchsched *s, struct fetchsched_host *h, struct fetchsched_req *q);
 
 /*
  * h's robots.txt transfer ended: HTTP status (0 if the host was not reached), the body,
@@ -122,7 +121,6 @@ void fetchsched_transfer_aborted(struct fetchsched *s, struct fetchsched_host *h
  * Client c leaves: its queued requests are taken off the hosts and returned (linked by
  * next) for the caller to free. Abort its transfers first (fetchsched_transfer_aborted).
  */
-struct fetchsched_req *fetchsched_client_leave(struct fetchsched *s,
-                                               struct fetchsched_client *c);
+struct fetchsched_req *fetchsched_client_leave(struct fetchsched *s, struct fetchsched_client *c);
 
 #endif

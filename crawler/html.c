@@ -17,7 +17,6 @@
 
 /* ---- small byte helpers -------------------------------------------------------------- */
 
-
 static int eq_ci(const char *s, const char *lit)
 {
     return s && strlen(s) == strlen(lit) && ascii_starts_with_ci(s, strlen(s), lit);

@@ -16,20 +16,20 @@
 #include "crawler/url.h"
 #include "store/crawlstore.h"
 
-#define DEFER_MAX 256   /* frontier pages looked at to find one on an idle website */
+#define DEFER_MAX 256 /* frontier pages looked at to find one on an idle website */
 
 struct site {
     char *host, *homepage;
-    int skip;          /* examined before this crawl (training, earlier run): not crawled */
-    int fetches;       /* downloads (robots-disallowed URLs excluded) */
+    int skip;    /* examined before this crawl (training, earlier run): not crawled */
+    int fetches; /* downloads (robots-disallowed URLs excluded) */
     int in_flight;
     struct sitecls cls;
-    int classified;    /* pages classified */
-    int relevant;      /* as counted in the meter */
-    int64_t found_pages; /* the crawl's pages when it last turned relevant */
-    int dirty;         /* changed since the last flush */
-    int stored;        /* has a row in the sites table */
-    double best;       /* the best rank of its frontier pages so far */
+    int classified;                  /* pages classified */
+    int relevant;                    /* as counted in the meter */
+    int64_t found_pages;             /* the crawl's pages when it last turned relevant */
+    int dirty;                       /* changed since the last flush */
+    int stored;                      /* has a row in the sites table */
+    double best;                     /* the best rank of its frontier pages so far */
     struct crawlstore_page *pending; /* pages since the last flush (url strings owned) */
     size_t n_pending, cap_pending;
 };
@@ -41,7 +41,7 @@ struct page {
     struct site *site;
     struct pagecrawl_links in; /* the downloaded pages linking here */
     double priority;           /* p->priority(&in) */
-    size_t heap_pos; /* index + 1 in the frontier heap; 0 = not in it */
+    size_t heap_pos;           /* index + 1 in the frontier heap; 0 = not in it */
     enum page_state state;
 };
 
@@ -230,15 +230,15 @@ static enum err mark_done(struct run *r, const char *url)
 static enum err site_keep_page(struct site *st, const char *url_as, const struct fetch_result *res,
                                double pr)
 {
-    enum err e = grow_array((void **)&st->pending, &st->cap_pending, st->n_pending + 1,
-                            sizeof *st->pending);
+    enum err e =
+        grow_array((void **)&st->pending, &st->cap_pending, st->n_pending + 1, sizeof *st->pending);
     if (e)
         return e;
     char *url = strdup(url_as);
     if (!url)
         return err_set(ERR_NOMEM, "out of memory");
-    st->pending[st->n_pending++] = (struct crawlstore_page){
-        url, fetch_status_name(res->status), res->http_status, res->body_len, pr};
+    st->pending[st->n_pending++] = (struct crawlstore_page){url, fetch_status_name(res->status),
+                                                            res->http_status, res->body_len, pr};
     st->dirty = 1;
     return ERR_OK;
 }
@@ -353,7 +353,10 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
     if (!e && res->status == FETCH_OK && !again)
         e = read_page(r, st, res, &pr);
     if (!e)
-        e = site_keep_page(st, again ? res->url : res->final_url ? res->final_url : res->url,
+        e = site_keep_page(st,
+                           again            ? res->url
+                           : res->final_url ? res->final_url
+                                            : res->url,
                            res, pr);
     crawlmeter_mark(r->m);
     return e;
@@ -395,8 +398,8 @@ static enum err flush(struct run *r)
             .found_pages = st->found_pages,
         };
     }
-    enum err e = crawlstore_sites_update(r->s, r->job, res, k, border, kb,
-                                         r->m->pages - r->pages_flushed);
+    enum err e =
+        crawlstore_sites_update(r->s, r->job, res, k, border, kb, r->m->pages - r->pages_flushed);
     free(res);
     free(border);
     if (e)

@@ -52,13 +52,13 @@ double pagecrawl_bfs(const struct pagecrawl_links *in);
 
 struct pagecrawl_params {
     pagecrawl_priority_fn priority; /* the frontier's order */
-    double prior_target;        /* Pr[C_target] for a website ... */
-    int prior_harvest;          /* ... or following the harvest rate (paper §4.3.3) */
+    double prior_target;            /* Pr[C_target] for a website ... */
+    int prior_harvest;              /* ... or following the harvest rate (paper §4.3.3) */
     int prior_sites;
-    double p_err;               /* the page classifier's error rate */
-    double p_threshold;         /* the website classifier stops at max_k Pr >= this */
-    int max_pages_per_site;     /* the guard */
-    int concurrency;            /* fetches in flight */
+    double p_err;           /* the page classifier's error rate */
+    double p_threshold;     /* the website classifier stops at max_k Pr >= this */
+    int max_pages_per_site; /* the guard */
+    int concurrency;        /* fetches in flight */
     struct crawlmeter_limits limits;
     const char *worker;
 };

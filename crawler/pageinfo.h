@@ -14,11 +14,11 @@
 struct fetch_result;
 
 struct pageinfo {
-    char *text;           /* title, newline, visible text (UTF-8); never NULL */
+    char *text; /* title, newline, visible text (UTF-8); never NULL */
     size_t text_len;
-    char **intrinsic;     /* links to other pages of the same website */
+    char **intrinsic; /* links to other pages of the same website */
     size_t n_intrinsic;
-    char **transversal;   /* links to pages of other websites */
+    char **transversal; /* links to pages of other websites */
     size_t n_transversal;
 };
 

@@ -31,7 +31,6 @@ enum err seed_training_site(struct store *s, int64_t job, const struct trainset_
                             enum edges_weights mode) WARN_UNUSED;
 
 /* Put the start sites (absolute URLs; each stands for its website) on the border first. */
-enum err seed_start_sites(struct store *s, int64_t job, char *const *urls,
-                          size_t n) WARN_UNUSED;
+enum err seed_start_sites(struct store *s, int64_t job, char *const *urls, size_t n) WARN_UNUSED;
 
 #endif

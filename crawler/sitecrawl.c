@@ -29,8 +29,8 @@ struct sitecrawl {
 
     struct cand *cands;
     size_t n_cands, cap_cands;
-    struct strmap known;   /* url -> index + 1 into cands */
-    long outstanding;      /* index of the candidate handed out, or -1 */
+    struct strmap known; /* url -> index + 1 into cands */
+    long outstanding;    /* index of the candidate handed out, or -1 */
 
     struct sitecls cls;
     struct sitecls_linkrank linkrank;
@@ -237,12 +237,13 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
         return e;
     if (!sc->verdict_closed) {
         sc->pages_to_decide = sitecls_pages(&sc->cls);
-        sc->verdict_closed = sitecls_decided(&sc->cls) ||
-                             (sc->p.max_pages_to_decide > 0 && sc->fetches >= sc->p.max_pages_to_decide);
+        sc->verdict_closed =
+            sitecls_decided(&sc->cls) ||
+            (sc->p.max_pages_to_decide > 0 && sc->fetches >= sc->p.max_pages_to_decide);
     }
-    int enough_links = sc->p.l_threshold <= 0 ||
-                       sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls)) >=
-                           sc->p.l_threshold;
+    int enough_links =
+        sc->p.l_threshold <= 0 ||
+        sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls)) >= sc->p.l_threshold;
     if (sc->fetches >= sc->p.max_pages || (sc->verdict_closed && enough_links))
         sc->done = 1;
     return ERR_OK;

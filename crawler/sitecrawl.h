@@ -25,27 +25,26 @@ struct pagecls;
 struct pagecls_scratch;
 
 struct sitecrawl_params {
-    double prior_target; /* Pr[C_target] for this website */
-    double p_err;        /* the page classifier's error rate */
-    double p_threshold;  /* stop classifying when max_k Pr[C_k|W_t] >= this */
-    double l_threshold;  /* then go on until LinkRank >= this; <= 0: stop at once */
-    double c;            /* LinkRank's constant, >= 1 */
-    int max_pages;       /* hard cap of fetches on the website */
+    double prior_target;     /* Pr[C_target] for this website */
+    double p_err;            /* the page classifier's error rate */
+    double p_threshold;      /* stop classifying when max_k Pr[C_k|W_t] >= this */
+    double l_threshold;      /* then go on until LinkRank >= this; <= 0: stop at once */
+    double c;                /* LinkRank's constant, >= 1 */
+    int max_pages;           /* hard cap of fetches on the website */
     int max_pages_to_decide; /* after this many fetches an undecided website is judged by
                               * its posterior as it stands (0: only p_threshold decides) */
 };
 
 /* One fetch of the examination, in order. */
 struct sitecrawl_page {
-    char *url;               /* as requested */
-    char *final_url;         /* after same-site redirects */
+    char *url;       /* as requested */
+    char *final_url; /* after same-site redirects */
     enum fetch_status status;
     int http_status;
     size_t bytes;
-    double pr_target;        /* Pr[p|target]; NaN when the page was not classified */
-    size_t n_transversal;    /* transversal links on it */
+    double pr_target;     /* Pr[p|target]; NaN when the page was not classified */
+    size_t n_transversal; /* transversal links on it */
 };
-
 
 struct sitecrawl;
 

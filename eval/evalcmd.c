@@ -78,7 +78,7 @@ static enum evalcmd_end load_job(const struct evalcmd_opts *o, struct jobspec **
 
 /* The table, the JSON report, the saved model. */
 static enum evalcmd_end evalcmd_report(const struct evalcmd_opts *o, const struct jobspec *job,
-                               const struct evaluate_result *res)
+                                       const struct evaluate_result *res)
 {
     evaltable_print(job, res);
     if (o->report && evaljson_write(o->report, job, res) != ERR_OK)

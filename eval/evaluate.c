@@ -234,9 +234,8 @@ static enum err target_start(struct run *run, struct target *t, const char *home
         .c = 1,
         /* Without LinkRank continuation the crawl ends with the classification. A
          * followed homepage redirect has used one fetch of the budget. */
-        .max_pages = run->res->page_cap - t->extra_fetches > 1
-                         ? run->res->page_cap - t->extra_fetches
-                         : 1,
+        .max_pages =
+            run->res->page_cap - t->extra_fetches > 1 ? run->res->page_cap - t->extra_fetches : 1,
     };
     t->out->p_err = sp.p_err;
     sitecrawl_free(t->sc);
@@ -340,8 +339,9 @@ static enum err examine_tick(void *arg)
     if (now - x->last_report < 0.1 && x->done < x->n)
         return ERR_OK;
     x->last_report = now;
-    return evaluate_report(x->run, EVALUATE_CLASSIFY, x->done, x->n) ? err_set(ERR_INTERRUPT, "stopped")
-                                                             : ERR_OK;
+    return evaluate_report(x->run, EVALUATE_CLASSIFY, x->done, x->n)
+               ? err_set(ERR_INTERRUPT, "stopped")
+               : ERR_OK;
 }
 
 static enum err examine_all(struct run *run, struct target *t, size_t n)
@@ -510,10 +510,10 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
     run.res->mode = o->mode;
     run.res->prior_target = job->params.prior_target;
     /* 0 = no budget in a crawl; for eval, the paper's Table 2 reads 3.2-7.4 pages per site. */
-    int budget = job->params.max_pages_to_decide ? job->params.max_pages_to_decide
-                                                 : EVALUATE_DEFAULT_BUDGET;
-    run.res->page_cap = budget < job->params.max_pages_per_site ? budget
-                                                                : job->params.max_pages_per_site;
+    int budget =
+        job->params.max_pages_to_decide ? job->params.max_pages_to_decide : EVALUATE_DEFAULT_BUDGET;
+    run.res->page_cap =
+        budget < job->params.max_pages_per_site ? budget : job->params.max_pages_per_site;
     struct fetch_config fc = o->fetch;
     fc.delay_ms = job->params.politeness_delay_ms;
     fc.max_in_flight = job->params.concurrency;

@@ -273,8 +273,7 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
         return e;
     if (strcmp(job.state, "done") == 0 || strcmp(job.state, "failed") == 0) {
         crawlstore_job_release(&job);
-        return err_set(ERR_CONFLICT, "job %lld is %s: nothing to resume", (long long)id,
-                       job.state);
+        return err_set(ERR_CONFLICT, "job %lld is %s: nothing to resume", (long long)id, job.state);
     }
     e = jobspec_parse(job.body_json, strlen(job.body_json), &c.js);
     if (!e && o->pool) {

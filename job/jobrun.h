@@ -22,7 +22,7 @@ enum jobrun_phase { JOBRUN_TRAINING, JOBRUN_CRAWLING };
 struct jobrun_progress {
     enum jobrun_phase phase;
     size_t train_pages_done, train_pages_expected; /* training */
-    struct crawl_progress crawl;                /* crawling */
+    struct crawl_progress crawl;                   /* crawling */
 };
 
 typedef void (*jobrun_progress_fn)(void *ctx, const struct jobrun_progress *p);
@@ -30,9 +30,9 @@ typedef void (*jobrun_progress_fn)(void *ctx, const struct jobrun_progress *p);
 struct fetch_pool;
 
 struct jobrun_options {
-    struct fetch_pool *pool; /* fetch through this shared pool (sitescout serve), or NULL: */
-    const char *proxy;       /* a pool of its own; HTTP proxy for every fetch, or NULL */
-    const char *worker;      /* name recorded on claimed sites; default host:pid */
+    struct fetch_pool *pool;     /* fetch through this shared pool (sitescout serve), or NULL: */
+    const char *proxy;           /* a pool of its own; HTTP proxy for every fetch, or NULL */
+    const char *worker;          /* name recorded on claimed sites; default host:pid */
     jobrun_progress_fn progress; /* may be NULL */
     void *ctx;
 };

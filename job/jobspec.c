@@ -29,8 +29,8 @@ struct pdef {
     enum ptype type;
     size_t off;
     double min, max;
-    int min_open, max_open; /* min / max themselves are not allowed */
-    const char *range; /* for the error message */
+    int min_open, max_open;     /* min / max themselves are not allowed */
+    const char *range;          /* for the error message */
     const char *const *choices; /* P_CHOICE: the names, NULL-terminated; stored as an int */
 };
 
@@ -59,8 +59,8 @@ static const struct pdef pdefs[] = {
      strategies},
     {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, 0, "one of: global, local, combined",
      edge_weight_modes},
-    {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0,
-     "a number >= 0 (0: no LinkRank)", NULL},
+    {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0, "a number >= 0 (0: no LinkRank)",
+     NULL},
     {"c", P_DOUBLE, OFF(c), 1, 1e6, 0, 0, "a number >= 1", NULL},
     {"max_pages", P_INT64, OFF(max_pages), 0, 1e12, 0, 0, "an integer >= 0 (0: no limit)", NULL},
     {"max_relevant_sites", P_INT64, OFF(max_relevant_sites), 0, 1e12, 0, 0,
@@ -134,12 +134,13 @@ static enum err pdef_store(const struct pdef *d, struct jobspec_params *p, doubl
 {
     int integral = d->type != P_DOUBLE;
     if (!isfinite(v) || v < d->min || v > d->max || (d->min_open && v == d->min) ||
-        (d->max_open && v == d->max) ||
-        (integral && v != floor(v)))
+        (d->max_open && v == d->max) || (integral && v != floor(v)))
         return err_set(ERR_INVAL, "%sparams.%s: must be %s", prefix, d->name, d->range);
     char *field = (char *)p + d->off;
     switch (d->type) {
-    case P_DOUBLE: memcpy(field, &v, sizeof v); break;
+    case P_DOUBLE:
+        memcpy(field, &v, sizeof v);
+        break;
     case P_CHOICE:
     case P_INT: {
         int i = (int)v;
@@ -163,8 +164,7 @@ enum err jobspec_params_set(struct jobspec_params *p, const char *key, const cha
     if (d->type == P_CHOICE) {
         int i = choice_index(d->choices, value);
         if (i < 0)
-            return err_set(ERR_INVAL, "params.%s: must be %s, not '%s'", d->name, d->range,
-                           value);
+            return err_set(ERR_INVAL, "params.%s: must be %s, not '%s'", d->name, d->range, value);
         return pdef_store(d, p, i, "");
     }
     errno = 0;
@@ -256,8 +256,7 @@ static enum err parse_sites(json_t *obj, const char *name, int required, const c
     if (required && n == 0)
         return err_set(ERR_INVAL, "%s%s: must list at least one website", prefix, name);
     if (n > JOBSPEC_MAX_SITES)
-        return err_set(ERR_TOOBIG, "%s%s: more than %d websites", prefix, name,
-                       JOBSPEC_MAX_SITES);
+        return err_set(ERR_TOOBIG, "%s%s: more than %d websites", prefix, name, JOBSPEC_MAX_SITES);
     char **sites = calloc(n ? n : 1, sizeof *sites);
     if (!sites)
         return err_set(ERR_NOMEM, "out of memory");
@@ -280,8 +279,8 @@ static enum err parse_sites(json_t *obj, const char *name, int required, const c
         const char *host = url_host_ref(sites[i], &hn);
         const struct seen_at *prev = strmap_get(seen, host, hn);
         if (prev)
-            return err_set(ERR_INVAL, "%s%s[%zu]: website %.*s is already in %s[%zu]", prefix,
-                           name, i, (int)hn, host, prev->list, prev->index);
+            return err_set(ERR_INVAL, "%s%s[%zu]: website %.*s is already in %s[%zu]", prefix, name,
+                           i, (int)hn, host, prev->list, prev->index);
         slots[*n_slots] = (struct seen_at){name, i};
         if ((e = strmap_put(seen, host, hn, &slots[*n_slots])))
             return e;
@@ -310,8 +309,8 @@ static enum err parse_params(json_t *obj, const char *prefix, struct jobspec_par
         const struct pdef *d = pdef_find(key);
         if (!d)
             return err_set(ERR_INVAL, "%sparams.%s: unknown parameter", prefix, key);
-        int choice = d->choices && json_is_string(v) ? choice_index(d->choices, json_string_value(v))
-                                                     : -1;
+        int choice =
+            d->choices && json_is_string(v) ? choice_index(d->choices, json_string_value(v)) : -1;
         if ((d->choices && choice < 0) || (!d->choices && !json_is_number(v)))
             return err_set(ERR_INVAL, "%sparams.%s: must be %s", prefix, key, d->range);
         enum err e = pdef_store(d, p, d->choices ? choice : json_number_value(v), prefix);
@@ -321,12 +320,11 @@ static enum err parse_params(json_t *obj, const char *prefix, struct jobspec_par
     return ERR_OK;
 }
 
-static const char *const known_members[] = {"topic", "relevant_sites", "other_sites",
-                                            "start_sites", "params"};
+static const char *const known_members[] = {"topic", "relevant_sites", "other_sites", "start_sites",
+                                            "params"};
 
 /* prefix goes before field names ("FILE: [\"topic\"]."), what names the whole body. */
-static enum err parse_body(json_t *obj, const char *prefix, const char *what,
-                           struct jobspec **out)
+static enum err parse_body(json_t *obj, const char *prefix, const char *what, struct jobspec **out)
 {
     *out = NULL;
     if (!json_is_object(obj))
@@ -350,8 +348,8 @@ static enum err parse_body(json_t *obj, const char *prefix, const char *what,
     if (!json_is_string(topic) || json_string_length(topic) == 0 ||
         json_string_length(topic) > JOBSPEC_MAX_TOPIC ||
         strlen(json_string_value(topic)) != json_string_length(topic))
-        return err_set(ERR_INVAL, "%stopic: must be a non-empty string of at most %d bytes",
-                       prefix, JOBSPEC_MAX_TOPIC);
+        return err_set(ERR_INVAL, "%stopic: must be a non-empty string of at most %d bytes", prefix,
+                       JOBSPEC_MAX_TOPIC);
 
     struct jobspec *j = calloc(1, sizeof *j);
     size_t total = array_len(obj, "relevant_sites") + array_len(obj, "other_sites") +

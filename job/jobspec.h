@@ -35,30 +35,30 @@ enum jobspec_strategy {
  * `key=value` the same way. To add one: a field here, a row in jobspec.c's table.
  */
 struct jobspec_params {
-    double p_threshold;      /* website classifier stops at max_k Pr[C_k|W] >= this; 0.9 */
+    double p_threshold;       /* website classifier stops at max_k Pr[C_k|W] >= this; 0.9 */
     int train_pages_per_site; /* k: first k BFS pages of each training website; 25 */
-    int centroids_per_class; /* k-means centroids per class (pagecls default, 4) */
-    int max_pages_per_site;  /* hard cap of fetches of the internal crawler; 25 */
-    int max_pages_to_decide; /* website classification budget: undecided after this many
-                                fetches, a site is classified by its posterior. 0 (default):
-                                no budget in a crawl; `sitescout eval` takes 0 as 7 */
-    double prior_target;     /* Pr[C_target] to start from; 0.5 */
-    int politeness_delay_ms; /* pause between two requests to one host; 1000 */
-    int concurrency;         /* transfers (= websites) in flight at once; 64 */
-    int cv_folds;            /* folds of the cross-validations; 10 */
-    int64_t seed;            /* k-means seeding and fold shuffles (pagecls default) */
+    int centroids_per_class;  /* k-means centroids per class (pagecls default, 4) */
+    int max_pages_per_site;   /* hard cap of fetches of the internal crawler; 25 */
+    int max_pages_to_decide;  /* website classification budget: undecided after this many
+                                 fetches, a site is classified by its posterior. 0 (default):
+                                 no budget in a crawl; `sitescout eval` takes 0 as 7 */
+    double prior_target;      /* Pr[C_target] to start from; 0.5 */
+    int politeness_delay_ms;  /* pause between two requests to one host; 1000 */
+    int concurrency;          /* transfers (= websites) in flight at once; 64 */
+    int cv_folds;             /* folds of the cross-validations; 10 */
+    int64_t seed;             /* k-means seeding and fold shuffles (pagecls default) */
     /* The crawl (a job): */
-    int strategy;            /* enum jobspec_strategy */
-    int edge_weights;        /* 0 global, 1 local, 2 combined (enum edges_weights); 2 */
-    double l_threshold;      /* LinkRank to reach after classification; 0 = stop there; 10 */
-    double c;                /* LinkRank's constant (>= 1); 1 */
-    int64_t max_pages;       /* stop after this many pages downloaded; 0 = no limit */
+    int strategy;               /* enum jobspec_strategy */
+    int edge_weights;           /* 0 global, 1 local, 2 combined (enum edges_weights); 2 */
+    double l_threshold;         /* LinkRank to reach after classification; 0 = stop there; 10 */
+    double c;                   /* LinkRank's constant (>= 1); 1 */
+    int64_t max_pages;          /* stop after this many pages downloaded; 0 = no limit */
     int64_t max_relevant_sites; /* stop after this many relevant websites; 0 = no limit */
-    double max_seconds;      /* stop after this long; 0 = no limit */
-    int64_t pprs_window;     /* pages in the windowed rates; 1000 */
-    double pprs_limit;       /* stop when the windowed pprs exceeds this; 0 = never */
-    int prior;               /* 0 fixed (prior_target throughout), 1 harvest (paper); 0 */
-    int prior_sites;         /* harvest: prior_target counts as this many sites; 10 */
+    double max_seconds;         /* stop after this long; 0 = no limit */
+    int64_t pprs_window;        /* pages in the windowed rates; 1000 */
+    double pprs_limit;          /* stop when the windowed pprs exceeds this; 0 = never */
+    int prior;                  /* 0 fixed (prior_target throughout), 1 harvest (paper); 0 */
+    int prior_sites;            /* harvest: prior_target counts as this many sites; 10 */
 };
 
 /* Name of a choice parameter's value, e.g. ("edge_weights", 2) -> "combined"; or NULL. */

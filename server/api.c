@@ -227,7 +227,7 @@ static void reply_json(struct call *c, enum err e, int status, char *json)
  * times a second at most. Answers are kept for JOB_CACHE_MS so that polling clients do
  * not compete with the crawl for PostgreSQL; a change made through the API drops them.
  */
-#define JOB_CACHE_MS 250
+#define JOB_CACHE_MS    250
 #define JOB_CACHE_SLOTS 64
 
 static struct {

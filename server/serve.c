@@ -45,10 +45,8 @@ static enum err prepare(const struct serve_opts *o, const char *url, struct sche
     struct store *s;
     enum err e = dbopen_open(url, NULL, &s);
     if (!e) {
-        struct sched_config c = {.db_url = url,
-                                 .proxy = o->proxy,
-                                 .workers = o->workers,
-                                 .fetch_slots = o->fetch_slots};
+        struct sched_config c = {
+            .db_url = url, .proxy = o->proxy, .workers = o->workers, .fetch_slots = o->fetch_slots};
         e = sched_new(&c, s, sc);
     }
     store_free(s);

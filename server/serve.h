@@ -15,13 +15,13 @@
 
 /* Everything borrowed for the duration of serve_run. */
 struct serve_opts {
-    const char *host; /* IPv4 address to listen on */
-    int port;         /* 0 picks a free one */
+    const char *host;   /* IPv4 address to listen on */
+    int port;           /* 0 picks a free one */
     const char *db_url; /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
-    const char *proxy; /* HTTP proxy for every fetch, or NULL */
-    const char *token; /* every API call needs it, or NULL */
-    int workers;       /* 1..SERVE_MAX_WORKERS */
-    int fetch_slots;   /* 1..SERVE_MAX_SLOTS */
+    const char *proxy;  /* HTTP proxy for every fetch, or NULL */
+    const char *token;  /* every API call needs it, or NULL */
+    int workers;        /* 1..SERVE_MAX_WORKERS */
+    int fetch_slots;    /* 1..SERVE_MAX_SLOTS */
     /* Called once the API listens, with the port it got (e.g. to announce it). */
     void (*ready)(void *ctx, const char *host, int port);
     void *ctx;

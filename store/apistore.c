@@ -223,10 +223,11 @@ enum err apistore_job_end(struct store *s, int64_t job, int *ended)
 
 enum err apistore_job_resume(struct store *s, int64_t job)
 {
-    return job_transition(s, job,
-                          "UPDATE jobs SET state = 'crawling', worker = NULL, stop_requested = NULL,"
-                          " updated_at = now() WHERE id = $1 AND state = 'paused' RETURNING id",
-                          "is not paused");
+    return job_transition(
+        s, job,
+        "UPDATE jobs SET state = 'crawling', worker = NULL, stop_requested = NULL,"
+        " updated_at = now() WHERE id = $1 AND state = 'paused' RETURNING id",
+        "is not paused");
 }
 
 enum err apistore_runnable(struct store *s, int orphans, int64_t **ids, size_t *n)

@@ -72,10 +72,11 @@ enum err crawlstore_job_create(struct store *s, const char *topic, const char *b
 {
     const char *p[] = {topic, body_json, params_json};
     struct store_rows *r;
-    enum err e = store_query(s,
-                             "INSERT INTO jobs (topic, body, params) VALUES ($1, $2::jsonb, $3::jsonb) "
-                             "RETURNING id",
-                             3, p, &r);
+    enum err e =
+        store_query(s,
+                    "INSERT INTO jobs (topic, body, params) VALUES ($1, $2::jsonb, $3::jsonb) "
+                    "RETURNING id",
+                    3, p, &r);
     if (e)
         return e;
     *id = store_rows_i64(r, 0, 0, 0);
@@ -150,8 +151,8 @@ enum err crawlstore_job_request(struct store *s, int64_t id, const char *what)
 {
     char ids[32];
     const char *p[] = {NUM(ids, id), what};
-    return store_exec(s, "UPDATE jobs SET stop_requested = $2, updated_at = now() WHERE id = $1",
-                      2, p);
+    return store_exec(s, "UPDATE jobs SET stop_requested = $2, updated_at = now() WHERE id = $1", 2,
+                      p);
 }
 
 enum err crawlstore_set_worker(struct store *s, const char *worker)
@@ -166,11 +167,12 @@ enum err crawlstore_fence(struct store *s, int64_t job, const char *our_worker)
     const char *p[] = {NUM(ids, job), our_worker};
     for (int attempt = 0; attempt < 50; attempt++) {
         struct store_rows *r;
-        enum err e = store_query(s,
-                                 "SELECT count(pg_terminate_backend(a.pid)) FROM pg_stat_activity a "
-                                 "JOIN jobs j ON a.application_name = j.worker "
-                                 "WHERE j.id = $1 AND j.worker <> $2 AND a.pid <> pg_backend_pid()",
-                                 2, p, &r);
+        enum err e =
+            store_query(s,
+                        "SELECT count(pg_terminate_backend(a.pid)) FROM pg_stat_activity a "
+                        "JOIN jobs j ON a.application_name = j.worker "
+                        "WHERE j.id = $1 AND j.worker <> $2 AND a.pid <> pg_backend_pid()",
+                        2, p, &r);
         if (e)
             return e;
         int left = (int)store_rows_i64(r, 0, 0, 0);
@@ -188,8 +190,7 @@ enum err crawlstore_job_heartbeat(struct store *s, int64_t id, const char *worke
 {
     char ids[32];
     const char *p[] = {NUM(ids, id), worker};
-    return store_exec(s, "UPDATE jobs SET worker = $2, heartbeat_at = now() WHERE id = $1", 2,
-                      p);
+    return store_exec(s, "UPDATE jobs SET worker = $2, heartbeat_at = now() WHERE id = $1", 2, p);
 }
 
 enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_counts *out)
@@ -198,12 +199,13 @@ enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_count
     char ids[32];
     const char *p[] = {NUM(ids, job)};
     struct store_rows *r;
-    enum err e = store_query(s,
-                             "SELECT j.pages_downloaded, j.sites_examined, j.relevant_found,"
-                             " (SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'border'),"
-                             " (SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'claimed') "
-                             "FROM jobs j WHERE j.id = $1",
-                             1, p, &r);
+    enum err e =
+        store_query(s,
+                    "SELECT j.pages_downloaded, j.sites_examined, j.relevant_found,"
+                    " (SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'border'),"
+                    " (SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'claimed') "
+                    "FROM jobs j WHERE j.id = $1",
+                    1, p, &r);
     if (e)
         return e;
     if (store_rows_count(r) == 1) {
@@ -220,13 +222,20 @@ enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_count
 /* ---- sites --------------------------------------------------------------- */
 
 enum err crawlstore_site_add(struct store *s, int64_t job, const char *host, const char *homepage,
-                             const char *role, const char *state, double confidence,
-                             int relevant, double rank)
+                             const char *role, const char *state, double confidence, int relevant,
+                             double rank)
 {
     char ids[32], conf[40], rk[40];
-    const char *p[] = {NUM(ids, job), host, homepage, role, state,
+    const char *p[] = {NUM(ids, job),
+                       host,
+                       homepage,
+                       role,
+                       state,
                        isnan(confidence) ? NULL : DBL(conf, confidence),
-                       relevant < 0 ? NULL : relevant ? "true" : "false", DBL(rk, rank)};
+                       relevant < 0 ? NULL
+                       : relevant   ? "true"
+                                    : "false",
+                       DBL(rk, rank)};
     return store_exec(s,
                       "INSERT INTO sites (job_id, host, homepage, role, state, confidence, "
                       " relevant, rank) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
@@ -302,7 +311,8 @@ enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, 
                       3, p);
 }
 
-static enum err write_pages(struct store *s, const char *job, const struct crawlstore_site_result *r)
+static enum err write_pages(struct store *s, const char *job,
+                            const struct crawlstore_site_result *r)
 {
     if (!r->n_pages)
         return ERR_OK;
@@ -323,8 +333,14 @@ static enum err write_pages(struct store *s, const char *job, const struct crawl
     if (!e)
         e = arrays_close(a, 5);
     if (!e) {
-        const char *p[] = {job,          r->host,      r->purpose,   buf_str(&a[0]),
-                           buf_str(&a[1]), buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4])};
+        const char *p[] = {job,
+                           r->host,
+                           r->purpose,
+                           buf_str(&a[0]),
+                           buf_str(&a[1]),
+                           buf_str(&a[2]),
+                           buf_str(&a[3]),
+                           buf_str(&a[4])};
         e = store_exec(s,
                        "INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, "
                        " pr_target) "
@@ -337,7 +353,8 @@ static enum err write_pages(struct store *s, const char *job, const struct crawl
     return e;
 }
 
-static enum err write_edges(struct store *s, const char *job, const struct crawlstore_site_result *r)
+static enum err write_edges(struct store *s, const char *job,
+                            const struct crawlstore_site_result *r)
 {
     if (!r->n_edges)
         return ERR_OK;
@@ -358,8 +375,14 @@ static enum err write_edges(struct store *s, const char *job, const struct crawl
     if (!e)
         e = arrays_close(a, 5);
     char conf[40];
-    const char *p[] = {job,           r->host,        buf_str(&a[0]), buf_str(&a[1]),
-                       buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4]), DBL(conf, r->confidence)};
+    const char *p[] = {job,
+                       r->host,
+                       buf_str(&a[0]),
+                       buf_str(&a[1]),
+                       buf_str(&a[2]),
+                       buf_str(&a[3]),
+                       buf_str(&a[4]),
+                       DBL(conf, r->confidence)};
     const char *pe[] = {job, r->host, buf_str(&a[0]), buf_str(&a[2]), buf_str(&a[3])};
     if (!e)
         e = store_exec(s,
@@ -393,8 +416,12 @@ static enum err site_done_tx(struct store *s, int64_t job, const struct crawlsto
 {
     char ids[32], conf[40], ptd[16], fetches[16];
     const char *job_id = NUM(ids, job);
-    const char *p[] = {job_id, r->host, DBL(conf, r->confidence), r->relevant ? "true" : "false",
-                       NUM(fetches, r->fetches), NUM(ptd, r->pages_to_decide)};
+    const char *p[] = {job_id,
+                       r->host,
+                       DBL(conf, r->confidence),
+                       r->relevant ? "true" : "false",
+                       NUM(fetches, r->fetches),
+                       NUM(ptd, r->pages_to_decide)};
     struct store_rows *rows;
     enum err e = store_query(s,
                              "UPDATE sites SET state = 'examined', confidence = $3, relevant = $4,"
@@ -440,8 +467,8 @@ enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlst
     return store_commit(s);
 }
 
-static enum err add_border(struct store *s, const char *job_id,
-                           const struct crawlstore_border *b, size_t n)
+static enum err add_border(struct store *s, const char *job_id, const struct crawlstore_border *b,
+                           size_t n)
 {
     if (!n)
         return ERR_OK;

@@ -58,11 +58,11 @@ enum err crawlstore_job_heartbeat(struct store *s, int64_t id, const char *worke
 
 /* Counters of a job's crawl (training sites excluded). */
 struct crawlstore_counts {
-    int64_t pages;          /* fetches on examined sites */
-    int64_t examined;       /* sites examined */
-    int64_t relevant;       /* of them relevant */
-    int64_t border;         /* sites waiting */
-    int64_t claimed;        /* sites being examined */
+    int64_t pages;    /* fetches on examined sites */
+    int64_t examined; /* sites examined */
+    int64_t relevant; /* of them relevant */
+    int64_t border;   /* sites waiting */
+    int64_t claimed;  /* sites being examined */
 };
 enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_counts *out) WARN_UNUSED;
 
@@ -74,8 +74,8 @@ enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_count
  * border site found some other way (e.g. the target of an alias's redirect).
  */
 enum err crawlstore_site_add(struct store *s, int64_t job, const char *host, const char *homepage,
-                             const char *role, const char *state, double confidence,
-                             int relevant, double rank) WARN_UNUSED;
+                             const char *role, const char *state, double confidence, int relevant,
+                             double rank) WARN_UNUSED;
 
 /*
  * Claim the best border site for worker: highest rank first, then the earliest
@@ -94,18 +94,18 @@ enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker,
 
 struct crawlstore_page {
     const char *url;
-    const char *status;   /* fetch status name, "ok", "http_error", ... */
-    int http_status;      /* 0 for none */
+    const char *status; /* fetch status name, "ok", "http_error", ... */
+    int http_status;    /* 0 for none */
     size_t bytes;
-    double pr_target;     /* NaN: not classified */
+    double pr_target; /* NaN: not classified */
 };
 
 struct crawlstore_edge {
-    const char *host;     /* destination website */
+    const char *host; /* destination website */
     const char *homepage;
-    double conf_sum;      /* sum of the linking pages' Pr[p|target] */
+    double conf_sum; /* sum of the linking pages' Pr[p|target] */
     int page_count;
-    double weight;        /* weight(V, W) with the job's edge-weight mode */
+    double weight; /* weight(V, W) with the job's edge-weight mode */
 };
 
 struct crawlstore_site_result {
@@ -114,7 +114,7 @@ struct crawlstore_site_result {
     int relevant;
     int pages_to_decide;
     int fetches;
-    const char *purpose;  /* "crawl" or "train" (for the pages table) */
+    const char *purpose; /* "crawl" or "train" (for the pages table) */
     const struct crawlstore_page *pages;
     size_t n_pages;
     const struct crawlstore_edge *edges;
@@ -183,7 +183,7 @@ enum err crawlstore_metrics_add(struct store *s, int64_t job,
 struct crawlstore_found {
     char host[256];
     char homepage[300];
-    char role[16];     /* "discovered" or "start" */
+    char role[16]; /* "discovered" or "start" */
     double confidence;
     int pages;
     int64_t found_pages; /* the job's pages downloaded when it was judged relevant; -1: unknown */

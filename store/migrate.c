@@ -69,9 +69,8 @@ enum err migrate_version(struct store *s, int *version)
 {
     *version = 0;
     struct store_rows *rows;
-    enum err e = store_query(s,
-                             "SELECT coalesce(max(version), 0) FROM schema_migrations", 0,
-                             NULL, &rows);
+    enum err e =
+        store_query(s, "SELECT coalesce(max(version), 0) FROM schema_migrations", 0, NULL, &rows);
     if (e)
         return e;
     *version = (int)store_rows_i64(rows, 0, 0, 0);

@@ -53,7 +53,8 @@ static enum err from_hex(const char *s, unsigned char **out, size_t *n_out)
     if (!b)
         return err_set(ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < hn / 2; i++) {
-        int hi = ascii_hex_value((unsigned char)s[2 * i]), lo = ascii_hex_value((unsigned char)s[2 * i + 1]);
+        int hi = ascii_hex_value((unsigned char)s[2 * i]),
+            lo = ascii_hex_value((unsigned char)s[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             free(b);
             return err_set(ERR_PARSE, "model bytes: bad hex digit");

@@ -220,11 +220,11 @@ enum err pgembed_init(struct pgembed *pg, const char *base_dir, int port, int tc
         char *slash = strrchr(parent, '/');
         if (slash && slash != parent)
             *slash = '\0';
-        if (mkdir_p(parent, 0755) == ERR_OK && !file_exists(base_dir) && !server_can_enter(parent)) {
+        if (mkdir_p(parent, 0755) == ERR_OK && !file_exists(base_dir) &&
+            !server_can_enter(parent)) {
             char alt[PATH_MAX];
             snprintf(alt, sizeof alt, "/var/lib/sitescout/pg-%lx", pgembed_hash_str(base_dir));
-            log_info("the postgres user cannot reach %s; keeping the cluster in %s", base_dir,
-                     alt);
+            log_info("the postgres user cannot reach %s; keeping the cluster in %s", base_dir, alt);
             free(pg->base_dir);
             pg->base_dir = strdup(alt);
         }
@@ -450,8 +450,8 @@ static enum err run_initdb(const struct pgembed *pg)
     char initdb[PATH_MAX];
     tool_path(pg, "initdb", initdb, sizeof initdb);
     log_info("creating a PostgreSQL cluster in %s", pg->data_dir);
-    char *argv[] = {initdb, "-D", pg->data_dir, "-U", PGEMBED_USER, "-A", "trust",
-                    "-E", "UTF8", "--no-locale", "--no-sync", NULL};
+    char *argv[] = {initdb,  "-D", pg->data_dir, "-U",          PGEMBED_USER, "-A",
+                    "trust", "-E", "UTF8",       "--no-locale", "--no-sync",  NULL};
     int rc = run_as_server(argv, pg->log_file);
     if (rc != 0)
         return err_set(ERR_IO, "initdb failed (exit %d): see %s", rc, pg->log_file);
@@ -481,15 +481,16 @@ static enum err start_locked(struct pgembed *pg)
             /* A half-made cluster (initdb interrupted): start it over. */
             char *argv[] = {"rm", "-rf", pg->data_dir, NULL};
             if (run_as_server(argv, NULL) != 0)
-                return err_set(ERR_IO, "cannot remove the incomplete cluster in %s",
-                               pg->data_dir);
+                return err_set(ERR_IO, "cannot remove the incomplete cluster in %s", pg->data_dir);
         }
         e = run_initdb(pg);
         if (e)
             return e;
     } else if (access(pg->data_dir, W_OK) != 0 && geteuid() != 0) {
-        return err_set(ERR_IO, "the cluster in %s belongs to another user: start it as that user "
-                               "or as root", pg->data_dir);
+        return err_set(ERR_IO,
+                       "the cluster in %s belongs to another user: start it as that user "
+                       "or as root",
+                       pg->data_dir);
     }
 
     e = make_server_dir(pg->run_dir, 0755);
@@ -503,8 +504,8 @@ static enum err start_locked(struct pgembed *pg)
 
     char pg_ctl[PATH_MAX];
     tool_path(pg, "pg_ctl", pg_ctl, sizeof pg_ctl);
-    char *argv[] = {pg_ctl, "-D", pg->data_dir, "-l", pg->log_file, "-w", "-t", "120", "start",
-                    NULL};
+    char *argv[] = {pg_ctl, "-D", pg->data_dir, "-l",    pg->log_file,
+                    "-w",   "-t", "120",        "start", NULL};
     for (int attempt = 0; attempt < 3; attempt++) {
         int rc = run_as_server(argv, NULL);
         if (rc == 0)

@@ -10,8 +10,8 @@
 #include "common/err.h"
 
 #define PGEMBED_DEFAULT_PORT 5432
-#define PGEMBED_DBNAME "sitescout"
-#define PGEMBED_USER "sitescout"
+#define PGEMBED_DBNAME       "sitescout"
+#define PGEMBED_USER         "sitescout"
 
 struct pgembed {
     char *base_dir; /* <home>/var/pg: holds data/, run/, postgres.log, lock */

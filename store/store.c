@@ -11,8 +11,8 @@
 #include "common/monotime.h"
 #include "common/num.h"
 
-#define RETRY_FIRST_MS 100
-#define RETRY_MAX_MS 5000
+#define RETRY_FIRST_MS      100
+#define RETRY_MAX_MS        5000
 #define RECONNECT_BUDGET_MS 30000
 
 struct store {
@@ -140,8 +140,8 @@ static enum err result_error(struct store *s, const PGresult *res)
 {
     char line[512];
     const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(s->conn);
-    return err_set(ERR_DB, "%s", first_line(msg && *msg ? msg : "unknown database error", line,
-                                            sizeof line));
+    return err_set(ERR_DB, "%s",
+                   first_line(msg && *msg ? msg : "unknown database error", line, sizeof line));
 }
 
 /*
@@ -153,9 +153,9 @@ static enum err run(struct store *s, const char *sql, int nparams, const char *c
 {
     *out = NULL;
     for (int attempt = 0;; attempt++) {
-        PGresult *res = nparams >= 0 ? PQexecParams(s->conn, sql, nparams, NULL, params, NULL,
-                                                    NULL, 0)
-                                     : PQexec(s->conn, sql);
+        PGresult *res = nparams >= 0
+                            ? PQexecParams(s->conn, sql, nparams, NULL, params, NULL, NULL, 0)
+                            : PQexec(s->conn, sql);
         if (res && result_ok(res)) {
             *out = res;
             return ERR_OK;

@@ -20,8 +20,11 @@
 #include "testreplay.h"
 
 static const char *const urls[] = {
-    "http://www.oceansummit.com/",  "http://www.motherremote.com/", "http://www.dimensions-ssto.com/",
-    "http://www.canyonmist.com/",   "http://www.oceansummit.com/no-such-page",
+    "http://www.oceansummit.com/",
+    "http://www.motherremote.com/",
+    "http://www.dimensions-ssto.com/",
+    "http://www.canyonmist.com/",
+    "http://www.oceansummit.com/no-such-page",
     "http://unknown-host.invalid/",
 };
 #define N_URLS (sizeof urls / sizeof urls[0])

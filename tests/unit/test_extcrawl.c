@@ -33,9 +33,8 @@ static double site_rank(struct store *s, int64_t job, const char *host)
     snprintf(ids, sizeof ids, "%lld", (long long)job);
     const char *p[] = {ids, host};
     struct store_rows *r;
-    assert_int_equal(store_query(s, "SELECT rank FROM sites WHERE job_id = $1 AND host = $2", 2,
-                                 p, &r),
-                     ERR_OK);
+    assert_int_equal(
+        store_query(s, "SELECT rank FROM sites WHERE job_id = $1 AND host = $2", 2, p, &r), ERR_OK);
     assert_int_equal(store_rows_count(r), 1);
     double v = store_rows_double(r, 0, 0, NAN);
     store_rows_free(r);
@@ -47,8 +46,8 @@ static void examine(struct store *s, int64_t job, const char *host, double conf,
 {
     struct crawlstore_page pages[] = {{"http://x/", "ok", 200, 100, conf},
                                       {"http://x/gone", "http_error", 404, 10, NAN}};
-    struct crawlstore_site_result r = {host, conf, conf > 0.5, 1, 2, "crawl", pages, 2,
-                                       edges, n_edges, NULL, 0};
+    struct crawlstore_site_result r = {host,  conf, conf > 0.5, 1,       2,    "crawl",
+                                       pages, 2,    edges,      n_edges, NULL, 0};
     assert_int_equal(crawlstore_site_done(s, job, &r), ERR_OK);
 }
 
@@ -82,7 +81,8 @@ static void test_border_ranks_and_claims(void **state)
 
     /* Examining a site twice is refused and changes nothing. */
     struct crawlstore_page pg[] = {{"http://x/", "ok", 200, 1, 0.5}};
-    struct crawlstore_site_result again = {"start.test", 0.1, 0, 1, 1, "crawl", pg, 1, NULL, 0, NULL, 0};
+    struct crawlstore_site_result again = {"start.test", 0.1, 0,    1, 1,    "crawl",
+                                           pg,           1,   NULL, 0, NULL, 0};
     assert_int_equal(crawlstore_site_done(s, job, &again), ERR_CONFLICT);
 
     /* Highest rank first: v.test (0.75), by two workers: different sites. */

@@ -254,8 +254,8 @@ static void test_one_host_two_clients_polite(void **state)
             double gap_ms = (ts[i] - prev) * 1000.0;
             double want = strstr(line, "/b") ? 400 : 100;
             if (gap_ms < want - 2) /* log timestamps are rounded to the ms */
-                fail_msg("request %zu came %.1f ms after the one before, not %.0f: %s", i,
-                         gap_ms, want, line);
+                fail_msg("request %zu came %.1f ms after the one before, not %.0f: %s", i, gap_ms,
+                         want, line);
         }
         prev = ts[i++];
     }

@@ -268,10 +268,10 @@ static void test_host_delay_across_clients(void **state)
     static const struct step steps[] = {
         {RUN, 0, "http://h.test/1", -1},
         {END, 100, NULL, 0},
-        {RUN, 300, NULL, 800},               /* A's 1000 ms, though B asks next */
-        {RUN, 1100, "http://h.test/2", -1},  /* B */
+        {RUN, 300, NULL, 800},              /* A's 1000 ms, though B asks next */
+        {RUN, 1100, "http://h.test/2", -1}, /* B */
         {END, 1150, NULL, 0},
-        {RUN, 1350, NULL, 800},              /* B's 200 ms passed; A waits its own 1000 */
+        {RUN, 1350, NULL, 800}, /* B's 200 ms passed; A waits its own 1000 */
         {RUN, 2149, NULL, 1},
         {RUN, 2150, "http://h.test/3", -1},
     };
@@ -302,7 +302,7 @@ static void test_robots_crawl_delay(void **state)
         {RUN, 100, NULL, 4910},
         {RUN, 5010, "http://r.test/1", -1},
         {END, 5100, NULL, 0},
-        {RUN, 5200, NULL, 4900},             /* B's delay is 0, the host's 5 s */
+        {RUN, 5200, NULL, 4900}, /* B's delay is 0, the host's 5 s */
         {RUN, 10100, "http://r.test/2", -1},
         {END, 10100, NULL, 0},
     };
@@ -359,8 +359,7 @@ static void test_client_leaves(void **state)
             fetchsched_transfer_aborted(w->s, w->runs[i].host, w->runs[i].req, 20);
         }
     int dropped = 0;
-    for (struct fetchsched_req *q = fetchsched_client_leave(w->s, &w->clients[0]); q;
-         q = q->next) {
+    for (struct fetchsched_req *q = fetchsched_client_leave(w->s, &w->clients[0]); q; q = q->next) {
         assert_ptr_equal(q->client, &w->clients[0]);
         dropped++;
     }

@@ -33,8 +33,8 @@ static void test_params_and_rows(void **state)
     struct store *s = *state;
     const char *params[] = {"41", NULL, "it's; DROP TABLE jobs --"};
     struct store_rows *r;
-    assert_int_equal(store_query(s, "SELECT $1::int + 1, $2::text IS NULL, $3::text", 3, params, &r),
-                     ERR_OK);
+    assert_int_equal(
+        store_query(s, "SELECT $1::int + 1, $2::text IS NULL, $3::text", 3, params, &r), ERR_OK);
     assert_int_equal(store_rows_count(r), 1);
     assert_int_equal(store_rows_columns(r), 3);
     assert_string_equal(store_rows_get(r, 0, 0), "42");
