@@ -1,48 +1,12 @@
 /* The subcommands' option parser: matches argv against a command's table of options. */
 #include "cli/opts.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-
-/* A whole decimal integer (strtoll's syntax) in [lo, hi]. */
-static int parse_ll(const char *arg, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(arg, &end, 10);
-    if (end == arg || *end || errno || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static int parse_u64(const char *arg, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(arg, &end, 10);
-    /* strtoull takes "-1" as ULLONG_MAX: a sign is no non-negative integer. */
-    if (end == arg || *end || errno || strchr(arg, '-'))
-        return 0;
-    *out = (uint64_t)v;
-    return 1;
-}
-
-static int parse_double(const char *arg, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(arg, &end);
-    if (end == arg || *end || errno || !isfinite(d) || d < lo || d > hi)
-        return 0;
-    *out = d;
-    return 1;
-}
+#include "common/num.h"
 
 static int parse_choice(const char *const *choices, const char *arg, int *out)
 {
@@ -66,7 +30,7 @@ static int append(const char *cmd, const struct opts_entry *e, const char *value
 /* Store one option's value; CLI_USAGE (after the error line) if it is not one. */
 static int opts_store_value(const char *cmd, const struct opts_entry *e, const char *value)
 {
-    long long ll;
+    int64_t ll;
     int ok = 1;
     switch (e->kind) {
     case OPTS_KIND_STRING:
@@ -76,18 +40,18 @@ static int opts_store_value(const char *cmd, const struct opts_entry *e, const c
         *(int *)e->dest = 1;
         break;
     case OPTS_KIND_INT:
-        if ((ok = parse_ll(value, e->lo, e->hi, &ll)))
+        if ((ok = num_parse_i64(value, e->lo, e->hi, &ll)))
             *(int *)e->dest = (int)ll;
         break;
     case OPTS_KIND_INT64:
-        if ((ok = parse_ll(value, e->lo, e->hi, &ll)))
+        if ((ok = num_parse_i64(value, e->lo, e->hi, &ll)))
             *(int64_t *)e->dest = ll;
         break;
     case OPTS_KIND_UINT64:
-        ok = parse_u64(value, e->dest);
+        ok = num_parse_u64(value, e->dest);
         break;
     case OPTS_KIND_DOUBLE:
-        ok = parse_double(value, e->dlo, e->dhi, e->dest);
+        ok = num_parse_double(value, e->dlo, e->dhi, e->dest);
         break;
     case OPTS_KIND_CHOICE:
         ok = parse_choice(e->choices, value, e->dest);

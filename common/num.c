@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int num_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -15,6 +16,20 @@ int num_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
     if (end == s || *end || errno || v < lo || v > hi)
         return 0;
     *out = (int64_t)v;
+    return 1;
+}
+
+int num_parse_u64(const char *s, uint64_t *out)
+{
+    /* strtoull takes "-1" as ULLONG_MAX: a sign is no non-negative integer. */
+    if (!s || !*s || strchr(s, '-'))
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end || errno)
+        return 0;
+    *out = (uint64_t)v;
     return 1;
 }
 

@@ -11,6 +11,9 @@
 /* A decimal integer in [lo, hi] (leading blanks and a sign allowed). 1 on success. */
 int num_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
+/* A decimal integer in [0, UINT64_MAX] (no sign). 1 on success. */
+int num_parse_u64(const char *s, uint64_t *out);
+
 /* An int in [lo, hi]. 1 on success. */
 int num_parse_int(const char *s, int lo, int hi, int *out);
 
