@@ -82,6 +82,9 @@ static void check_string(const char *s, size_t max)
  * Input: [content type][flags] body. Flags bit 0 keeps nofollow links; bit 1 sets
  * tiny caps so that every truncation path runs.
  */
+/* libFuzzer calls it; it has no header to declare it. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)

@@ -13,6 +13,9 @@
             __builtin_trap();                                                                      \
     } while (0)
 
+/* libFuzzer calls it; it has no header to declare it. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct jobspec *j = NULL, *again = NULL;

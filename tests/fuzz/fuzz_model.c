@@ -18,6 +18,9 @@ static const char probe[] = "The rocket launches into orbit; bake the flour. Caf
 /* A loaded model must classify to finite confidences and serialise to bytes that load
  * back into the same model (the format has one spelling per model, except for zero
  * centroid weights, which may be listed or not). */
+/* libFuzzer calls it; it has no header to declare it. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct pagecls *m = NULL;

@@ -16,6 +16,9 @@
  * Input: the robots.txt body; its last line (after the last '\n') doubles as a
  * path to match, so the fuzzer can aim paths at the patterns it has written.
  */
+/* libFuzzer calls it; it has no header to declare it. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *body = (const char *)data;

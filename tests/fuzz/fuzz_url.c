@@ -49,6 +49,9 @@ static void check_normal(const char *u)
  * fixed base). Each part alone is normalised; the ref is resolved against both
  * the fixed base and the given one.
  */
+/* libFuzzer calls it; it has no header to declare it. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *in = malloc(size + 1);

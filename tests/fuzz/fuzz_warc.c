@@ -49,6 +49,9 @@ static void fuzz_file(const uint8_t *data, size_t size)
     warc_archive_free(a);
 }
 
+/* libFuzzer calls it; it has no header to declare it. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     log_set_level(LOG_QUIET);
