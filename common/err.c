@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_msg[1024];
 
@@ -39,10 +40,14 @@ const char *err_str(enum err e)
 
 enum err err_set(enum err e, const char *fmt, ...)
 {
+    /* Formatted aside first: the arguments may include err_msg() itself (a cause
+     * wrapped in context), and vsnprintf must not read the buffer it writes. */
+    char msg[sizeof last_msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(last_msg, msg, sizeof msg);
     return e;
 }
 

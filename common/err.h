@@ -26,7 +26,9 @@ const char *err_str(enum err e);
 /*
  * Record a human-readable detail for the error about to be returned; the
  * message lives in thread-local storage until the next err_set or err_clear.
- * Returns e so that `return err_set(ERR_INVAL, "...")` reads naturally.
+ * Returns e so that `return err_set(ERR_INVAL, "...")` reads naturally. The
+ * arguments may include err_msg(), to wrap a cause in context:
+ * `err_set(e, "fold %u: %s", f, err_msg())`.
  */
 enum err err_set(enum err e, const char *fmt, ...) PRINTF_LIKE(2, 3);
 

@@ -15,15 +15,6 @@
 #include "store/models.h"
 #include "store/store.h"
 
-/* e with "PREFIX: " before the current err_msg(), copied first since err_set writes
- * over it. */
-static enum err with_prefix(enum err e, const char *prefix)
-{
-    char cause[1024];
-    snprintf(cause, sizeof cause, "%s", err_msg());
-    return err_set(e, "%s: %s", prefix, cause);
-}
-
 static enum err save_model(const struct evalcmd_opts *o, const struct jobspec *job,
                            const struct evaluate_result *r, int64_t *id)
 {
@@ -69,7 +60,7 @@ static enum evalcmd_end load_job(const struct evalcmd_opts *o, struct jobspec **
         const char *eq = strchr(o->sets[i], '=');
         snprintf(key, sizeof key, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
         if (jobspec_params_set(&(*job)->params, key, eq + 1) != ERR_OK) {
-            with_prefix(ERR_INVAL, "--set");
+            err_set(ERR_INVAL, "--set: %s", err_msg());
             return EVALCMD_USAGE;
         }
     }
@@ -86,7 +77,7 @@ static enum evalcmd_end evalcmd_report(const struct evalcmd_opts *o, const struc
     if (o->save_model) {
         int64_t id;
         if (save_model(o, job, res, &id) != ERR_OK) {
-            with_prefix(ERR_IO, "saving the model");
+            err_set(ERR_IO, "saving the model: %s", err_msg());
             return EVALCMD_FAILED;
         }
         printf("model saved: id %lld\n", (long long)id);

@@ -56,15 +56,6 @@ struct exp {
     int failed; /* a run or the evaluation did not end well */
 };
 
-/* e with "PREFIX: " before the current err_msg(), copied first since err_set writes
- * over it. */
-static enum err with_prefix(enum err e, const char *prefix)
-{
-    char cause[1024];
-    snprintf(cause, sizeof cause, "%s", err_msg());
-    return err_set(e, "%s: %s", prefix, cause);
-}
-
 static int is_dir_or_make(const char *dir)
 {
     struct stat st;
@@ -133,11 +124,8 @@ static enum err apply_sets(struct exp *x)
             if (strcmp(key, reserved[k]) == 0)
                 return err_set(ERR_INVAL, "--set %s: the experiment sets it for each run%s", key,
                                strcmp(key, "max_pages") == 0 ? " (use --budget)" : "");
-        if (jobspec_params_set(&x->base, key, eq + 1) != ERR_OK) {
-            char cause[1024];
-            snprintf(cause, sizeof cause, "%s", err_msg());
-            return err_set(ERR_INVAL, "--set %s", cause);
-        }
+        if (jobspec_params_set(&x->base, key, eq + 1) != ERR_OK)
+            return err_set(ERR_INVAL, "--set %s", err_msg());
     }
     return ERR_OK;
 }
@@ -185,14 +173,14 @@ static enum err experiment_crawl_one(struct exp *x, int i)
     if (jobspec_params_set(&js->params, "strategy", run->strategy) != ERR_OK ||
         jobspec_params_set(&js->params, "edge_weights", run->edge_weights) != ERR_OK ||
         jobspec_params_set(&js->params, "p_threshold", run_defs[i].p_threshold) != ERR_OK)
-        return with_prefix(ERR_INVAL, run->name);
+        return err_set(ERR_INVAL, "%s: %s", run->name, err_msg());
     fprintf(stderr, "[%d/%d] %s: strategy=%s edge_weights=%s p_threshold=%.2f ...\n", i + 1,
             REPORT_RUNS, run->name, run->strategy, run->edge_weights, run->p_threshold);
     enum err e = exprun_crawl(x->s, js, x->labels, x->replay.proxy, run);
     if (e) {
         char prefix[128];
         snprintf(prefix, sizeof prefix, "%s (job %lld)", run->name, (long long)run->job_id);
-        return with_prefix(e, prefix);
+        return err_set(e, "%s: %s", prefix, err_msg());
     }
     char pprs[32], pr[32], re[32];
     fprintf(stderr,
@@ -239,7 +227,7 @@ static enum err measure(struct exp *x)
     if (e) {
         char prefix[1024];
         snprintf(prefix, sizeof prefix, "replay of %s", o->warc);
-        return with_prefix(e, prefix);
+        return err_set(e, "%s: %s", prefix, err_msg());
     }
     e = dbopen_open(o->db_url, NULL, &x->s);
     if (e)

@@ -169,6 +169,19 @@ static void test_invalid_bodies_name_the_field(void **state)
     }
 }
 
+/* The cause of a bad URL is quoted once, whole (err_set may wrap err_msg() itself). */
+static void test_bad_url_message_whole(void **state)
+{
+    (void)state;
+    const char *json = "{\"topic\": \"t\", \"relevant_sites\": [\"notaurl\"], "
+                       "\"other_sites\": [\"http://b.com/\"]}";
+    struct jobspec *j = NULL;
+    assert_int_equal(jobspec_parse(json, strlen(json), &j), ERR_INVAL);
+    assert_null(j);
+    assert_string_equal(err_msg(),
+                        "relevant_sites[0]: 'notaurl' is not an http(s) URL (not an absolute URL)");
+}
+
 static void test_params_set(void **state)
 {
     (void)state;
@@ -299,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_valid_body),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_invalid_bodies_name_the_field),
+        cmocka_unit_test(test_bad_url_message_whole),
         cmocka_unit_test(test_params_set),
         cmocka_unit_test(test_params_json_round_trip),
         cmocka_unit_test(test_jobs_file),

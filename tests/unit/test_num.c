@@ -1,4 +1,4 @@
-/* common/num and common/hash: checked number parsing (table-driven) and FNV-1a's known values. */
+/* common/: checked number parsing (table-driven), FNV-1a's known values, err_set wrapping. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <math.h>
 
+#include "common/err.h"
 #include "common/hash.h"
 #include "common/num.h"
 
@@ -74,12 +75,22 @@ static void fnv1a(void **state)
     assert_true(hash_bytes32("foobar", 6) == (uint32_t)(h ^ (h >> 32)));
 }
 
+/* err_set may take err_msg() as an argument: the cause, wrapped in context. */
+static void err_set_wraps_its_own_message(void **state)
+{
+    (void)state;
+    assert_int_equal(err_set(ERR_IO, "cannot read %s", "x.warc"), ERR_IO);
+    assert_int_equal(err_set(ERR_INVAL, "archive 2: %s (%d)", err_msg(), 7), ERR_INVAL);
+    assert_string_equal(err_msg(), "archive 2: cannot read x.warc (7)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_i64),
         cmocka_unit_test(parse_int_u64_double),
         cmocka_unit_test(fnv1a),
+        cmocka_unit_test(err_set_wraps_its_own_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
