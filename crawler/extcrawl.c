@@ -70,6 +70,8 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     const struct edge *edges = sitecrawl_edges(sl->sc, &n_edges);
     const char *why = n_pages ? fetch_status_name(pages[0].status) : "nothing to fetch";
     log_debug("extcrawl: %s not examined: %s", sl->host, why);
+    if (n_edges)
+        x->border_empty = 0; /* its redirect targets join the border: look again */
     return verdict_store_unread(x->s, x->job, sl->host, why, edges, n_edges, sl->rank);
 }
 
