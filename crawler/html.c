@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "crawler/charset.h"
+#include "crawler/textfold.h"
 
 /* ---- small byte helpers -------------------------------------------------------------- */
 
@@ -173,102 +174,6 @@ static GumboOutput *parse_bounded(struct arena *a, const char *in, size_t len)
     return gumbo_parse_with_options(&go, in, len);
 }
 
-/* ---- folded text --------------------------------------------------------------------- */
-
-/* Text accumulator: folds whitespace, owes separators lazily, stops at a byte cap. */
-struct fold {
-    struct buf b;
-    size_t max;
-    char pending; /* separator owed before the next word: 0, ' ' or '\n' */
-    int full;     /* the cap was reached */
-};
-
-static void fold_init(struct fold *f, size_t max)
-{
-    buf_init(&f->b, max + 8); /* fold_word keeps within max; the slack is never used */
-    f->max = max;
-    f->pending = 0;
-    f->full = 0;
-}
-
-/* Owe a separator; '\n' (block boundary) beats ' '. Nothing is owed at the start. */
-static void fold_break(struct fold *f, char sep)
-{
-    if (f->b.len && (sep == '\n' || !f->pending))
-        f->pending = sep;
-}
-
-/* Length of the whitespace character at p (ASCII space or U+00A0), or 0. */
-static size_t space_at(const char *p, const char *end)
-{
-    if (ascii_is_ws((unsigned char)*p))
-        return 1;
-    if ((unsigned char)p[0] == 0xC2 && p + 1 < end && (unsigned char)p[1] == 0xA0)
-        return 2;
-    return 0;
-}
-
-static enum err fold_word(struct fold *f, const char *w, size_t n)
-{
-    size_t sep = f->pending && f->b.len ? 1 : 0;
-    if (f->b.len + sep + n > f->max) {
-        /* Keep what fits, cut on a UTF-8 character boundary. */
-        f->full = 1;
-        if (f->b.len + sep >= f->max)
-            return ERR_OK;
-        n = f->max - f->b.len - sep;
-        while (n && ((unsigned char)w[n] & 0xC0) == 0x80)
-            n--;
-        if (n == 0)
-            return ERR_OK;
-    }
-    enum err e = sep ? buf_append_char(&f->b, f->pending) : ERR_OK;
-    if (!e)
-        e = buf_append(&f->b, w, n);
-    f->pending = 0;
-    return e;
-}
-
-static enum err fold_text(struct fold *f, const char *s)
-{
-    const char *p = s, *end = s + strlen(s);
-    while (p < end && !f->full) {
-        size_t k = space_at(p, end);
-        if (k) {
-            fold_break(f, ' ');
-            p += k;
-            continue;
-        }
-        const char *w = p;
-        int bad = 0;
-        while (p < end && !space_at(p, end)) {
-            size_t c = (unsigned char)*p < 0x80
-                           ? 1
-                           : charset_utf8_seq((const unsigned char *)p, (size_t)(end - p));
-            bad |= c == 0;
-            p += c ? c : 1;
-        }
-        enum err e;
-        if (!bad) {
-            e = fold_word(f, w, (size_t)(p - w));
-        } else {
-            /*
-             * gumbo's output is not always valid UTF-8: it turns an overflowing reference
-             * such as "&#xdddddddddd;" into a stray byte (found by fuzzing). Rare: repair.
-             */
-            struct buf fixed;
-            buf_init(&fixed, 0);
-            e = charset_append_utf8(&fixed, w, (size_t)(p - w));
-            if (!e)
-                e = fold_word(f, fixed.data, fixed.len);
-            buf_release(&fixed);
-        }
-        if (e)
-            return e;
-    }
-    return ERR_OK;
-}
-
 /* ---- the tree walk ------------------------------------------------------------------- */
 
 enum {
@@ -321,7 +226,7 @@ struct link_slot {
 struct walker {
     struct html_page *page;
     const struct html_options *opt;
-    struct fold text, title, anchor;
+    struct textfold text, title, anchor;
     const GumboNode *anchor_node; /* the <a> whose text goes to `anchor`, or NULL */
     size_t anchor_link;           /* its slot */
     int have_title;
@@ -355,7 +260,7 @@ static int has_token(const char *list, const char *tok)
     return 0;
 }
 
-/* Store a link string (repaired like text: see fold_text); returns its pool offset. */
+/* Store a link string (repaired like text: see textfold_add); returns its pool offset. */
 static size_t pool_add(struct walker *w, const char *s, size_t n)
 {
     size_t off = w->pool.len;
@@ -479,9 +384,7 @@ static void begin_anchor(struct walker *w, const GumboNode *node, size_t slot)
 {
     w->anchor_node = node;
     w->anchor_link = slot;
-    buf_reset(&w->anchor.b);
-    w->anchor.pending = 0;
-    w->anchor.full = 0;
+    textfold_reset(&w->anchor);
 }
 
 static void end_anchor(struct walker *w)
@@ -496,12 +399,12 @@ static void visit_text(struct walker *w, const char *s)
 {
     if (!w->text.full) {
         if (!w->err)
-            w->err = fold_text(&w->text, s);
+            w->err = textfold_add(&w->text, s);
         if (w->text.full)
             w->page->truncated |= HTML_TRUNC_TEXT;
     }
     if (w->anchor_node && !w->err)
-        w->err = fold_text(&w->anchor, s);
+        w->err = textfold_add(&w->anchor, s);
 }
 
 static void visit_title(struct walker *w, const GumboElement *el)
@@ -510,16 +413,16 @@ static void visit_title(struct walker *w, const GumboElement *el)
     for (unsigned i = 0; i < el->children.length && !w->err; i++) {
         const GumboNode *c = el->children.data[i];
         if (c->type == GUMBO_NODE_TEXT || c->type == GUMBO_NODE_WHITESPACE)
-            w->err = fold_text(&w->title, c->v.text.text);
+            w->err = textfold_add(&w->title, c->v.text.text);
     }
 }
 
 static void separate(struct walker *w, unsigned cls)
 {
     if (cls & (T_BLOCK | T_SPACE)) {
-        fold_break(&w->text, cls & T_BLOCK ? '\n' : ' ');
+        textfold_break(&w->text, cls & T_BLOCK ? '\n' : ' ');
         if (w->anchor_node)
-            fold_break(&w->anchor, ' ');
+            textfold_break(&w->anchor, ' ');
     }
 }
 
@@ -557,9 +460,9 @@ static int enter_element(struct walker *w, const GumboNode *node)
                 add_link(w, v, strlen(v), HTML_LINK_AREA, has_token(attr(el, "rel"), "nofollow"));
             const char *alt = attr(el, "alt");
             if (slot && alt && *alt) {
-                struct fold f;
-                fold_init(&f, w->opt->max_anchor);
-                w->err = fold_text(&f, alt);
+                struct textfold f;
+                textfold_init(&f, w->opt->max_anchor);
+                w->err = textfold_add(&f, alt);
                 if (!w->err && f.b.len)
                     w->links[slot - 1].anchor = pool_add(w, f.b.data, f.b.len);
                 buf_release(&f.b);
@@ -575,8 +478,8 @@ static int enter_element(struct walker *w, const GumboNode *node)
     case GUMBO_TAG_IMG:
         /* A linked image's alt text is the link's anchor text (image-only links). */
         if (w->anchor_node && (v = attr(el, "alt")) && !w->err) {
-            fold_break(&w->anchor, ' ');
-            w->err = fold_text(&w->anchor, v);
+            textfold_break(&w->anchor, ' ');
+            w->err = textfold_add(&w->anchor, v);
         }
         break;
     default:
@@ -729,9 +632,9 @@ static enum err extract(struct html_page *page, const char *body, size_t len,
     GumboOutput *tree;
     enum err e;
 
-    fold_init(&w.text, opt->max_text);
-    fold_init(&w.title, HTML_TITLE_MAX);
-    fold_init(&w.anchor, opt->max_anchor);
+    textfold_init(&w.text, opt->max_text);
+    textfold_init(&w.title, HTML_TITLE_MAX);
+    textfold_init(&w.anchor, opt->max_anchor);
     buf_init(&w.pool, 0);
     if ((e = buf_append_char(&w.pool, '\0'))) /* offset 0: the empty anchor */
         goto out;
