@@ -25,6 +25,7 @@ struct ext {
     struct store *s;
     int64_t job;
     struct fetcher *f;
+    const char *worker; /* on the claims */
     const struct pagecls *model;
     struct pagecls_scratch *scratch;
     const struct extcrawl_params *p;
@@ -135,7 +136,7 @@ static enum err slot_finish(struct ext *x, struct slot *sl)
 /* Claim the best border site into a free slot and start its examination. */
 static enum err slot_start(struct ext *x, struct slot *sl)
 {
-    enum err e = crawlstore_claim(x->s, x->job, x->p->worker, &sl->host, &sl->homepage, &sl->rank);
+    enum err e = crawlstore_claim(x->s, x->job, x->worker, &sl->host, &sl->homepage, &sl->rank);
     if (e == ERR_NOTFOUND) {
         x->border_empty = 1;
         return ERR_OK;
@@ -222,7 +223,7 @@ static void ext_finish(void *arg)
     if (x->slots) {
         for (int i = 0; i < x->p->concurrency; i++)
             slot_clear(&x->slots[i]);
-        if (crawlstore_unclaim(x->s, x->job, x->p->worker, NULL) != ERR_OK)
+        if (crawlstore_unclaim(x->s, x->job, x->worker, NULL) != ERR_OK)
             log_warn("extcrawl: could not return claimed sites to the border: %s", err_msg());
     }
     free(x->slots);
@@ -240,22 +241,13 @@ static const struct crawl_strategy website_strategy = {
     .finish = ext_finish,
 };
 
-enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
-                      const struct extcrawl_params *p, crawl_progress_fn progress, void *ctx,
-                      enum crawl_stop *why)
+enum err extcrawl_run(const struct crawlrun_config *c, const struct pagecls *model,
+                      const struct extcrawl_params *p, enum crawl_stop *why)
 {
     *why = CRAWL_RUNNING;
     if (p->concurrency < 1)
         return err_set(ERR_INVAL, "concurrency must be at least 1");
-    struct ext x = {.s = s, .job = job, .f = f, .model = model, .p = p};
-    struct crawlrun_config c = {
-        .s = s,
-        .job = job,
-        .f = f,
-        .worker = p->worker,
-        .limits = p->limits,
-        .progress = progress,
-        .ctx = ctx,
-    };
-    return crawlrun_run(&c, &website_strategy, &x, why);
+    struct ext x = {
+        .s = c->s, .job = c->job, .f = c->f, .worker = c->worker, .model = model, .p = p};
+    return crawlrun_run(c, &website_strategy, &x, why);
 }

@@ -11,7 +11,7 @@
 
 #include "common/err.h"
 #include "crawler/crawl.h"
-#include "crawler/crawlmeter.h"
+#include "crawler/crawlrun.h"
 #include "crawler/edges.h"
 #include "crawler/sitecrawl.h"
 
@@ -26,18 +26,16 @@ struct extcrawl_params {
     int prior_harvest; /* 1: the prior follows the harvest rate (paper §4.3.3) ... */
     int prior_sites;   /* ... counting the starting prior as this many sites; 0: fixed */
     int concurrency;   /* websites examined at once */
-    struct crawlmeter_limits limits; /* the budgets */
-    const char *worker;              /* name recorded on claimed sites */
 };
 
 /*
- * Crawl job `job` until a stop condition (crawler/crawlrun); the border and
- * everything found are in the store. Resumes where the job stands (claimed sites must have been
- * unclaimed). progress (may be NULL) is called after websites are recorded, about once a second
- * otherwise, and at the end.
+ * Crawl job c->job with c's fetcher, budgets and progress callback until a stop
+ * condition (crawler/crawlrun); the border and everything found are in the store.
+ * Claims are made under c->worker. Resumes where the job stands (claimed sites must
+ * have been unclaimed). Progress is reported after websites are recorded, about once a
+ * second otherwise, and at the end.
  */
-enum err extcrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
-                      const struct extcrawl_params *p, crawl_progress_fn progress, void *ctx,
-                      enum crawl_stop *why) WARN_UNUSED;
+enum err extcrawl_run(const struct crawlrun_config *c, const struct pagecls *model,
+                      const struct extcrawl_params *p, enum crawl_stop *why) WARN_UNUSED;
 
 #endif

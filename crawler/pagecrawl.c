@@ -277,7 +277,7 @@ static struct page *pick(struct run *r)
 
 static enum err submit_more(struct run *r)
 {
-    int64_t max = r->p->limits.max_pages;
+    int64_t max = r->m->lim.max_pages;
     while (r->in_flight < r->p->concurrency && (!max || r->m->pages + r->in_flight < max)) {
         struct page *pg = pick(r);
         if (!pg)
@@ -521,25 +521,15 @@ static const struct crawl_strategy page_strategy = {
     .finish = page_finish,
 };
 
-enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
-                       const struct pagecrawl_params *p, crawl_progress_fn progress, void *ctx,
-                       enum crawl_stop *why)
+enum err pagecrawl_run(const struct crawlrun_config *c, const struct pagecls *model,
+                       const struct pagecrawl_params *p, enum crawl_stop *why)
 {
     *why = CRAWL_RUNNING;
     if (p->concurrency < 1 || p->max_pages_per_site < 1 || !p->priority)
         return err_set(ERR_INVAL,
                        "concurrency and max_pages_per_site must be at least 1, with a priority");
-    struct run r = {.s = s, .job = job, .f = f, .model = model, .p = p};
+    struct run r = {.s = c->s, .job = c->job, .f = c->f, .model = model, .p = p};
     strmap_init(&r.pages);
     strmap_init(&r.sites);
-    struct crawlrun_config c = {
-        .s = s,
-        .job = job,
-        .f = f,
-        .worker = p->worker,
-        .limits = p->limits,
-        .progress = progress,
-        .ctx = ctx,
-    };
-    return crawlrun_run(&c, &page_strategy, &r, why);
+    return crawlrun_run(c, &page_strategy, &r, why);
 }

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "crawler/crawlmeter.h"
+#include "crawler/crawlrun.h"
 #include "crawler/crawl.h"
 
 struct store;
@@ -59,13 +59,10 @@ struct pagecrawl_params {
     double p_threshold;     /* the website classifier stops at max_k Pr >= this */
     int max_pages_per_site; /* the guard */
     int concurrency;        /* fetches in flight */
-    struct crawlmeter_limits limits;
-    const char *worker;
 };
 
-/* Crawl job `job` until a stop condition (the same ones as extcrawl_run). */
-enum err pagecrawl_run(struct store *s, int64_t job, struct fetcher *f, const struct pagecls *model,
-                       const struct pagecrawl_params *p, crawl_progress_fn progress, void *ctx,
-                       enum crawl_stop *why) WARN_UNUSED;
+/* Crawl job c->job with c's fetcher, budgets and progress (crawler/crawlrun), as extcrawl_run. */
+enum err pagecrawl_run(const struct crawlrun_config *c, const struct pagecls *model,
+                       const struct pagecrawl_params *p, enum crawl_stop *why) WARN_UNUSED;
 
 #endif

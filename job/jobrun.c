@@ -157,7 +157,8 @@ static enum err load_model(struct ctx *c)
 }
 
 /* The baselines of issue 8: a page crawler with website post-processing. */
-static enum err jobrun_crawl_pages(struct ctx *c, enum crawl_stop *stop)
+static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *rc,
+                                   enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     struct pagecrawl_params p = {
@@ -169,11 +170,8 @@ static enum err jobrun_crawl_pages(struct ctx *c, enum crawl_stop *stop)
         .p_threshold = jp->p_threshold,
         .max_pages_per_site = jp->max_pages_per_site,
         .concurrency = jp->concurrency,
-        .limits = {jp->max_pages, jp->max_relevant_sites, jp->max_seconds, jp->pprs_window,
-                   jp->pprs_limit},
-        .worker = c->worker,
     };
-    return pagecrawl_run(c->s, c->id, c->f, c->model, &p, jobrun_crawl_progress, c, stop);
+    return pagecrawl_run(rc, c->model, &p, stop);
 }
 
 static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
@@ -186,8 +184,18 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
     if (n)
         log_info("job %lld: %d websites claimed by an earlier run went back to the border",
                  (long long)c->id, n);
+    struct crawlrun_config rc = {
+        .s = c->s,
+        .job = c->id,
+        .f = c->f,
+        .worker = c->worker,
+        .limits = {jp->max_pages, jp->max_relevant_sites, jp->max_seconds, jp->pprs_window,
+                   jp->pprs_limit},
+        .progress = jobrun_crawl_progress,
+        .ctx = c,
+    };
     if (jp->strategy == JOBSPEC_PAGE || jp->strategy == JOBSPEC_BFS)
-        return jobrun_crawl_pages(c, stop);
+        return jobrun_crawl_pages(c, &rc, stop);
     struct extcrawl_params p = {
         .weights = (enum edges_weights)jp->edge_weights,
         .site = {.prior_target = jp->prior_target,
@@ -200,9 +208,6 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .prior_harvest = jp->prior == 1,
         .prior_sites = jp->prior_sites,
         .concurrency = jp->concurrency,
-        .limits = {jp->max_pages, jp->max_relevant_sites, jp->max_seconds, jp->pprs_window,
-                   jp->pprs_limit},
-        .worker = c->worker,
     };
     if (jp->strategy == JOBSPEC_HOMEPAGE) {
         /* Each website judged by its homepage alone (the homepage classifier's crawl). */
@@ -210,7 +215,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         p.site.l_threshold = 0;
         p.site.max_pages_to_decide = 0;
     }
-    return extcrawl_run(c->s, c->id, c->f, c->model, &p, jobrun_crawl_progress, c, stop);
+    return extcrawl_run(&rc, c->model, &p, stop);
 }
 
 static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *stop)
