@@ -143,21 +143,6 @@ static void finished_at_once(void **state)
     fetcher_free(p.f);
 }
 
-static int start_replay(void **state)
-{
-    struct testreplay *r;
-    if (testreplay_start(NULL, &r) != 0)
-        return -1;
-    *state = r;
-    return 0;
-}
-
-static int stop_replay(void **state)
-{
-    testreplay_stop(*state);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,5 +151,5 @@ int main(void)
         cmocka_unit_test(tick_error_ends_the_loop),
         cmocka_unit_test(finished_at_once),
     };
-    return cmocka_run_group_tests(tests, start_replay, stop_replay);
+    return cmocka_run_group_tests(tests, testreplay_group_setup, testreplay_group_teardown);
 }

@@ -17,21 +17,6 @@
 #include "crawler/url.h"
 #include "testreplay.h"
 
-static int start_replay(void **state)
-{
-    struct testreplay *r;
-    if (testreplay_start(NULL, &r) != 0)
-        return -1;
-    *state = r;
-    return 0;
-}
-
-static int stop_replay(void **state)
-{
-    testreplay_stop(*state);
-    return 0;
-}
-
 struct progress_log {
     int calls;
     size_t last_done, last_expected, max_expected;
@@ -184,5 +169,5 @@ int main(void)
         cmocka_unit_test(test_collect_demo_sites),
         cmocka_unit_test(test_stop_and_errors),
     };
-    return cmocka_run_group_tests(tests, start_replay, stop_replay);
+    return cmocka_run_group_tests(tests, testreplay_group_setup, testreplay_group_teardown);
 }

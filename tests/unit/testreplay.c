@@ -71,3 +71,18 @@ void testreplay_stop(struct testreplay *r)
     waitpid(r->pid, NULL, 0);
     free(r);
 }
+
+int testreplay_group_setup(void **state)
+{
+    struct testreplay *r;
+    if (testreplay_start(NULL, &r) != 0)
+        return -1;
+    *state = r;
+    return 0;
+}
+
+int testreplay_group_teardown(void **state)
+{
+    testreplay_stop(*state);
+    return 0;
+}

@@ -21,4 +21,11 @@ int testreplay_start(const char *const *args, struct testreplay **out);
 /* Stop it (SIGTERM: the access log is flushed) and free. NULL is fine. */
 void testreplay_stop(struct testreplay *r);
 
+/*
+ * cmocka group setup and teardown: one replay (no extra options) for a whole group,
+ * its struct testreplay in *state.
+ */
+int testreplay_group_setup(void **state);
+int testreplay_group_teardown(void **state);
+
 #endif
