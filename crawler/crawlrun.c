@@ -20,12 +20,18 @@ struct run {
     struct crawlmeter_point reported; /* the counters at the last progress report */
 };
 
-static void crawlrun_report(struct run *r)
+/* The figures a report is about to give: what is in flight, the border, the counters. */
+static void crawlrun_before_report(struct run *r)
 {
     r->m.in_flight = r->st->in_flight(r->sctx);
     if (r->st->border)
         r->m.border = r->st->border(r->sctx);
     r->reported = (struct crawlmeter_point){r->m.pages, r->m.examined, r->m.relevant};
+}
+
+static void crawlrun_report(struct run *r)
+{
+    crawlrun_before_report(r);
     crawlmeter_report(&r->m, r->stop, r->c->progress, r->c->ctx);
 }
 
@@ -66,10 +72,7 @@ static void poll_job(struct run *r)
     struct crawlstore_counts counts;
     if (!r->st->border && crawlstore_counts(c->s, c->job, &counts) == ERR_OK)
         r->m.border = counts.border;
-    r->m.in_flight = r->st->in_flight(r->sctx);
-    if (r->st->border)
-        r->m.border = r->st->border(r->sctx);
-    r->reported = (struct crawlmeter_point){r->m.pages, r->m.examined, r->m.relevant};
+    crawlrun_before_report(r);
     r->stop = crawlmeter_poll(&r->m, c->s, c->job, c->worker, r->stop, c->progress, c->ctx);
 }
 

@@ -12,11 +12,10 @@
 
 /* Classify the site's pages into pages[]; a relevant site's links go into es. */
 static enum err classify_pages(const struct trainset_site *site, int relevant,
-                               const struct pagecls *model, struct crawlstore_page *pages,
-                               struct edgeset *es)
+                               const struct pagecls *model, struct pagecls_scratch *scratch,
+                               struct crawlstore_page *pages, struct edgeset *es)
 {
-    struct pagecls_scratch *scratch;
-    enum err e = pagecls_scratch_new(model, &scratch);
+    enum err e = ERR_OK;
     for (size_t i = 0; !e && i < site->n_pages; i++) {
         const struct trainset_page *pg = &site->pages[i];
         struct pagecls_result r;
@@ -28,12 +27,13 @@ static enum err classify_pages(const struct trainset_site *site, int relevant,
         if (relevant)
             e = edgeset_add_page(es, pg->transversal, pg->n_transversal, r.pr[PAGECLS_TARGET]);
     }
-    pagecls_scratch_free(scratch);
     return e;
 }
 
-enum err seed_training_site(struct store *s, int64_t job, const struct trainset_site *site,
-                            int relevant, const struct pagecls *model, enum edges_weights mode)
+/* One training website, examined: its verdict known, its pages, a relevant one's links. */
+static enum err seed_site(struct store *s, int64_t job, const struct trainset_site *site,
+                          int relevant, const struct pagecls *model,
+                          struct pagecls_scratch *scratch, enum edges_weights mode)
 {
     char *host = NULL, *home = NULL;
     struct edgeset es;
@@ -43,7 +43,7 @@ enum err seed_training_site(struct store *s, int64_t job, const struct trainset_
     if (!e)
         e = url_homepage(site->site, &home);
     if (!e)
-        e = classify_pages(site, relevant, model, pages, &es);
+        e = classify_pages(site, relevant, model, scratch, pages, &es);
     if (!e)
         e = crawlstore_site_add(s, job, host, home, relevant ? "train" : "train_other", "claimed",
                                 NAN, -1, 0);
@@ -68,6 +68,21 @@ enum err seed_training_site(struct store *s, int64_t job, const struct trainset_
     edgeset_release(&es);
     free(host);
     free(home);
+    return e;
+}
+
+enum err seed_training_sites(struct store *s, int64_t job, const struct trainset *ts,
+                             size_t n_relevant, const struct pagecls *model,
+                             enum edges_weights mode)
+{
+    struct pagecls_scratch *scratch;
+    enum err e = pagecls_scratch_new(model, &scratch);
+    for (size_t i = 0; !e && i < trainset_count(ts); i++) {
+        const struct trainset_site *site = trainset_site(ts, i);
+        if (site->n_pages) /* a website that gave no page is not examined */
+            e = seed_site(s, job, site, i < n_relevant, model, scratch, mode);
+    }
+    pagecls_scratch_free(scratch);
     return e;
 }
 

@@ -15,20 +15,20 @@
 #include "crawler/edges.h"
 
 struct store;
-struct trainset_site;
+struct trainset;
 struct pagecls;
 
 /* A start site's rank: above any average of weights in [0, 1]. */
 #define SEED_START_RANK 2.0
 
 /*
- * Record training website site of job as examined, relevant or not (known), with its
- * pages classified by model; a relevant one's transversal links join the border,
- * weighted by mode.
+ * Record the training websites of ts that gave pages as examined in job: the first
+ * n_relevant relevant, the others not (known, not guessed), their pages classified by
+ * model; the relevant ones' transversal links join the border, weighted by mode.
  */
-enum err seed_training_site(struct store *s, int64_t job, const struct trainset_site *site,
-                            int relevant, const struct pagecls *model,
-                            enum edges_weights mode) WARN_UNUSED;
+enum err seed_training_sites(struct store *s, int64_t job, const struct trainset *ts,
+                             size_t n_relevant, const struct pagecls *model,
+                             enum edges_weights mode) WARN_UNUSED;
 
 /* Put the start sites (absolute URLs; each stands for its website) on the border first. */
 enum err seed_start_sites(struct store *s, int64_t job, char *const *urls, size_t n) WARN_UNUSED;

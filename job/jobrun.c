@@ -131,12 +131,9 @@ static enum err train(struct ctx *c)
         e = fit(c, ts);
     if (!e)
         e = save_model(c);
-    for (size_t i = 0; !e && i < trainset_count(ts); i++) {
-        const struct trainset_site *site = trainset_site(ts, i);
-        if (site->n_pages)
-            e = seed_training_site(c->s, c->id, site, i < js->n_relevant, c->model,
-                                   (enum edges_weights)js->params.edge_weights);
-    }
+    if (!e)
+        e = seed_training_sites(c->s, c->id, ts, js->n_relevant, c->model,
+                                (enum edges_weights)js->params.edge_weights);
     if (!e)
         e = seed_start_sites(c->s, c->id, js->start_sites, js->n_start);
     trainset_free(ts);
