@@ -44,10 +44,10 @@ static enum err loop_refill(void *arg)
     }
     if (r->stop != CRAWL_RUNNING)
         return ERR_OK;
-    int exhausted = 0;
-    enum err e = r->st->refill(r->sctx, &exhausted);
-    if (!e && exhausted && r->st->in_flight(r->sctx) == 0)
-        r->stop = CRAWL_BORDER_EMPTY;
+    enum crawl_stop blocked = CRAWL_RUNNING;
+    enum err e = r->st->refill(r->sctx, &blocked);
+    if (!e && blocked != CRAWL_RUNNING && r->st->in_flight(r->sctx) == 0)
+        r->stop = blocked;
     return e;
 }
 
@@ -125,12 +125,14 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
         if (st->flush)
             e = st->flush(sctx);
     }
+    crawlrun_before_report(&r); /* the border as the strategy sees it, before it lets go */
+    if (st->finish)             /* gives back the work still held; the pages it cost count */
+        st->finish(sctx);
+    r.m.in_flight = 0;
     if (!e)
         e = crawlmeter_write(&r.m, c->s, c->job);
     if (!e)
-        crawlrun_report(&r);
-    if (st->finish)
-        st->finish(sctx);
+        crawlmeter_report(&r.m, r.stop, c->progress, c->ctx);
     crawlmeter_release(&r.m);
     return e;
 }

@@ -7,8 +7,12 @@
  * what it keeps in memory between writes. The website crawler (extcrawl) and the
  * page crawlers (pagecrawl) are strategies; a new one is a new struct crawl_strategy.
  *
- * A budget lets the work in flight finish (no verdict is cut short); a user's stop or
- * pause does not: the strategy's finish hook gives back what it still holds.
+ * The page budget is hard (pages_downloaded never passes max_pages): a strategy does
+ * not start what the budget cannot pay for, and gives back what it cannot finish
+ * within it (the website crawler puts such a website back on the border unjudged).
+ * Other budgets let the work in flight finish. A user's stop or pause does not: the
+ * strategy's finish hook gives back what it still holds. Every page downloaded counts,
+ * for work given back too.
  */
 #ifndef SITESCOUT_CRAWLER_CRAWLRUN_H
 #define SITESCOUT_CRAWLER_CRAWLRUN_H
@@ -30,19 +34,25 @@ struct crawl_strategy {
      * the strategy keeps m to count what it does (pages, examined, relevant).
      */
     enum err (*start)(void *st, struct crawlmeter *m, const struct crawlstore_counts *c);
-    /* Submit more work. Set *exhausted when there is nothing left to submit. */
-    enum err (*refill)(void *st, int *exhausted);
+    /*
+     * Submit more work. When it cannot, set *blocked to why: CRAWL_BORDER_EMPTY
+     * (nothing left) or CRAWL_MAX_PAGES (the budget cannot pay for more work); the
+     * crawl ends once nothing is in flight.
+     */
+    enum err (*refill)(void *st, enum crawl_stop *blocked);
     /* A finished fetch of ours (freed by the loop afterwards). */
     enum err (*feed)(void *st, struct fetch_result *r);
     /* Work in flight: websites being examined, or pages being fetched. */
     int64_t (*in_flight)(void *st);
-    /* Pages downloaded for work not counted in the meter yet (NULL: none). */
+    /* Pages downloaded, or on their way, for work not counted in the meter yet (NULL:
+     * none): the page budget stops new work when meter + these reach max_pages. */
     int64_t (*unrecorded_pages)(void *st);
     /* The border's size (NULL: the store's count, read at every poll). */
     int64_t (*border)(void *st);
     /* Write what is kept in memory (NULL: everything is stored as it happens). */
     enum err (*flush)(void *st);
-    /* At the end, whatever happened: give back the work still held. May be NULL. */
+    /* At the end, whatever happened: give back the work still held, adding the pages
+     * it cost to the meter (the final metrics row follows). May be NULL. */
     void (*finish)(void *st);
 };
 

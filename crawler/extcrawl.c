@@ -2,6 +2,7 @@
 #include "crawler/extcrawl.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ struct slot {
     char *host, *homepage;
     double rank;
     uint32_t gen; /* tags results, so answers for an abandoned site are recognised */
+    int waiting;  /* a fetch of it is out: one page the budget has promised */
 };
 
 struct ext {
@@ -36,6 +38,47 @@ struct ext {
     int border_empty;
 };
 
+/*
+ * The hard page budget (issue 13). A website is claimed only when the budget can pay
+ * for the pages its verdict may need (max_pages_per_site, or max_pages_to_decide if
+ * lower) beyond what the undecided websites in flight may still need; so no website is
+ * ever cut short undecided. A website whose verdict is final goes on gathering links
+ * (LinkRank) only with pages nobody else may need; when there are none, it is stored.
+ */
+static int64_t slot_committed(const struct slot *sl)
+{
+    return sitecrawl_fetches(sl->sc) + sl->waiting;
+}
+
+/* Pages a website may need for its verdict, from the start. */
+static int64_t decide_cap(const struct ext *x)
+{
+    const struct sitecrawl_params *sp = &x->p->site;
+    int cap = sp->max_pages;
+    return sp->max_pages_to_decide > 0 && sp->max_pages_to_decide < cap ? sp->max_pages_to_decide
+                                                                        : cap;
+}
+
+/*
+ * Pages the budget can pay for beyond those downloaded or on their way, and beyond
+ * what the undecided websites in flight may still need; INT64_MAX without a budget.
+ */
+static int64_t pages_spare(const struct ext *x)
+{
+    int64_t max = x->m->lim.max_pages;
+    if (!max)
+        return INT64_MAX;
+    int64_t spare = max - x->m->pages, cap = decide_cap(x);
+    for (int i = 0; i < x->p->concurrency; i++) {
+        const struct slot *sl = &x->slots[i];
+        if (!sl->sc)
+            continue;
+        int64_t used = slot_committed(sl), need = cap - used;
+        spare -= used + (need > 0 && !sitecrawl_verdict_final(sl->sc) ? need : 0);
+    }
+    return spare;
+}
+
 static void slot_clear(struct slot *sl)
 {
     sitecrawl_free(sl->sc);
@@ -51,14 +94,23 @@ static uint64_t slot_tag(const struct ext *x, const struct slot *sl)
     return (uint64_t)(sl - x->slots) << 32 | sl->gen;
 }
 
-/* Submit the site's next URL, or report that it is finished (1). */
-static int slot_advance(struct ext *x, struct slot *sl, enum err *e)
+enum advance { ADVANCE_SUBMITTED, ADVANCE_DONE, ADVANCE_OVER_BUDGET };
+
+/* Submit the site's next URL, or say why not: it is finished, or the budget is spent. */
+static enum advance slot_advance(struct ext *x, struct slot *sl, enum err *e)
 {
     const char *url = sitecrawl_next(sl->sc);
     if (!url)
-        return 1;
+        return ADVANCE_DONE;
+    /* Undecided, its own need is part of the reserve (spare >= 0 then, barring a
+     * resumed job over its budget); decided, it may only take a spare page. */
+    int final = sitecrawl_verdict_final(sl->sc);
+    int64_t spare = pages_spare(x);
+    if (final ? spare <= 0 : spare < 0)
+        return final ? ADVANCE_DONE : ADVANCE_OVER_BUDGET;
     *e = fetcher_submit(x->f, url, slot_tag(x, sl));
-    return 0;
+    sl->waiting = !*e;
+    return ADVANCE_SUBMITTED;
 }
 
 /* A website none of whose pages could be classified: recorded as failed. */
@@ -73,7 +125,14 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     log_debug("extcrawl: %s not examined: %s", sl->host, why);
     if (n_edges)
         x->border_empty = 0; /* its redirect targets join the border: look again */
-    return verdict_store_unread(x->s, x->job, sl->host, why, edges, n_edges, sl->rank);
+    int fetches = sitecrawl_fetches(sl->sc);
+    enum err e =
+        verdict_store_unread(x->s, x->job, sl->host, why, fetches, edges, n_edges, sl->rank);
+    if (!e) {
+        x->m->pages += fetches;
+        crawlmeter_mark(x->m);
+    }
+    return e;
 }
 
 /* A website the internal crawler judged: its verdict, pages and links stored. */
@@ -119,18 +178,41 @@ static enum err slot_judged(struct ext *x, struct slot *sl)
     return ERR_OK;
 }
 
-/* Store a finished website and free its slot. */
-static enum err slot_finish(struct ext *x, struct slot *sl)
+/* A website the budget cannot finish: back on the border, its fetches counted. */
+static enum err slot_abandon(struct ext *x, struct slot *sl)
+{
+    int fetches = sitecrawl_fetches(sl->sc);
+    log_debug("extcrawl: %s put back: the page budget is spent", sl->host);
+    enum err e = crawlstore_site_abandon(x->s, x->job, sl->host, fetches);
+    if (!e) {
+        x->m->pages += fetches;
+        crawlmeter_mark(x->m);
+    }
+    return e;
+}
+
+/* Store a finished website (or put it back, over budget) and free its slot. */
+static enum err slot_finish(struct ext *x, struct slot *sl, enum advance how)
 {
     size_t n_pages;
     const struct sitecrawl_page *pages = sitecrawl_pages(sl->sc, &n_pages);
     size_t classified = 0;
     for (size_t i = 0; i < n_pages; i++)
         classified += !isnan(pages[i].pr_target);
-    enum err e = classified ? slot_judged(x, sl) : slot_unread(x, sl);
+    enum err e = how == ADVANCE_OVER_BUDGET ? slot_abandon(x, sl)
+                 : classified               ? slot_judged(x, sl)
+                                            : slot_unread(x, sl);
     slot_clear(sl);
     x->active--;
     return e;
+}
+
+/* Advance a site after a result or at its start; finish it when it will not go on. */
+static enum err slot_step(struct ext *x, struct slot *sl)
+{
+    enum err e = ERR_OK;
+    enum advance how = slot_advance(x, sl, &e);
+    return how == ADVANCE_SUBMITTED ? e : slot_finish(x, sl, how);
 }
 
 /* Claim the best border site into a free slot and start its examination. */
@@ -152,14 +234,12 @@ static enum err slot_start(struct ext *x, struct slot *sl)
     e = sitecrawl_new(sl->homepage, &sp, x->model, x->scratch, &sl->sc);
     if (e) {
         log_warn("extcrawl: %s: %s", sl->host, err_msg());
-        e = crawlstore_site_failed(x->s, x->job, sl->host, err_msg());
+        e = crawlstore_site_failed(x->s, x->job, sl->host, err_msg(), 0);
         slot_clear(sl);
         return e;
     }
     x->active++;
-    if (slot_advance(x, sl, &e))
-        e = slot_finish(x, sl);
-    return e;
+    return slot_step(x, sl);
 }
 
 /* ---- the strategy hooks (crawler/crawlrun) ---- */
@@ -175,14 +255,18 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
     return e;
 }
 
-static enum err ext_refill(void *arg, int *exhausted)
+static enum err ext_refill(void *arg, enum crawl_stop *blocked)
 {
     struct ext *x = arg;
     enum err e = ERR_OK;
-    for (int i = 0; !e && i < x->p->concurrency && !x->border_empty; i++)
-        if (!x->slots[i].sc)
+    int affordable = 1;
+    for (int i = 0; !e && i < x->p->concurrency && !x->border_empty && affordable; i++)
+        if (!x->slots[i].sc && (affordable = pages_spare(x) >= decide_cap(x)))
             e = slot_start(x, &x->slots[i]);
-    *exhausted = x->border_empty;
+    if (x->border_empty)
+        *blocked = CRAWL_BORDER_EMPTY;
+    else if (!affordable)
+        *blocked = CRAWL_MAX_PAGES;
     return e;
 }
 
@@ -194,10 +278,9 @@ static enum err ext_feed(void *arg, struct fetch_result *res)
     if (idx >= (size_t)x->p->concurrency || !x->slots[idx].sc || x->slots[idx].gen != gen)
         return ERR_OK; /* an answer for a site given up on */
     struct slot *sl = &x->slots[idx];
+    sl->waiting = 0;
     enum err e = sitecrawl_feed(sl->sc, res);
-    if (!e && slot_advance(x, sl, &e))
-        e = slot_finish(x, sl);
-    return e;
+    return e ? e : slot_step(x, sl);
 }
 
 static int64_t ext_in_flight(void *arg)
@@ -205,24 +288,31 @@ static int64_t ext_in_flight(void *arg)
     return ((struct ext *)arg)->active;
 }
 
-/* The sites being examined have downloaded pages too: the page budget counts them. */
+/* The sites being examined have downloaded pages (or have one on its way) too: the
+ * page budget counts them. */
 static int64_t ext_unrecorded(void *arg)
 {
     struct ext *x = arg;
     int64_t n = 0;
-    for (int i = 0; i < x->p->concurrency; i++)
+    for (int i = 0; x->slots && i < x->p->concurrency; i++)
         if (x->slots[i].sc)
-            n += sitecrawl_fetches(x->slots[i].sc);
+            n += slot_committed(&x->slots[i]);
     return n;
 }
 
-/* Sites still in flight (user stop, pause, error) go back to the border. */
+/* Sites still in flight (user stop, pause, error) go back to the border, their
+ * fetches counted. */
 static void ext_finish(void *arg)
 {
     struct ext *x = arg;
     if (x->slots) {
-        for (int i = 0; i < x->p->concurrency; i++)
-            slot_clear(&x->slots[i]);
+        for (int i = 0; i < x->p->concurrency; i++) {
+            struct slot *sl = &x->slots[i];
+            if (sl->sc && slot_abandon(x, sl) != ERR_OK)
+                log_warn("extcrawl: %s: %s", sl->host, err_msg());
+            slot_clear(sl);
+        }
+        x->active = 0;
         if (crawlstore_unclaim(x->s, x->job, x->worker, NULL) != ERR_OK)
             log_warn("extcrawl: could not return claimed sites to the border: %s", err_msg());
     }

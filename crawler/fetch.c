@@ -75,6 +75,11 @@ const char *fetch_status_name(enum fetch_status s)
     return (unsigned)s < FETCH_STATUS_COUNT ? status_names[s] : "unknown";
 }
 
+int fetch_status_downloaded(enum fetch_status s)
+{
+    return s != FETCH_ROBOTS && s != FETCH_BLOCKED && s != FETCH_BAD_URL;
+}
+
 void fetch_config_defaults(struct fetch_config *c)
 {
     memset(c, 0, sizeof *c);

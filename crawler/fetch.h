@@ -71,6 +71,14 @@ enum fetch_status {
 /* Short stable name of a status ("ok", "robots", ...), for logs and metrics. */
 const char *fetch_status_name(enum fetch_status s);
 
+/*
+ * Did a fetch that ended with status s go out on the network (an HTTP answer or a
+ * network error)? Those are the pages a crawl's budget and pages_downloaded count;
+ * robots.txt refusals, blocked destinations and bad URLs cost no request. Same-site
+ * redirect hops within one fetch count as one page.
+ */
+int fetch_status_downloaded(enum fetch_status s);
+
 struct fetch_result {
     uint64_t tag;    /* the caller's, from fetcher_submit */
     char *url;       /* the requested URL, normalised */

@@ -335,8 +335,8 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
     pg->state = PAGE_DONE;
     st->in_flight--;
     r->in_flight--;
-    if (res->status == FETCH_ROBOTS)
-        return ERR_OK; /* not downloaded */
+    if (!fetch_status_downloaded(res->status))
+        return ERR_OK; /* robots.txt said no, or no request could be made */
     st->fetches++;
     r->m->pages++;
     double pr = NAN;
@@ -478,11 +478,12 @@ static enum err page_start(void *arg, struct crawlmeter *m, const struct crawlst
     return e ? e : pagecrawl_seed(r);
 }
 
-static enum err page_refill(void *arg, int *exhausted)
+static enum err page_refill(void *arg, enum crawl_stop *blocked)
 {
     struct run *r = arg;
     enum err e = submit_more(r);
-    *exhausted = r->heap_len == 0;
+    if (r->heap_len == 0)
+        *blocked = CRAWL_BORDER_EMPTY;
     return e;
 }
 

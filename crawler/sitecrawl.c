@@ -220,7 +220,7 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
         return err_set(ERR_INVAL, "sitecrawl_feed without a URL handed out");
     sc->outstanding = -1;
     enum err e = ERR_OK;
-    if (r->status != FETCH_ROBOTS && r->status != FETCH_BAD_URL)
+    if (fetch_status_downloaded(r->status))
         sc->fetches++;
     if (r->status == FETCH_OK) {
         e = read_page(sc, r);
@@ -267,6 +267,11 @@ int sitecrawl_relevant(const struct sitecrawl *sc)
 int sitecrawl_decided(const struct sitecrawl *sc)
 {
     return sitecls_decided(&sc->cls);
+}
+
+int sitecrawl_verdict_final(const struct sitecrawl *sc)
+{
+    return sc->verdict_closed;
 }
 
 unsigned sitecrawl_pages_to_decide(const struct sitecrawl *sc)

@@ -73,6 +73,9 @@ double sitecrawl_confidence(const struct sitecrawl *sc);
 int sitecrawl_relevant(const struct sitecrawl *sc);
 /* Did the classifier reach p_threshold (else it ran out of pages or budget)? */
 int sitecrawl_decided(const struct sitecrawl *sc);
+/* Is the verdict final (decided, or max_pages_to_decide spent), while links may still
+ * be gathered for LinkRank? */
+int sitecrawl_verdict_final(const struct sitecrawl *sc);
 /* Pages classified until the decision (all classified pages if undecided). */
 unsigned sitecrawl_pages_to_decide(const struct sitecrawl *sc);
 /* Fetches made (robots-disallowed URLs excluded): the pages this website cost. */

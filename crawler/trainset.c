@@ -239,7 +239,7 @@ enum err trainset_feed(struct trainset *ts, struct fetcher *f, const struct fetc
     ts->fetches++;
     int first = !st->home_seen;
     st->home_seen = 1;
-    if (r->status != FETCH_ROBOTS && r->status != FETCH_BAD_URL)
+    if (fetch_status_downloaded(r->status))
         s->fetches++;
     enum err e = ERR_OK;
     if (first) {

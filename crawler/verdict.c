@@ -36,11 +36,11 @@ enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
 }
 
 enum err verdict_store_unread(struct store *s, int64_t job, const char *host, const char *why,
-                              const struct edge *edges, size_t n_edges, double rank)
+                              int fetches, const struct edge *edges, size_t n_edges, double rank)
 {
     enum err e = ERR_OK;
     for (size_t i = 0; !e && i < n_edges; i++)
         e = crawlstore_site_add(s, job, edges[i].host, edges[i].homepage, "discovered", "border",
                                 NAN, -1, rank);
-    return e ? e : crawlstore_site_failed(s, job, host, why);
+    return e ? e : crawlstore_site_failed(s, job, host, why, fetches);
 }

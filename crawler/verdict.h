@@ -39,10 +39,12 @@ enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
                        const struct verdict *v) WARN_UNUSED;
 
 /*
- * Record that host could not be read (why: a fetch status name, say); the targets of
- * its redirects (edges) join the border with rank.
+ * Record that host could not be read (why: a fetch status name, say) after fetches
+ * downloads, which count in the job's pages; the targets of its redirects (edges)
+ * join the border with rank.
  */
 enum err verdict_store_unread(struct store *s, int64_t job, const char *host, const char *why,
-                              const struct edge *edges, size_t n_edges, double rank) WARN_UNUSED;
+                              int fetches, const struct edge *edges, size_t n_edges,
+                              double rank) WARN_UNUSED;
 
 #endif

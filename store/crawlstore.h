@@ -58,7 +58,7 @@ enum err crawlstore_job_heartbeat(struct store *s, int64_t id, const char *worke
 
 /* Counters of a job's crawl (training sites excluded). */
 struct crawlstore_counts {
-    int64_t pages;    /* fetches on examined sites */
+    int64_t pages;    /* crawl fetches (training excluded) */
     int64_t examined; /* sites examined */
     int64_t relevant; /* of them relevant */
     int64_t border;   /* sites waiting */
@@ -167,9 +167,19 @@ enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_s
                                size_t *n) WARN_UNUSED;
 void crawlstore_site_rows_free(struct crawlstore_site_row *rows, size_t n);
 
-/* Give up on a claimed site (state failed, with the reason). */
-enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host,
-                                const char *error) WARN_UNUSED;
+/*
+ * Give up on a claimed site (state failed, with the reason). The fetches it cost
+ * count in the job's pages_downloaded (unless it is a training site).
+ */
+enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, const char *error,
+                                int fetches) WARN_UNUSED;
+
+/*
+ * Put a claimed site back on the border unjudged (the page budget ran out while it
+ * was examined); the fetches it cost count in the job's pages_downloaded.
+ */
+enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host,
+                                 int fetches) WARN_UNUSED;
 
 struct crawlstore_metrics {
     double elapsed_s;

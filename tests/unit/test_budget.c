@@ -1,0 +1,174 @@
+/*
+ * The page budget is hard and every download counts (issue 13), for every strategy:
+ * crawls of the demo web with a budget far below what 64 websites in flight would
+ * take, checked against the fetcher's own count of the fetches it answered. The
+ * website crawler may stop short of the budget by less than one website's page cap
+ * (it claims no website the budget cannot pay for); the page crawlers spend it all.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier/pagecls.h"
+#include "crawler/crawlrun.h"
+#include "crawler/extcrawl.h"
+#include "crawler/fetch.h"
+#include "crawler/pagecrawl.h"
+#include "crawler/seed.h"
+#include "store/crawlstore.h"
+#include "store/store.h"
+#include "testdb.h"
+#include "testreplay.h"
+
+#define BUDGET      60
+#define CONCURRENCY 64
+#define SITE_CAP    25 /* max_pages_per_site */
+
+/* The demo web's sci.space start sites (demo/demo.jobs.json). */
+static char *const starts[] = {
+    "http://www.veneralander.com/",          "http://users.componentattitude.net/",
+    "http://www.dimensions-ssto.com/",       "http://homepages.telemetrygibbons.net/",
+    "http://www.canyonmist.com/",
+};
+
+struct fixture {
+    struct testreplay *replay;
+    struct store *s;
+    struct pagecls *model;
+};
+
+static int setup(void **state)
+{
+    static const char *texts[] = {
+        "space shuttle orbit launch nasa", "rocket orbit launch moon",
+        "satellite planet shuttle telescope rocket", "recipe bake flour oven",
+        "sugar butter dinner kitchen recipe", "engine bike motorcycle ride road",
+    };
+    struct pagecls_doc docs[6];
+    for (int i = 0; i < 6; i++)
+        docs[i] = (struct pagecls_doc){texts[i], strlen(texts[i]),
+                                       i < 3 ? PAGECLS_TARGET : PAGECLS_OTHER, (uint32_t)i};
+    struct pagecls_params p;
+    pagecls_params_default(&p);
+    p.centroids = 1;
+    p.min_df = 1;
+    p.min_sites = 1;
+    struct fixture *f = calloc(1, sizeof *f);
+    if (!f || testreplay_group_setup((void **)&f->replay) != 0 || testdb_open(&f->s) != 0 ||
+        pagecls_train(&p, docs, 6, &f->model) != ERR_OK)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    pagecls_free(f->model);
+    store_free(f->s);
+    testreplay_group_teardown((void **)&f->replay);
+    free(f);
+    return 0;
+}
+
+/* A job on the demo web's start sites, and a fetcher through the replay. */
+static int64_t new_job(struct fixture *f, struct fetcher **fetcher)
+{
+    int64_t job;
+    assert_int_equal(crawlstore_job_create(f->s, "sci.space", "{}", "{}", &job), ERR_OK);
+    assert_int_equal(seed_start_sites(f->s, job, starts, sizeof starts / sizeof *starts), ERR_OK);
+    struct fetch_config fc;
+    fetch_config_defaults(&fc);
+    fc.proxy = f->replay->proxy;
+    fc.delay_ms = 0;
+    fc.max_in_flight = CONCURRENCY;
+    assert_int_equal(fetcher_new(&fc, fetcher), ERR_OK);
+    return job;
+}
+
+static struct crawlrun_config config(struct fixture *f, int64_t job, struct fetcher *fetcher)
+{
+    return (struct crawlrun_config){
+        .s = f->s,
+        .job = job,
+        .f = fetcher,
+        .worker = "budget-test",
+        .limits = {.max_pages = BUDGET, .pprs_window = 1000},
+    };
+}
+
+/* What every strategy owes: the budget held and used, every answered fetch counted. */
+static void check_accounts(struct fixture *f, int64_t job, struct fetcher *fetcher,
+                           enum crawl_stop why)
+{
+    assert_int_equal(why, CRAWL_MAX_PAGES);
+    struct crawlstore_counts c;
+    assert_int_equal(crawlstore_counts(f->s, job, &c), ERR_OK);
+    struct fetch_stats st;
+    fetcher_stats(fetcher, &st);
+    uint64_t downloaded = 0;
+    for (int s = 0; s < FETCH_STATUS_COUNT; s++)
+        if (fetch_status_downloaded((enum fetch_status)s))
+            downloaded += st.by_status[s];
+    assert_int_equal(c.pages, (int64_t)downloaded); /* every fetch answered counts */
+    assert_true(c.pages <= BUDGET);
+    /* The budget is used: what is left could not pay for one more website. */
+    assert_true(c.pages > BUDGET - SITE_CAP);
+    assert_int_equal(c.claimed, 0); /* nothing left claimed */
+    assert_true(c.examined > 0);
+}
+
+static void website_crawler_keeps_the_budget(void **state)
+{
+    struct fixture *f = *state;
+    struct fetcher *fetcher;
+    int64_t job = new_job(f, &fetcher);
+    struct crawlrun_config c = config(f, job, fetcher);
+    struct extcrawl_params p = {
+        .weights = EDGES_COMBINED,
+        .site = {.prior_target = 0.5, .p_threshold = 0.9, .l_threshold = 10, .c = 1,
+                 .max_pages = SITE_CAP},
+        .p_err = 0.1,
+        .concurrency = CONCURRENCY,
+    };
+    enum crawl_stop why;
+    assert_int_equal(extcrawl_run(&c, f->model, &p, &why), ERR_OK);
+    check_accounts(f, job, fetcher, why);
+    fetcher_free(fetcher);
+}
+
+static void page_crawlers_keep_the_budget(void **state)
+{
+    struct fixture *f = *state;
+    pagecrawl_priority_fn orders[] = {pagecrawl_focused, pagecrawl_bfs};
+    for (size_t i = 0; i < 2; i++) {
+        struct fetcher *fetcher;
+        int64_t job = new_job(f, &fetcher);
+        struct crawlrun_config c = config(f, job, fetcher);
+        struct pagecrawl_params p = {.priority = orders[i],
+                                     .prior_target = 0.5,
+                                     .p_err = 0.1,
+                                     .p_threshold = 0.9,
+                                     .max_pages_per_site = SITE_CAP,
+                                     .concurrency = CONCURRENCY};
+        enum crawl_stop why;
+        assert_int_equal(pagecrawl_run(&c, f->model, &p, &why), ERR_OK);
+        check_accounts(f, job, fetcher, why);
+        fetcher_free(fetcher);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(website_crawler_keeps_the_budget),
+        cmocka_unit_test(page_crawlers_keep_the_budget),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
