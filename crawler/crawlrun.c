@@ -9,6 +9,9 @@
 
 #define POLL_MS  1000 /* how often the job row is checked for stop/pause */
 #define FLUSH_MS 2000 /* how often a strategy's kept verdicts and pages are written */
+/* The planner's statistics are refreshed ANALYZE_FIRST pages into the crawl, then each
+ * time the crawl's pages double (crawlstore_analyze says why). */
+#define ANALYZE_FIRST 250
 
 struct run {
     const struct crawlrun_config *c;
@@ -17,6 +20,7 @@ struct run {
     struct crawlmeter m;
     enum crawl_stop stop;
     double next_poll, next_flush;
+    int64_t next_analyze;             /* pages */
     struct crawlmeter_point reported; /* the counters at the last progress report */
 };
 
@@ -95,6 +99,11 @@ static enum err loop_tick(void *arg)
     }
     if (!e && crawlmeter_row_due(&r->m) && crawlmeter_write(&r->m, r->c->s, r->c->job) != ERR_OK)
         log_warn("crawl: job %lld: metrics: %s", (long long)r->c->job, err_msg());
+    if (!e && r->m.pages >= r->next_analyze) {
+        r->next_analyze = r->m.pages * 2;
+        if (crawlstore_analyze(r->c->s) != ERR_OK)
+            log_warn("crawl: job %lld: analyze: %s", (long long)r->c->job, err_msg());
+    }
     return e;
 }
 
@@ -117,6 +126,7 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     r.m.border = counts.border;
     r.reported = (struct crawlmeter_point){r.m.pages, r.m.examined, r.m.relevant};
     r.next_flush = monotime_s() + FLUSH_MS / 1000.0;
+    r.next_analyze = counts.pages + ANALYZE_FIRST;
     e = st->start(sctx, &r.m, &counts);
     if (!e)
         e = crawlloop_run(c->f, &hooks, &r);

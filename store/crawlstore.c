@@ -627,6 +627,11 @@ enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_s
 
 /* ---- metrics -------------------------------------------------------------- */
 
+enum err crawlstore_analyze(struct store *s)
+{
+    return store_exec(s, "ANALYZE sites, edges, pages", 0, NULL);
+}
+
 enum err crawlstore_metrics_add(struct store *s, int64_t job, const struct crawlstore_metrics *m)
 {
     char ids[32], el[40], pg[32], ex[32], rel[32], hr[40], hrw[40], pp[40], ppw[40];

@@ -181,6 +181,14 @@ enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, 
 enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host,
                                  int fetches) WARN_UNUSED;
 
+/*
+ * Refresh the planner's statistics of the crawl tables (sites, edges, pages). A new
+ * job's rows are invisible to the planner until autovacuum's analyze runs (after 10% of
+ * a table changed), and until then its claims and border updates can take plans made
+ * for an empty job: several times slower (issue 13).
+ */
+enum err crawlstore_analyze(struct store *s) WARN_UNUSED;
+
 struct crawlstore_metrics {
     double elapsed_s;
     int64_t pages, examined, relevant;
