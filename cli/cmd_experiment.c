@@ -15,11 +15,12 @@ void cmd_experiment_usage(void)
     printf(
         "usage: sitescout experiment --warc FILE --labels SITES.tsv --jobs JOBS.json --topic T\n"
         "                            --budget PAGES --out DIR [--set key=value]... [--db URL]\n"
-        "                            [--skip-eval] [--targets FILE]\n"
+        "                            [--runs NAME,...] [--skip-eval] [--targets FILE]\n"
         "\n"
         "Run the crawling experiments of Ester, Kriegel & Schubert (VLDB 2004, §5.1 and\n"
-        "§5.3) on a replay web: seven crawl jobs of topic T, one after another, each with\n"
-        "the same page budget, then the website classifier evaluation of Table 2.\n"
+        "§5.3) on a replay web: seven crawl jobs of topic T (or those --runs names), one\n"
+        "after another, each with the same page budget, then the website classifier\n"
+        "evaluation of Table 2.\n"
         "It starts its own replay server of the WARC file (127.0.0.1, a free port) and\n"
         "uses the embedded PostgreSQL cluster unless --db or SITESCOUT_DB is given; the\n"
         "jobs stay there (query them with 'sitescout db psql').\n"
@@ -45,6 +46,8 @@ void cmd_experiment_usage(void)
         "                    (e.g. pprs_window=500); repeatable. strategy, edge_weights,\n"
         "                    p_threshold and max_pages are set by the experiment itself\n"
         "  --db URL          PostgreSQL connection URL\n"
+        "  --runs NAME,...   make only these runs (names as above; default all). A\n"
+        "                    comparison whose runs are left out cannot be made\n"
         "  --skip-eval       leave out the Table 2 evaluation\n"
         "  --targets FILE    targets for the named figures, one 'FIGURE OP VALUE' a line\n"
         "                    (e.g. 'pprs_ratio <= 0.6'; OP one of <= >= < >; # comments).\n"
@@ -106,6 +109,7 @@ int cmd_experiment(int argc, char **argv)
         OPTS_STRING("out", &o.out_dir),
         OPTS_LIST("set", &set_list, "at most " OPTS_STR(MAX_SETS) " --set options"),
         OPTS_STRING("db", &o.db_url),
+        OPTS_STRING("runs", &o.runs),
         OPTS_FLAG("skip-eval", &o.skip_eval),
         OPTS_STRING("targets", &o.targets),
     };

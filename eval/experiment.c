@@ -53,6 +53,8 @@ struct exp {
     struct report rep;
     struct report_table2 t2;
     struct buf cmdline;
+    int selected[REPORT_RUNS]; /* --runs */
+    int n_selected;
     int failed; /* a run or the evaluation did not end well */
 };
 
@@ -130,13 +132,43 @@ static enum err apply_sets(struct exp *x)
     return ERR_OK;
 }
 
+/* --runs: the runs to make, by name; all without it. */
+static enum err select_runs(struct exp *x)
+{
+    const char *list = x->o->runs;
+    for (int i = 0; i < REPORT_RUNS; i++)
+        x->selected[i] = !list;
+    x->n_selected = list ? 0 : REPORT_RUNS;
+    if (!list)
+        return ERR_OK;
+    for (const char *p = list;;) {
+        size_t len = strcspn(p, ",");
+        char name[64] = "";
+        if (len < sizeof name)
+            snprintf(name, sizeof name, "%.*s", (int)len, p);
+        int role = report_role_find(name);
+        if (role < 0)
+            return err_set(ERR_INVAL,
+                           "--runs: no run '%.*s' (runs: website-global, website-local, "
+                           "website-combined, page, website-p0.7, bfs, homepage)",
+                           (int)(len > 64 ? 64 : len), p);
+        x->n_selected += !x->selected[role];
+        x->selected[role] = 1;
+        if (!p[len])
+            return ERR_OK;
+        p += len + 1;
+    }
+}
+
 /* Everything that is checked before anything starts: errors here are bad usage. */
 static enum err prepare(struct exp *x)
 {
     const struct experiment_opts *o = x->o;
     if (access(o->warc, R_OK) != 0)
         return err_set(ERR_INVAL, "cannot read --warc %s: %s", o->warc, strerror(errno));
-    enum err e = jobspec_load(o->jobs, o->topic, &x->js);
+    enum err e = select_runs(x);
+    if (!e)
+        e = jobspec_load(o->jobs, o->topic, &x->js);
     if (!e)
         e = apply_sets(x);
     if (!e)
@@ -161,11 +193,12 @@ static void experiment_report_init(struct exp *x)
         run->strategy = run_defs[i].strategy;
         run->edge_weights = run_defs[i].edge_weights;
         run->p_threshold = strtod(run_defs[i].p_threshold, NULL);
+        run->selected = x->selected[i];
     }
 }
 
-/* Run i, with its start and end lines on stderr. */
-static enum err experiment_crawl_one(struct exp *x, int i)
+/* Run i, the nth of those selected, with its start and end lines on stderr. */
+static enum err experiment_crawl_one(struct exp *x, int i, int nth)
 {
     struct report_run *run = &x->rep.runs[i];
     struct jobspec *js = x->js;
@@ -174,8 +207,8 @@ static enum err experiment_crawl_one(struct exp *x, int i)
         jobspec_params_set(&js->params, "edge_weights", run->edge_weights) != ERR_OK ||
         jobspec_params_set(&js->params, "p_threshold", run_defs[i].p_threshold) != ERR_OK)
         return err_set(ERR_INVAL, "%s: %s", run->name, err_msg());
-    fprintf(stderr, "[%d/%d] %s: strategy=%s edge_weights=%s p_threshold=%.2f ...\n", i + 1,
-            REPORT_RUNS, run->name, run->strategy, run->edge_weights, run->p_threshold);
+    fprintf(stderr, "[%d/%d] %s: strategy=%s edge_weights=%s p_threshold=%.2f ...\n", nth,
+            x->n_selected, run->name, run->strategy, run->edge_weights, run->p_threshold);
     enum err e = exprun_crawl(x->s, js, x->labels, x->replay.proxy, run);
     if (e) {
         char prefix[128];
@@ -186,7 +219,7 @@ static enum err experiment_crawl_one(struct exp *x, int i)
     fprintf(stderr,
             "[%d/%d] %s: job %lld %s (%s) in %.1f s: %lld pages, %lld sites examined, "
             "%lld relevant, pprs %s, precision %s, recall %s\n",
-            i + 1, REPORT_RUNS, run->name, (long long)run->job_id, run->state, run->stop_reason,
+            nth, x->n_selected, run->name, (long long)run->job_id, run->state, run->stop_reason,
             run->seconds, (long long)run->pages, (long long)run->examined, (long long)run->relevant,
             reportio_num(pprs, sizeof pprs, report_run_pprs(run), 1, "-"),
             reportio_num(pr, sizeof pr, run->score.precision, 3, "-"),
@@ -219,7 +252,7 @@ static void table2(struct exp *x)
             x->t2.p_err);
 }
 
-/* The replay server, the database, the seven runs and Table 2. */
+/* The replay server, the database, the selected runs and Table 2. */
 static enum err measure(struct exp *x)
 {
     const struct experiment_opts *o = x->o;
@@ -234,8 +267,9 @@ static enum err measure(struct exp *x)
         return e;
     fprintf(stderr, "experiment %s: budget %lld pages, replay of %s on %s\n", x->js->topic,
             o->budget, o->warc, x->replay.proxy);
-    for (int i = 0; i < REPORT_RUNS && !e; i++)
-        e = experiment_crawl_one(x, i);
+    for (int i = 0, nth = 0; i < REPORT_RUNS && !e; i++)
+        if (x->selected[i])
+            e = experiment_crawl_one(x, i, ++nth);
     if (!e && !o->skip_eval)
         table2(x);
     replaythread_stop(&x->replay);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "eval/evalstats.h"
 
@@ -20,6 +21,14 @@ const enum report_role report_fig7_roles[3] = {REPORT_PAGE, REPORT_WEB_COMBINED,
 const char *report_run_name(enum report_role role)
 {
     return role >= 0 && role < REPORT_RUNS ? run_names[role] : "?";
+}
+
+int report_role_find(const char *name)
+{
+    for (int i = 0; i < REPORT_RUNS; i++)
+        if (strcmp(name, run_names[i]) == 0)
+            return i;
+    return -1;
 }
 
 enum err report_run_add_point(struct report_run *r, const struct report_point *p)

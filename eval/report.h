@@ -43,7 +43,8 @@ struct report_run {
     const char *strategy;     /* job param strategy */
     const char *edge_weights; /* job param edge_weights */
     double p_threshold;
-    int ran; /* 0: not run (an earlier failure stopped the experiment) */
+    int selected; /* chosen by --runs (all by default) */
+    int ran;      /* 0: not run (not selected, or an earlier failure stopped the experiment) */
     int64_t job_id;
     int64_t pages, examined, relevant; /* the job's counters at the end */
     struct jobscore score;
@@ -76,6 +77,9 @@ struct report {
 
 /* The run's name in the CSV files ("website-global", "page", ...). */
 const char *report_run_name(enum report_role role);
+
+/* The role of the run named name, or -1 when no run has that name. */
+int report_role_find(const char *name);
 
 /* Add a sample (copied). */
 enum err report_run_add_point(struct report_run *r, const struct report_point *p) WARN_UNUSED;

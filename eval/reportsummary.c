@@ -132,8 +132,9 @@ static void summary_runs(FILE *f, const struct report *r)
     for (int i = 0; i < REPORT_RUNS; i++) {
         const struct report_run *run = &r->runs[i];
         if (!run->ran) {
-            fprintf(f, "| %s | | %s | %s | %.2f | | | | | | | | | not run |\n", run->name,
-                    run->strategy, run->edge_weights, run->p_threshold);
+            fprintf(f, "| %s | | %s | %s | %.2f | | | | | | | | | %s |\n", run->name,
+                    run->strategy, run->edge_weights, run->p_threshold,
+                    run->selected ? "not run" : "not selected (`--runs`)");
             continue;
         }
         char b[5][32];
