@@ -79,6 +79,7 @@ void report_run_release(struct report_run *r)
     r->points = NULL;
     r->n_points = r->cap_points = 0;
     jobscore_release(&r->score);
+    foundcurve_release(&r->found);
 }
 
 double report_run_pprs(const struct report_run *r)

@@ -3,7 +3,8 @@
  * figures and score, and the Table 2 row. eval/experiment fills it; reportfigs derives
  * the comparisons from it, and reportcsv, reportplot and reportsummary write it out.
  *
- * Ownership: a struct report_run owns its points (report_run_release frees them);
+ * Ownership: a struct report_run owns its points, score and found curve
+ * (report_run_release frees them);
  * every string in these structs is borrowed from the caller.
  */
 #ifndef SITESCOUT_EVAL_REPORT_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "eval/foundcurve.h"
 #include "eval/jobscore.h"
 
 /* The runs of an experiment, in the order they are run. */
@@ -53,6 +55,7 @@ struct report_run {
     double seconds;
     struct report_point *points; /* sorted by pages after report_run_sort */
     size_t n_points, cap_points;
+    struct foundcurve found; /* exact, from the stored verdicts (start sites excluded) */
 };
 
 /* The Table 2 row (10-fold cross-validation, `sitescout eval --mode cv`). */

@@ -1,4 +1,4 @@
-/* The CSV files of `sitescout experiment`: the figures' series, runs, recall and Table 2. */
+/* The CSV files of `sitescout experiment`: the figures' series, runs, recall, found, Table 2. */
 #include "eval/reportcsv.h"
 
 #include <string.h>
@@ -58,6 +58,27 @@ static enum err write_recall(const struct report *r, struct buf *path, const cha
         for (size_t i = 0; i < sc->n_hit_pages; i++)
             fprintf(f, "%s,%lld,%.6f\n", r->runs[k].name, (long long)sc->hit_pages[i],
                     (double)(i + 1) / (double)sc->truth);
+    }
+    return reportio_close(f, buf_str(path));
+}
+
+/* The exact found curves: one row per website found by each run, and one at its end. */
+static enum err write_found(const struct report *r, struct buf *path, const char *dir)
+{
+    FILE *f;
+    enum err e = reportio_open(path, dir, "found.csv", &f);
+    if (e)
+        return e;
+    fprintf(f, "run,pages,judged_relevant,truly_relevant\n");
+    for (int k = 0; k < REPORT_RUNS; k++) {
+        const struct report_run *run = &r->runs[k];
+        if (!run->ran)
+            continue;
+        for (size_t i = 0; i < run->found.n; i++) {
+            const struct foundcurve_point *p = &run->found.points[i];
+            fprintf(f, "%s,%lld,%lld,%lld\n", run->name, (long long)p->pages,
+                    (long long)p->judged, (long long)p->truly);
+        }
     }
     return reportio_close(f, buf_str(path));
 }
@@ -124,6 +145,8 @@ enum err reportcsv_write(const struct report *r, const char *dir)
         e = write_runs(r, &path, dir);
     if (!e)
         e = write_recall(r, &path, dir);
+    if (!e)
+        e = write_found(r, &path, dir);
     if (!e && r->table2)
         e = write_table2(r, &path, dir);
     buf_release(&path);

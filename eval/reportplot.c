@@ -13,16 +13,38 @@
 struct plot {
     const char *name; /* file name without extension */
     const char *title, *xlabel, *ylabel;
-    const enum report_role *roles;
-    const char *titles[3];
-    enum { PLOT_HARVEST, PLOT_PPRS, PLOT_RECALL } kind;
-    /* harvest_window over examined, pprs_window over pages, recall over pages */
+    const enum report_role *roles; /* n_roles lines */
+    size_t n_roles;
+    const char *const *titles; /* one per role */
+    enum { PLOT_HARVEST, PLOT_PPRS, PLOT_RECALL, PLOT_FOUND } kind;
+    /* harvest_window over examined, pprs_window over pages, recall over pages, truly
+     * relevant websites over pages */
 };
+
+/* Every run, in the order they are made, for the found plot. */
+static const enum report_role all_roles[REPORT_RUNS] = {
+    REPORT_WEB_GLOBAL, REPORT_WEB_LOCAL, REPORT_WEB_COMBINED, REPORT_PAGE,
+    REPORT_WEB_P07,    REPORT_BFS,       REPORT_HOMEPAGE,
+};
+
+/* The exact curve of truly relevant websites from (0, 0) to the run's end. */
+static int write_found_block(FILE *f, const struct report_run *run)
+{
+    if (!run->ran || !run->found.n)
+        return 0;
+    fprintf(f, "0 0\n");
+    for (size_t i = 0; i < run->found.n; i++)
+        fprintf(f, "%lld %lld\n", (long long)run->found.points[i].pages,
+                (long long)run->found.points[i].truly);
+    return 1;
+}
 
 /* One run's data block of a plot; 1 if it has a point. */
 static int write_block(FILE *f, const struct report_run *run, const struct plot *pl)
 {
     int any = 0;
+    if (pl->kind == PLOT_FOUND)
+        return write_found_block(f, run);
     if (pl->kind == PLOT_RECALL) {
         const struct jobscore *sc = &run->score;
         if (!run->ran || !sc->truth)
@@ -74,9 +96,9 @@ static enum err write_script(const struct report *r, const struct plot *pl, stru
     gnuplot_quote(f, pl->ylabel);
     fprintf(f, "\nset grid\nset key below noenhanced\n"
                "set xrange [0:*]\nset yrange [0:*]\n");
-    int any = 0, has[3] = {0};
-    for (int k = 0; k < 3; k++) {
-        fprintf(f, "$d%d << EOD\n", k);
+    int any = 0, has[REPORT_RUNS] = {0};
+    for (size_t k = 0; k < pl->n_roles; k++) {
+        fprintf(f, "$d%zu << EOD\n", k);
         has[k] = write_block(f, &r->runs[pl->roles[k]], pl);
         any |= has[k];
         fprintf(f, "EOD\n");
@@ -88,11 +110,13 @@ static enum err write_script(const struct report *r, const struct plot *pl, stru
     } else {
         fprintf(f, "plot");
         int first = 1;
-        for (int k = 0; k < 3; k++) {
+        for (size_t k = 0; k < pl->n_roles; k++) {
             if (!has[k])
                 continue;
-            fprintf(f, "%s $d%d using 1:2 with %s title ", first ? "" : ",", k,
-                    pl->kind == PLOT_RECALL ? "steps lw 2" : "linespoints pt 7 ps 0.5 lw 2");
+            fprintf(f, "%s $d%zu using 1:2 with %s title ", first ? "" : ",", k,
+                    pl->kind == PLOT_RECALL || pl->kind == PLOT_FOUND
+                        ? "steps lw 2"
+                        : "linespoints pt 7 ps 0.5 lw 2");
             gnuplot_quote(f, pl->titles[k]);
             first = 0;
         }
@@ -114,36 +138,29 @@ enum err reportplot_draw(const struct report *r, const char *dir)
              r->runs[REPORT_WEB_COMBINED].p_threshold);
     snprintf(l7[1], sizeof l7[1], "website crawler p_threshold %.2g",
              r->runs[REPORT_WEB_P07].p_threshold);
-    char t7b[400];
+    char t7b[400], tf[400];
     snprintf(t7b, sizeof t7b, "%s: recall of the relevant test sites over pages downloaded",
              r->topic);
-    const struct plot plots[3] = {
-        {"fig6_harvest",
-         t6,
-         "websites examined",
-         y6,
-         report_fig6_roles,
-         {"global edge weights", "local edge weights", "combined edge weights"},
+    snprintf(tf, sizeof tf, "%s: truly relevant websites found over pages downloaded", r->topic);
+    const char *const titles6[] = {"global edge weights", "local edge weights",
+                                   "combined edge weights"};
+    const char *const titles7[] = {"page crawler", l7[0], l7[1]};
+    const char *titles_all[REPORT_RUNS];
+    for (int k = 0; k < REPORT_RUNS; k++)
+        titles_all[k] = report_run_name(all_roles[k]);
+    const struct plot plots[] = {
+        {"fig6_harvest", t6, "websites examined", y6, report_fig6_roles, 3, titles6,
          PLOT_HARVEST},
-        {"fig7_pprs",
-         t7,
-         "pages downloaded",
-         y7,
-         report_fig7_roles,
-         {"page crawler", l7[0], l7[1]},
-         PLOT_PPRS},
-        {"fig7b_recall",
-         t7b,
-         "pages downloaded",
-         "recall",
-         report_fig7_roles,
-         {"page crawler", l7[0], l7[1]},
+        {"fig7_pprs", t7, "pages downloaded", y7, report_fig7_roles, 3, titles7, PLOT_PPRS},
+        {"fig7b_recall", t7b, "pages downloaded", "recall", report_fig7_roles, 3, titles7,
          PLOT_RECALL},
+        {"fig_found", tf, "pages downloaded", "truly relevant websites found", all_roles,
+         REPORT_RUNS, titles_all, PLOT_FOUND},
     };
     struct buf path;
     buf_init(&path, 0);
     enum err e = ERR_OK;
-    for (int i = 0; i < 3 && !e; i++) {
+    for (size_t i = 0; i < sizeof plots / sizeof plots[0] && !e; i++) {
         e = write_script(r, &plots[i], &path, dir);
         if (!e)
             e = gnuplot_run(dir, plots[i].name);

@@ -180,6 +180,21 @@ static void summary_recall(FILE *f, const struct report *r, const char *plots_no
     fprintf(f, "\n");
 }
 
+/* The exact curves of websites found over pages (found.csv, fig_found.png). */
+static void summary_found(FILE *f, const char *plots_note)
+{
+    fprintf(f, "## Websites found over pages\n\n");
+    if (plots_note)
+        fprintf(f, "Plot skipped: %s. The data is in `found.csv`.\n\n", plots_note);
+    else
+        fprintf(f, "![Truly relevant websites found over pages downloaded](fig_found.png)\n\n");
+    fprintf(f, "The truly relevant websites (judged relevant, and relevant test sites by the "
+               "labels) each run had found against pages downloaded, exact from the stored "
+               "verdicts: a website counts from the page count at which it was judged relevant "
+               "(`found.csv` also gives all the websites judged relevant; start sites "
+               "excluded).\n\n");
+}
+
 static void summary_figures(FILE *f, const struct report *r, const struct reportfigs *c,
                             const char *plots_note)
 {
@@ -232,6 +247,7 @@ static void summary_figures(FILE *f, const struct report *r, const struct report
                    "share.");
     fprintf(f, "\n\n");
     summary_recall(f, r, plots_note);
+    summary_found(f, plots_note);
 }
 
 static void summary_table2(FILE *f, const struct report *r)
