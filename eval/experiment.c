@@ -11,6 +11,7 @@
 
 #include "common/buf.h"
 #include "eval/exprun.h"
+#include "eval/foundcurve.h"
 #include "eval/labels.h"
 #include "eval/replaythread.h"
 #include "eval/report.h"
@@ -186,6 +187,8 @@ static void experiment_report_init(struct exp *x)
     rep->topic = x->js->topic;
     rep->budget = x->o->budget;
     rep->pprs_window = x->base.pprs_window;
+    rep->fig7_asked = x->o->fig7_window;
+    rep->fig7_window = foundcurve_window_for(rep->fig7_asked, rep->budget);
     rep->command_line = buf_str(&x->cmdline);
     for (int i = 0; i < REPORT_RUNS; i++) {
         struct report_run *run = &rep->runs[i];

@@ -96,3 +96,9 @@ double report_run_single_share(const struct report_run *r)
 {
     return r->score.found ? (double)r->score.single_page / (double)r->score.found : NAN;
 }
+
+double report_fig7_pprs(const struct report *r, const struct report_run *run, int64_t pages,
+                        int truly)
+{
+    return foundcurve_pprs_window(&run->found, pages, r->fig7_window, truly);
+}

@@ -72,7 +72,10 @@ struct report_table2 {
 struct report {
     const char *topic;
     int64_t budget;
-    int64_t pprs_window;      /* pages of the windowed rates */
+    int64_t pprs_window;      /* pages of the sampled windowed rates (Figure 6) */
+    int64_t fig7_asked;       /* --fig7-window */
+    int64_t fig7_window;      /* the Figure 7 window: fig7_asked capped for the budget
+                               * (foundcurve_window_for) */
     const char *command_line; /* as run, for summary.md */
     struct report_run runs[REPORT_RUNS];
     const struct report_table2 *table2; /* NULL: skipped */
@@ -97,6 +100,13 @@ double report_run_pprs(const struct report_run *r);
 
 /* F1 of the run's precision and recall (evalstats_f1_pr); NaN when either is undefined. */
 double report_run_f1(const struct report_run *r);
+
+/*
+ * Figure 7's pprs-rate of the run at `pages`: over the last r->fig7_window pages of its
+ * exact found curve, of the websites judged relevant or (truly) the truly relevant ones.
+ */
+double report_fig7_pprs(const struct report *r, const struct report_run *run, int64_t pages,
+                        int truly);
 
 /* The share of the found websites judged from one page; NaN when none was found. */
 double report_run_single_share(const struct report_run *r);

@@ -21,7 +21,8 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* fig6 (harvest) or fig7 (pprs): one row per sample of each run of the figure. */
+/* fig6 (harvest) or fig7 (pprs): one row per sample of each run of the figure. Figure
+ * 7's rates come from the exact found curve at the sample's pages, over its own window. */
 static enum err write_series(const struct report *r, struct buf *path, const char *dir,
                              const char *name, const enum report_role *roles, int pprs)
 {
@@ -29,15 +30,21 @@ static enum err write_series(const struct report *r, struct buf *path, const cha
     enum err e = reportio_open(path, dir, name, &f);
     if (e)
         return e;
-    fprintf(f, "run,pages,examined,relevant,%s\n", pprs ? "pprs_window" : "harvest_rate_window");
+    fprintf(f, "run,pages,examined,relevant,%s\n",
+            pprs ? "pprs_window,pprs_window_truly" : "harvest_rate_window");
     for (int k = 0; k < 3; k++) {
         const struct report_run *run = &r->runs[roles[k]];
         for (size_t i = 0; i < run->n_points; i++) {
             const struct report_point *p = &run->points[i];
-            char b[32];
-            fprintf(f, "%s,%lld,%lld,%lld,%s\n", run->name, (long long)p->pages,
-                    (long long)p->examined, (long long)p->relevant,
-                    reportio_num(b, sizeof b, pprs ? p->pprs_window : p->harvest_window, 6, ""));
+            char b[2][32];
+            fprintf(f, "%s,%lld,%lld,%lld,", run->name, (long long)p->pages,
+                    (long long)p->examined, (long long)p->relevant);
+            if (pprs)
+                fprintf(f, "%s,%s\n",
+                        reportio_num(b[0], 32, report_fig7_pprs(r, run, p->pages, 0), 6, ""),
+                        reportio_num(b[1], 32, report_fig7_pprs(r, run, p->pages, 1), 6, ""));
+            else
+                fprintf(f, "%s\n", reportio_num(b[0], 32, p->harvest_window, 6, ""));
         }
     }
     return reportio_close(f, buf_str(path));

@@ -76,6 +76,11 @@ void reportfigs_compute(const struct report *r, struct reportfigs *out)
         out->pprs_ratio = isinf(pp) ? 0.0 : report_run_pprs(web) / pp;
     }
     out->precision_known = web->ran && page->ran;
+    /* At the budget, not at the end: a run that went over it gets no pages for free. */
+    out->truly_known = web->ran && page->ran;
+    out->web_truly = foundcurve_at(&web->found, r->budget).truly;
+    out->page_truly = foundcurve_at(&page->found, r->budget).truly;
+    out->truly_ratio = ratio(out->web_truly, out->page_truly);
     out->best = out->worst = -1;
     out->weights_known = 1;
     const struct report_run *w[3];

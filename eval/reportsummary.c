@@ -37,6 +37,19 @@ static void measure(FILE *f, const struct reportfigs *c)
                    "samples for the curve)");
 }
 
+/* Truly relevant websites found within the budget, by the exact found curves. */
+static void summary_truly(FILE *f, const struct report *r, const struct reportfigs *c)
+{
+    if (!c->truly_known)
+        return;
+    char b[32];
+    fprintf(f,
+            "  Truly relevant websites found within the budget (%lld pages; `found.csv`): "
+            "website crawler %lld, page crawler %lld, ratio %s.\n",
+            (long long)r->budget, (long long)c->web_truly, (long long)c->page_truly,
+            reportio_num(b, sizeof b, c->truly_ratio, 2, "- (the page crawler found none)"));
+}
+
 static void summary_pprs(FILE *f, const struct report *r, const struct reportfigs *c)
 {
     const struct report_run *web = &r->runs[REPORT_WEB_COMBINED], *page = &r->runs[REPORT_PAGE];
@@ -47,6 +60,7 @@ static void summary_pprs(FILE *f, const struct report *r, const struct reportfig
         fprintf(f, ": cannot be compared** — %s.\n",
                 !web->ran || !page->ran ? "a run is missing"
                                         : "the website crawler found no relevant website");
+        summary_truly(f, r, c);
         return;
     }
     fprintf(f,
@@ -58,6 +72,7 @@ static void summary_pprs(FILE *f, const struct report *r, const struct reportfig
             reportio_num(b[2], sizeof b[2], report_run_pprs(page), 1, "none found"),
             reportio_num(b[3], sizeof b[3], c->page_precision, 3, "-"), c->pprs_ratio,
             c->web_precision >= c->page_precision ? "equal or better" : "worse");
+    summary_truly(f, r, c);
 }
 
 static void summary_weights(FILE *f, const struct reportfigs *c)
@@ -230,8 +245,14 @@ static void summary_figures(FILE *f, const struct report *r, const struct report
         fprintf(f, "![pprs-rate over pages downloaded](fig7_pprs.png)\n\n");
     fprintf(f,
             "The pprs-rate (pages downloaded per relevant website found) over the last %lld "
-            "pages (`fig7_pprs.csv`). ",
-            (long long)r->pprs_window);
+            "pages (`fig7_pprs.csv`), from the exact found curves: of the websites judged "
+            "relevant (solid), and of the truly relevant ones (dashed). ",
+            (long long)r->fig7_window);
+    if (r->fig7_window < r->fig7_asked)
+        fprintf(f,
+                "The window asked for (`--fig7-window %lld`) is capped to a third of the "
+                "budget, %lld pages. ",
+                (long long)r->fig7_asked, (long long)r->fig7_window);
     if (c->pprs_known)
         fprintf(f, "pprs ratio website (p_threshold %.2f) / page crawler at the budget: %.2f.",
                 r->runs[REPORT_WEB_COMBINED].p_threshold, c->pprs_ratio);
