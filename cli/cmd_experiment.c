@@ -7,15 +7,16 @@
 #include "cli/opts.h"
 #include "eval/experiment.h"
 
-#define CMD      "experiment"
-#define MAX_SETS 64
+#define CMD        "experiment"
+#define MAX_SETS   64
+#define MAX_REPEAT 100
 
 void cmd_experiment_usage(void)
 {
     printf(
         "usage: sitescout experiment --warc FILE --labels SITES.tsv --jobs JOBS.json --topic T\n"
         "                            --budget PAGES --out DIR [--set key=value]... [--db URL]\n"
-        "                            [--runs NAME,...] [--fig7-window PAGES]\n"
+        "                            [--runs NAME,...] [--repeat N] [--fig7-window PAGES]\n"
         "                            [--skip-eval] [--targets FILE]\n"
         "\n"
         "Run the crawling experiments of Ester, Kriegel & Schubert (VLDB 2004, §5.1 and\n"
@@ -49,6 +50,10 @@ void cmd_experiment_usage(void)
         "  --db URL          PostgreSQL connection URL\n"
         "  --runs NAME,...   make only these runs (names as above; default all). A\n"
         "                    comparison whose runs are left out cannot be made\n"
+        "  --repeat N        make every selected run N times (1..100, default 1), each a\n"
+        "                    job of its own with the same parameters (the crawls differ\n"
+        "                    by timing); the runs table gives the mean and the range.\n"
+        "                    The comparisons and Figures 6 and 7 use the first repeat\n"
         "  --fig7-window PAGES\n"
         "                    Figure 7's pprs-rate is over the last PAGES pages (default\n"
         "                    5000, the paper's), at most a third of the budget\n"
@@ -76,8 +81,8 @@ void cmd_experiment_usage(void)
         "                         exact curves of the websites judged relevant and of the\n"
         "                         truly relevant ones (labels) over pages, one row per\n"
         "                         website found, for every run (truly relevant plotted)\n"
-        "  runs.csv               one row per run: pages, sites examined, relevant, pprs,\n"
-        "                         precision, recall, F1, single-page share\n"
+        "  runs.csv               one row per run and repeat: pages, sites examined,\n"
+        "                         relevant, pprs, precision, recall, F1, single-page share\n"
         "  table2.csv             website against homepage classifier (10-fold CV)\n"
         "  summary.md             the comparisons, the named figures against the targets,\n"
         "                         the tables and the plots\n"
@@ -110,6 +115,7 @@ int cmd_experiment(int argc, char **argv)
     const char *sets[MAX_SETS];
     struct opts_list set_list = {sets, 0, MAX_SETS};
     int64_t budget = 0, fig7_window = 5000; /* the paper's Figure 7 window */
+    int repeat = 1;
     const struct opts_entry tab[] = {
         OPTS_STRING("warc", &o.warc),
         OPTS_STRING("labels", &o.labels),
@@ -121,6 +127,8 @@ int cmd_experiment(int argc, char **argv)
         OPTS_LIST("set", &set_list, "at most " OPTS_STR(MAX_SETS) " --set options"),
         OPTS_STRING("db", &o.db_url),
         OPTS_STRING("runs", &o.runs),
+        OPTS_INT("repeat", &repeat, 1, MAX_REPEAT,
+                 "a number of repeats (1.." OPTS_STR(MAX_REPEAT) ")"),
         OPTS_FLAG("skip-eval", &o.skip_eval),
         OPTS_STRING("targets", &o.targets),
     };
@@ -132,6 +140,7 @@ int cmd_experiment(int argc, char **argv)
         return rc;
     o.budget = budget;
     o.fig7_window = fig7_window;
+    o.repeat = (unsigned)repeat;
     if ((rc = check_required(&o)))
         return rc;
     o.sets = sets;

@@ -67,8 +67,7 @@ struct foundcurve_point foundcurve_at(const struct foundcurve *c, int64_t pages)
     return r;
 }
 
-double foundcurve_pprs_window(const struct foundcurve *c, int64_t pages, int64_t window,
-                              int truly)
+double foundcurve_pprs_window(const struct foundcurve *c, int64_t pages, int64_t window, int truly)
 {
     int64_t from = pages - window > 0 ? pages - window : 0;
     if (pages <= from)

@@ -46,8 +46,7 @@ struct foundcurve_point foundcurve_at(const struct foundcurve *c, int64_t pages)
  * pages], cut at 0): its pages over the websites judged relevant in it (truly relevant
  * ones if truly). NaN when the window found none, or is empty.
  */
-double foundcurve_pprs_window(const struct foundcurve *c, int64_t pages, int64_t window,
-                              int truly);
+double foundcurve_pprs_window(const struct foundcurve *c, int64_t pages, int64_t window, int truly);
 
 /*
  * The Figure 7 window for a budget: the one asked for, but at most budget / 3 (at least

@@ -23,6 +23,28 @@ const char *report_run_name(enum report_role role)
     return role >= 0 && role < REPORT_RUNS ? run_names[role] : "?";
 }
 
+enum err report_alloc(struct report *r)
+{
+    for (int i = 0; i < REPORT_RUNS; i++) {
+        r->runs[i] = calloc(r->repeat ? r->repeat : 1, sizeof *r->runs[i]);
+        if (!r->runs[i]) {
+            report_release(r);
+            return err_set(ERR_NOMEM, "out of memory");
+        }
+    }
+    return ERR_OK;
+}
+
+void report_release(struct report *r)
+{
+    for (int i = 0; i < REPORT_RUNS; i++) {
+        for (unsigned k = 0; r->runs[i] && k < r->repeat; k++)
+            report_run_release(&r->runs[i][k]);
+        free(r->runs[i]);
+        r->runs[i] = NULL;
+    }
+}
+
 int report_role_find(const char *name)
 {
     for (int i = 0; i < REPORT_RUNS; i++)

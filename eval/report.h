@@ -3,8 +3,8 @@
  * figures and score, and the Table 2 row. eval/experiment fills it; reportfigs derives
  * the comparisons from it, and reportcsv, reportplot and reportsummary write it out.
  *
- * Ownership: a struct report_run owns its points, score and found curve
- * (report_run_release frees them);
+ * Ownership: a struct report owns its runs (report_alloc, report_release); a struct
+ * report_run owns its points, score and found curve (report_run_release frees them);
  * every string in these structs is borrowed from the caller.
  */
 #ifndef SITESCOUT_EVAL_REPORT_H
@@ -45,8 +45,9 @@ struct report_run {
     const char *strategy;     /* job param strategy */
     const char *edge_weights; /* job param edge_weights */
     double p_threshold;
-    int selected; /* chosen by --runs (all by default) */
-    int ran;      /* 0: not run (not selected, or an earlier failure stopped the experiment) */
+    unsigned repeat; /* 1, 2, ...: which of the run's repeats (--repeat) */
+    int selected;    /* chosen by --runs (all by default) */
+    int ran;         /* 0: not run (not selected, or an earlier failure stopped the experiment) */
     int64_t job_id;
     int64_t pages, examined, relevant; /* the job's counters at the end */
     struct jobscore score;
@@ -77,9 +78,18 @@ struct report {
     int64_t fig7_window;      /* the Figure 7 window: fig7_asked capped for the budget
                                * (foundcurve_window_for) */
     const char *command_line; /* as run, for summary.md */
-    struct report_run runs[REPORT_RUNS];
+    unsigned repeat;          /* repeats of each run (--repeat), at least 1 */
+    /* runs[role][k] is repeat k + 1 of the run (report_alloc); the figures, the
+     * comparisons and the paper's curves are those of runs[role][0], the first. */
+    struct report_run *runs[REPORT_RUNS];
     const struct report_table2 *table2; /* NULL: skipped */
 };
+
+/* Allocate r->runs for r->repeat repeats (zeroed); ERR_NOMEM. */
+enum err report_alloc(struct report *r) WARN_UNUSED;
+
+/* Release every run and r->runs. */
+void report_release(struct report *r);
 
 /* The run's name in the CSV files ("website-global", "page", ...). */
 const char *report_run_name(enum report_role role);

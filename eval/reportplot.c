@@ -62,8 +62,8 @@ static int write_block(FILE *f, const struct report *r, const struct report_run 
     }
     for (size_t i = 0; i < run->n_points; i++) {
         const struct report_point *p = &run->points[i];
-        double y = pl->kind == PLOT_PPRS ? report_fig7_pprs(r, run, p->pages, truly)
-                                         : p->harvest_window;
+        double y =
+            pl->kind == PLOT_PPRS ? report_fig7_pprs(r, run, p->pages, truly) : p->harvest_window;
         if (!isfinite(y))
             continue;
         fprintf(f, "%lld %.6g\n", (long long)(pl->kind == PLOT_PPRS ? p->pages : p->examined), y);
@@ -76,21 +76,17 @@ static int write_block(FILE *f, const struct report *r, const struct report_run 
  * paper's figures the first (the curves of several would hide one another). */
 static unsigned plot_repeats(const struct report *r, const struct plot *pl)
 {
-    (void)r;
-    (void)pl;
-    return 1;
+    return pl->kind == PLOT_FOUND ? r->repeat : 1;
 }
 
 static const struct report_run *plot_run(const struct report *r, enum report_role role,
                                          unsigned rep)
 {
-    (void)rep;
-    return &r->runs[role];
+    return &r->runs[role][rep];
 }
 
 /* The plot's line of run k, repeat rep (its second line of Figure 7 when truly). */
-static void plot_line(FILE *f, const struct plot *pl, size_t k, unsigned rep, int truly,
-                      int first)
+static void plot_line(FILE *f, const struct plot *pl, size_t k, unsigned rep, int truly, int first)
 {
     fprintf(f, "%s $d%zu_%u_%d using 1:2 with %s lc %zu dt %d ", first ? "" : ",", k, rep, truly,
             pl->kind == PLOT_RECALL || pl->kind == PLOT_FOUND ? "steps lw 2"
@@ -183,9 +179,9 @@ enum err reportplot_draw(const struct report *r, const char *dir)
              (long long)r->budget);
     snprintf(y7, sizeof y7, "pages per relevant site, last %lld pages", (long long)r->fig7_window);
     snprintf(l7[0], sizeof l7[0], "website crawler p_threshold %.2g",
-             r->runs[REPORT_WEB_COMBINED].p_threshold);
+             r->runs[REPORT_WEB_COMBINED]->p_threshold);
     snprintf(l7[1], sizeof l7[1], "website crawler p_threshold %.2g",
-             r->runs[REPORT_WEB_P07].p_threshold);
+             r->runs[REPORT_WEB_P07]->p_threshold);
     char t7b[400], tf[400];
     snprintf(t7b, sizeof t7b, "%s: recall of the relevant test sites over pages downloaded",
              r->topic);
@@ -197,8 +193,7 @@ enum err reportplot_draw(const struct report *r, const char *dir)
     for (int k = 0; k < REPORT_RUNS; k++)
         titles_all[k] = report_run_name(all_roles[k]);
     const struct plot plots[] = {
-        {"fig6_harvest", t6, "websites examined", y6, report_fig6_roles, 3, titles6,
-         PLOT_HARVEST},
+        {"fig6_harvest", t6, "websites examined", y6, report_fig6_roles, 3, titles6, PLOT_HARVEST},
         {"fig7_pprs", t7, "pages downloaded", y7, report_fig7_roles, 3, titles7, PLOT_PPRS},
         {"fig7b_recall", t7b, "pages downloaded", "recall", report_fig7_roles, 3, titles7,
          PLOT_RECALL},

@@ -14,8 +14,7 @@ static const struct jobscore_verdict verdicts[] = {
 };
 #define N_VERDICTS (sizeof verdicts / sizeof verdicts[0])
 
-static void assert_points(const struct foundcurve *c, const struct foundcurve_point *want,
-                          size_t n)
+static void assert_points(const struct foundcurve *c, const struct foundcurve_point *want, size_t n)
 {
     assert_int_equal(c->n, n);
     for (size_t i = 0; i < n; i++) {
@@ -39,8 +38,7 @@ static void test_build(void **state)
     /* With the start site: two websites at 100 pages, one point each. */
     assert_int_equal(foundcurve_build(verdicts, N_VERDICTS, 1, 1000, &c), ERR_OK);
     static const struct foundcurve_point all[] = {
-        {100, 1, 0}, {100, 2, 0}, {200, 3, 1}, {300, 4, 2},
-        {500, 5, 3}, {700, 6, 3}, {1000, 6, 3},
+        {100, 1, 0}, {100, 2, 0}, {200, 3, 1}, {300, 4, 2}, {500, 5, 3}, {700, 6, 3}, {1000, 6, 3},
     };
     assert_points(&c, all, sizeof all / sizeof all[0]);
     foundcurve_release(&c);
