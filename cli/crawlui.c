@@ -20,7 +20,6 @@
 
 #define CURVE_MAX 10000
 
-
 struct crawlui {
     struct store *s;
     int64_t job;
@@ -125,8 +124,8 @@ static int write_curve(FILE *f, const struct crawlui *ui, const struct jobscore 
         int64_t relevant = foundcurve_at(&all, pages).judged;
         fprintf(f, "%s{\"pages\": %lld, \"relevant_found\": %lld, ", i ? ", " : "",
                 (long long)pages, (long long)p.judged);
-        json_num(f, "precision",
-                 ui->labels && p.judged ? (double)p.truly / (double)p.judged : NAN, 1);
+        json_num(f, "precision", ui->labels && p.judged ? (double)p.truly / (double)p.judged : NAN,
+                 1);
         json_num(f, "recall", sc->truth ? (double)p.truly / (double)sc->truth : NAN, 1);
         json_num(f, "pprs", relevant ? (double)pages / (double)relevant : NAN, 0);
         fprintf(f, "}");
