@@ -7,19 +7,22 @@
 #include "cli/opts.h"
 #include "eval/experiment.h"
 
-#define CMD      "experiment"
-#define MAX_SETS 64
+#define CMD        "experiment"
+#define MAX_SETS   64
+#define MAX_REPEAT 100
 
 void cmd_experiment_usage(void)
 {
     printf(
         "usage: sitescout experiment --warc FILE --labels SITES.tsv --jobs JOBS.json --topic T\n"
         "                            --budget PAGES --out DIR [--set key=value]... [--db URL]\n"
+        "                            [--runs NAME,...] [--repeat N] [--fig7-window PAGES]\n"
         "                            [--skip-eval] [--targets FILE]\n"
         "\n"
         "Run the crawling experiments of Ester, Kriegel & Schubert (VLDB 2004, §5.1 and\n"
-        "§5.3) on a replay web: seven crawl jobs of topic T, one after another, each with\n"
-        "the same page budget, then the website classifier evaluation of Table 2.\n"
+        "§5.3) on a replay web: seven crawl jobs of topic T (or those --runs names), one\n"
+        "after another, each with the same page budget, then the website classifier\n"
+        "evaluation of Table 2.\n"
         "It starts its own replay server of the WARC file (127.0.0.1, a free port) and\n"
         "uses the embedded PostgreSQL cluster unless --db or SITESCOUT_DB is given; the\n"
         "jobs stay there (query them with 'sitescout db psql').\n"
@@ -45,6 +48,15 @@ void cmd_experiment_usage(void)
         "                    (e.g. pprs_window=500); repeatable. strategy, edge_weights,\n"
         "                    p_threshold and max_pages are set by the experiment itself\n"
         "  --db URL          PostgreSQL connection URL\n"
+        "  --runs NAME,...   make only these runs (names as above; default all). A\n"
+        "                    comparison whose runs are left out cannot be made\n"
+        "  --repeat N        make every selected run N times (1..100, default 1), each a\n"
+        "                    job of its own with the same parameters (the crawls differ\n"
+        "                    by timing); the runs table gives the mean and the range.\n"
+        "                    The comparisons and Figures 6 and 7 use the first repeat\n"
+        "  --fig7-window PAGES\n"
+        "                    Figure 7's pprs-rate is over the last PAGES pages (default\n"
+        "                    5000, the paper's), at most a third of the budget\n"
         "  --skip-eval       leave out the Table 2 evaluation\n"
         "  --targets FILE    targets for the named figures, one 'FIGURE OP VALUE' a line\n"
         "                    (e.g. 'pprs_ratio <= 0.6'; OP one of <= >= < >; # comments).\n"
@@ -58,13 +70,19 @@ void cmd_experiment_usage(void)
         "Writes to DIR:\n"
         "  fig6_harvest.csv/.png  windowed website harvest rate over websites examined,\n"
         "                         one line per edge weighting\n"
-        "  fig7_pprs.csv/.png     windowed pprs-rate over pages downloaded: page crawler,\n"
-        "                         website crawler at p_threshold 0.9 and 0.7\n"
+        "  fig7_pprs.csv/.png     pprs-rate over the last --fig7-window pages downloaded,\n"
+        "                         of the websites judged relevant and (dashed) of the\n"
+        "                         truly relevant ones: page crawler, website crawler at\n"
+        "                         p_threshold 0.9 and 0.7\n"
         "  recall.csv, fig7b_recall.png\n"
         "                         recall of the labels' relevant sites over pages downloaded\n"
         "                         (every run in the CSV; the three crawlers of fig7 plotted)\n"
-        "  runs.csv               one row per run: pages, sites examined, relevant, pprs,\n"
-        "                         precision, recall, F1, single-page share\n"
+        "  found.csv, fig_found.png\n"
+        "                         exact curves of the websites judged relevant and of the\n"
+        "                         truly relevant ones (labels) over pages, one row per\n"
+        "                         website found, for every run (truly relevant plotted)\n"
+        "  runs.csv               one row per run and repeat: pages, sites examined,\n"
+        "                         relevant, pprs, precision, recall, F1, single-page share\n"
         "  table2.csv             website against homepage classifier (10-fold CV)\n"
         "  summary.md             the comparisons, the named figures against the targets,\n"
         "                         the tables and the plots\n"
@@ -96,7 +114,8 @@ int cmd_experiment(int argc, char **argv)
     struct experiment_opts o = {.argc = argc, .argv = argv};
     const char *sets[MAX_SETS];
     struct opts_list set_list = {sets, 0, MAX_SETS};
-    int64_t budget = 0;
+    int64_t budget = 0, fig7_window = 5000; /* the paper's Figure 7 window */
+    int repeat = 1;
     const struct opts_entry tab[] = {
         OPTS_STRING("warc", &o.warc),
         OPTS_STRING("labels", &o.labels),
@@ -104,8 +123,12 @@ int cmd_experiment(int argc, char **argv)
         OPTS_STRING("topic", &o.topic),
         OPTS_INT64("budget", &budget, 1, INT64_MAX, "a number of pages (at least 1)"),
         OPTS_STRING("out", &o.out_dir),
+        OPTS_INT64("fig7-window", &fig7_window, 1, INT64_MAX, "a number of pages (at least 1)"),
         OPTS_LIST("set", &set_list, "at most " OPTS_STR(MAX_SETS) " --set options"),
         OPTS_STRING("db", &o.db_url),
+        OPTS_STRING("runs", &o.runs),
+        OPTS_INT("repeat", &repeat, 1, MAX_REPEAT,
+                 "a number of repeats (1.." OPTS_STR(MAX_REPEAT) ")"),
         OPTS_FLAG("skip-eval", &o.skip_eval),
         OPTS_STRING("targets", &o.targets),
     };
@@ -116,6 +139,8 @@ int cmd_experiment(int argc, char **argv)
     if (rc)
         return rc;
     o.budget = budget;
+    o.fig7_window = fig7_window;
+    o.repeat = (unsigned)repeat;
     if ((rc = check_required(&o)))
         return rc;
     o.sets = sets;

@@ -12,17 +12,13 @@
 #include "common/log.h"
 #include "common/monotime.h"
 #include "eval/evalstats.h"
+#include "eval/foundcurve.h"
 #include "eval/jobscore.h"
 #include "job/jobrun.h"
 #include "job/jobspec.h"
 #include "store/crawlstore.h"
 
 #define CURVE_MAX 10000
-
-struct curve_point {
-    int64_t pages, found;
-    double precision, recall, pprs;
-};
 
 struct crawlui {
     struct store *s;
@@ -32,7 +28,8 @@ struct crawlui {
     const char *topic;
     int tty;
     double t0, last_print;
-    struct curve_point curve[CURVE_MAX];
+    int64_t curve[CURVE_MAX]; /* the pages of the curve's points; the figures at each are
+                               * counted at the end, from the stored verdicts */
     size_t n_curve;
     int64_t last_pages;
 };
@@ -53,12 +50,7 @@ static void sample_curve(struct crawlui *ui, const struct crawl_progress *p)
 {
     if (ui->n_curve >= CURVE_MAX)
         return;
-    struct curve_point *c = &ui->curve[ui->n_curve++];
-    size_t found;
-    score(ui, &found, &c->precision, &c->recall);
-    c->pages = p->pages;
-    c->found = (int64_t)found;
-    c->pprs = p->pprs;
+    ui->curve[ui->n_curve++] = p->pages;
     ui->last_pages = p->pages;
 }
 
@@ -105,18 +97,59 @@ static void json_num(FILE *f, const char *key, double v, int comma)
         fprintf(f, "\"%s\": %.6g%s", key, v, comma ? ", " : "");
 }
 
+/*
+ * The curve's points, exact by pages: a website counts from the job's page counter when
+ * it was judged relevant (found_pages), not from when its verdict reached the store (a
+ * page crawler stores its verdicts in batches, so a curve sampled from the store lags).
+ * pprs counts the start sites too, as the crawler's own does; relevant_found, precision
+ * and recall do not, as the labels' score.
+ */
+static int write_curve(FILE *f, const struct crawlui *ui, const struct jobscore *sc,
+                       int64_t end_pages)
+{
+    struct foundcurve found, all;
+    if (foundcurve_build(sc->verdicts, sc->n_verdicts, 0, end_pages, &found) != ERR_OK)
+        return -1;
+    if (foundcurve_build(sc->verdicts, sc->n_verdicts, 1, end_pages, &all) != ERR_OK) {
+        foundcurve_release(&found);
+        return -1;
+    }
+    size_t n = ui->n_curve;
+    /* The curve ends where the crawl did, whether or not its last report was sampled. */
+    int add_end = !n || ui->curve[n - 1] < end_pages;
+    fprintf(f, "\"curve\": [");
+    for (size_t i = 0; i < n + (size_t)add_end; i++) {
+        int64_t pages = i < n ? ui->curve[i] : end_pages;
+        struct foundcurve_point p = foundcurve_at(&found, pages);
+        int64_t relevant = foundcurve_at(&all, pages).judged;
+        fprintf(f, "%s{\"pages\": %lld, \"relevant_found\": %lld, ", i ? ", " : "",
+                (long long)pages, (long long)p.judged);
+        json_num(f, "precision", ui->labels && p.judged ? (double)p.truly / (double)p.judged : NAN,
+                 1);
+        json_num(f, "recall", sc->truth ? (double)p.truly / (double)sc->truth : NAN, 1);
+        json_num(f, "pprs", relevant ? (double)pages / (double)relevant : NAN, 0);
+        fprintf(f, "}");
+    }
+    fprintf(f, "]");
+    foundcurve_release(&found);
+    foundcurve_release(&all);
+    return 0;
+}
+
 int crawlui_report(struct crawlui *ui, const char *path, double seconds)
 {
     struct crawlstore_counts c;
     if (crawlstore_counts(ui->s, ui->job, &c) != ERR_OK)
         return cli_fail("crawl", "%s", err_msg());
-    size_t found;
-    double precision, recall;
-    score(ui, &found, &precision, &recall);
-    double f1 = evalstats_f1_pr(precision, recall);
+    struct jobscore sc;
+    if (jobscore_get(ui->s, ui->job, ui->labels, ui->topic, &sc) != ERR_OK)
+        return cli_fail("crawl", "cannot score the job: %s", err_msg());
+    double f1 = evalstats_f1_pr(sc.precision, sc.recall);
     FILE *f = fopen(path, "w");
-    if (!f)
+    if (!f) {
+        jobscore_release(&sc);
         return cli_fail("crawl", "cannot write %s", path);
+    }
     fprintf(f,
             "{\"job_id\": %lld, \"pages_downloaded\": %lld, \"sites_examined\": %lld, "
             "\"relevant_found\": %lld, ",
@@ -124,22 +157,17 @@ int crawlui_report(struct crawlui *ui, const char *path, double seconds)
     json_num(f, "pprs", c.relevant ? (double)c.pages / c.relevant : NAN, 1);
     json_num(f, "harvest_rate", c.examined ? (double)c.relevant / c.examined : NAN, 1);
     json_num(f, "pages_per_site", c.examined ? (double)c.pages / c.examined : NAN, 1);
-    json_num(f, "precision", precision, 1);
-    json_num(f, "recall", recall, 1);
+    json_num(f, "precision", sc.precision, 1);
+    json_num(f, "recall", sc.recall, 1);
     json_num(f, "f1", f1, 1);
     json_num(f, "seconds", seconds, 1);
-    fprintf(f, "\"curve\": [");
-    for (size_t i = 0; i < ui->n_curve; i++) {
-        const struct curve_point *p = &ui->curve[i];
-        fprintf(f, "%s{\"pages\": %lld, \"relevant_found\": %lld, ", i ? ", " : "",
-                (long long)p->pages, (long long)p->found);
-        json_num(f, "precision", p->precision, 1);
-        json_num(f, "recall", p->recall, 1);
-        json_num(f, "pprs", p->pprs, 0);
-        fprintf(f, "}");
-    }
-    fprintf(f, "]}\n");
-    if (fclose(f) != 0)
+    int bad = write_curve(f, ui, &sc, c.pages);
+    jobscore_release(&sc);
+    fprintf(f, "}\n");
+    int closed = fclose(f) == 0;
+    if (bad)
+        return cli_fail("crawl", "%s", err_msg());
+    if (!closed)
         return cli_fail("crawl", "cannot write %s", path);
     return CLI_OK;
 }

@@ -1,6 +1,7 @@
 /*
  * What `sitescout crawl` shows of a running job: the progress line on a terminal, a
- * curve of precision and recall sampled while it crawls, the summary at the end and
+ * curve of precision and recall by pages (its points' pages sampled while it crawls,
+ * their figures exact from the stored verdicts at the end), the summary at the end and
  * the JSON report.
  *
  * Ownership: crawlui_new hands out a struct crawlui the caller frees with crawlui_free;

@@ -11,6 +11,7 @@
 
 #include "common/buf.h"
 #include "eval/exprun.h"
+#include "eval/foundcurve.h"
 #include "eval/labels.h"
 #include "eval/replaythread.h"
 #include "eval/report.h"
@@ -53,6 +54,8 @@ struct exp {
     struct report rep;
     struct report_table2 t2;
     struct buf cmdline;
+    int selected[REPORT_RUNS]; /* --runs */
+    int n_selected;
     int failed; /* a run or the evaluation did not end well */
 };
 
@@ -130,13 +133,43 @@ static enum err apply_sets(struct exp *x)
     return ERR_OK;
 }
 
+/* --runs: the runs to make, by name; all without it. */
+static enum err select_runs(struct exp *x)
+{
+    const char *list = x->o->runs;
+    for (int i = 0; i < REPORT_RUNS; i++)
+        x->selected[i] = !list;
+    x->n_selected = list ? 0 : REPORT_RUNS;
+    if (!list)
+        return ERR_OK;
+    for (const char *p = list;;) {
+        size_t len = strcspn(p, ",");
+        char name[64] = "";
+        if (len < sizeof name)
+            snprintf(name, sizeof name, "%.*s", (int)len, p);
+        int role = report_role_find(name);
+        if (role < 0)
+            return err_set(ERR_INVAL,
+                           "--runs: no run '%.*s' (runs: website-global, website-local, "
+                           "website-combined, page, website-p0.7, bfs, homepage)",
+                           (int)(len > 64 ? 64 : len), p);
+        x->n_selected += !x->selected[role];
+        x->selected[role] = 1;
+        if (!p[len])
+            return ERR_OK;
+        p += len + 1;
+    }
+}
+
 /* Everything that is checked before anything starts: errors here are bad usage. */
 static enum err prepare(struct exp *x)
 {
     const struct experiment_opts *o = x->o;
     if (access(o->warc, R_OK) != 0)
         return err_set(ERR_INVAL, "cannot read --warc %s: %s", o->warc, strerror(errno));
-    enum err e = jobspec_load(o->jobs, o->topic, &x->js);
+    enum err e = select_runs(x);
+    if (!e)
+        e = jobspec_load(o->jobs, o->topic, &x->js);
     if (!e)
         e = apply_sets(x);
     if (!e)
@@ -148,46 +181,63 @@ static enum err prepare(struct exp *x)
     return e;
 }
 
-static void experiment_report_init(struct exp *x)
+static enum err experiment_report_init(struct exp *x)
 {
     struct report *rep = &x->rep;
+    rep->repeat = x->o->repeat ? x->o->repeat : 1;
+    enum err e = report_alloc(rep);
+    if (e)
+        return e;
     rep->topic = x->js->topic;
     rep->budget = x->o->budget;
     rep->pprs_window = x->base.pprs_window;
+    rep->fig7_asked = x->o->fig7_window;
+    rep->fig7_window = foundcurve_window_for(rep->fig7_asked, rep->budget);
     rep->command_line = buf_str(&x->cmdline);
-    for (int i = 0; i < REPORT_RUNS; i++) {
-        struct report_run *run = &rep->runs[i];
-        run->name = report_run_name((enum report_role)i);
-        run->strategy = run_defs[i].strategy;
-        run->edge_weights = run_defs[i].edge_weights;
-        run->p_threshold = strtod(run_defs[i].p_threshold, NULL);
-    }
+    for (int i = 0; i < REPORT_RUNS; i++)
+        for (unsigned k = 0; k < rep->repeat; k++) {
+            struct report_run *run = &rep->runs[i][k];
+            run->name = report_run_name((enum report_role)i);
+            run->strategy = run_defs[i].strategy;
+            run->edge_weights = run_defs[i].edge_weights;
+            run->p_threshold = strtod(run_defs[i].p_threshold, NULL);
+            run->repeat = k + 1;
+            run->selected = x->selected[i];
+        }
+    return ERR_OK;
 }
 
-/* Run i, with its start and end lines on stderr. */
-static enum err experiment_crawl_one(struct exp *x, int i)
+/* Repeat k of run i, the nth crawl of the experiment, with its start and end lines on
+ * stderr. */
+static enum err experiment_crawl_one(struct exp *x, int i, unsigned k, int nth)
 {
-    struct report_run *run = &x->rep.runs[i];
+    struct report_run *run = &x->rep.runs[i][k];
+    int total = x->n_selected * (int)x->rep.repeat;
+    char label[64]; /* the run's name, and which repeat when there are several */
+    if (x->rep.repeat > 1)
+        snprintf(label, sizeof label, "%s #%u", run->name, run->repeat);
+    else
+        snprintf(label, sizeof label, "%s", run->name);
     struct jobspec *js = x->js;
     js->params = x->base;
     if (jobspec_params_set(&js->params, "strategy", run->strategy) != ERR_OK ||
         jobspec_params_set(&js->params, "edge_weights", run->edge_weights) != ERR_OK ||
         jobspec_params_set(&js->params, "p_threshold", run_defs[i].p_threshold) != ERR_OK)
         return err_set(ERR_INVAL, "%s: %s", run->name, err_msg());
-    fprintf(stderr, "[%d/%d] %s: strategy=%s edge_weights=%s p_threshold=%.2f ...\n", i + 1,
-            REPORT_RUNS, run->name, run->strategy, run->edge_weights, run->p_threshold);
+    fprintf(stderr, "[%d/%d] %s: strategy=%s edge_weights=%s p_threshold=%.2f ...\n", nth, total,
+            label, run->strategy, run->edge_weights, run->p_threshold);
     enum err e = exprun_crawl(x->s, js, x->labels, x->replay.proxy, run);
     if (e) {
         char prefix[128];
-        snprintf(prefix, sizeof prefix, "%s (job %lld)", run->name, (long long)run->job_id);
+        snprintf(prefix, sizeof prefix, "%s (job %lld)", label, (long long)run->job_id);
         return err_set(e, "%s: %s", prefix, err_msg());
     }
     char pprs[32], pr[32], re[32];
     fprintf(stderr,
             "[%d/%d] %s: job %lld %s (%s) in %.1f s: %lld pages, %lld sites examined, "
             "%lld relevant, pprs %s, precision %s, recall %s\n",
-            i + 1, REPORT_RUNS, run->name, (long long)run->job_id, run->state, run->stop_reason,
-            run->seconds, (long long)run->pages, (long long)run->examined, (long long)run->relevant,
+            nth, total, label, (long long)run->job_id, run->state, run->stop_reason, run->seconds,
+            (long long)run->pages, (long long)run->examined, (long long)run->relevant,
             reportio_num(pprs, sizeof pprs, report_run_pprs(run), 1, "-"),
             reportio_num(pr, sizeof pr, run->score.precision, 3, "-"),
             reportio_num(re, sizeof re, run->score.recall, 3, "-"));
@@ -219,7 +269,7 @@ static void table2(struct exp *x)
             x->t2.p_err);
 }
 
-/* The replay server, the database, the seven runs and Table 2. */
+/* The replay server, the database, the selected runs and Table 2. */
 static enum err measure(struct exp *x)
 {
     const struct experiment_opts *o = x->o;
@@ -234,8 +284,13 @@ static enum err measure(struct exp *x)
         return e;
     fprintf(stderr, "experiment %s: budget %lld pages, replay of %s on %s\n", x->js->topic,
             o->budget, o->warc, x->replay.proxy);
-    for (int i = 0; i < REPORT_RUNS && !e; i++)
-        e = experiment_crawl_one(x, i);
+    /* Repeat by repeat, so that a machine that slows down over time touches every run
+     * alike. */
+    int nth = 0;
+    for (unsigned k = 0; k < x->rep.repeat && !e; k++)
+        for (int i = 0; i < REPORT_RUNS && !e; i++)
+            if (x->selected[i])
+                e = experiment_crawl_one(x, i, k, ++nth);
     if (!e && !o->skip_eval)
         table2(x);
     replaythread_stop(&x->replay);
@@ -291,8 +346,7 @@ static void exp_release(struct exp *x)
 {
     replaythread_stop(&x->replay);
     store_free(x->s);
-    for (int i = 0; i < REPORT_RUNS; i++)
-        report_run_release(&x->rep.runs[i]);
+    report_release(&x->rep);
     buf_release(&x->cmdline);
     targets_free(x->targets);
     labels_free(x->labels);
@@ -310,7 +364,8 @@ enum experiment_end experiment_run(const struct experiment_opts *o)
     }
     if (quote_command(o->argc, o->argv, &x.cmdline) != ERR_OK)
         goto out;
-    experiment_report_init(&x);
+    if (experiment_report_init(&x) != ERR_OK)
+        goto out;
     if (measure(&x) != ERR_OK || write_outputs(&x) != ERR_OK)
         goto out;
     if (x.failed) {

@@ -1,6 +1,6 @@
 /*
  * `sitescout experiment` (docs/experiment.md): the paper's crawling experiments on one
- * topic of a replay web. Seven crawl runs (eval/exprun) against a replay server of
+ * topic of a replay web. Up to seven crawl runs (eval/exprun) against a replay server of
  * its own (eval/replaythread), the Table 2 evaluation, then the CSV files, plots and
  * summary.md (eval/reportcsv, reportplot, reportsummary). It measures; whether a
  * figure meets a target is the user's --targets file (eval/targets).
@@ -22,10 +22,13 @@ struct store;
 struct experiment_opts {
     const char *warc, *labels, *jobs, *topic, *out_dir; /* required */
     long long budget;                                   /* pages per run, at least 1 */
+    long long fig7_window; /* Figure 7's window in pages, at least 1 (capped for the budget) */
+    unsigned repeat;       /* each selected run is made this many times (0 is 1) */
     const char *const *sets; /* "key=value" job parameter overrides, as given */
     size_t n_sets;
     const char *db_url;  /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
     const char *targets; /* a targets file, or NULL */
+    const char *runs;    /* "NAME,NAME,...": the runs to make (report_run_name); NULL: all */
     int skip_eval;       /* leave out Table 2 */
     int argc;            /* the command line as run (argv[0] the command), for summary.md */
     char **argv;

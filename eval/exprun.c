@@ -9,6 +9,7 @@
 #include "common/monotime.h"
 #include "crawler/fetch.h"
 #include "eval/evaluate.h"
+#include "eval/foundcurve.h"
 #include "eval/jobscore.h"
 #include "job/jobrun.h"
 #include "store/crawlstore.h"
@@ -70,6 +71,9 @@ enum err exprun_crawl(struct store *s, const struct jobspec *js, const struct la
         e = read_job_end(s, run->job_id, run);
     if (!e)
         e = jobscore_get(s, run->job_id, labels, js->topic, &run->score);
+    if (!e)
+        e = foundcurve_build(run->score.verdicts, run->score.n_verdicts, 0, run->pages,
+                             &run->found);
     report_run_sort(run);
     return e;
 }

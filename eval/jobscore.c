@@ -20,11 +20,20 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_verdict(const void *a, const void *b)
+{
+    const struct jobscore_verdict *x = a, *y = b;
+    return (x->pages > y->pages) - (x->pages < y->pages);
+}
+
 void jobscore_release(struct jobscore *sc)
 {
     free(sc->hit_pages);
     sc->hit_pages = NULL;
     sc->n_hit_pages = 0;
+    free(sc->verdicts);
+    sc->verdicts = NULL;
+    sc->n_verdicts = 0;
 }
 
 int64_t jobscore_pages_to_recall(const struct jobscore *sc, double recall)
@@ -49,16 +58,23 @@ enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels,
     if (e)
         return e;
     out->hit_pages = malloc((n ? n : 1) * sizeof *out->hit_pages);
-    if (!out->hit_pages) {
+    out->verdicts = malloc((n ? n : 1) * sizeof *out->verdicts);
+    if (!out->hit_pages || !out->verdicts) {
         free(found);
+        jobscore_release(out);
         return err_set(ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(found[i].role, "discovered") != 0)
+        int start = strcmp(found[i].role, "discovered") != 0;
+        int truly = labels && is_truth(labels_find(labels, found[i].host), topic);
+        if (found[i].found_pages >= 0)
+            out->verdicts[out->n_verdicts++] =
+                (struct jobscore_verdict){found[i].found_pages, start, truly};
+        if (start)
             continue; /* start sites were given, not found */
         out->found++;
         out->single_page += found[i].pages == 1;
-        if (labels && is_truth(labels_find(labels, found[i].host), topic)) {
+        if (truly) {
             out->hits++;
             if (found[i].found_pages >= 0)
                 out->hit_pages[out->n_hit_pages++] = found[i].found_pages;
@@ -66,6 +82,7 @@ enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels,
     }
     free(found);
     qsort(out->hit_pages, out->n_hit_pages, sizeof *out->hit_pages, cmp_i64);
+    qsort(out->verdicts, out->n_verdicts, sizeof *out->verdicts, cmp_verdict);
     if (!labels)
         return ERR_OK;
     for (size_t i = 0; i < labels_count(labels); i++)

@@ -16,6 +16,13 @@
 struct store;
 struct labels;
 
+/* A website the job judged relevant, for curves by pages (eval/foundcurve). */
+struct jobscore_verdict {
+    int64_t pages; /* the job's pages downloaded when it was judged relevant (found_pages) */
+    int start;     /* a start site: given, not found */
+    int truly;     /* a relevant test site of the topic by the labels */
+};
+
 struct jobscore {
     size_t found;       /* relevant websites found (role "discovered": start sites were given) */
     size_t hits;        /* ... that the labels call relevant test sites of the topic */
@@ -26,6 +33,10 @@ struct jobscore {
     int64_t *hit_pages; /* for each hit, the job's pages downloaded when it was found,
                          * ascending (unknown ones left out); malloc'd: jobscore_release */
     size_t n_hit_pages;
+    struct jobscore_verdict *verdicts; /* every relevant website whose found_pages is known,
+                                        * start sites included, ascending by pages;
+                                        * malloc'd: jobscore_release */
+    size_t n_verdicts;
 };
 
 /*
@@ -36,7 +47,7 @@ struct jobscore {
 enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels, const char *topic,
                       struct jobscore *out) WARN_UNUSED;
 
-/* Free hit_pages. */
+/* Free hit_pages and verdicts. */
 void jobscore_release(struct jobscore *sc);
 
 /*

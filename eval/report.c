@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "eval/evalstats.h"
 
@@ -20,6 +21,36 @@ const enum report_role report_fig7_roles[3] = {REPORT_PAGE, REPORT_WEB_COMBINED,
 const char *report_run_name(enum report_role role)
 {
     return role >= 0 && role < REPORT_RUNS ? run_names[role] : "?";
+}
+
+enum err report_alloc(struct report *r)
+{
+    for (int i = 0; i < REPORT_RUNS; i++) {
+        r->runs[i] = calloc(r->repeat ? r->repeat : 1, sizeof *r->runs[i]);
+        if (!r->runs[i]) {
+            report_release(r);
+            return err_set(ERR_NOMEM, "out of memory");
+        }
+    }
+    return ERR_OK;
+}
+
+void report_release(struct report *r)
+{
+    for (int i = 0; i < REPORT_RUNS; i++) {
+        for (unsigned k = 0; r->runs[i] && k < r->repeat; k++)
+            report_run_release(&r->runs[i][k]);
+        free(r->runs[i]);
+        r->runs[i] = NULL;
+    }
+}
+
+int report_role_find(const char *name)
+{
+    for (int i = 0; i < REPORT_RUNS; i++)
+        if (strcmp(name, run_names[i]) == 0)
+            return i;
+    return -1;
 }
 
 enum err report_run_add_point(struct report_run *r, const struct report_point *p)
@@ -70,6 +101,7 @@ void report_run_release(struct report_run *r)
     r->points = NULL;
     r->n_points = r->cap_points = 0;
     jobscore_release(&r->score);
+    foundcurve_release(&r->found);
 }
 
 double report_run_pprs(const struct report_run *r)
@@ -85,4 +117,10 @@ double report_run_f1(const struct report_run *r)
 double report_run_single_share(const struct report_run *r)
 {
     return r->score.found ? (double)r->score.single_page / (double)r->score.found : NAN;
+}
+
+double report_fig7_pprs(const struct report *r, const struct report_run *run, int64_t pages,
+                        int truly)
+{
+    return foundcurve_pprs_window(&run->found, pages, r->fig7_window, truly);
 }

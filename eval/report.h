@@ -3,7 +3,8 @@
  * figures and score, and the Table 2 row. eval/experiment fills it; reportfigs derives
  * the comparisons from it, and reportcsv, reportplot and reportsummary write it out.
  *
- * Ownership: a struct report_run owns its points (report_run_release frees them);
+ * Ownership: a struct report owns its runs (report_alloc, report_release); a struct
+ * report_run owns its points, score and found curve (report_run_release frees them);
  * every string in these structs is borrowed from the caller.
  */
 #ifndef SITESCOUT_EVAL_REPORT_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "eval/foundcurve.h"
 #include "eval/jobscore.h"
 
 /* The runs of an experiment, in the order they are run. */
@@ -43,7 +45,9 @@ struct report_run {
     const char *strategy;     /* job param strategy */
     const char *edge_weights; /* job param edge_weights */
     double p_threshold;
-    int ran; /* 0: not run (an earlier failure stopped the experiment) */
+    unsigned repeat; /* 1, 2, ...: which of the run's repeats (--repeat) */
+    int selected;    /* chosen by --runs (all by default) */
+    int ran;         /* 0: not run (not selected, or an earlier failure stopped the experiment) */
     int64_t job_id;
     int64_t pages, examined, relevant; /* the job's counters at the end */
     struct jobscore score;
@@ -52,6 +56,7 @@ struct report_run {
     double seconds;
     struct report_point *points; /* sorted by pages after report_run_sort */
     size_t n_points, cap_points;
+    struct foundcurve found; /* exact, from the stored verdicts (start sites excluded) */
 };
 
 /* The Table 2 row (10-fold cross-validation, `sitescout eval --mode cv`). */
@@ -68,14 +73,29 @@ struct report_table2 {
 struct report {
     const char *topic;
     int64_t budget;
-    int64_t pprs_window;      /* pages of the windowed rates */
+    int64_t pprs_window;      /* pages of the sampled windowed rates (Figure 6) */
+    int64_t fig7_asked;       /* --fig7-window */
+    int64_t fig7_window;      /* the Figure 7 window: fig7_asked capped for the budget
+                               * (foundcurve_window_for) */
     const char *command_line; /* as run, for summary.md */
-    struct report_run runs[REPORT_RUNS];
+    unsigned repeat;          /* repeats of each run (--repeat), at least 1 */
+    /* runs[role][k] is repeat k + 1 of the run (report_alloc); the figures, the
+     * comparisons and the paper's curves are those of runs[role][0], the first. */
+    struct report_run *runs[REPORT_RUNS];
     const struct report_table2 *table2; /* NULL: skipped */
 };
 
+/* Allocate r->runs for r->repeat repeats (zeroed); ERR_NOMEM. */
+enum err report_alloc(struct report *r) WARN_UNUSED;
+
+/* Release every run and r->runs. */
+void report_release(struct report *r);
+
 /* The run's name in the CSV files ("website-global", "page", ...). */
 const char *report_run_name(enum report_role role);
+
+/* The role of the run named name, or -1 when no run has that name. */
+int report_role_find(const char *name);
 
 /* Add a sample (copied). */
 enum err report_run_add_point(struct report_run *r, const struct report_point *p) WARN_UNUSED;
@@ -90,6 +110,13 @@ double report_run_pprs(const struct report_run *r);
 
 /* F1 of the run's precision and recall (evalstats_f1_pr); NaN when either is undefined. */
 double report_run_f1(const struct report_run *r);
+
+/*
+ * Figure 7's pprs-rate of the run at `pages`: over the last r->fig7_window pages of its
+ * exact found curve, of the websites judged relevant or (truly) the truly relevant ones.
+ */
+double report_fig7_pprs(const struct report *r, const struct report_run *run, int64_t pages,
+                        int truly);
 
 /* The share of the found websites judged from one page; NaN when none was found. */
 double report_run_single_share(const struct report_run *r);

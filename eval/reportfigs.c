@@ -66,7 +66,7 @@ static double curve_mean(const struct report_run *r, double x0, double x1)
 void reportfigs_compute(const struct report *r, struct reportfigs *out)
 {
     memset(out, 0, sizeof *out);
-    const struct report_run *web = &r->runs[REPORT_WEB_COMBINED], *page = &r->runs[REPORT_PAGE];
+    const struct report_run *web = r->runs[REPORT_WEB_COMBINED], *page = r->runs[REPORT_PAGE];
     out->web_precision = precision0(web);
     out->page_precision = precision0(page);
     out->pprs_ratio = NAN;
@@ -76,12 +76,17 @@ void reportfigs_compute(const struct report *r, struct reportfigs *out)
         out->pprs_ratio = isinf(pp) ? 0.0 : report_run_pprs(web) / pp;
     }
     out->precision_known = web->ran && page->ran;
+    /* At the budget, not at the end: a run that went over it gets no pages for free. */
+    out->truly_known = web->ran && page->ran;
+    out->web_truly = foundcurve_at(&web->found, r->budget).truly;
+    out->page_truly = foundcurve_at(&page->found, r->budget).truly;
+    out->truly_ratio = ratio(out->web_truly, out->page_truly);
     out->best = out->worst = -1;
     out->weights_known = 1;
     const struct report_run *w[3];
     double x0 = -INFINITY, x1 = INFINITY;
     for (int i = 0; i < 3; i++) {
-        w[i] = &r->runs[REPORT_WEB_GLOBAL + i];
+        w[i] = r->runs[REPORT_WEB_GLOBAL + i];
         out->harvest_end[i] = ratio(w[i]->relevant, w[i]->examined);
         if (!w[i]->ran || isnan(out->harvest_end[i]))
             out->weights_known = 0;

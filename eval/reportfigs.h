@@ -20,6 +20,10 @@ struct reportfigs {
     double pprs_ratio;   /* pprs(website p0.9) / pprs(page); 0 when the page crawler found none */
     int precision_known; /* both runs ran */
     double web_precision, page_precision; /* NaN counted as 0 (nothing found) */
+    /* Truly relevant websites found within the budget (exact found curves). */
+    int truly_known;               /* both runs ran */
+    int64_t web_truly, page_truly; /* found at or before r->budget pages */
+    double truly_ratio;            /* web_truly / page_truly; NaN when page_truly is 0 */
     /* Edge weights, by the mean of each Fig. 6 curve (windowed harvest rate) over the
      * range of sites examined that all three cover; by the harvest rate at the end of
      * the run (relevant / examined) when a curve has fewer than two samples. */

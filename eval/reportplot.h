@@ -1,6 +1,6 @@
 /*
- * The plots of `sitescout experiment` (docs/experiment.md): fig6_harvest, fig7_pprs and
- * fig7b_recall, each a gnuplot script NAME.gp with the data inline (left in the
+ * The plots of `sitescout experiment` (docs/experiment.md): fig6_harvest, fig7_pprs,
+ * fig7b_recall and fig_found, each a gnuplot script NAME.gp with the data inline (left in the
  * directory, so that it can be redrawn) and the NAME.png gnuplot draws from it.
  */
 #ifndef SITESCOUT_EVAL_REPORTPLOT_H

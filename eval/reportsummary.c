@@ -37,9 +37,22 @@ static void measure(FILE *f, const struct reportfigs *c)
                    "samples for the curve)");
 }
 
+/* Truly relevant websites found within the budget, by the exact found curves. */
+static void summary_truly(FILE *f, const struct report *r, const struct reportfigs *c)
+{
+    if (!c->truly_known)
+        return;
+    char b[32];
+    fprintf(f,
+            "  Truly relevant websites found within the budget (%lld pages; `found.csv`): "
+            "website crawler %lld, page crawler %lld, ratio %s.\n",
+            (long long)r->budget, (long long)c->web_truly, (long long)c->page_truly,
+            reportio_num(b, sizeof b, c->truly_ratio, 2, "- (the page crawler found none)"));
+}
+
 static void summary_pprs(FILE *f, const struct report *r, const struct reportfigs *c)
 {
-    const struct report_run *web = &r->runs[REPORT_WEB_COMBINED], *page = &r->runs[REPORT_PAGE];
+    const struct report_run *web = r->runs[REPORT_WEB_COMBINED], *page = r->runs[REPORT_PAGE];
     char b[4][32];
     fprintf(f, "- **Website crawler at p_threshold %.2f against the page crawler",
             web->p_threshold);
@@ -47,6 +60,7 @@ static void summary_pprs(FILE *f, const struct report *r, const struct reportfig
         fprintf(f, ": cannot be compared** — %s.\n",
                 !web->ran || !page->ran ? "a run is missing"
                                         : "the website crawler found no relevant website");
+        summary_truly(f, r, c);
         return;
     }
     fprintf(f,
@@ -58,6 +72,7 @@ static void summary_pprs(FILE *f, const struct report *r, const struct reportfig
             reportio_num(b[2], sizeof b[2], report_run_pprs(page), 1, "none found"),
             reportio_num(b[3], sizeof b[3], c->page_precision, 3, "-"), c->pprs_ratio,
             c->web_precision >= c->page_precision ? "equal or better" : "worse");
+    summary_truly(f, r, c);
 }
 
 static void summary_weights(FILE *f, const struct reportfigs *c)
@@ -117,38 +132,131 @@ static void summary_targets(FILE *f, const struct reportfigs *c, const struct ta
     fputc('\n', f);
 }
 
+/* The figures of the runs table, per repeat; NaN when undefined. */
+typedef double (*run_figure_fn)(const struct report_run *run);
+static double fig_pages(const struct report_run *run)
+{
+    return (double)run->pages;
+}
+static double fig_examined(const struct report_run *run)
+{
+    return (double)run->examined;
+}
+static double fig_relevant(const struct report_run *run)
+{
+    return (double)run->relevant;
+}
+static double fig_truly(const struct report_run *run)
+{
+    return (double)run->score.hits;
+}
+static double fig_precision(const struct report_run *run)
+{
+    return run->score.precision;
+}
+static double fig_recall(const struct report_run *run)
+{
+    return run->score.recall;
+}
+
+static const struct {
+    run_figure_fn get;
+    int decimals; /* of a single value; a mean gets one more when it is a count */
+} run_figures[] = {
+    {fig_pages, 0},  {fig_examined, 0},    {fig_relevant, 0},
+    {fig_truly, 0},  {report_run_pprs, 1}, {fig_precision, 3},
+    {fig_recall, 3}, {report_run_f1, 3},   {report_run_single_share, 2},
+};
+
+/* One cell of the runs table: the figure of the repeats that ran, or with several of
+ * them "mean (min–max)" over those where it is defined; "-" where none is. */
+static void runs_cell(FILE *f, const struct report_run *runs, unsigned n, size_t fig)
+{
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    unsigned defined = 0, ran = 0;
+    for (unsigned k = 0; k < n; k++) {
+        if (!runs[k].ran)
+            continue;
+        ran++;
+        double v = run_figures[fig].get(&runs[k]);
+        if (!isfinite(v))
+            continue;
+        defined++;
+        sum += v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    int d = run_figures[fig].decimals;
+    if (!defined)
+        fprintf(f, " - |");
+    else if (ran == 1)
+        fprintf(f, " %.*f |", d, sum);
+    else
+        fprintf(f, " %.*f (%.*f–%.*f) |", d ? d : 1, sum / defined, d, lo, d, hi);
+}
+
+/* The jobs (end 0) or the ends (end 1) of a run's repeats; one end when all ended alike. */
+static void runs_jobs_end(FILE *f, const struct report_run *runs, unsigned n, int end)
+{
+    int alike = 1;
+    for (unsigned k = 1; k < n; k++)
+        alike &= runs[k].ran && strcmp(runs[k].state, runs[0].state) == 0 &&
+                 strcmp(runs[k].stop_reason, runs[0].stop_reason) == 0;
+    const char *sep = " ";
+    for (unsigned k = 0; k < n; k++) {
+        if (!runs[k].ran)
+            continue;
+        if (!end) {
+            fprintf(f, "%s%lld", sep, (long long)runs[k].job_id);
+            sep = ", ";
+        } else if (alike) {
+            fprintf(f, " %s: %s", runs[k].state, runs[k].stop_reason);
+            break;
+        } else {
+            fprintf(f, "%s#%u %s: %s", sep, runs[k].repeat, runs[k].state, runs[k].stop_reason);
+            sep = "; ";
+        }
+    }
+    fprintf(f, " |");
+}
+
 static void summary_runs(FILE *f, const struct report *r)
 {
     fprintf(f,
             "## Runs\n\nEvery run had the same page budget (%lld pages; websites being "
             "examined when it is reached are finished, so a run may go a little over). "
             "Precision and recall count the relevant websites found (start and training "
-            "sites excluded) against the relevant test sites of the labels; the single-page "
-            "share is the share of them judged from one page.\n\n",
+            "sites excluded) against the relevant test sites of the labels, and truly relevant "
+            "those of them that are such test sites; the single-page share is the share of "
+            "them judged from one page.",
             (long long)r->budget);
-    fprintf(f, "| run | job | strategy | edge weights | p_threshold | pages | sites examined | "
-               "relevant | pprs | precision | recall | F1 | single-page share | end |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (r->repeat > 1)
+        fprintf(f,
+                " Each run was made %u times (`--repeat`), each a job of its own: a cell gives "
+                "the mean over the repeats and, in brackets, the lowest and the highest. The "
+                "comparisons and Figures 6 and 7 are those of the first repeat.",
+                r->repeat);
+    fprintf(f,
+            "\n\n| run | %s | strategy | edge weights | p_threshold | pages | sites examined | "
+            "relevant | truly relevant | pprs | precision | recall | F1 | single-page share "
+            "| end |\n",
+            r->repeat > 1 ? "jobs" : "job");
+    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < REPORT_RUNS; i++) {
-        const struct report_run *run = &r->runs[i];
+        const struct report_run *run = r->runs[i];
         if (!run->ran) {
-            fprintf(f, "| %s | | %s | %s | %.2f | | | | | | | | | not run |\n", run->name,
-                    run->strategy, run->edge_weights, run->p_threshold);
+            fprintf(f, "| %s | | %s | %s | %.2f | | | | | | | | | | %s |\n", run->name,
+                    run->strategy, run->edge_weights, run->p_threshold,
+                    run->selected ? "not run" : "not selected (`--runs`)");
             continue;
         }
-        char b[5][32];
-        fprintf(f,
-                "| %s | %lld | %s | %s | %.2f | %lld | %lld | %lld | %s | %s | %s | %s | %s | "
-                "%s: %s |\n",
-                run->name, (long long)run->job_id, run->strategy, run->edge_weights,
-                run->p_threshold, (long long)run->pages, (long long)run->examined,
-                (long long)run->relevant,
-                reportio_num(b[0], sizeof b[0], report_run_pprs(run), 1, "-"),
-                reportio_num(b[1], sizeof b[1], run->score.precision, 3, "-"),
-                reportio_num(b[2], sizeof b[2], run->score.recall, 3, "-"),
-                reportio_num(b[3], sizeof b[3], report_run_f1(run), 3, "-"),
-                reportio_num(b[4], sizeof b[4], report_run_single_share(run), 2, "-"), run->state,
-                run->stop_reason);
+        fprintf(f, "| %s |", run->name);
+        runs_jobs_end(f, run, r->repeat, 0);
+        fprintf(f, " %s | %s | %.2f |", run->strategy, run->edge_weights, run->p_threshold);
+        for (size_t k = 0; k < sizeof run_figures / sizeof run_figures[0]; k++)
+            runs_cell(f, run, r->repeat, k);
+        runs_jobs_end(f, run, r->repeat, 1);
+        fputc('\n', f);
     }
     fputc('\n', f);
 }
@@ -165,7 +273,7 @@ static void summary_recall(FILE *f, const struct report *r, const char *plots_no
                "recall 0.5 / 0.8:\n\n| run | recall 0.5 | recall 0.8 | final recall |\n"
                "|---|---|---|---|\n");
     for (int k = 0; k < REPORT_RUNS; k++) {
-        const struct report_run *run = &r->runs[k];
+        const struct report_run *run = r->runs[k];
         if (!run->ran)
             continue;
         char b[3][32];
@@ -179,6 +287,21 @@ static void summary_recall(FILE *f, const struct report *r, const char *plots_no
     fprintf(f, "\n");
 }
 
+/* The exact curves of websites found over pages (found.csv, fig_found.png). */
+static void summary_found(FILE *f, const char *plots_note)
+{
+    fprintf(f, "## Websites found over pages\n\n");
+    if (plots_note)
+        fprintf(f, "Plot skipped: %s. The data is in `found.csv`.\n\n", plots_note);
+    else
+        fprintf(f, "![Truly relevant websites found over pages downloaded](fig_found.png)\n\n");
+    fprintf(f, "The truly relevant websites (judged relevant, and relevant test sites by the "
+               "labels) each run had found against pages downloaded, exact from the stored "
+               "verdicts: a website counts from the page count at which it was judged relevant "
+               "(`found.csv` also gives all the websites judged relevant; start sites "
+               "excluded).\n\n");
+}
+
 static void summary_figures(FILE *f, const struct report *r, const struct reportfigs *c,
                             const char *plots_note)
 {
@@ -190,7 +313,7 @@ static void summary_figures(FILE *f, const struct report *r, const struct report
     fprintf(f,
             "The website harvest rate over the last %lld pages (`fig6_harvest.csv`), for the "
             "website crawler at p_threshold %.2f with each edge weighting. ",
-            (long long)r->pprs_window, r->runs[REPORT_WEB_COMBINED].p_threshold);
+            (long long)r->pprs_window, r->runs[REPORT_WEB_COMBINED]->p_threshold);
     if (c->weights_known && c->best >= 0) {
         char best[64], worst[64];
         names_at(c->harvest, c->harvest[c->best], best, sizeof best);
@@ -214,12 +337,18 @@ static void summary_figures(FILE *f, const struct report *r, const struct report
         fprintf(f, "![pprs-rate over pages downloaded](fig7_pprs.png)\n\n");
     fprintf(f,
             "The pprs-rate (pages downloaded per relevant website found) over the last %lld "
-            "pages (`fig7_pprs.csv`). ",
-            (long long)r->pprs_window);
+            "pages (`fig7_pprs.csv`), from the exact found curves: of the websites judged "
+            "relevant (solid), and of the truly relevant ones (dashed). ",
+            (long long)r->fig7_window);
+    if (r->fig7_window < r->fig7_asked)
+        fprintf(f,
+                "The window asked for (`--fig7-window %lld`) is capped to a third of the "
+                "budget, %lld pages. ",
+                (long long)r->fig7_asked, (long long)r->fig7_window);
     if (c->pprs_known)
         fprintf(f, "pprs ratio website (p_threshold %.2f) / page crawler at the budget: %.2f.",
-                r->runs[REPORT_WEB_COMBINED].p_threshold, c->pprs_ratio);
-    const struct report_run *page = &r->runs[REPORT_PAGE];
+                r->runs[REPORT_WEB_COMBINED]->p_threshold, c->pprs_ratio);
+    const struct report_run *page = r->runs[REPORT_PAGE];
     if (page->ran && page->score.found)
         fprintf(f,
                 " Single-page share of the page crawler: %.0f%% (%zu of the %zu relevant "
@@ -231,6 +360,7 @@ static void summary_figures(FILE *f, const struct report *r, const struct report
                    "share.");
     fprintf(f, "\n\n");
     summary_recall(f, r, plots_note);
+    summary_found(f, plots_note);
 }
 
 static void summary_table2(FILE *f, const struct report *r)

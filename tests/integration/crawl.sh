@@ -28,6 +28,28 @@ ok "precision $p and recall $r against the labels"
 [[ $(json "$SCRATCH/r.json" "['pages_downloaded']") -gt 0 ]] || fail "no pages in the report"
 [[ $(json "$SCRATCH/r.json" "['curve'].__len__()") -ge 1 ]] || fail "no curve in the report"
 ok "the report has the figures and a curve"
+out=$(python3 - "$SCRATCH/r.json" "$DB_URL" <<'EOF'
+import json, subprocess, sys
+r = json.load(open(sys.argv[1]))
+c = r["curve"]
+# Exact by pages: ascending, never falling, ending at the job's end; each point counts
+# the websites whose found_pages is at or before its pages.
+pages = [p["pages"] for p in c]
+assert pages == sorted(pages) and pages[-1] == r["pages_downloaded"], pages
+found = [p["relevant_found"] for p in c]
+assert found == sorted(found), found
+at = [int(x) for x in subprocess.run(
+    ["psql", sys.argv[2], "-X", "-q", "-tA", "-c",
+     f"select found_pages from sites s join relevant_websites w using (job_id, host) "
+     f"where s.job_id = {r['job_id']} and s.role = 'discovered' and s.found_pages is not null"],
+    check=True, capture_output=True, text=True).stdout.split()]
+for p in c:
+    assert p["relevant_found"] == sum(x <= p["pages"] for x in at), (p, at)
+assert abs(c[-1]["precision"] - r["precision"]) < 1e-6 and abs(c[-1]["recall"] - r["recall"]) < 1e-6, c[-1]
+print(f"{len(c)} points")
+EOF
+) || fail "the report's curve: $out"
+ok "the report's curve is exact by pages and ends at the job's figures: $out"
 n=$(psql_q "select count(*) from relevant_websites where job_id = $job")
 [[ $n -ge 10 ]] || fail "relevant_websites has only $n rows"
 ok "relevant_websites lists $n websites"

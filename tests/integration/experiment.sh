@@ -16,6 +16,9 @@ args=(--warc "$WARC" --labels "$LABELS" --jobs "$JOBS" --topic sci.space)
 # --- the command line (checked before anything starts: no database needed)
 assert_status 0 "--help exits 0" -- ex --help
 assert_contains "$(ex --help)" "fig7_pprs.csv" "--help lists the outputs"
+for w in found.csv fig_found.png "--runs NAME" "--repeat N" "--fig7-window PAGES"; do
+  assert_contains "$(ex --help)" "$w" "--help names $w"
+done
 for opt in --warc --labels --jobs --topic --budget --out; do
   a=()
   skip=0
@@ -62,6 +65,15 @@ assert_status 2 "a bad targets file exits 2" -- ex "${args[@]}" --budget 10 --ou
   --targets "$SCRATCH/unknown.targets"
 assert_status 2 "a missing targets file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" \
   --targets "$SCRATCH/none.targets"
+err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites 2>&1 || true)
+assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage)" \
+  "an unknown run name lists the runs"
+[[ $(wc -l <<<"$err") == 2 && $err == *"Try 'sitescout experiment --help'."* ]] || fail "not one error line: $err"
+ok "an unknown run name gets one error line"
+assert_status 2 "an unknown run name exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites
+assert_status 2 "an empty run name exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,
+assert_status 2 "--repeat 0 exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --repeat 0
+assert_status 2 "--fig7-window 0 exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --fig7-window 0
 touch "$SCRATCH/file"
 assert_status 2 "--out on a file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/file"
 [[ ! -e $SCRATCH/x ]] || fail "a refused command line created --out"
@@ -84,7 +96,7 @@ for r in "${RUNS[@]}"; do
 done
 assert_contains "$err" "[eval] sci.space in" "stderr shows the evaluation"
 
-for f in fig6_harvest.csv fig7_pprs.csv recall.csv runs.csv table2.csv summary.md; do
+for f in fig6_harvest.csv fig7_pprs.csv recall.csv found.csv runs.csv table2.csv summary.md; do
   [[ -s $OUT/$f ]] || fail "$f missing or empty"
 done
 ok "every CSV file and summary.md is there"
@@ -101,13 +113,14 @@ def rows(name, header):
 def q(sql):
     return subprocess.run(["psql", db, "-X", "-q", "-tA", "-c", sql], check=True,
                           capture_output=True, text=True).stdout.strip()
-runs = rows("runs.csv", "run,job_id,strategy,edge_weights,p_threshold,pages,sites_examined,"
+runs = rows("runs.csv", "run,repeat,job_id,strategy,edge_weights,p_threshold,pages,sites_examined,"
             "relevant_found,pprs,precision,recall,f1,single_page_share,state,stop_reason,seconds")
 want = [("website-global", "website", "global", "0.90"), ("website-local", "website", "local", "0.90"),
         ("website-combined", "website", "combined", "0.90"), ("page", "page", "combined", "0.90"),
         ("website-p0.7", "website", "combined", "0.70"), ("bfs", "bfs", "combined", "0.90"),
         ("homepage", "homepage", "combined", "0.90")]
 assert [(r["run"], r["strategy"], r["edge_weights"], r["p_threshold"]) for r in runs] == want, runs
+assert [r["repeat"] for r in runs] == ["1"] * 7, runs
 for r in runs:
     job = r["job_id"]
     assert r["state"] == "done", r
@@ -133,8 +146,9 @@ for r in runs:
         assert 0 <= p <= 1 and 0 <= rc <= 1, r
         assert abs(f1 - (2 * p * rc / (p + rc) if p + rc else 0)) < 1e-3, r
 for name, col, members in (("fig6_harvest.csv", "harvest_rate_window", want[:3]),
-                           ("fig7_pprs.csv", "pprs_window", [want[3], want[2], want[4]])):
+                           ("fig7_pprs.csv", "pprs_window,pprs_window_truly", [want[3], want[2], want[4]])):
     pts = rows(name, "run,pages,examined,relevant," + col)
+    col = col.split(",")[0]
     names = [m[0] for m in members]
     assert sorted({p["run"] for p in pts}) == sorted(names), (name, {p["run"] for p in pts})
     for n in names:
@@ -160,6 +174,43 @@ for r in runs:
     hits = int(q(f"select count(*) from sites where job_id = {r['job_id']} and found_pages is not null "
                  f"and relevant and role = 'discovered'"))
     assert hits >= len(mine), (r["run"], hits, len(mine))
+# The exact found curves: per run one row per website found (start sites excluded) at
+# its found_pages, then the run's end; monotone, truly <= judged, ending at the score.
+found = rows("found.csv", "run,repeat,pages,judged_relevant,truly_relevant")
+assert [r["run"] for r in runs] == list(dict.fromkeys(p["run"] for p in found)), "found.csv: a curve per run"
+curves = {}
+for r in runs:
+    mine = [(int(p["pages"]), int(p["judged_relevant"]), int(p["truly_relevant"]))
+            for p in found if p["run"] == r["run"]]
+    assert all(p["repeat"] == "1" for p in found if p["run"] == r["run"]), r["run"]
+    assert mine == sorted(mine), (r["run"], mine)
+    assert all(t <= j for _, j, t in mine), (r["run"], mine)
+    at = q(f"select found_pages from sites s join relevant_websites w using (job_id, host) "
+           f"where s.job_id = {r['job_id']} and s.role = 'discovered' and s.found_pages is not null "
+           f"order by found_pages").split()
+    assert [p for p, _, _ in mine[:-1]] == [int(x) for x in at], (r["run"], mine, at)
+    assert [j for _, j, _ in mine[:-1]] == list(range(1, len(at) + 1)), (r["run"], mine)
+    end = mine[-1]
+    assert end[0] == max([int(r["pages"])] + [p for p, _, _ in mine]), (r["run"], end)
+    if r["precision"]:
+        assert end[1] > 0 and abs(end[2] / end[1] - float(r["precision"])) < 1e-3, (r, end)
+    curves[r["run"]] = mine
+# Figure 7 over the last min(5000, budget / 3) = 100 pages of the exact curves.
+def count(curve, x, k):
+    return max([c[k] for c in curve if c[0] <= x], default=0)
+def pprs(curve, x, k, w=100):
+    lo = max(0, x - w)
+    n = count(curve, x, k) - count(curve, lo, k)
+    return (x - lo) / n if n and x > lo else None
+fig7 = rows("fig7_pprs.csv", "run,pages,examined,relevant,pprs_window,pprs_window_truly")
+assert fig7, "fig7_pprs.csv is empty"
+for p in fig7:
+    for col, k in (("pprs_window", 1), ("pprs_window_truly", 2)):
+        want_v = pprs(curves[p["run"]], int(p["pages"]), k)
+        got = float(p[col]) if p[col] else None
+        assert (got is None) == (want_v is None) and (got is None or abs(got - want_v) < 1e-4), (p, col, want_v)
+        if col == "pprs_window_truly" and got is not None and p["pprs_window"]:
+            assert got >= float(p["pprs_window"]) - 1e-9, p
 t2 = rows("table2.csv", "topic,folds,sites,p_err,p_threshold,pages_per_site,website_precision,"
           "website_recall,website_f1,homepage_precision,homepage_recall,homepage_f1,f1_improvement")
 assert len(t2) == 1 and t2[0]["topic"] == "sci.space" and t2[0]["folds"] == "10", t2
@@ -219,14 +270,101 @@ assert_contains "$summary" "Single-page share of the page crawler" "summary.md g
 assert_contains "$summary" "pprs ratio website (p_threshold 0.90) / page crawler at the budget" "summary.md gives the pprs ratio"
 assert_contains "$summary" "| sci.space | " "summary.md has the Table 2 row"
 assert_contains "$summary" "| run | recall 0.5 | recall 0.8 | final recall |" "summary.md gives the pages to recall 0.5 and 0.8"
+assert_contains "$summary" "The window asked for (\`--fig7-window 5000\`) is capped to a third of the budget, 100 pages." \
+  "summary.md says Figure 7's window was capped"
+out=$(python3 - "$OUT" <<'EOF'
+import csv, re, sys
+out = sys.argv[1]
+summary = open(f"{out}/summary.md").read()
+found = list(csv.DictReader(open(f"{out}/found.csv")))
+def truly_at(run, budget=300):
+    return max([int(p["truly_relevant"]) for p in found if p["run"] == run and int(p["pages"]) <= budget], default=0)
+w, p = truly_at("website-combined"), truly_at("page")
+line = re.search(r"Truly relevant websites found within the budget \(300 pages; `found.csv`\): "
+                 r"website crawler (\d+), page crawler (\d+), ratio (\S+)\.", summary)
+assert line, "no truly relevant figures in comparison 1"
+assert (int(line.group(1)), int(line.group(2))) == (w, p), (line.group(0), w, p)
+assert line.group(3) == (f"{w / p:.2f}" if p else "-"), line.group(0)
+runs = {r["run"]: r for r in csv.DictReader(open(f"{out}/runs.csv"))}
+for name, r in runs.items():
+    row = re.search(r"^\| %s \| (\d+) \|(.*)$" % re.escape(name), summary, re.M)
+    assert row and row.group(1) == r["job_id"], name
+    cells = [c.strip() for c in row.group(2).split("|")]
+    # strategy, edge weights, p_threshold, pages, examined, relevant, truly relevant, ...
+    assert cells[3:6] == [r["pages"], r["sites_examined"], r["relevant_found"]], (name, cells)
+    ends = [x for x in found if x["run"] == name][-1]
+    assert cells[6] == ends["truly_relevant"], (name, cells, ends)
+print(f"truly relevant within the budget: website {w}, page {p}")
+EOF
+) || fail "comparison 1 and the runs table: $out"
+ok "summary.md gives the truly relevant found: $out"
 
 if command -v gnuplot >/dev/null; then
-  for p in fig6_harvest fig7_pprs fig7b_recall; do
+  for p in fig6_harvest fig7_pprs fig7b_recall fig_found; do
     assert_eq "89504e470d0a1a0a" "$(head -c 8 "$OUT/$p.png" | od -An -tx1 | tr -d ' \n')" "$p.png is a PNG"
     assert_contains "$summary" "]($p.png)" "summary.md embeds $p.png with a relative link"
   done
 else
   echo "# gnuplot is not installed: PNG checks skipped"
+fi
+
+# --- --runs and --repeat: two of the runs, each made twice
+SUB=$SCRATCH/sub
+ex "${args[@]}" --budget 100 --out "$SUB" --db "$DB_URL" --skip-eval --runs page,website-combined \
+  --repeat 2 >/dev/null 2>"$SCRATCH/sub.err" || fail "experiment --runs --repeat failed: $(cat "$SCRATCH/sub.err")"
+err=$(cat "$SCRATCH/sub.err")
+i=0
+for r in "website-combined #1" "page #1" "website-combined #2" "page #2"; do
+  i=$((i + 1))
+  assert_contains "$err" "[$i/4] $r: strategy=" "stderr shows the start of $r"
+  [[ $(grep -c "^\[$i/4\] $r: job [0-9]* done (.*) in .* s: [0-9]* pages" <<<"$err") == 1 ]] ||
+    fail "no end line for $r: $err"
+done
+[[ $(grep -c "strategy=" <<<"$err") == 4 ]] || fail "runs not selected were made: $err"
+ok "--runs makes only the runs named, --repeat each of them twice, round by round"
+out=$(python3 - "$SUB" <<'EOF'
+import csv, re, sys
+out = sys.argv[1]
+runs = list(csv.DictReader(open(f"{out}/runs.csv")))
+assert [(r["run"], r["repeat"]) for r in runs] == [("website-combined", "1"), ("website-combined", "2"),
+                                                    ("page", "1"), ("page", "2")], runs
+assert len({r["job_id"] for r in runs}) == 4, "a job per repeat"
+found = list(csv.DictReader(open(f"{out}/found.csv")))
+assert list(found[0]) == ["run", "repeat", "pages", "judged_relevant", "truly_relevant"], list(found[0])
+for r in runs:
+    mine = [(int(p["pages"]), int(p["judged_relevant"]), int(p["truly_relevant"]))
+            for p in found if (p["run"], p["repeat"]) == (r["run"], r["repeat"])]
+    assert mine and mine == sorted(mine) and all(t <= j for _, j, t in mine), (r, mine)
+    assert mine[-1][0] >= int(r["pages"]), (r, mine[-1])
+for name in ("website-global", "website-local", "website-p0.7", "bfs", "homepage"):
+    assert not any(p["run"] == name for p in found), name
+summary = open(f"{out}/summary.md").read()
+assert "Each run was made 2 times (`--repeat`)" in summary, "summary.md names the repeats"
+assert "is capped to a third of the budget, 33 pages." in summary, "window capped to 33"
+assert "- **Edge weights: cannot be compared** — a run is missing" in summary, "edge weights without runs"
+for name in ("website-global", "website-local", "website-p0.7", "bfs", "homepage"):
+    assert re.search(r"^\| %s \|.*\| not selected \(`--runs`\) \|$" % re.escape(name), summary, re.M), name
+for name in ("website-combined", "page"):
+    mine = [r for r in runs if r["run"] == name]
+    row = re.search(r"^\| %s \| (\d+), (\d+) \|(.*)$" % re.escape(name), summary, re.M)
+    assert row and [row.group(1), row.group(2)] == [r["job_id"] for r in mine], (name, row)
+    cells = [c.strip() for c in row.group(3).split("|")]
+    for cell, col in zip(cells[3:6], ("pages", "sites_examined", "relevant_found")):
+        v = [int(r[col]) for r in mine]
+        assert cell == "%.1f (%d–%d)" % (sum(v) / 2, min(v), max(v)), (name, col, cell, v)
+    truly = [int([p for p in found if (p["run"], p["repeat"]) == (name, r["repeat"])][-1]["truly_relevant"])
+             for r in mine]
+    assert cells[6] == "%.1f (%d–%d)" % (sum(truly) / 2, min(truly), max(truly)), (name, cells[6], truly)
+    prec = [float(r["precision"]) for r in mine if r["precision"]]
+    if prec:
+        assert cells[8] == "%.3f (%.3f–%.3f)" % (sum(prec) / len(prec), min(prec), max(prec)), (name, cells[8])
+print("runs " + ", ".join(f"{r['run']}#{r['repeat']}" for r in runs))
+EOF
+) || fail "--runs --repeat outputs: $out"
+ok "runs.csv, found.csv and summary.md give every repeat of the runs selected: $out"
+if command -v gnuplot >/dev/null; then
+  [[ $(grep -c '^\$d[0-9]*_1_0 << EOD' "$SUB/fig_found.gp") -ge 1 ]] || fail "fig_found.gp lacks the second repeats"
+  ok "fig_found draws every repeat"
 fi
 
 # --- without gnuplot: CSV files and summary anyway, the plots reported as skipped
