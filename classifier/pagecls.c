@@ -27,6 +27,7 @@ void pagecls_params_default(struct pagecls_params *p)
     p->max_iter = 30;
     p->seed = 20040831; /* any fixed value: VLDB 2004 */
     p->eps = 1e-6;
+    p->calibrate = true;
 }
 
 enum err pagecls_check_params(const struct pagecls_params *p)
@@ -154,6 +155,11 @@ void pagecls_score_vec(const struct pagecls *m, struct tfidf_vec *v, double *sim
         r->dmin[c] = 1.0 - best;
     }
     pagecls_confidence(r->dmin, m->n_classes, m->params.eps, r->pr);
+    /* A page with no known term stays at 1/2: no evidence either way. */
+    if (m->n_classes == 2 && m->cv.calib.a > 0 && r->known_terms > 0) {
+        r->pr[PAGECLS_TARGET] = calib_apply(&m->cv.calib, r->pr[PAGECLS_TARGET], r->known_terms);
+        r->pr[PAGECLS_OTHER] = 1 - r->pr[PAGECLS_TARGET];
+    }
 }
 
 /* ---- scratch and classification ---- */

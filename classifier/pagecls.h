@@ -37,6 +37,8 @@ struct pagecls_params {
     uint32_t max_iter;        /* k-means iterations at most */
     uint64_t seed;            /* k-means++ seeding and cross-validation folds */
     double eps;               /* distances are clamped to [eps, 1 - eps], 0 < eps < 0.5 */
+    bool calibrate;           /* fit a calibration in cross-validation (classifier/calib.h); not
+                               * stored in the model (the model stores the calibration) */
 };
 
 /* The defaults chosen by measurement on the dev web (docs/classifier.md). */

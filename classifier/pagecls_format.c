@@ -1,4 +1,4 @@
-/* Page classifier model bytes: writing and range-checked reading of format version 1. */
+/* Page classifier model bytes: writing (format version 2) and range-checked reading (1, 2). */
 #include "classifier/pagecls_format.h"
 
 #include <stdbool.h>
@@ -17,6 +17,7 @@
  *   u32 n_terms, n_terms x (u8 len, len bytes), f64 idf[n_terms]
  *   k_total x (u32 nnz, nnz x (u32 term id ascending, f64 weight))   sparse centroids
  *   u32 folds u32 sites u64 pages f64 correct f64 accuracy f64 p_err
+ *   f64 calib_a f64 calib_temper f64 calib_short_terms   (version 2; 1 has no calibration)
  * No checksum: the store keeps bytes intact, and a checksum would hide the parser
  * from the fuzzer; instead every field is range-checked.
  */
@@ -126,6 +127,9 @@ enum err pagecls_serialize(const struct pagecls *m, struct buf *out)
     put_f64(&w, m->cv.correct);
     put_f64(&w, m->cv.accuracy);
     put_f64(&w, m->cv.p_err);
+    put_f64(&w, m->cv.calib.a);
+    put_f64(&w, m->cv.calib.temper);
+    put_f64(&w, m->cv.calib.short_terms);
     if (w.e) {
         out->len = start;
         if (out->data)
@@ -187,15 +191,16 @@ static double get_f64(struct reader *r)
     } while (0)
 
 /* Magic, version, options and parameters. */
-static enum err read_params(struct reader *r, struct pagecls_params *p)
+static enum err read_params(struct reader *r, struct pagecls_params *p, uint32_t *version_out)
 {
     const unsigned char *magic = take(r, 4);
     if (!magic || memcmp(magic, model_magic, 4) != 0)
         BAD("not a sitescout model (bad magic)");
     uint32_t version = get_u32(r);
     SHORT(r);
-    if (version != PAGECLS_FORMAT_VERSION)
-        BAD("format version %u, this build reads %d", version, PAGECLS_FORMAT_VERSION);
+    if (version < 1 || version > PAGECLS_FORMAT_VERSION)
+        BAD("format version %u, this build reads 1 to %d", version, PAGECLS_FORMAT_VERSION);
+    *version_out = version;
     uint32_t flags = get_u32(r);
     p->tok.stem = flags & FLAG_STEM;
     p->tok.keep_numbers = flags & FLAG_NUMBERS;
@@ -297,7 +302,7 @@ static enum err read_centroids(struct reader *r, struct pagecls *m)
     return ERR_OK;
 }
 
-static enum err read_cv(struct reader *r, struct pagecls_cv *cv)
+static enum err read_cv(struct reader *r, struct pagecls_cv *cv, uint32_t version)
 {
     cv->folds = get_u32(r);
     cv->sites = get_u32(r);
@@ -305,7 +310,17 @@ static enum err read_cv(struct reader *r, struct pagecls_cv *cv)
     cv->correct = get_f64(r);
     cv->accuracy = get_f64(r);
     cv->p_err = get_f64(r);
+    cv->calib = (struct calib){0};
+    if (version >= 2) {
+        cv->calib.a = get_f64(r);
+        cv->calib.temper = get_f64(r);
+        cv->calib.short_terms = get_f64(r);
+    }
     SHORT(r);
+    const struct calib *cb = &cv->calib;
+    if (!(cb->a >= 0 && cb->a < 1e6) || !(cb->temper >= 0 && cb->temper <= 1e6) ||
+        !(cb->short_terms >= 0 && cb->short_terms < 1e9))
+        BAD("bad calibration");
     if (!(cv->correct >= 0 && cv->correct <= (double)cv->pages) ||
         !(cv->accuracy >= 0 && cv->accuracy <= 1) || !(cv->p_err >= 0 && cv->p_err <= 1))
         BAD("bad cross-validation figures");
@@ -320,8 +335,10 @@ enum err pagecls_deserialize(const void *data, size_t len, struct pagecls **out)
     struct pagecls *m = pagecls_new_empty();
     if (!m)
         return err_set(ERR_NOMEM, "out of memory loading a model");
-    if ((e = read_params(&r, &m->params)) || (e = read_classes(&r, m)) || (e = read_terms(&r, m)) ||
-        (e = read_idf(&r, m)) || (e = read_centroids(&r, m)) || (e = read_cv(&r, &m->cv)))
+    uint32_t version = 0;
+    if ((e = read_params(&r, &m->params, &version)) || (e = read_classes(&r, m)) ||
+        (e = read_terms(&r, m)) || (e = read_idf(&r, m)) || (e = read_centroids(&r, m)) ||
+        (e = read_cv(&r, &m->cv, version)))
         goto out;
     if (r.left) {
         e = err_set(ERR_PARSE, "classifier model: %zu trailing bytes", r.left);

@@ -17,7 +17,8 @@ struct pagecls;
  * ERR_PARSE for anything malformed, truncated or with trailing bytes. *out is the
  * caller's (pagecls_free).
  */
-#define PAGECLS_FORMAT_VERSION 1
+/* Written: 2 (with the calibration); read: 1 and 2 (1 has none). */
+#define PAGECLS_FORMAT_VERSION 2
 enum err pagecls_serialize(const struct pagecls *m, struct buf *out) WARN_UNUSED;
 enum err pagecls_deserialize(const void *data, size_t len, struct pagecls **out) WARN_UNUSED;
 

@@ -283,6 +283,12 @@ out:
     return e;
 }
 
+/* What cross-validation keeps of each held-out page (indexed like the docs). */
+struct held_out {
+    double *pr;      /* n_classes confidences per page */
+    uint32_t *terms; /* known terms */
+};
+
 /* Count one held-out page: right when its class has the top confidence, 1/ties on a tie. */
 static void tally(struct pagecls_cv *cv, const struct pagecls_result *r, uint32_t cls,
                   uint32_t n_classes)
@@ -303,7 +309,7 @@ static void tally(struct pagecls_cv *cv, const struct pagecls_result *r, uint32_
 static enum err score_held_out(const struct pagecls *m, const uint32_t *gmap,
                                const struct corpus *c, const struct pagecls_doc *docs,
                                const bool *use, struct tfidf_vec *v, double *sims,
-                               struct pagecls_cv *cv, double *pr_out)
+                               struct pagecls_cv *cv, struct held_out *ho)
 {
     enum err e = ERR_OK;
     for (size_t i = 0; i < c->n; i++) {
@@ -320,8 +326,8 @@ static enum err score_held_out(const struct pagecls *m, const uint32_t *gmap,
         struct pagecls_result r;
         pagecls_score_vec(m, v, sims, &r);
         tally(cv, &r, docs[i].cls, c->n_classes);
-        if (pr_out)
-            memcpy(pr_out + i * c->n_classes, r.pr, c->n_classes * sizeof *pr_out);
+        memcpy(ho->pr + i * c->n_classes, r.pr, c->n_classes * sizeof *ho->pr);
+        ho->terms[i] = r.known_terms;
     }
     return ERR_OK;
 }
@@ -330,7 +336,7 @@ static enum err score_held_out(const struct pagecls *m, const uint32_t *gmap,
 static enum err run_fold(const struct pagecls_params *p, const struct corpus *c,
                          const struct pagecls_doc *docs, const uint32_t *fold, uint32_t f,
                          bool *use, struct tfidf_vec *v, double **sims, struct pagecls_cv *cv,
-                         double *pr_out)
+                         struct held_out *ho)
 {
     enum err e;
     struct pagecls *m = NULL;
@@ -345,11 +351,47 @@ static enum err run_fold(const struct pagecls_params *p, const struct corpus *c,
         goto out;
     }
     *sims = s;
-    e = score_held_out(m, gmap, c, docs, use, v, s, cv, pr_out);
+    e = score_held_out(m, gmap, c, docs, use, v, s, cv, ho);
 out:
     pagecls_free(m);
     free(gmap);
     return e;
+}
+
+/*
+ * Fit the calibration of Pr[p|target] (classifier/calib.h) on the held-out pages,
+ * calibrate their confidences in place, and count the held-out pages right again with
+ * the calibrated classifier. Two classes only.
+ */
+static enum err calibrate(const struct corpus *c, const struct pagecls_doc *docs,
+                          struct held_out *ho, struct pagecls_cv *cv)
+{
+    if (c->n_classes != 2)
+        return ERR_OK;
+    double *x = malloc(c->n * sizeof *x);
+    bool *target = malloc(c->n * sizeof *target);
+    if (!x || !target) {
+        free(x);
+        free(target);
+        return err_set(ERR_NOMEM, "out of memory calibrating");
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        x[i] = ho->pr[i * 2 + PAGECLS_TARGET];
+        target[i] = docs[i].cls == PAGECLS_TARGET;
+    }
+    calib_fit(x, ho->terms, target, c->n, &cv->calib);
+    cv->correct = 0;
+    cv->pages = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        struct pagecls_result r = {.pr = {0}};
+        r.pr[PAGECLS_TARGET] = ho->terms[i] ? calib_apply(&cv->calib, x[i], ho->terms[i]) : x[i];
+        r.pr[PAGECLS_OTHER] = 1 - r.pr[PAGECLS_TARGET];
+        memcpy(ho->pr + i * 2, r.pr, 2 * sizeof *ho->pr);
+        tally(cv, &r, docs[i].cls, 2);
+    }
+    free(x);
+    free(target);
+    return ERR_OK;
 }
 
 static enum err cross_validate(const struct pagecls_params *p, const struct corpus *c,
@@ -362,24 +404,31 @@ static enum err cross_validate(const struct pagecls_params *p, const struct corp
         return err_set(ERR_INVAL, "cross-validation needs at least 2 folds");
     uint32_t *fold = malloc(c->n * sizeof *fold);
     bool *use = malloc(c->n * sizeof *use);
+    struct held_out ho = {pr_out ? pr_out : malloc(c->n * c->n_classes * sizeof *ho.pr),
+                          malloc(c->n * sizeof *ho.terms)};
     double *sims = NULL;
     struct tfidf_vec v;
     tfidf_vec_init(&v);
-    if (!fold || !use) {
+    if (!fold || !use || !ho.pr || !ho.terms) {
         e = err_set(ERR_NOMEM, "out of memory cross-validating");
         goto out;
     }
     if ((e = assign_folds(c, docs, p->seed, &folds, &cv->sites, fold)))
         goto out;
     for (uint32_t f = 0; f < folds; f++)
-        if ((e = run_fold(p, c, docs, fold, f, use, &v, &sims, cv, pr_out)))
+        if ((e = run_fold(p, c, docs, fold, f, use, &v, &sims, cv, &ho)))
             goto out;
+    if (p->calibrate && (e = calibrate(c, docs, &ho, cv)))
+        goto out;
     cv->folds = folds;
     cv->accuracy = cv->pages ? cv->correct / (double)cv->pages : 0;
     cv->p_err = 1.0 - cv->accuracy;
 out:
     free(fold);
     free(use);
+    if (ho.pr != pr_out)
+        free(ho.pr);
+    free(ho.terms);
     free(sims);
     tfidf_vec_release(&v);
     return e;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "classifier/calib.h"
 #include "common/err.h"
 
 /* Part of the pagecls.h contract (include that): the model and its parameters live there. */
@@ -22,12 +23,14 @@ struct pagecls_doc {
 
 /* Cross-validation figures; also stored in the model (p_err is what sitecls needs). */
 struct pagecls_cv {
-    uint32_t folds;  /* 0 = no cross-validation was run */
-    uint32_t sites;  /* websites in the training set */
-    uint64_t pages;  /* held-out pages classified (= training pages) */
-    double correct;  /* held-out pages whose most likely class was right; a tie counts 1/ties */
-    double accuracy; /* correct / pages */
-    double p_err;    /* 1 - accuracy: the page classifier's error rate */
+    uint32_t folds;     /* 0 = no cross-validation was run */
+    uint32_t sites;     /* websites in the training set */
+    uint64_t pages;     /* held-out pages classified (= training pages) */
+    double correct;     /* held-out pages whose most likely class was right; a tie counts 1/ties */
+    double accuracy;    /* correct / pages */
+    double p_err;       /* 1 - accuracy: the page classifier's error rate */
+    struct calib calib; /* of Pr[p|target], fit on the held-out pages (classifier/calib.h);
+                         * accuracy and p_err are those of the calibrated classifier */
 };
 
 /*
@@ -44,7 +47,8 @@ enum err pagecls_train(const struct pagecls_params *p, const struct pagecls_doc 
  * together; sites are dealt to folds class by class after a seeded shuffle, so every
  * fold has sites of every class. Each class needs at least two sites; folds is
  * lowered to the number of sites when there are fewer. Fills *cv; when pr_out is not
- * NULL it receives each page's held-out confidences, pr_out[i * n_classes + k].
+ * NULL it receives each page's held-out confidences, pr_out[i * n_classes + k]
+ * (calibrated: see struct pagecls_cv).
  */
 enum err pagecls_cross_validate(const struct pagecls_params *p, const struct pagecls_doc *docs,
                                 size_t n, uint32_t folds, struct pagecls_cv *cv,

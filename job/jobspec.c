@@ -37,6 +37,7 @@ struct pdef {
 static const char *const strategies[] = {"website", "page", "bfs", "homepage", NULL};
 static const char *const edge_weight_modes[] = {"global", "local", "combined", NULL};
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
+static const char *const calibrations[] = {"none", "platt", NULL};
 
 #define OFF(f) offsetof(struct jobspec_params, f)
 static const struct pdef pdefs[] = {
@@ -70,6 +71,7 @@ static const struct pdef pdefs[] = {
     {"prior", P_CHOICE, OFF(prior), 0, 1, 0, 0, "one of: fixed, harvest", prior_modes},
     {"prior_sites", P_INT, OFF(prior_sites), 0, 1000000, 0, 0, "an integer >= 0", NULL},
     {"pprs_limit", P_DOUBLE, OFF(pprs_limit), 0, 1e12, 0, 0, "a number >= 0 (0: no limit)", NULL},
+    {"calibration", P_CHOICE, OFF(calibration), 0, 1, 0, 0, "one of: none, platt", calibrations},
 };
 #undef OFF
 #define N_PDEFS (sizeof pdefs / sizeof pdefs[0])
@@ -99,6 +101,7 @@ void jobspec_params_default(struct jobspec_params *p)
     p->pprs_limit = 0;
     p->prior = 0; /* fixed: see docs/crawl.md for why not the paper's harvest rate */
     p->prior_sites = 10;
+    p->calibration = 1; /* platt: see classifier/calib.h and docs/classifier.md */
 }
 
 /* Index of name in a NULL-terminated list, or -1. */
@@ -545,4 +548,5 @@ void jobspec_pagecls_params(const struct jobspec_params *jp, struct pagecls_para
     pagecls_params_default(out);
     out->centroids = (uint32_t)jp->centroids_per_class;
     out->seed = (uint64_t)jp->seed;
+    out->calibrate = jp->calibration == 1;
 }

@@ -32,8 +32,8 @@
 
 /* The demo web's sci.space start sites (demo/demo.jobs.json). */
 static char *const starts[] = {
-    "http://www.veneralander.com/",          "http://users.componentattitude.net/",
-    "http://www.dimensions-ssto.com/",       "http://homepages.telemetrygibbons.net/",
+    "http://www.veneralander.com/",    "http://users.componentattitude.net/",
+    "http://www.dimensions-ssto.com/", "http://homepages.telemetrygibbons.net/",
     "http://www.canyonmist.com/",
 };
 
@@ -46,9 +46,9 @@ struct fixture {
 static int setup(void **state)
 {
     static const char *texts[] = {
-        "space shuttle orbit launch nasa", "rocket orbit launch moon",
+        "space shuttle orbit launch nasa",           "rocket orbit launch moon",
         "satellite planet shuttle telescope rocket", "recipe bake flour oven",
-        "sugar butter dinner kitchen recipe", "engine bike motorcycle ride road",
+        "sugar butter dinner kitchen recipe",        "engine bike motorcycle ride road",
     };
     struct pagecls_doc docs[6];
     for (int i = 0; i < 6; i++)
@@ -132,7 +132,10 @@ static void website_crawler_keeps_the_budget(void **state)
     struct crawlrun_config c = config(f, job, fetcher);
     struct extcrawl_params p = {
         .weights = EDGES_COMBINED,
-        .site = {.prior_target = 0.5, .p_threshold = 0.9, .l_threshold = 10, .c = 1,
+        .site = {.prior_target = 0.5,
+                 .p_threshold = 0.9,
+                 .l_threshold = 10,
+                 .c = 1,
                  .max_pages = SITE_CAP},
         .p_err = 0.1,
         .concurrency = CONCURRENCY,

@@ -311,6 +311,10 @@ static void test_round_trip(void **state)
         assert_int_equal(pagecls_get_params(m2)->tok.stem, stem);
         assert_float_equal(pagecls_p_err(m2), pagecls_p_err(m), 0);
         assert_int_equal(pagecls_get_cv(m2)->pages, NDOCS);
+        /* The calibration fit in cross-validation is kept (classifier/calib.h). */
+        assert_true(pagecls_get_cv(m)->calib.a > 0);
+        assert_float_equal(pagecls_get_cv(m2)->calib.a, pagecls_get_cv(m)->calib.a, 0);
+        assert_float_equal(pagecls_get_cv(m2)->calib.temper, CALIB_TEMPER, 0);
 
         struct pagecls_scratch *s = NULL, *s2 = NULL;
         assert_int_equal(pagecls_scratch_new(m, &s), ERR_OK);
@@ -362,7 +366,8 @@ static void test_corrupt_models(void **state)
         unsigned char byte;
     } patches[] = {
         {0, 'X'},   /* magic */
-        {4, 2},     /* format version 2 */
+        {4, 3},     /* format version 3 */
+        {4, 0},     /* format version 0 */
         {8, 0x80},  /* unknown flag */
         {43, 0x7f}, /* eps (last byte of the f64 at 36): about 1e307 */
         {44, 1},    /* one class */
@@ -375,6 +380,14 @@ static void test_corrupt_models(void **state)
         expect_parse_error(d, b.len);
         d[patches[i].off] = saved;
     }
+
+    /* A version 1 model (no calibration: the 24 bytes at the end) still loads, uncalibrated. */
+    d[4] = 1;
+    struct pagecls *v1 = NULL;
+    assert_int_equal(pagecls_deserialize(d, b.len - 24, &v1), ERR_OK);
+    assert_true(pagecls_get_cv(v1)->calib.a == 0);
+    pagecls_free(v1);
+    d[4] = 2;
 
     /* Any single-byte change: ERR_OK or ERR_PARSE, and a loaded model classifies sanely. */
     for (size_t i = 0; i < b.len; i++)
