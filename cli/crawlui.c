@@ -32,6 +32,7 @@ struct crawlui {
                                * counted at the end, from the stored verdicts */
     size_t n_curve;
     int64_t last_pages;
+    int64_t robots_requests; /* as the last progress report said */
 };
 
 /* Precision and recall of the relevant websites found so far, against the labels. */
@@ -57,6 +58,7 @@ static void sample_curve(struct crawlui *ui, const struct crawl_progress *p)
 void crawlui_progress(struct crawlui *ui, const struct jobrun_progress *p)
 {
     if (p->phase == JOBRUN_CRAWLING) {
+        ui->robots_requests = p->crawl.robots_requests;
         /* A point every 1% of the page budget (or 100 pages), and at the end. */
         int64_t step = ui->params->max_pages > 0 ? ui->params->max_pages / 100 : 100;
         if (step < 10)
@@ -161,6 +163,7 @@ int crawlui_report(struct crawlui *ui, const char *path, double seconds)
     json_num(f, "recall", sc.recall, 1);
     json_num(f, "f1", f1, 1);
     json_num(f, "seconds", seconds, 1);
+    fprintf(f, "\"robots_requests\": %lld, ", (long long)ui->robots_requests);
     int bad = write_curve(f, ui, &sc, c.pages);
     jobscore_release(&sc);
     fprintf(f, "}\n");
@@ -191,6 +194,7 @@ void crawlui_summary(struct crawlui *ui, double seconds)
         printf("  harvest rate %.3f, pprs %.2f, pages per site %.2f, %.1f s\n",
                (double)c.relevant / c.examined, c.relevant ? (double)c.pages / c.relevant : 0.0,
                (double)c.pages / c.examined, seconds);
+    printf("  robots.txt fetches %lld (not counted in the pages)\n", (long long)ui->robots_requests);
     if (ui->labels) {
         size_t found;
         double pr, rc;

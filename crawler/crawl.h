@@ -24,6 +24,7 @@ const char *crawl_stop_name(enum crawl_stop s);
 struct crawl_progress {
     double elapsed_s;
     int64_t pages, examined, relevant, border, in_flight;
+    int64_t robots_requests; /* robots.txt fetches of this run: apart from pages */
     double harvest_rate, harvest_window, pprs, pprs_window; /* NaN when undefined */
     enum crawl_stop stop;
 };

@@ -28,6 +28,9 @@ struct run {
 static void crawlrun_before_report(struct run *r)
 {
     r->m.in_flight = r->st->in_flight(r->sctx);
+    struct fetch_stats fs;
+    fetcher_stats(r->c->f, &fs);
+    r->m.robots_requests = (int64_t)fs.robots_requests;
     if (r->st->border)
         r->m.border = r->st->border(r->sctx);
     r->reported = (struct crawlmeter_point){r->m.pages, r->m.examined, r->m.relevant};

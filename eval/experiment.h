@@ -22,8 +22,8 @@ struct store;
 struct experiment_opts {
     const char *warc, *labels, *jobs, *topic, *out_dir; /* required */
     long long budget;                                   /* pages per run, at least 1 */
-    long long fig7_window; /* Figure 7's window in pages, at least 1 (capped for the budget) */
-    unsigned repeat;       /* each selected run is made this many times (0 is 1) */
+    long long fig7_window;   /* Figure 7's window in pages, at least 1 (capped for the budget) */
+    unsigned repeat;         /* each selected run is made this many times (0 is 1) */
     const char *const *sets; /* "key=value" job parameter overrides, as given */
     size_t n_sets;
     const char *db_url;  /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */

@@ -20,7 +20,8 @@ struct store;
 /*
  * Create the job of js (as `sitescout crawl` does), run it through proxy, and fill
  * run: job_id, ran, seconds, the samples (sorted), state, stop reason, counters,
- * score and found curve (eval/foundcurve, from the stored verdicts). A job that ends in a state other than done is no error here (run->state).
+ * score and found curve (eval/foundcurve, from the stored verdicts). A job that ends in a state
+ * other than done is no error here (run->state).
  */
 enum err exprun_crawl(struct store *s, const struct jobspec *js, const struct labels *labels,
                       const char *proxy, struct report_run *run) WARN_UNUSED;

@@ -28,6 +28,11 @@ ok "precision $p and recall $r against the labels"
 [[ $(json "$SCRATCH/r.json" "['pages_downloaded']") -gt 0 ]] || fail "no pages in the report"
 [[ $(json "$SCRATCH/r.json" "['curve'].__len__()") -ge 1 ]] || fail "no curve in the report"
 ok "the report has the figures and a curve"
+# robots.txt is fetched once per host, apart from the pages: at least for every start
+# and training site (demo/demo.jobs.json has 5 + 5 + 5 of them).
+[[ $(json "$SCRATCH/r.json" "['robots_requests']") -ge 15 ]] ||
+  fail "robots.txt fetches not reported apart: $(json "$SCRATCH/r.json" "['robots_requests']")"
+assert_contains "$(cat "$SCRATCH/out")" "robots.txt fetches" "the summary gives the robots.txt fetches"
 out=$(python3 - "$SCRATCH/r.json" "$DB_URL" <<'EOF'
 import json, subprocess, sys
 r = json.load(open(sys.argv[1]))
