@@ -4,11 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define X_CLAMP    1e-6 /* confidences are kept in [X_CLAMP, 1 - X_CLAMP] before the logit */
-#define MAX_ITER   100
-#define TOLERANCE  1e-10
-#define MIN_STEP   1e-10
-#define RIDGE      1e-9 /* keeps the Hessian invertible */
+#define X_CLAMP   1e-6 /* confidences are kept in [X_CLAMP, 1 - X_CLAMP] before the logit */
+#define MAX_ITER  100
+#define TOLERANCE 1e-10
+#define MIN_STEP  1e-10
+#define RIDGE     1e-9 /* keeps the Hessian invertible */
 
 static double logit(double x)
 {

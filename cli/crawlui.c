@@ -194,7 +194,8 @@ void crawlui_summary(struct crawlui *ui, double seconds)
         printf("  harvest rate %.3f, pprs %.2f, pages per site %.2f, %.1f s\n",
                (double)c.relevant / c.examined, c.relevant ? (double)c.pages / c.relevant : 0.0,
                (double)c.pages / c.examined, seconds);
-    printf("  robots.txt fetches %lld (not counted in the pages)\n", (long long)ui->robots_requests);
+    printf("  robots.txt fetches %lld (not counted in the pages)\n",
+           (long long)ui->robots_requests);
     if (ui->labels) {
         size_t found;
         double pr, rc;
