@@ -223,8 +223,9 @@ static void runs_jobs_end(FILE *f, const struct report_run *runs, unsigned n, in
 static void summary_runs(FILE *f, const struct report *r)
 {
     fprintf(f,
-            "## Runs\n\nEvery run had the same page budget (%lld pages; websites being "
-            "examined when it is reached are finished, so a run may go a little over). "
+            "## Runs\n\nEvery run had the same page budget (%lld pages, never exceeded; a "
+            "website crawler claims no website the budget cannot pay for, so it may stop "
+            "up to max_pages_per_site pages short). "
             "Precision and recall count the relevant websites found (start and training "
             "sites excluded) against the relevant test sites of the labels, and truly relevant "
             "those of them that are such test sites; the single-page share is the share of "
