@@ -9,6 +9,7 @@
 #include "classifier/pagecls.h"
 #include "classifier/sitecls.h"
 #include "common/log.h"
+#include "common/strmap.h"
 #include "crawler/crawlrun.h"
 #include "crawler/fetch.h"
 #include "crawler/verdict.h"
@@ -36,7 +37,24 @@ struct ext {
     int active;
     uint32_t gen;
     int border_empty;
+    struct strmap known; /* every website the job knows (examined, claimed, border) */
 };
+
+/* LinkRank's question (crawler/sitecrawl.h): does the job know this website already? */
+static int host_known(void *ctx, const char *host)
+{
+    const struct ext *x = ctx;
+    return strmap_get(&x->known, host, strlen(host)) != NULL;
+}
+
+/* The destinations of a stored website's links are known from now on. */
+static enum err know_edges(struct ext *x, const struct edge *edges, size_t n)
+{
+    enum err e = ERR_OK;
+    for (size_t i = 0; !e && i < n; i++)
+        e = strmap_put(&x->known, edges[i].host, strlen(edges[i].host), (void *)1);
+    return e;
+}
 
 /*
  * The hard page budget (issue 13). A website is claimed only when the budget can pay
@@ -148,6 +166,8 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     int fetches = sitecrawl_fetches(sl->sc);
     enum err e =
         verdict_store_unread(x->s, x->job, sl->host, why, fetches, edges, n_edges, sl->rank);
+    if (!e)
+        e = know_edges(x, edges, n_edges);
     if (!e) {
         x->m->pages += fetches;
         crawlmeter_mark(x->m);
@@ -187,6 +207,8 @@ static enum err slot_judged(struct ext *x, struct slot *sl)
         return ERR_OK;
     }
     if (e)
+        return e;
+    if ((e = know_edges(x, edges, n_edges)))
         return e;
     x->m->pages += v.fetches;
     x->m->examined++;
@@ -248,6 +270,10 @@ static enum err slot_start(struct ext *x, struct slot *sl)
     struct sitecrawl_params sp = x->p->site;
     sp.p_err = x->p->p_err;
     sp.l_threshold = link_threshold(x);
+    if (x->p->new_links_only) {
+        sp.host_known = host_known;
+        sp.host_known_ctx = x;
+    }
     if (x->p->prior_harvest)
         sp.prior_target = sitecls_prior((unsigned)x->m->relevant, (unsigned)x->m->examined,
                                         x->p->site.prior_target, (unsigned)x->p->prior_sites);
@@ -271,6 +297,13 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
     (void)c;
     x->m = m;
     enum err e = pagecls_scratch_new(x->model, &x->scratch);
+    struct crawlstore_site_row *rows = NULL;
+    size_t n = 0;
+    if (!e)
+        e = crawlstore_sites_list(x->s, x->job, &rows, &n);
+    for (size_t i = 0; !e && i < n; i++)
+        e = strmap_put(&x->known, rows[i].host, strlen(rows[i].host), (void *)1);
+    crawlstore_site_rows_free(rows, n);
     if (!e && !(x->slots = calloc((size_t)x->p->concurrency, sizeof *x->slots)))
         e = err_set(ERR_NOMEM, "out of memory");
     return e;
@@ -341,6 +374,7 @@ static void ext_finish(void *arg)
     x->slots = NULL;
     pagecls_scratch_free(x->scratch);
     x->scratch = NULL;
+    strmap_release(&x->known);
 }
 
 static const struct crawl_strategy website_strategy = {
@@ -360,5 +394,6 @@ enum err extcrawl_run(const struct crawlrun_config *c, const struct pagecls *mod
         return err_set(ERR_INVAL, "concurrency must be at least 1");
     struct ext x = {
         .s = c->s, .job = c->job, .f = c->f, .worker = c->worker, .model = model, .p = p};
+    strmap_init(&x.known);
     return crawlrun_run(c, &website_strategy, &x, why);
 }

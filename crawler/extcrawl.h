@@ -23,9 +23,10 @@ struct extcrawl_params {
     enum edges_weights weights;
     struct sitecrawl_params site; /* per website; prior_target is the starting prior */
     double p_err;
-    int prior_harvest; /* 1: the prior follows the harvest rate (paper §4.3.3) ... */
-    int prior_sites;   /* ... counting the starting prior as this many sites; 0: fixed */
-    int concurrency;   /* websites examined at once */
+    int prior_harvest;  /* 1: the prior follows the harvest rate (paper §4.3.3) ... */
+    int prior_sites;    /* ... counting the starting prior as this many sites; 0: fixed */
+    int concurrency;    /* websites examined at once */
+    int new_links_only; /* LinkRank counts links to websites the job does not know yet */
 };
 
 /*

@@ -201,12 +201,18 @@ static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
     double pr = res.pr[PAGECLS_TARGET];
     if (!sc->verdict_closed)
         (void)sitecls_add_page(&sc->cls, pr);
-    sitecls_linkrank_add(&sc->linkrank, pr, info->n_transversal);
     double w = pagecls_link_weight(res.pr, pagecls_classes(sc->model));
     for (size_t i = 0; !e && i < info->n_intrinsic; i++)
         e = add_link(sc, info->intrinsic[i], w);
+    size_t known_before = sc->edges.n, links = info->n_transversal;
     if (!e)
         e = edgeset_add_page(&sc->edges, info->transversal, info->n_transversal, pr);
+    if (!e && sc->p.host_known) { /* the destinations this page adds: edgeset appends them */
+        links = 0;
+        for (size_t i = known_before; i < sc->edges.n; i++)
+            links += !sc->p.host_known(sc->p.host_known_ctx, sc->edges.edges[i].host);
+    }
+    sitecls_linkrank_add(&sc->linkrank, pr, links);
     if (!e)
         e = record_page(sc, r, pr, info->n_transversal, 0);
 out:

@@ -33,6 +33,10 @@ struct sitecrawl_params {
     int max_pages;           /* hard cap of fetches on the website */
     int max_pages_to_decide; /* after this many fetches an undecided website is judged by
                               * its posterior as it stands (0: only p_threshold decides) */
+    /* When set, LinkRank counts a page's links to websites the crawl does not know yet
+     * (new to this examination and host_known says no), not every transversal link. */
+    int (*host_known)(void *ctx, const char *host);
+    void *host_known_ctx;
 };
 
 /* One fetch of the examination, in order. */

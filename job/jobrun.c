@@ -208,6 +208,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .prior_harvest = jp->prior == 1,
         .prior_sites = jp->prior_sites,
         .concurrency = jp->concurrency,
+        .new_links_only = jp->linkrank_links == 1,
     };
     if (jp->strategy == JOBSPEC_HOMEPAGE) {
         /* Each website judged by its homepage alone (the homepage classifier's crawl). */

@@ -38,6 +38,7 @@ static const char *const strategies[] = {"website", "page", "bfs", "homepage", N
 static const char *const edge_weight_modes[] = {"global", "local", "combined", NULL};
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 static const char *const calibrations[] = {"none", "platt", NULL};
+static const char *const linkrank_modes[] = {"all", "new", NULL};
 
 #define OFF(f) offsetof(struct jobspec_params, f)
 static const struct pdef pdefs[] = {
@@ -72,6 +73,8 @@ static const struct pdef pdefs[] = {
     {"prior_sites", P_INT, OFF(prior_sites), 0, 1000000, 0, 0, "an integer >= 0", NULL},
     {"pprs_limit", P_DOUBLE, OFF(pprs_limit), 0, 1e12, 0, 0, "a number >= 0 (0: no limit)", NULL},
     {"calibration", P_CHOICE, OFF(calibration), 0, 1, 0, 0, "one of: none, platt", calibrations},
+    {"linkrank_links", P_CHOICE, OFF(linkrank_links), 0, 1, 0, 0, "one of: all, new",
+     linkrank_modes},
 };
 #undef OFF
 #define N_PDEFS (sizeof pdefs / sizeof pdefs[0])

@@ -329,6 +329,40 @@ static void test_two_redirects_to_one_page_read_once(void **state)
     sitecrawl_free(sc);
 }
 
+/* LinkRank counting only links to websites the crawl does not know (linkrank_links=new). */
+static int knows_other_org(void *ctx, const char *host)
+{
+    (void)ctx;
+    return strcmp(host, "other.org") == 0;
+}
+
+static void test_linkrank_new_links(void **state)
+{
+    struct fixture *f = *state;
+    static const char *home_links[] = {"http://other.org/x", "http://other.org/y",
+                                       "http://third.net/", "/a.html"};
+    static const char *a_links[] = {"http://third.net/again", "http://other.org/z"};
+    double lr[2];
+    for (int hook = 0; hook < 2; hook++) {
+        struct sitecrawl_params p = params(0.999999, 10);
+        p.c = 1;
+        if (hook)
+            p.host_known = knows_other_org;
+        struct sitecrawl *sc;
+        assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+        feed_page(sc, "http://example.com/", SPACE, home_links, 4);
+        feed_page(sc, "http://example.com/a.html", SPACE, a_links, 2);
+        lr[hook] = sitecrawl_linkrank(sc) * sitecrawl_confidence(sc); /* the sum itself */
+        sitecrawl_free(sc);
+    }
+    double x = pr_of(f, "t\n" SPACE);
+    /* Every link: 3 transversal links on the home page, 2 on a.html, c = 1 each page. */
+    assert_float_equal(lr[0], x * 3 + 1 + x * 2 + 1, 1e-9);
+    /* New ones only: third.net on the home page (other.org is known); nothing new on
+     * a.html (third.net was seen, other.org is known). */
+    assert_float_equal(lr[1], x * 1 + 1 + x * 0 + 1, 1e-9);
+}
+
 static void test_misuse(void **state)
 {
     struct fixture *f = *state;
@@ -361,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_stops_at_threshold),
         cmocka_unit_test(test_page_cap),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_linkrank_new_links),
         cmocka_unit_test(test_same_site_redirect_not_fetched_twice),
         cmocka_unit_test(test_two_redirects_to_one_page_read_once),
         cmocka_unit_test(test_misuse),
