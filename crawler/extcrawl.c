@@ -37,7 +37,7 @@ struct ext {
     int active;
     uint32_t gen;
     int border_empty;
-    struct strmap known; /* every website the job knows (examined, claimed, border) */
+    struct strmap known; /* linkrank_links=new: every website the job knows */
 };
 
 /* LinkRank's question (crawler/sitecrawl.h): does the job know this website already? */
@@ -51,6 +51,8 @@ static int host_known(void *ctx, const char *host)
 static enum err know_edges(struct ext *x, const struct edge *edges, size_t n)
 {
     enum err e = ERR_OK;
+    if (!x->p->new_links_only)
+        return ERR_OK;
     for (size_t i = 0; !e && i < n; i++)
         e = strmap_put(&x->known, edges[i].host, strlen(edges[i].host), (void *)1);
     return e;
@@ -299,7 +301,7 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
     enum err e = pagecls_scratch_new(x->model, &x->scratch);
     struct crawlstore_site_row *rows = NULL;
     size_t n = 0;
-    if (!e)
+    if (!e && x->p->new_links_only) /* the websites known before this run */
         e = crawlstore_sites_list(x->s, x->job, &rows, &n);
     for (size_t i = 0; !e && i < n; i++)
         e = strmap_put(&x->known, rows[i].host, strlen(rows[i].host), (void *)1);
