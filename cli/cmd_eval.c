@@ -129,7 +129,7 @@ int cmd_eval(int argc, char **argv)
     if (o.all_topics && o.topic)
         return cli_usage_error("eval", "--topic and --all-topics exclude each other");
     if (o.all_topics && o.save_model)
-        return cli_usage_error("eval", "--save-model stores one topic's model, not --all-topics'");
+        return cli_usage_error("eval", "--save-model does not go with --all-topics");
     if (!o.all_topics && (min_relevant >= 0 || o.tuned))
         return cli_usage_error("eval", "--min-relevant and --tuned only go with --all-topics");
     o.min_relevant = min_relevant < 0 ? 0 : min_relevant;

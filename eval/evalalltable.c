@@ -75,8 +75,8 @@ void evalalltable_print(const struct evalall *a, const char *source)
 void evalalltable_progress(const struct evalall_topic *t, size_t i, size_t n)
 {
     if (t->skipped)
-        fprintf(stderr, "[%zu/%zu] %s: skipped, %zu relevant training websites\n", i + 1, n,
-                t->topic, t->relevant_sites);
+        fprintf(stderr, "[%zu/%zu] %s: skipped, %zu relevant training website%s\n", i + 1, n,
+                t->topic, t->relevant_sites, t->relevant_sites == 1 ? "" : "s");
     else if (t->res)
         fprintf(stderr, "[%zu/%zu] %s: website F1 %.3f, %.2f pages per website (%.1f s)\n", i + 1,
                 n, t->topic, evalstats_f1(&t->res->website), t->res->pages_per_site, t->seconds);
