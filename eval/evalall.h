@@ -25,9 +25,9 @@
 /* One topic's row. */
 struct evalall_topic {
     char *topic;
-    size_t relevant_sites; /* the job's relevant_sites; 0 when the job could not be loaded */
-    int tuned;             /* named in the tuned list: the parameters were chosen on it */
-    struct jobspec *job;   /* NULL when it could not be loaded */
+    size_t relevant_sites;       /* the job's relevant_sites; 0 when the job could not be loaded */
+    int tuned;                   /* named in the tuned list: the parameters were chosen on it */
+    struct jobspec *job;         /* NULL when it could not be loaded */
     struct evaluate_result *res; /* NULL when the evaluation failed; its model is freed */
     char *error;                 /* why it failed, or NULL */
     int skipped;                 /* under min_relevant: only seen by the done callback */
@@ -37,10 +37,10 @@ struct evalall_topic {
 /* Mean and worst figures over a set of evaluated topics. */
 struct evalall_part {
     size_t topics;
-    double mean_f1, worst_f1;     /* website F1; NaN over no topic */
-    const char *worst_topic;      /* borrowed from the rows; NULL over no topic */
-    double mean_pages_per_site;   /* mean of the topics' pages per website */
-    double mean_home_f1;          /* homepage F1 */
+    double mean_f1, worst_f1;   /* website F1; NaN over no topic */
+    const char *worst_topic;    /* borrowed from the rows; NULL over no topic */
+    double mean_pages_per_site; /* mean of the topics' pages per website */
+    double mean_home_f1;        /* homepage F1 */
 };
 
 struct evalall {
@@ -59,10 +59,10 @@ struct evalall {
 typedef void (*evalall_done_fn)(void *ctx, const struct evalall_topic *t, size_t i, size_t n);
 
 struct evalall_opts {
-    const char *job;          /* a jobs file, or its JSON text (eval/evaljob) */
-    const char *const *sets;  /* "KEY=VALUE" overrides for every topic */
+    const char *job;         /* a jobs file, or its JSON text (eval/evaljob) */
+    const char *const *sets; /* "KEY=VALUE" overrides for every topic */
     size_t n_sets;
-    const char *tuned;        /* comma-separated topics, or NULL: EVALALL_DEFAULT_TUNED */
+    const char *tuned; /* comma-separated topics, or NULL: EVALALL_DEFAULT_TUNED */
     int min_relevant;
     struct evaluate_opts eval; /* mode, labels, fetch (the proxy), progress of each run */
     evalall_done_fn done;      /* or NULL */

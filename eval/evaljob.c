@@ -81,8 +81,9 @@ enum err evaljob_topics(const char *arg, char ***topics, size_t *n)
     json_t *single = json_object_get(root, "topic");
     size_t cap = single ? 1 : json_object_size(root);
     if (!json_is_object(root) || cap == 0 || (single && !json_is_string(single))) {
-        e = err_set(ERR_INVAL, "%s: neither a job body nor a non-empty object of job bodies "
-                               "keyed by topic",
+        e = err_set(ERR_INVAL,
+                    "%s: neither a job body nor a non-empty object of job bodies "
+                    "keyed by topic",
                     is_inline(arg) ? "--job" : arg);
         goto out;
     }

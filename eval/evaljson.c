@@ -192,7 +192,8 @@ static json_t *jpart(const struct evalall_part *p)
     json_object_set_new(o, "topics", json_integer((json_int_t)p->topics));
     json_object_set_new(o, "mean_f1", jnum(p->mean_f1));
     json_object_set_new(o, "worst_f1", jnum(p->worst_f1));
-    json_object_set_new(o, "worst_topic", p->worst_topic ? json_string(p->worst_topic) : json_null());
+    json_object_set_new(o, "worst_topic",
+                        p->worst_topic ? json_string(p->worst_topic) : json_null());
     json_object_set_new(o, "mean_pages_per_site", jnum(p->mean_pages_per_site));
     json_object_set_new(o, "mean_homepage_f1", jnum(p->mean_home_f1));
     return o;

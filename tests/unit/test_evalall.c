@@ -48,10 +48,10 @@ static void test_summary(void **state)
     a->topics = calloc(4, sizeof *a->topics);
     assert_non_null(a->topics);
     a->n_topics = 4;
-    row(&a->topics[0], "t0", 1, 10, 0, 0, 3.0);  /* F1 1, tuned */
-    row(&a->topics[1], "t1", 0, 8, 2, 2, 5.0);   /* F1 0.8 */
-    row(&a->topics[2], "t2", 1, 1, 1, 2, 7.0);   /* F1 0.4, tuned: the worst of all */
-    a->topics[3].topic = strdup("t3");           /* failed: in no figure */
+    row(&a->topics[0], "t0", 1, 10, 0, 0, 3.0); /* F1 1, tuned */
+    row(&a->topics[1], "t1", 0, 8, 2, 2, 5.0);  /* F1 0.8 */
+    row(&a->topics[2], "t2", 1, 1, 1, 2, 7.0);  /* F1 0.4, tuned: the worst of all */
+    a->topics[3].topic = strdup("t3");          /* failed: in no figure */
     a->topics[3].error = strdup("evaluation: no pages");
     a->failed = 1;
     evalall_summarize(a);
