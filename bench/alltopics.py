@@ -1,49 +1,50 @@
 #!/usr/bin/env python3
-"""Table of `sitescout eval --report` results over many topics (issue 14's protocol).
+"""Configurations side by side over many topics (issue 14's protocol), in Markdown.
 
-Usage: bench/alltopics.py JOBS.json DIR LABEL [LABEL...] [--min-relevant N] [--tuned T,T]
-DIR holds LABEL-TOPIC-cv.json reports (as bench/eval_all.sh writes them). Prints, per
-topic, the website F1 (P/R), pages per website and the homepage F1 of each LABEL, then
-the mean and worst F1 over the topics with at least N relevant training websites
-(default 25), with the tuned topics (default sci.space,rec.motorcycles) left out of a
-second mean: the figure that says how a configuration does on topics it was not
-chosen on.
+Usage: bench/alltopics.py DIR LABEL [LABEL...]
+DIR holds LABEL.json, the reports of `sitescout eval --all-topics` (bench/eval_all.sh
+writes them). Prints a row per topic with each LABEL's website F1 (P/R) and pages per
+website, and the homepage F1 of the first LABEL; then each LABEL's summary as the report
+has it (mean and worst website F1 over all its topics and over the untuned ones).
+`sitescout eval --all-topics` prints one configuration's table; this is for comparing.
 """
-import argparse, json, os, statistics
+import json, os, sys
 
-ap = argparse.ArgumentParser()
-ap.add_argument("jobs"); ap.add_argument("dir"); ap.add_argument("labels", nargs="+")
-ap.add_argument("--min-relevant", type=int, default=25)
-ap.add_argument("--tuned", default="sci.space,rec.motorcycles")
-a = ap.parse_args()
-jobs = json.load(open(a.jobs))
-tuned = set(a.tuned.split(","))
-res = {l: {} for l in a.labels}
-for l in a.labels:
-    for t in jobs:
-        p = os.path.join(a.dir, f"{l}-{t}-cv.json")
-        if os.path.exists(p):
-            res[l][t] = json.load(open(p))
-hdr = f"| topic | relevant sites | " + " | ".join(f"{l}: web F1 (P/R), pages | {l}: home F1" for l in a.labels) + " |"
-print(hdr); print("|" + "---|" * (2 + 2 * len(a.labels)))
-for t, j in jobs.items():
+if len(sys.argv) < 3:
+    sys.exit(__doc__.strip().splitlines()[2])
+d, labels = sys.argv[1], sys.argv[2:]
+reports = {l: json.load(open(os.path.join(d, l + ".json"))) for l in labels}
+topics = {l: {t["topic"]: t for t in r["topics"]} for l, r in reports.items()}
+order = list(dict.fromkeys(t for l in labels for t in topics[l]))
+f = lambda v: "-" if v is None else "%.3f" % v
+
+print("| topic | relevant | " + " | ".join("%s: web F1 (P/R), pages/site" % l for l in labels)
+      + " | homepage F1 |")
+print("|" + "---|" * (3 + len(labels)))
+for name in order:
+    rows = [topics[l].get(name) for l in labels]
+    first = next(r for r in rows if r)
     cells = []
-    for l in a.labels:
-        r = res[l].get(t)
+    for r in rows:
         if not r:
-            cells += ["-", "-"]; continue
-        w, h = r["website"], r["homepage"]
-        f = lambda v: "-" if v is None else f"{v:.3f}"
-        cells += [f"{f(w['f1'])} ({f(w['precision'])}/{f(w['recall'])}), {w['pages_per_site']:.2f}", f(h["f1"])]
-    mark = " (tuned)" if t in tuned else ""
-    print(f"| {t}{mark} | {len(j['relevant_sites'])} | " + " | ".join(cells) + " |")
-for l in a.labels:
-    big = [t for t in jobs if t in res[l] and len(jobs[t]["relevant_sites"]) >= a.min_relevant]
-    f1 = lambda ts: [res[l][t]["website"]["f1"] or 0 for t in ts]
-    pg = [res[l][t]["website"]["pages_per_site"] for t in big]
-    un = [t for t in big if t not in tuned]
-    if not big:
-        continue
-    print(f"\n{l}: {len(big)} topics with >= {a.min_relevant} relevant sites: mean F1 {statistics.mean(f1(big)):.3f}, "
-          f"worst {min(f1(big)):.3f} ({min(big, key=lambda t: res[l][t]['website']['f1'] or 0)}), "
-          f"pages/site {statistics.mean(pg):.2f}; untuned {len(un)}: mean F1 {statistics.mean(f1(un)):.3f}, worst {min(f1(un)):.3f}")
+            cells.append("-")
+        elif "error" in r:
+            cells.append("failed")
+        else:
+            w = r["website"]
+            cells.append("%s (%s/%s), %.2f" % (f(w["f1"]), f(w["precision"]), f(w["recall"]),
+                                               w["pages_per_site"]))
+    home = f(first["homepage"]["f1"]) if "homepage" in first else "-"
+    mark = " (tuned)" if first["tuned"] else ""
+    print("| %s%s | %d | %s | %s |" % (name, mark, first["relevant_sites"], " | ".join(cells), home))
+for l in labels:
+    s = reports[l]["summary"]
+    parts = []
+    for key in ("all", "untuned"):
+        p = s[key]
+        if p["topics"]:
+            parts.append("%s %d topics: mean F1 %.3f, worst %.3f (%s), %.2f pages/site" % (
+                key, p["topics"], p["mean_f1"], p["worst_f1"], p["worst_topic"],
+                p["mean_pages_per_site"]))
+    skipped = " (%d skipped under %d relevant)" % (len(s["skipped"]), s["min_relevant"]) if s["skipped"] else ""
+    print("\n%s%s: %s" % (l, skipped, "; ".join(parts) or "no topic evaluated"))

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# `sitescout eval --mode cv` over every topic of a jobs file (issue 14's protocol: how
-# one configuration does on topics it was not chosen on), then the table of
-# bench/alltopics.py. About 6 s a topic.
+# `sitescout eval --all-topics` over every topic of a jobs file (issue 14's protocol: how
+# one configuration does on topics it was not chosen on), through one replay of the web.
+# Prints the table and keeps it in OUTDIR/LABEL.txt, the report in OUTDIR/LABEL.json
+# (bench/alltopics.py sets several LABELs side by side). About 6 s a topic.
 #
-# Usage: bench/eval_all.sh LABEL OUTDIR [extra eval options, e.g. --set calibration=none]
+# Usage: bench/eval_all.sh LABEL OUTDIR [eval options, e.g. --min-relevant 25
+#                                        --set calibration=none --mode heldout]
 #   env: JOBS (default ../shared/webs/dev-alltopics.jobs.json), LABELS (its sites.tsv),
 #        WARC (../shared/webs/dev.warc.gz), SITESCOUT_BIN (build/sitescout)
 set -euo pipefail
@@ -23,9 +25,9 @@ trap 'kill $replay 2>/dev/null; rm -rf "$tmp"' EXIT
 replay=$!
 for _ in $(seq 300); do grep -q '^listening' "$tmp/replay" && break; sleep 0.1; done
 proxy="http://$(sed -n 's/^listening on //p' "$tmp/replay")"
-for t in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))))" "$jobs"); do
-  "$bin" eval --job "$jobs" --topic "$t" --labels "$labels" --proxy "$proxy" --mode cv \
-    --set politeness_delay_ms=0 --report "$out/$label-$t-cv.json" "$@" >/dev/null 2>"$tmp/err" ||
-    { echo "eval of $t failed: $(cat "$tmp/err")" >&2; exit 1; }
-done
-python3 "$top/bench/alltopics.py" "$jobs" "$out" "$label"
+# A failed topic is in its row and makes the status 1: the table is still worth keeping.
+rc=0
+"$bin" eval --all-topics --job "$jobs" --labels "$labels" --proxy "$proxy" \
+  --set politeness_delay_ms=0 --report "$out/$label.json" "$@" >"$out/$label.txt" || rc=$?
+cat "$out/$label.txt"
+exit $rc

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/cmds.h"
 #include "cli/opts.h"
+#include "eval/evalall.h"
 #include "eval/evalcmd.h"
 #include "job/jobspec.h"
 
@@ -14,6 +15,9 @@ void cmd_eval_usage(void)
     printf("usage: sitescout eval --job FILE [--topic T] [--labels SITES.tsv] [--proxy URL]\n"
            "                      [--mode cv|heldout] [--report OUT.json] [--set KEY=VALUE]...\n"
            "                      [--save-model [--db URL]]\n"
+           "       sitescout eval --all-topics --job JOBS.json [--min-relevant N] [--tuned T,T]\n"
+           "                      [--labels SITES.tsv] [--proxy URL] [--mode cv|heldout]\n"
+           "                      [--report OUT.json] [--set KEY=VALUE]...\n"
            "\n"
            "Measure the website classifier against the homepage classifier, as in Table 2\n"
            "of Ester, Kriegel & Schubert (VLDB 2004). Training pages are the first\n"
@@ -50,7 +54,20 @@ void cmd_eval_usage(void)
            "  --db URL           database for --save-model (default $SITESCOUT_DB, else the\n"
            "                     embedded cluster)\n"
            "\n"
-           "Prints a table on stdout; a progress bar on stderr when it is a terminal.\n"
+           "Every topic (how the parameters do on topics they were not chosen on):\n"
+           "  --all-topics       run the mode for every topic of the jobs file, each with its\n"
+           "                     own training, through the one --proxy; a row per topic, then\n"
+           "                     the mean and worst website F1 over all topics and over the\n"
+           "                     untuned ones; --report writes {topics: [...], summary}. A\n"
+           "                     topic that fails is shown in its row, the others still\n"
+           "                     run, and the exit status is 1\n"
+           "  --min-relevant N   only topics with at least N relevant training websites\n"
+           "                     (default 0)\n"
+           "  --tuned T,T        the topics the parameters were chosen on: marked, and left\n"
+           "                     out of the untuned figures (default " EVALALL_DEFAULT_TUNED ")\n"
+           "\n"
+           "Prints a table on stdout; a progress bar on stderr when it is a terminal, and\n"
+           "with --all-topics a line per topic on stderr.\n"
            "More in docs/eval.md.\n");
 }
 
@@ -79,6 +96,7 @@ int cmd_eval(int argc, char **argv)
     const char *sets[MAX_SETS];
     struct opts_list set_list = {sets, 0, MAX_SETS};
     int mode = EVALUATE_CV;
+    int min_relevant = -1; /* -1: not given */
     const struct opts_entry tab[] = {
         OPTS_STRING("job", &o.job),
         OPTS_STRING("topic", &o.topic),
@@ -90,6 +108,10 @@ int cmd_eval(int argc, char **argv)
                       "KEY=VALUE"),
         OPTS_FLAG("save-model", &o.save_model),
         OPTS_STRING("db", &o.db_url),
+        OPTS_FLAG("all-topics", &o.all_topics),
+        OPTS_INT("min-relevant", &min_relevant, 0, JOBSPEC_MAX_SITES,
+                 "a number from 0 to " OPTS_STR(JOBSPEC_MAX_SITES)),
+        OPTS_STRING("tuned", &o.tuned),
     };
     const struct opts_parser parser = {"eval", tab, sizeof tab / sizeof tab[0], OPTS_ERR_SPLIT,
                                        .max_args = 0};
@@ -104,6 +126,13 @@ int cmd_eval(int argc, char **argv)
         return cli_usage_error("eval", "--mode heldout needs --labels");
     if (o.db_url && !o.save_model)
         return cli_usage_error("eval", "--db only goes with --save-model");
+    if (o.all_topics && o.topic)
+        return cli_usage_error("eval", "--topic and --all-topics exclude each other");
+    if (o.all_topics && o.save_model)
+        return cli_usage_error("eval", "--save-model does not go with --all-topics");
+    if (!o.all_topics && (min_relevant >= 0 || o.tuned))
+        return cli_usage_error("eval", "--min-relevant and --tuned only go with --all-topics");
+    o.min_relevant = min_relevant < 0 ? 0 : min_relevant;
     if ((rc = check_sets(sets, set_list.n)))
         return rc;
     o.sets = sets;

@@ -6,7 +6,10 @@
 
 #include "classifier/pagecls.h"
 #include "common/buf.h"
+#include "eval/evalall.h"
+#include "eval/evalalltable.h"
 #include "eval/evalbar.h"
+#include "eval/evaljob.h"
 #include "eval/evaljson.h"
 #include "eval/evaltable.h"
 #include "eval/labels.h"
@@ -45,28 +48,6 @@ static enum err save_model(const struct evalcmd_opts *o, const struct jobspec *j
     return e;
 }
 
-/* The job of --job (a file, or the JSON text itself), with the --set overrides. */
-static enum evalcmd_end load_job(const struct evalcmd_opts *o, struct jobspec **job)
-{
-    const char *p = o->job;
-    while (*p == ' ' || *p == '\t' || *p == '\n')
-        p++;
-    enum err e = *p == '{' ? jobspec_select(o->job, strlen(o->job), "--job", o->topic, job)
-                           : jobspec_load(o->job, o->topic, job);
-    if (e)
-        return EVALCMD_FAILED;
-    for (size_t i = 0; i < o->n_sets; i++) {
-        char key[128];
-        const char *eq = strchr(o->sets[i], '=');
-        snprintf(key, sizeof key, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
-        if (jobspec_params_set(&(*job)->params, key, eq + 1) != ERR_OK) {
-            err_set(ERR_INVAL, "--set: %s", err_msg());
-            return EVALCMD_USAGE;
-        }
-    }
-    return EVALCMD_DONE;
-}
-
 /* The table, the JSON report, the saved model. */
 static enum evalcmd_end evalcmd_report(const struct evalcmd_opts *o, const struct jobspec *job,
                                        const struct evaluate_result *res)
@@ -85,26 +66,81 @@ static enum evalcmd_end evalcmd_report(const struct evalcmd_opts *o, const struc
     return EVALCMD_DONE;
 }
 
+/* The evaluation's options every run shares: mode, labels, proxy, the progress bar. */
+static void eval_opts(const struct evalcmd_opts *o, const struct labels *labels,
+                      struct evalbar *bar, struct evaluate_opts *eo)
+{
+    memset(eo, 0, sizeof *eo);
+    eo->mode = o->mode;
+    eo->labels = labels;
+    fetch_config_defaults(&eo->fetch);
+    eo->fetch.proxy = o->proxy;
+    eo->progress = evalbar_update;
+    eo->progress_ctx = bar;
+}
+
+/* A topic is done: end its bar, say how it went, start the next topic's bar. */
+static void all_done(void *ctx, const struct evalall_topic *t, size_t i, size_t n)
+{
+    struct evalbar *bar = ctx;
+    evalbar_end(bar);
+    evalalltable_progress(t, i, n);
+    evalbar_init(bar);
+}
+
+/* --all-topics: every topic, the table, the report; a failed topic fails the command. */
+static enum evalcmd_end run_all(const struct evalcmd_opts *o, const struct labels *labels)
+{
+    struct evalbar bar;
+    evalbar_init(&bar);
+    struct evalall_opts ao = {0};
+    ao.job = o->job;
+    ao.sets = o->sets;
+    ao.n_sets = o->n_sets;
+    ao.tuned = o->tuned;
+    ao.min_relevant = o->min_relevant;
+    eval_opts(o, labels, &bar, &ao.eval);
+    ao.done = all_done;
+    ao.done_ctx = &bar;
+    struct evalall *a = NULL;
+    int bad_set = 0;
+    enum err e = evalall_run(&ao, &a, &bad_set);
+    evalbar_end(&bar);
+    if (e)
+        return bad_set ? EVALCMD_USAGE : EVALCMD_FAILED;
+    evalalltable_print(a, o->job[strspn(o->job, " \t\r\n")] == '{' ? "--job" : o->job);
+    e = o->report ? evaljson_write_all(o->report, a) : ERR_OK;
+    if (!e && a->failed)
+        e = err_set(ERR_INVAL, "%zu of %zu topics failed", a->failed, a->n_topics);
+    if (!e && !a->n_topics)
+        e = err_set(ERR_NOTFOUND, "no topic has at least %d relevant training websites",
+                    o->min_relevant);
+    evalall_free(a);
+    return e ? EVALCMD_FAILED : EVALCMD_DONE;
+}
+
 enum evalcmd_end evalcmd_run(const struct evalcmd_opts *o)
 {
     struct jobspec *job = NULL;
     struct labels *labels = NULL;
     struct evaluate_result *res = NULL;
-    enum evalcmd_end end = load_job(o, &job);
-    if (end != EVALCMD_DONE)
+    enum evalcmd_end end = EVALCMD_FAILED;
+    int bad_set = 0;
+    if (!o->all_topics &&
+        evaljob_load(o->job, o->topic, o->sets, o->n_sets, &job, &bad_set) != ERR_OK) {
+        end = bad_set ? EVALCMD_USAGE : EVALCMD_FAILED;
         goto out;
-    end = EVALCMD_FAILED;
+    }
     if (o->labels && labels_load(o->labels, &labels) != ERR_OK)
         goto out;
+    if (o->all_topics) {
+        end = run_all(o, labels);
+        goto out;
+    }
     struct evalbar bar;
+    struct evaluate_opts eo;
     evalbar_init(&bar);
-    struct evaluate_opts eo = {0};
-    eo.mode = o->mode;
-    eo.labels = labels;
-    fetch_config_defaults(&eo.fetch);
-    eo.fetch.proxy = o->proxy;
-    eo.progress = evalbar_update;
-    eo.progress_ctx = &bar;
+    eval_opts(o, labels, &bar, &eo);
     enum err e = evaluate_run(job, &eo, &res);
     evalbar_end(&bar);
     if (e)

@@ -121,15 +121,14 @@ static void set_costs(json_t *root, const struct evaluate_result *r)
     json_object_set_new(root, "fetch", fetch);
 }
 
-enum err evaljson_write(const char *path, const struct jobspec *job,
-                        const struct evaluate_result *r)
+/* The report of one topic, as `eval --report` writes it; NULL (err_msg set) on failure. */
+static json_t *jreport(const struct jobspec *job, const struct evaluate_result *r)
 {
     struct buf pj;
     buf_init(&pj, 0);
-    enum err e = jobspec_params_json(&job->params, &pj);
-    if (e) {
+    if (jobspec_params_json(&job->params, &pj) != ERR_OK) {
         buf_release(&pj);
-        return e;
+        return NULL;
     }
     json_t *root = json_object();
     json_object_set_new(root, "topic", json_string(job->topic));
@@ -151,9 +150,90 @@ enum err evaljson_write(const char *path, const struct jobspec *job,
     for (size_t i = 0; i < r->n_sites; i++)
         json_array_append_new(sites, jsite(&r->sites[i]));
     json_object_set_new(root, "sites", sites);
+    return root;
+}
 
+/* Write root to path and release it. */
+static enum err dump(json_t *root, const char *path)
+{
+    enum err e = ERR_OK;
     if (json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6) | JSON_SORT_KEYS))
         e = err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
     json_decref(root);
     return e;
+}
+
+enum err evaljson_write(const char *path, const struct jobspec *job,
+                        const struct evaluate_result *r)
+{
+    json_t *root = jreport(job, r);
+    return root ? dump(root, path) : ERR_NOMEM;
+}
+
+/* A row of "topics": the topic's report, or its name and error; tuned marked in both. */
+static json_t *jtopic(const struct evalall_topic *t)
+{
+    json_t *o = t->res ? jreport(t->job, t->res) : json_object();
+    if (!o)
+        return NULL;
+    if (!t->res) {
+        json_object_set_new(o, "topic", json_string(t->topic));
+        json_object_set_new(o, "error", json_string(t->error ? t->error : "out of memory"));
+    }
+    json_object_set_new(o, "tuned", json_boolean(t->tuned));
+    json_object_set_new(o, "relevant_sites", json_integer((json_int_t)t->relevant_sites));
+    json_object_set_new(o, "seconds_total", jnum(t->seconds));
+    return o;
+}
+
+static json_t *jpart(const struct evalall_part *p)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "topics", json_integer((json_int_t)p->topics));
+    json_object_set_new(o, "mean_f1", jnum(p->mean_f1));
+    json_object_set_new(o, "worst_f1", jnum(p->worst_f1));
+    json_object_set_new(o, "worst_topic",
+                        p->worst_topic ? json_string(p->worst_topic) : json_null());
+    json_object_set_new(o, "mean_pages_per_site", jnum(p->mean_pages_per_site));
+    json_object_set_new(o, "mean_homepage_f1", jnum(p->mean_home_f1));
+    return o;
+}
+
+/* "summary": both parts, the tuned, failed and skipped topics, and the settings. */
+static json_t *jsummary(const struct evalall *a)
+{
+    json_t *s = json_object();
+    json_object_set_new(s, "mode", json_string(a->mode == EVALUATE_CV ? "cv" : "heldout"));
+    json_object_set_new(s, "min_relevant", json_integer(a->min_relevant));
+    json_object_set_new(s, "all", jpart(&a->all));
+    json_object_set_new(s, "untuned", jpart(&a->untuned));
+    json_t *tuned = json_array(), *failed = json_array(), *skipped = json_array();
+    for (size_t i = 0; i < a->n_topics; i++) {
+        if (a->topics[i].tuned)
+            json_array_append_new(tuned, json_string(a->topics[i].topic));
+        if (!a->topics[i].res)
+            json_array_append_new(failed, json_string(a->topics[i].topic));
+    }
+    for (size_t i = 0; i < a->n_skipped; i++)
+        json_array_append_new(skipped, json_string(a->skipped[i]));
+    json_object_set_new(s, "tuned", tuned);
+    json_object_set_new(s, "failed", failed);
+    json_object_set_new(s, "skipped", skipped);
+    return s;
+}
+
+enum err evaljson_write_all(const char *path, const struct evalall *a)
+{
+    json_t *root = json_object(), *topics = json_array();
+    json_object_set_new(root, "topics", topics);
+    for (size_t i = 0; i < a->n_topics; i++) {
+        json_t *t = jtopic(&a->topics[i]);
+        if (!t) {
+            json_decref(root);
+            return ERR_NOMEM;
+        }
+        json_array_append_new(topics, t);
+    }
+    json_object_set_new(root, "summary", jsummary(a));
+    return dump(root, path);
 }
