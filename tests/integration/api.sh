@@ -314,10 +314,12 @@ for j in "$ja" "$jb"; do
   ok "... which has samples"
 done
 stop_replay
-# 20 ms of slack: under a loaded CI run the replay stamps a response's end a few ms late.
-# Two jobs with a fetcher each would come within a few ms of each other on shared hosts.
+# Half the delay of slack: the replay stamps a response's end after its last write, and
+# on a loaded machine it can be descheduled in between (a 24 ms late stamp was seen with
+# 20 ms of slack). Two jobs pacing a shared host each on its own would come within a few
+# ms of each other, far below 75.
 out=$(python3 "$SRC/tests/tools/check_access_log.py" "$SCRATCH/shared.log" "$WARC" --delay-ms 150 \
-  --slack-ms 20) || fail "politeness across jobs: $out"
+  --slack-ms 75) || fail "politeness across jobs: $out"
 ok "150 ms kept between any two requests to a host, whichever job asked ($(tail -1 <<<"$out"))"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve4.out.err")"
