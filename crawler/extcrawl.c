@@ -70,13 +70,18 @@ static int64_t slot_committed(const struct slot *sl)
     return sitecrawl_fetches(sl->sc) + sl->waiting;
 }
 
-/* Pages a website may need for its verdict, from the start. */
+/*
+ * Pages a website may need for its verdict, from the start; never more than the whole
+ * budget (a budget below it still examines websites, one at a time, and one cut short
+ * goes back to the border).
+ */
 static int64_t decide_cap(const struct ext *x)
 {
     const struct sitecrawl_params *sp = &x->p->site;
-    int cap = sp->max_pages;
-    return sp->max_pages_to_decide > 0 && sp->max_pages_to_decide < cap ? sp->max_pages_to_decide
-                                                                        : cap;
+    int64_t cap = sp->max_pages, max = x->m->lim.max_pages;
+    if (sp->max_pages_to_decide > 0 && sp->max_pages_to_decide < cap)
+        cap = sp->max_pages_to_decide;
+    return max > 0 && max < cap ? max : cap;
 }
 
 /*

@@ -92,14 +92,15 @@ static int64_t new_job(struct fixture *f, struct fetcher **fetcher)
     return job;
 }
 
-static struct crawlrun_config config(struct fixture *f, int64_t job, struct fetcher *fetcher)
+static struct crawlrun_config config(struct fixture *f, int64_t job, struct fetcher *fetcher,
+                                     int64_t budget)
 {
     return (struct crawlrun_config){
         .s = f->s,
         .job = job,
         .f = fetcher,
         .worker = "budget-test",
-        .limits = {.max_pages = BUDGET, .pprs_window = 1000},
+        .limits = {.max_pages = budget, .pprs_window = 1000},
     };
 }
 
@@ -129,7 +130,7 @@ static void website_crawler_keeps_the_budget(void **state)
     struct fixture *f = *state;
     struct fetcher *fetcher;
     int64_t job = new_job(f, &fetcher);
-    struct crawlrun_config c = config(f, job, fetcher);
+    struct crawlrun_config c = config(f, job, fetcher, BUDGET);
     struct extcrawl_params p = {
         .weights = EDGES_COMBINED,
         .site = {.prior_target = 0.5,
@@ -146,6 +147,33 @@ static void website_crawler_keeps_the_budget(void **state)
     fetcher_free(fetcher);
 }
 
+/* A budget below one website's page cap still examines websites, and holds. */
+static void website_crawler_with_a_tiny_budget(void **state)
+{
+    struct fixture *f = *state;
+    struct fetcher *fetcher;
+    int64_t job = new_job(f, &fetcher);
+    struct crawlrun_config c = config(f, job, fetcher, 10);
+    struct extcrawl_params p = {
+        .weights = EDGES_COMBINED,
+        .site = {.prior_target = 0.5,
+                 .p_threshold = 0.9,
+                 .l_threshold = 10,
+                 .c = 1,
+                 .max_pages = SITE_CAP},
+        .p_err = 0.1,
+        .concurrency = CONCURRENCY,
+    };
+    enum crawl_stop why;
+    assert_int_equal(extcrawl_run(&c, f->model, &p, &why), ERR_OK);
+    assert_int_equal(why, CRAWL_MAX_PAGES);
+    struct crawlstore_counts n;
+    assert_int_equal(crawlstore_counts(f->s, job, &n), ERR_OK);
+    assert_true(n.pages >= 1 && n.pages <= 10);
+    assert_int_equal(n.claimed, 0);
+    fetcher_free(fetcher);
+}
+
 static void page_crawlers_keep_the_budget(void **state)
 {
     struct fixture *f = *state;
@@ -153,7 +181,7 @@ static void page_crawlers_keep_the_budget(void **state)
     for (size_t i = 0; i < 2; i++) {
         struct fetcher *fetcher;
         int64_t job = new_job(f, &fetcher);
-        struct crawlrun_config c = config(f, job, fetcher);
+        struct crawlrun_config c = config(f, job, fetcher, BUDGET);
         struct pagecrawl_params p = {.priority = orders[i],
                                      .prior_target = 0.5,
                                      .p_err = 0.1,
@@ -171,6 +199,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(website_crawler_keeps_the_budget),
+        cmocka_unit_test(website_crawler_with_a_tiny_budget),
         cmocka_unit_test(page_crawlers_keep_the_budget),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
