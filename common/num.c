@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,16 @@ int num_parse_int(const char *s, int lo, int hi, int *out)
         return 0;
     *out = (int)v;
     return 1;
+}
+
+const char *num_format_double(char *buf, double v)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, NUM_DOUBLE_BUF, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return buf;
+    }
+    return buf; /* NaN, or 17 digits: as exact as %.17g gets */
 }
 
 int num_parse_double(const char *s, double lo, double hi, double *out)

@@ -1,7 +1,8 @@
 /*
  * Checked number parsing: the whole string must be one number in range, or the
  * parse fails and the output is left alone. The only way text becomes a number here
- * (atoi and friends are banned: common/banned.h).
+ * (atoi and friends are banned: common/banned.h). And the way back, for doubles users
+ * read: the shortest text that parses to the same number.
  */
 #ifndef SITESCOUT_COMMON_NUM_H
 #define SITESCOUT_COMMON_NUM_H
@@ -19,5 +20,12 @@ int num_parse_int(const char *s, int lo, int hi, int *out);
 
 /* A finite floating-point number in [lo, hi]. 1 on success. */
 int num_parse_double(const char *s, double lo, double hi, double *out);
+
+/*
+ * The shortest %g text (at most 17 significant digits) that reads back as v exactly:
+ * 0.9 gives "0.9", not "0.90000000000000002". buf needs 32 bytes; returns buf.
+ */
+#define NUM_DOUBLE_BUF 32
+const char *num_format_double(char *buf, double v);
 
 #endif

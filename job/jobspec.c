@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "classifier/pagecls.h"
+#include "common/num.h"
 #include "common/strmap.h"
 #include "crawler/url.h"
 
@@ -198,8 +199,9 @@ enum err jobspec_params_json(const struct jobspec_params *p, struct buf *out)
         const char *sep = i ? "," : "";
         if (d->type == P_DOUBLE) {
             double v;
+            char text[NUM_DOUBLE_BUF];
             memcpy(&v, field, sizeof v);
-            e = buf_appendf(out, "%s\"%s\":%.17g", sep, d->name, v);
+            e = buf_appendf(out, "%s\"%s\":%s", sep, d->name, num_format_double(text, v));
         } else if (d->type == P_CHOICE) {
             int v;
             memcpy(&v, field, sizeof v);

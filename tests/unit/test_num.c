@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "common/err.h"
 #include "common/hash.h"
@@ -64,6 +65,22 @@ static void parse_int_u64_double(void **state)
     assert_float_equal(d, 0.25, 0);
 }
 
+static void format_double_shortest(void **state)
+{
+    (void)state;
+    char b[NUM_DOUBLE_BUF];
+    assert_string_equal(num_format_double(b, 0.9), "0.9");
+    assert_string_equal(num_format_double(b, 25), "25");
+    assert_string_equal(num_format_double(b, 0.1 + 0.2), "0.30000000000000004");
+    assert_string_equal(num_format_double(b, 1e-300), "1e-300");
+    assert_string_equal(num_format_double(b, -2.5), "-2.5");
+    /* Whatever it gives reads back exactly. */
+    static const double v[] = {1.0 / 3, 20040831, 9007199254740992.0, 5e-324,
+                               1.7976931348623157e308};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        assert_true(strtod(num_format_double(b, v[i]), NULL) == v[i]);
+}
+
 static void fnv1a(void **state)
 {
     (void)state;
@@ -89,6 +106,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_i64),
         cmocka_unit_test(parse_int_u64_double),
+        cmocka_unit_test(format_double_shortest),
         cmocka_unit_test(fnv1a),
         cmocka_unit_test(err_set_wraps_its_own_message),
     };
