@@ -262,13 +262,20 @@ static void summary_runs(FILE *f, const struct report *r)
     fputc('\n', f);
 }
 
+/* A plot's image line, or why it was skipped and where its data is. */
+static void plot_or_note(FILE *f, const char *plots_note, const char *alt, const char *png,
+                         const char *csv)
+{
+    if (plots_note)
+        fprintf(f, "Plot skipped: %s. The data is in `%s`.\n\n", plots_note, csv);
+    else
+        fprintf(f, "![%s](%s)\n\n", alt, png);
+}
+
 /* Pages until a run had found half and 80% of the relevant test sites. */
 static void summary_recall(FILE *f, const struct report *r, const char *plots_note)
 {
-    if (plots_note)
-        fprintf(f, "Plot skipped: %s. The data is in `recall.csv`.\n\n", plots_note);
-    else
-        fprintf(f, "![Recall over pages downloaded](fig7b_recall.png)\n\n");
+    plot_or_note(f, plots_note, "Recall over pages downloaded", "fig7b_recall.png", "recall.csv");
     fprintf(f, "Recall of the relevant test sites against pages downloaded (`recall.csv`; a "
                "website counts from the page at which it was judged relevant). Pages until "
                "recall 0.5 / 0.8:\n\n| run | recall 0.5 | recall 0.8 | final recall |\n"
@@ -292,10 +299,8 @@ static void summary_recall(FILE *f, const struct report *r, const char *plots_no
 static void summary_found(FILE *f, const char *plots_note)
 {
     fprintf(f, "## Websites found over pages\n\n");
-    if (plots_note)
-        fprintf(f, "Plot skipped: %s. The data is in `found.csv`.\n\n", plots_note);
-    else
-        fprintf(f, "![Truly relevant websites found over pages downloaded](fig_found.png)\n\n");
+    plot_or_note(f, plots_note, "Truly relevant websites found over pages downloaded",
+                 "fig_found.png", "found.csv");
     fprintf(f, "The truly relevant websites (judged relevant, and relevant test sites by the "
                "labels) each run had found against pages downloaded, exact from the stored "
                "verdicts: a website counts from the page count at which it was judged relevant "
@@ -307,10 +312,8 @@ static void summary_figures(FILE *f, const struct report *r, const struct report
                             const char *plots_note)
 {
     fprintf(f, "## Figure 6: edge weights\n\n");
-    if (plots_note)
-        fprintf(f, "Plot skipped: %s. The data is in `fig6_harvest.csv`.\n\n", plots_note);
-    else
-        fprintf(f, "![Website harvest rate over websites examined](fig6_harvest.png)\n\n");
+    plot_or_note(f, plots_note, "Website harvest rate over websites examined", "fig6_harvest.png",
+                 "fig6_harvest.csv");
     fprintf(f,
             "The website harvest rate over the last %lld pages (`fig6_harvest.csv`), for the "
             "website crawler at p_threshold %.2f with each edge weighting. ",
@@ -332,10 +335,8 @@ static void summary_figures(FILE *f, const struct report *r, const struct report
     }
 
     fprintf(f, "## Figure 7: page crawler against website crawler\n\n");
-    if (plots_note)
-        fprintf(f, "Plot skipped: %s. The data is in `fig7_pprs.csv`.\n\n", plots_note);
-    else
-        fprintf(f, "![pprs-rate over pages downloaded](fig7_pprs.png)\n\n");
+    plot_or_note(f, plots_note, "pprs-rate over pages downloaded", "fig7_pprs.png",
+                 "fig7_pprs.csv");
     fprintf(f,
             "The pprs-rate (pages downloaded per relevant website found) over the last %lld "
             "pages (`fig7_pprs.csv`), from the exact found curves: of the websites judged "

@@ -125,13 +125,10 @@ static void check_accounts(struct fixture *f, int64_t job, struct fetcher *fetch
     assert_true(c.examined > 0);
 }
 
-static void website_crawler_keeps_the_budget(void **state)
+/* The website crawler at the job defaults that matter here. */
+static struct extcrawl_params website_params(void)
 {
-    struct fixture *f = *state;
-    struct fetcher *fetcher;
-    int64_t job = new_job(f, &fetcher);
-    struct crawlrun_config c = config(f, job, fetcher, BUDGET);
-    struct extcrawl_params p = {
+    return (struct extcrawl_params){
         .weights = EDGES_COMBINED,
         .site = {.prior_target = 0.5,
                  .p_threshold = 0.9,
@@ -141,6 +138,15 @@ static void website_crawler_keeps_the_budget(void **state)
         .p_err = 0.1,
         .concurrency = CONCURRENCY,
     };
+}
+
+static void website_crawler_keeps_the_budget(void **state)
+{
+    struct fixture *f = *state;
+    struct fetcher *fetcher;
+    int64_t job = new_job(f, &fetcher);
+    struct crawlrun_config c = config(f, job, fetcher, BUDGET);
+    struct extcrawl_params p = website_params();
     enum crawl_stop why;
     assert_int_equal(extcrawl_run(&c, f->model, &p, &why), ERR_OK);
     check_accounts(f, job, fetcher, why);
@@ -154,16 +160,7 @@ static void website_crawler_with_a_tiny_budget(void **state)
     struct fetcher *fetcher;
     int64_t job = new_job(f, &fetcher);
     struct crawlrun_config c = config(f, job, fetcher, 10);
-    struct extcrawl_params p = {
-        .weights = EDGES_COMBINED,
-        .site = {.prior_target = 0.5,
-                 .p_threshold = 0.9,
-                 .l_threshold = 10,
-                 .c = 1,
-                 .max_pages = SITE_CAP},
-        .p_err = 0.1,
-        .concurrency = CONCURRENCY,
-    };
+    struct extcrawl_params p = website_params();
     enum crawl_stop why;
     assert_int_equal(extcrawl_run(&c, f->model, &p, &why), ERR_OK);
     assert_int_equal(why, CRAWL_MAX_PAGES);
