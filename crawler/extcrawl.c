@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/strmap.h"
 #include "crawler/crawlrun.h"
+#include "crawler/deepen.h"
 #include "crawler/fetch.h"
 #include "crawler/verdict.h"
 #include "store/crawlstore.h"
@@ -22,6 +23,11 @@ struct slot {
     double rank;
     uint32_t gen; /* tags results, so answers for an abandoned site are recognised */
     int waiting;  /* a fetch of it is out: one page the budget has promised */
+    /* A second, deeper read of a relevant website (crawler/deepen.h): what the store
+     * holds of it already. */
+    int deepening;
+    size_t pages_stored, edges_stored;
+    int fetches_stored;
 };
 
 struct ext {
@@ -38,6 +44,8 @@ struct ext {
     uint32_t gen;
     int border_empty;
     struct strmap known; /* linkrank_links=new: every website the job knows */
+    struct deepen kept;  /* relevant websites with pages left, for a deeper read */
+    int deepen_turn;     /* alternates deeper reads with claims while the border is low */
 };
 
 /* LinkRank's question (crawler/sitecrawl.h): does the job know this website already? */
@@ -67,7 +75,7 @@ static enum err know_edges(struct ext *x, const struct edge *edges, size_t n)
  */
 static int64_t slot_committed(const struct slot *sl)
 {
-    return sitecrawl_fetches(sl->sc) + sl->waiting;
+    return sitecrawl_fetches(sl->sc) - sl->fetches_stored + sl->waiting;
 }
 
 /*
@@ -217,6 +225,12 @@ static enum err slot_judged(struct ext *x, struct slot *sl)
         return e;
     if ((e = know_edges(x, edges, n_edges)))
         return e;
+    if (v.relevant && sitecrawl_can_deepen(sc)) {
+        struct deepen_site kept = {sc, sl->host, v.confidence, n_pages, n_edges, v.fetches};
+        sl->sc = NULL, sl->host = NULL; /* the list's now */
+        if ((e = deepen_keep(&x->kept, &kept)))
+            return e;
+    }
     x->m->pages += v.fetches;
     x->m->examined++;
     x->m->relevant += v.relevant;
@@ -225,6 +239,52 @@ static enum err slot_judged(struct ext *x, struct slot *sl)
     log_debug("extcrawl: %s examined: confidence %.3f, %s, %d pages", sl->host, v.confidence,
               v.relevant ? "relevant" : "not relevant", v.fetches);
     return ERR_OK;
+}
+
+/* The end of a deeper read: what it added stored, the verdict as it was. */
+static enum err slot_deepened(struct ext *x, struct slot *sl)
+{
+    struct sitecrawl *sc = sl->sc;
+    size_t n_pages, n_edges;
+    const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n_pages);
+    const struct edge *edges = sitecrawl_edges(sc, &n_edges);
+    size_t n_new = n_pages - sl->pages_stored;
+    struct crawlstore_page *cp = calloc(n_new ? n_new : 1, sizeof *cp);
+    if (!cp)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n_new; i++) {
+        const struct sitecrawl_page *pg = &pages[sl->pages_stored + i];
+        cp[i] = (struct crawlstore_page){pg->final_url, fetch_status_name(pg->status),
+                                         pg->http_status, pg->bytes, pg->pr_target};
+    }
+    struct verdict v = {
+        .host = sl->host,
+        .confidence = sitecrawl_confidence(sc),
+        .fetches = sitecrawl_fetches(sc) - sl->fetches_stored,
+        .purpose = "crawl",
+        .pages = cp,
+        .n_pages = n_new,
+        .edges = edges + sl->edges_stored,
+        .n_edges = n_edges - sl->edges_stored,
+    };
+    enum err e = verdict_store_more(x->s, x->job, x->p->weights, &v);
+    free(cp);
+    if (!e)
+        e = know_edges(x, v.edges, v.n_edges);
+    if (e)
+        return e;
+    x->m->pages += v.fetches;
+    crawlmeter_mark(x->m);
+    x->border_empty = 0; /* its links may have added to the border */
+    log_debug("extcrawl: %s read deeper: %d more pages, %zu new websites linked", sl->host,
+              v.fetches, v.n_edges);
+    if (sitecrawl_can_deepen(sc)) { /* pages left: again, should the border run low again */
+        struct deepen_site kept = {sc,      sl->host, v.confidence,
+                                   n_pages, n_edges,  sitecrawl_fetches(sc)};
+        sl->sc = NULL, sl->host = NULL; /* the list's now */
+        e = deepen_keep(&x->kept, &kept);
+    }
+    return e;
 }
 
 /* A website the budget cannot finish: back on the border, its fetches counted. */
@@ -248,9 +308,10 @@ static enum err slot_finish(struct ext *x, struct slot *sl, enum advance how)
     size_t classified = 0;
     for (size_t i = 0; i < n_pages; i++)
         classified += !isnan(pages[i].pr_target);
-    enum err e = how == ADVANCE_OVER_BUDGET ? slot_abandon(x, sl)
-                 : classified               ? slot_judged(x, sl)
-                                            : slot_unread(x, sl);
+    enum err e = sl->deepening                ? slot_deepened(x, sl)
+                 : how == ADVANCE_OVER_BUDGET ? slot_abandon(x, sl)
+                 : classified                 ? slot_judged(x, sl)
+                                              : slot_unread(x, sl);
     slot_clear(sl);
     x->active--;
     return e;
@@ -262,6 +323,24 @@ static enum err slot_step(struct ext *x, struct slot *sl)
     enum err e = ERR_OK;
     enum advance how = slot_advance(x, sl, &e);
     return how == ADVANCE_SUBMITTED ? e : slot_finish(x, sl, how);
+}
+
+/* Read deeper into the most confident relevant website kept. */
+static enum err slot_resume(struct ext *x, struct slot *sl)
+{
+    struct deepen_site d;
+    if (!deepen_take(&x->kept, &d))
+        return ERR_OK;
+    sl->sc = d.sc;
+    sl->host = d.host;
+    sl->gen = ++x->gen;
+    sl->deepening = 1;
+    sl->pages_stored = d.pages_stored;
+    sl->edges_stored = d.edges_stored;
+    sl->fetches_stored = d.fetches_stored;
+    sitecrawl_deepen(sl->sc, link_threshold(x));
+    x->active++;
+    return slot_step(x, sl);
 }
 
 /* Claim the best border site into a free slot and start its examination. */
@@ -296,6 +375,22 @@ static enum err slot_start(struct ext *x, struct slot *sl)
     return slot_step(x, sl);
 }
 
+/*
+ * Should the next free slot read deeper into a kept website rather than claim a new
+ * one? Only while the border is low (as link_threshold has it) or empty, and then
+ * every other time, so that the websites the deeper reads find are examined too.
+ */
+static int deepen_now(struct ext *x)
+{
+    if (!deepen_count(&x->kept))
+        return 0;
+    if (x->border_empty)
+        return 1;
+    if ((double)x->m->border >= (double)BORDER_LOW_WATER * x->p->concurrency)
+        return 0;
+    return x->deepen_turn ^= 1;
+}
+
 /* ---- the strategy hooks (crawler/crawlrun) ---- */
 
 static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlstore_counts *c)
@@ -321,10 +416,18 @@ static enum err ext_refill(void *arg, enum crawl_stop *blocked)
     struct ext *x = arg;
     enum err e = ERR_OK;
     int affordable = 1;
-    for (int i = 0; !e && i < x->p->concurrency && !x->border_empty && affordable; i++)
-        if (!x->slots[i].sc && (affordable = pages_spare(x) >= decide_cap(x)))
-            e = slot_start(x, &x->slots[i]);
-    if (x->border_empty)
+    for (int i = 0; !e && i < x->p->concurrency && affordable; i++) {
+        struct slot *sl = &x->slots[i];
+        if (sl->sc)
+            continue;
+        if (deepen_now(x)) /* a deeper read only takes pages nobody else may need */
+            e = (affordable = pages_spare(x) > 0) ? slot_resume(x, sl) : ERR_OK;
+        else if (x->border_empty)
+            break;
+        else if ((affordable = pages_spare(x) >= decide_cap(x)))
+            e = slot_start(x, sl);
+    }
+    if (x->border_empty && !deepen_count(&x->kept))
         *blocked = CRAWL_BORDER_EMPTY;
     else if (!affordable)
         *blocked = CRAWL_MAX_PAGES;
@@ -369,7 +472,7 @@ static void ext_finish(void *arg)
     if (x->slots) {
         for (int i = 0; i < x->p->concurrency; i++) {
             struct slot *sl = &x->slots[i];
-            if (sl->sc && slot_abandon(x, sl) != ERR_OK)
+            if (sl->sc && (sl->deepening ? slot_deepened(x, sl) : slot_abandon(x, sl)) != ERR_OK)
                 log_warn("extcrawl: %s: %s", sl->host, err_msg());
             slot_clear(sl);
         }
@@ -379,6 +482,9 @@ static void ext_finish(void *arg)
     }
     free(x->slots);
     x->slots = NULL;
+    if (x->kept.taken)
+        log_info("extcrawl: %lu relevant websites read deeper for their links", x->kept.taken);
+    deepen_release(&x->kept);
     pagecls_scratch_free(x->scratch);
     x->scratch = NULL;
     strmap_release(&x->known);
@@ -402,5 +508,6 @@ enum err extcrawl_run(const struct crawlrun_config *c, const struct pagecls *mod
     struct ext x = {
         .s = c->s, .job = c->job, .f = c->f, .worker = c->worker, .model = model, .p = p};
     strmap_init(&x.known);
+    deepen_init(&x.kept, p->deepen_sites > 0 ? (size_t)p->deepen_sites : 0);
     return crawlrun_run(c, &website_strategy, &x, why);
 }

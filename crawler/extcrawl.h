@@ -27,6 +27,8 @@ struct extcrawl_params {
     int prior_sites;    /* ... counting the starting prior as this many sites; 0: fixed */
     int concurrency;    /* websites examined at once */
     int new_links_only; /* LinkRank counts links to websites the job does not know yet */
+    int deepen_sites;   /* relevant websites kept for a deeper read of their links while
+                         * the border runs low (crawler/deepen.h); 0: none */
 };
 
 /*

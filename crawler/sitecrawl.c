@@ -295,6 +295,22 @@ double sitecrawl_linkrank(const struct sitecrawl *sc)
     return sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls));
 }
 
+int sitecrawl_can_deepen(const struct sitecrawl *sc)
+{
+    if (sc->outstanding >= 0 || sc->fetches >= sc->p.max_pages)
+        return 0;
+    for (size_t i = 0; i < sc->n_cands; i++)
+        if (!sc->cands[i].taken)
+            return 1;
+    return 0;
+}
+
+void sitecrawl_deepen(struct sitecrawl *sc, double l_threshold)
+{
+    sc->p.l_threshold = l_threshold;
+    sc->done = !sitecrawl_can_deepen(sc);
+}
+
 const struct sitecrawl_page *sitecrawl_pages(const struct sitecrawl *sc, size_t *n)
 {
     *n = sc->n_pages;

@@ -87,6 +87,14 @@ int sitecrawl_fetches(const struct sitecrawl *sc);
 /* LinkRank of the pages read so far. */
 double sitecrawl_linkrank(const struct sitecrawl *sc);
 
+/*
+ * A second, deeper read of a website already judged (for its links only, issue 13):
+ * can it go on (pages left to read under the cap)? sitecrawl_deepen lets it go on
+ * until LinkRank reaches l_threshold; the verdict stays as it is.
+ */
+int sitecrawl_can_deepen(const struct sitecrawl *sc);
+void sitecrawl_deepen(struct sitecrawl *sc, double l_threshold);
+
 const struct sitecrawl_page *sitecrawl_pages(const struct sitecrawl *sc, size_t *n);
 /* The transversal links found, aggregated per destination website (crawler/edges.h). */
 const struct edge *sitecrawl_edges(const struct sitecrawl *sc, size_t *n);

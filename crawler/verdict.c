@@ -6,8 +6,10 @@
 
 #include "store/crawlstore.h"
 
-enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
-                       const struct verdict *v)
+/* v with its edges weighted by mode, handed to write (site_done or site_more). */
+static enum err
+store_weighted(struct store *s, int64_t job, enum edges_weights mode, const struct verdict *v,
+               enum err (*write)(struct store *, int64_t, const struct crawlstore_site_result *))
 {
     struct crawlstore_edge *ce = calloc(v->n_edges ? v->n_edges : 1, sizeof *ce);
     if (!ce)
@@ -30,9 +32,21 @@ enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
         .edges = ce,
         .n_edges = v->n_edges,
     };
-    enum err e = crawlstore_site_done(s, job, &res);
+    enum err e = write(s, job, &res);
     free(ce);
     return e;
+}
+
+enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
+                       const struct verdict *v)
+{
+    return store_weighted(s, job, mode, v, crawlstore_site_done);
+}
+
+enum err verdict_store_more(struct store *s, int64_t job, enum edges_weights mode,
+                            const struct verdict *v)
+{
+    return store_weighted(s, job, mode, v, crawlstore_site_more);
 }
 
 enum err verdict_store_unread(struct store *s, int64_t job, const char *host, const char *why,

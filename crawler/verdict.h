@@ -39,6 +39,14 @@ enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
                        const struct verdict *v) WARN_UNUSED;
 
 /*
+ * A second, deeper read of a website stored before: v->pages and v->edges are only
+ * what it added (pages since, links to websites it had not linked to), v->fetches
+ * what it cost; v->confidence weighs the links, the verdict stays.
+ */
+enum err verdict_store_more(struct store *s, int64_t job, enum edges_weights mode,
+                            const struct verdict *v) WARN_UNUSED;
+
+/*
  * Record that host could not be read (why: a fetch status name, say) after fetches
  * downloads, which count in the job's pages; the targets of its redirects (edges)
  * join the border with rank.

@@ -209,12 +209,14 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .prior_sites = jp->prior_sites,
         .concurrency = jp->concurrency,
         .new_links_only = jp->linkrank_links == 1,
+        .deepen_sites = jp->deepen_sites,
     };
     if (jp->strategy == JOBSPEC_HOMEPAGE) {
         /* Each website judged by its homepage alone (the homepage classifier's crawl). */
         p.site.max_pages = 1;
         p.site.l_threshold = 0;
         p.site.max_pages_to_decide = 0;
+        p.deepen_sites = 0;
     }
     return extcrawl_run(&rc, c->model, &p, stop);
 }

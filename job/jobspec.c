@@ -76,6 +76,8 @@ static const struct pdef pdefs[] = {
     {"calibration", P_CHOICE, OFF(calibration), 0, 1, 0, 0, "one of: none, platt", calibrations},
     {"linkrank_links", P_CHOICE, OFF(linkrank_links), 0, 1, 0, 0, "one of: all, new",
      linkrank_modes},
+    {"deepen_sites", P_INT, OFF(deepen_sites), 0, 1000000, 0, 0,
+     "an integer from 0 to 1000000 (0: no deeper reads)", NULL},
 };
 #undef OFF
 #define N_PDEFS (sizeof pdefs / sizeof pdefs[0])
@@ -84,6 +86,7 @@ void jobspec_params_default(struct jobspec_params *p)
 {
     struct pagecls_params pc;
     pagecls_params_default(&pc);
+    memset(p, 0, sizeof *p); /* a parameter added without a line here is 0, not garbage */
     p->p_threshold = 0.9;
     p->train_pages_per_site = 25;
     p->centroids_per_class = (int)pc.centroids;
@@ -105,7 +108,9 @@ void jobspec_params_default(struct jobspec_params *p)
     p->pprs_limit = 0;
     p->prior = 0; /* fixed: see docs/crawl.md for why not the paper's harvest rate */
     p->prior_sites = 10;
-    p->calibration = 1; /* platt: see classifier/calib.h and docs/classifier.md */
+    p->calibration = 1;     /* platt: see classifier/calib.h and docs/classifier.md */
+    p->linkrank_links = 0;  /* all: the paper's LinkRank */
+    p->deepen_sites = 4096; /* crawler/deepen.h: a few KB each */
 }
 
 /* Index of name in a NULL-terminated list, or -1. */

@@ -489,6 +489,48 @@ enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlst
     return store_commit(s);
 }
 
+static enum err site_more_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+{
+    char ids[32], fetches[16];
+    const char *job_id = NUM(ids, job);
+    const char *p[] = {job_id, r->host, NUM(fetches, r->fetches)};
+    struct store_rows *rows;
+    enum err e = store_query(s,
+                             "UPDATE sites SET pages_visited = pages_visited + $3 "
+                             "WHERE job_id = $1 AND host = $2 AND state = 'examined' "
+                             "RETURNING 1",
+                             3, p, &rows);
+    if (e)
+        return e;
+    int found = store_rows_count(rows) == 1;
+    store_rows_free(rows);
+    if (!found)
+        return err_set(ERR_NOTFOUND, "site %s is not examined", r->host);
+    e = write_pages(s, job_id, r);
+    if (!e)
+        e = write_edges(s, job_id, r);
+    const char *q[] = {job_id, fetches};
+    if (!e)
+        e = store_exec(s,
+                       "UPDATE jobs SET pages_downloaded = pages_downloaded + $2,"
+                       " updated_at = now() WHERE id = $1",
+                       2, q);
+    return e;
+}
+
+enum err crawlstore_site_more(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+{
+    enum err e = store_begin(s);
+    if (e)
+        return e;
+    e = site_more_tx(s, job, r);
+    if (e) {
+        store_rollback(s);
+        return e;
+    }
+    return store_commit(s);
+}
+
 static enum err add_border(struct store *s, const char *job_id, const struct crawlstore_border *b,
                            size_t n)
 {

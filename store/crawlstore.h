@@ -135,6 +135,16 @@ enum err crawlstore_site_done(struct store *s, int64_t job,
                               const struct crawlstore_site_result *r) WARN_UNUSED;
 
 /*
+ * More of a website examined before (a second, deeper read for its links): in one
+ * transaction its new pages r->pages and its new links r->edges join the tables (each
+ * destination's rank takes the new link as above; a link the site had before is not
+ * counted twice), and the fetches count in the site's pages_visited and the job's
+ * pages_downloaded. The verdict is left as it is (r->relevant and the rest unused).
+ */
+enum err crawlstore_site_more(struct store *s, int64_t job,
+                              const struct crawlstore_site_result *r) WARN_UNUSED;
+
+/*
  * The page crawlers (strategies page and bfs) judge a website from whatever pages of
  * it they have downloaded so far, so its verdict changes as pages come in. In one
  * transaction: each site of r[0..n) becomes (or stays) examined with the verdict as

@@ -224,6 +224,54 @@ static void test_page_cap(void **state)
     sitecrawl_free(sc);
 }
 
+/*
+ * A website done with its verdict and its LinkRank can be read deeper (issue 13): the
+ * pages it has not read yet, never one read before, and the verdict stays as it was.
+ */
+static void test_deepen(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.9, 6);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    static const char *links[] = {"/1.html", "/2.html", "/3.html", "/4.html", "/5.html", "/6.html"};
+    feed_page(sc, "http://example.com/", COOK, links, 6);
+    int i = 1;
+    char url[64];
+    for (; !sitecrawl_done(sc); i++) { /* decided within 4 pages (test_stops_at_threshold) */
+        snprintf(url, sizeof url, "http://example.com/%d.html", i);
+        feed_page(sc, url, COOK, NULL, 0);
+    }
+    assert_true(sitecrawl_decided(sc));
+    assert_true(sitecrawl_fetches(sc) <= 4);
+    double conf = sitecrawl_confidence(sc);
+    assert_true(sitecrawl_can_deepen(sc));
+    sitecrawl_deepen(sc, 1e9);         /* more LinkRank than the website can give: to the cap */
+    for (; !sitecrawl_done(sc); i++) { /* the next unread page, never one read before */
+        snprintf(url, sizeof url, "http://example.com/%d.html", i);
+        feed_page(sc, url, SPACE, NULL, 0);
+    }
+    assert_int_equal(sitecrawl_fetches(sc), 6);
+    assert_false(sitecrawl_can_deepen(sc));
+    assert_float_equal(sitecrawl_confidence(sc), conf, 0); /* relevant pages changed nothing */
+    assert_true(sitecrawl_decided(sc));
+    sitecrawl_deepen(sc, 1e9);
+    assert_true(sitecrawl_done(sc));
+    assert_null(sitecrawl_next(sc));
+    size_t n;
+    sitecrawl_pages(sc, &n);
+    assert_int_equal(n, 6);
+    sitecrawl_free(sc);
+
+    /* Nothing left to read: no deeper read either. */
+    p = params(0.9, 25);
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    feed_page(sc, "http://example.com/", COOK, NULL, 0);
+    assert_null(sitecrawl_next(sc)); /* nothing more on it */
+    assert_false(sitecrawl_can_deepen(sc));
+    sitecrawl_free(sc);
+}
+
 static void test_edges(void **state)
 {
     struct fixture *f = *state;
@@ -395,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_stops_at_threshold),
         cmocka_unit_test(test_page_cap),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_deepen),
         cmocka_unit_test(test_linkrank_new_links),
         cmocka_unit_test(test_same_site_redirect_not_fetched_twice),
         cmocka_unit_test(test_two_redirects_to_one_page_read_once),
