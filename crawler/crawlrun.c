@@ -5,12 +5,13 @@
 #include "common/monotime.h"
 #include "crawler/crawlloop.h"
 #include "crawler/fetch.h"
+#include "store/bgexec.h"
 #include "store/crawlstore.h"
 
 #define POLL_MS  1000 /* how often the job row is checked for stop/pause */
 #define FLUSH_MS 2000 /* how often a strategy's kept verdicts and pages are written */
 /* The planner's statistics are refreshed ANALYZE_FIRST pages into the crawl, then each
- * time the crawl's pages double (crawlstore_analyze says why). */
+ * time the crawl's pages double (crawlstore_analyze_start says why). */
 #define ANALYZE_FIRST 250
 
 struct run {
@@ -21,6 +22,7 @@ struct run {
     enum crawl_stop stop;
     double next_poll, next_flush;
     int64_t next_analyze;             /* pages */
+    struct bgexec *analyze;           /* ANALYZE beside the crawl, not in its way */
     struct crawlmeter_point reported; /* the counters at the last progress report */
 };
 
@@ -104,8 +106,8 @@ static enum err loop_tick(void *arg)
         log_warn("crawl: job %lld: metrics: %s", (long long)r->c->job, err_msg());
     if (!e && r->m.pages >= r->next_analyze) {
         r->next_analyze = r->m.pages * 2;
-        if (crawlstore_analyze(r->c->s) != ERR_OK)
-            log_warn("crawl: job %lld: analyze: %s", (long long)r->c->job, err_msg());
+        if (!crawlstore_analyze_start(r->analyze))
+            log_debug("crawl: job %lld: the last ANALYZE still runs", (long long)r->c->job);
     }
     return e;
 }
@@ -120,7 +122,10 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     struct crawlstore_counts counts;
     enum err e = crawlstore_counts(c->s, c->job, &counts);
     if (!e)
-        e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined, counts.relevant);
+        e = bgexec_new(c->s, &r.analyze);
+    if (!e && (e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined,
+                                   counts.relevant)))
+        bgexec_free(r.analyze);
     if (e) {
         if (st->finish)
             st->finish(sctx);
@@ -147,5 +152,6 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     if (!e)
         crawlmeter_report(&r.m, r.stop, c->progress, c->ctx);
     crawlmeter_release(&r.m);
+    bgexec_free(r.analyze);
     return e;
 }

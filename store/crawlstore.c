@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "store/bgexec.h"
 #include "store/store.h"
 
 #define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
@@ -669,9 +670,9 @@ enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_s
 
 /* ---- metrics -------------------------------------------------------------- */
 
-enum err crawlstore_analyze(struct store *s)
+int crawlstore_analyze_start(struct bgexec *b)
 {
-    return store_exec(s, "ANALYZE sites, edges, pages", 0, NULL);
+    return bgexec_run(b, "ANALYZE sites, edges");
 }
 
 enum err crawlstore_metrics_add(struct store *s, int64_t job, const struct crawlstore_metrics *m)

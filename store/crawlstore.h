@@ -14,6 +14,7 @@
 #include "common/err.h"
 
 struct store;
+struct bgexec;
 
 /* Create a job (state queued); body and params are JSON texts. */
 enum err crawlstore_job_create(struct store *s, const char *topic, const char *body_json,
@@ -192,12 +193,14 @@ enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host,
                                  int fetches) WARN_UNUSED;
 
 /*
- * Refresh the planner's statistics of the crawl tables (sites, edges, pages). A new
- * job's rows are invisible to the planner until autovacuum's analyze runs (after 10% of
- * a table changed), and until then its claims and border updates can take plans made
- * for an empty job: several times slower (issue 13).
+ * Start refreshing the planner's statistics of the tables the crawl reads (sites,
+ * edges) on b's connection, unless the last refresh still runs (then 0). A new job's
+ * rows are invisible to the planner until autovacuum's analyze runs (after 10% of a
+ * table changed), and until then its claims and border updates can take plans made
+ * for an empty job: several times slower (issue 13). pages is only written during a
+ * crawl, and the largest table: its statistics wait for autovacuum.
  */
-enum err crawlstore_analyze(struct store *s) WARN_UNUSED;
+int crawlstore_analyze_start(struct bgexec *b);
 
 struct crawlstore_metrics {
     double elapsed_s;

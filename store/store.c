@@ -89,6 +89,11 @@ enum err store_open(const char *url, int timeout_ms, struct store **out)
     return ERR_OK;
 }
 
+const char *store_url(const struct store *s)
+{
+    return s->url;
+}
+
 void store_free(struct store *s)
 {
     if (!s)

@@ -21,6 +21,9 @@ struct store_rows;
 enum err store_open(const char *url, int timeout_ms, struct store **out) WARN_UNUSED;
 void store_free(struct store *s);
 
+/* The URL s connects to (borrowed; as given to store_open). */
+const char *store_url(const struct store *s);
+
 /* Does a server answer at url? (No authentication needed.) */
 int store_ping(const char *url);
 
