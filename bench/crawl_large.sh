@@ -54,7 +54,7 @@ printf '%-30s %-8s %6s %6s %7s %6s %6s %6s %6s  %s\n' topic strategy pages sites
   rss_mb prec recall judged "truly relevant by pages ($checkpoints)"
 for t in ${topics//,/ }; do
   for s in ${strategies//,/ }; do
-    /usr/bin/time -f '%M' -o "$tmp/rss" "$bin" crawl --job "$web.jobs.json" --topic "$t" \
+    /usr/bin/time -f "%M" -o "$tmp/rss" "$bin" crawl --job "$web.jobs.json" --topic "$t" \
       --proxy "$proxy" --labels "$web.sites.tsv" --report "$tmp/r.json" \
       --set strategy="$s" --set politeness_delay_ms=0 --set max_pages="$budget" "$@" \
       >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err"; exit 1; }

@@ -123,8 +123,8 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     enum err e = crawlstore_counts(c->s, c->job, &counts);
     if (!e)
         e = bgexec_new(c->s, &r.analyze);
-    if (!e && (e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined,
-                                   counts.relevant)))
+    if (!e &&
+        (e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined, counts.relevant)))
         bgexec_free(r.analyze);
     if (e) {
         if (st->finish)
