@@ -1,12 +1,41 @@
 /* `sitescout crawl`: the options of a crawl job run in the foreground (cli/fgcrawl.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
 #include "cli/fgcrawl.h"
 #include "cli/opts.h"
+#include "job/jobspec.h"
 
 #define MAX_SETS 64
+
+static const char *param_name(size_t i)
+{
+    return jobspec_param_name(i);
+}
+
+static const char *strategy_name(size_t i)
+{
+    return jobspec_choice_name("strategy", (int)i);
+}
+
+/* A heading and the names name(0), name(1), ... up to NULL, comma-separated, wrapped at
+ * 80 columns (the names come from the job's own table, so the help cannot go stale). */
+static void print_list(const char *heading, const char *(*name)(size_t))
+{
+    int col = printf("%s", heading);
+    for (size_t i = 0; name(i); i++) {
+        const char *n = name(i);
+        int w = (int)strlen(n) + (name(i + 1) ? 1 : 0);
+        if (col + 1 + w > 80) {
+            printf("\n ");
+            col = 1;
+        }
+        col += printf(" %s%s", n, name(i + 1) ? "," : "");
+    }
+    printf("\n");
+}
 
 void cmd_crawl_usage(void)
 {
@@ -30,14 +59,11 @@ void cmd_crawl_usage(void)
            "  --db URL          PostgreSQL connection URL\n"
            "  --labels FILE     ground truth (sites.tsv): report precision, recall, F1\n"
            "  --report FILE     write a JSON report, with a curve sampled during the crawl\n"
-           "\n"
-           "Parameters (--set or the body's \"params\"): strategy, edge_weights, p_threshold,\n"
-           "l_threshold, c, max_pages_per_site, train_pages_per_site, centroids_per_class,\n"
-           "max_pages, max_relevant_sites, max_seconds, pprs_window, pprs_limit, prior,\n"
-           "prior_sites, concurrency, politeness_delay_ms, prior_target, cv_folds, seed.\n"
-           "See docs/crawl.md.\n"
-           "\n"
-           "Exit status: 0 when the job ends done or paused, 1 when it fails, 2 for bad usage.\n");
+           "\n");
+    print_list("Parameters (--set or the body's \"params\"; docs/crawl.md):", param_name);
+    print_list("Strategies:", strategy_name);
+    printf("\nExit status: 0 when the job ends done or paused, 1 when it fails, 2 for bad "
+           "usage.\n");
 }
 
 int cmd_crawl(int argc, char **argv)

@@ -35,6 +35,8 @@ void cmd_experiment_usage(void)
         "                   post-processing (Figure 7)\n"
         "  website-p0.7     strategy=website, combined edge weights, p_threshold 0.7 (Figure 7)\n"
         "  bfs, homepage    strategy=bfs and strategy=homepage (baselines)\n"
+        "  page-homepage    strategy=page_homepage: the focused page crawler with homepage\n"
+        "                   post-processing (the paper's \"simplest way\", section 3.2)\n"
         "\n"
         "Options:\n"
         "  --warc FILE       the web to crawl (.warc or .warc.gz)\n"

@@ -26,6 +26,7 @@ struct site {
     struct sitecls cls;
     int classified;                  /* pages classified */
     int relevant;                    /* as counted in the meter */
+    double home_pr;                  /* homepage post-processing: its Pr[target]; NaN unread */
     int64_t found_pages;             /* the crawl's pages when it last turned relevant */
     int dirty;                       /* changed since the last flush */
     int stored;                      /* has a row in the sites table */
@@ -50,7 +51,7 @@ struct run {
     int64_t job;
     struct fetcher *f;
     const struct pagecls *model;
-    struct pagecls_scratch *scratch;
+    struct pagecls_scratch *scratch, *home_scratch;
     const struct pagecrawl_params *p;
     struct crawlmeter *m;
     struct strmap pages, sites;
@@ -169,6 +170,7 @@ static struct site *site_get(struct run *r, const char *url)
         free(st);
         return NULL;
     }
+    st->home_pr = NAN;
     return st;
 }
 
@@ -293,6 +295,39 @@ static enum err submit_more(struct run *r)
 }
 
 /* Classify a downloaded page, feed its website's verdict, put its links on the frontier. */
+/* The website's verdict as it stands now, counted in the meter. */
+static void site_judged(struct run *r, struct site *st, int relevant)
+{
+    r->m->relevant += relevant - st->relevant;
+    if (relevant && !st->relevant)
+        st->found_pages = r->m->pages;
+    st->relevant = relevant;
+}
+
+/* Homepage post-processing: the homepage classifier on the website's homepage only. */
+static enum err judge_by_homepage(struct run *r, struct site *st, const struct fetch_result *res,
+                                  const struct pageinfo *info)
+{
+    if (strcmp(res->url, st->homepage) != 0)
+        return ERR_OK;
+    struct pagecls_result cr;
+    enum err e =
+        pagecls_classify(r->p->home_model, r->home_scratch, info->text, info->text_len, &cr);
+    if (e)
+        return e;
+    st->home_pr = cr.pr[PAGECLS_TARGET];
+    site_judged(r, st, st->home_pr > 0.5);
+    return ERR_OK;
+}
+
+/* The confidence a website is stored with. */
+static double site_confidence(const struct run *r, const struct site *st)
+{
+    if (r->p->home_model)
+        return isnan(st->home_pr) ? 0.5 : st->home_pr;
+    return sitecls_confidence(&st->cls);
+}
+
 static enum err read_page(struct run *r, struct site *st, const struct fetch_result *res,
                           double *pr)
 {
@@ -314,11 +349,10 @@ static enum err read_page(struct run *r, struct site *st, const struct fetch_res
     }
     if (!e) {
         (void)sitecls_add_page(&st->cls, *pr);
-        int rel = sitecls_relevant(&st->cls);
-        r->m->relevant += rel - st->relevant;
-        if (rel && !st->relevant)
-            st->found_pages = r->m->pages;
-        st->relevant = rel;
+        if (r->p->home_model)
+            e = judge_by_homepage(r, st, res, info);
+        else
+            site_judged(r, st, sitecls_relevant(&st->cls));
     }
     for (size_t i = 0; !e && i < info->n_intrinsic; i++)
         e = add_link(r, info->intrinsic[i], *pr);
@@ -388,9 +422,10 @@ static enum err flush(struct run *r)
         res[k++] = (struct crawlstore_site_result){
             .host = st->host,
             .homepage = st->homepage,
-            .confidence = sitecls_confidence(&st->cls),
+            .confidence = site_confidence(r, st),
             .relevant = st->relevant,
-            .pages_to_decide = (int)sitecls_pages(&st->cls),
+            .pages_to_decide =
+                r->p->home_model ? !isnan(st->home_pr) : (int)sitecls_pages(&st->cls),
             .fetches = st->fetches,
             .purpose = "crawl",
             .pages = st->pending,
@@ -464,7 +499,8 @@ static void run_free(struct run *r)
     free(r->heap);
     r->heap = NULL;
     pagecls_scratch_free(r->scratch);
-    r->scratch = NULL;
+    pagecls_scratch_free(r->home_scratch);
+    r->scratch = r->home_scratch = NULL;
 }
 
 /* ---- the strategy hooks (crawler/crawlrun) ---- */
@@ -475,6 +511,8 @@ static enum err page_start(void *arg, struct crawlmeter *m, const struct crawlst
     r->m = m;
     r->pages_flushed = c->pages;
     enum err e = pagecls_scratch_new(r->model, &r->scratch);
+    if (!e && r->p->home_model)
+        e = pagecls_scratch_new(r->p->home_model, &r->home_scratch);
     return e ? e : pagecrawl_seed(r);
 }
 

@@ -59,6 +59,10 @@ struct pagecrawl_params {
     double p_threshold;     /* the website classifier stops at max_k Pr >= this */
     int max_pages_per_site; /* the guard */
     int concurrency;        /* fetches in flight */
+    /* Set: homepage post-processing instead (paper §3.2, "the simplest way"): a website
+     * is relevant when its homepage was downloaded and this homepage classifier says
+     * Pr[target] > 0.5; its confidence is that Pr (0.5 while its homepage is unread). */
+    const struct pagecls *home_model;
 };
 
 /* Crawl job c->job with c's fetcher, budgets and progress (crawler/crawlrun), as extcrawl_run. */

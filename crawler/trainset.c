@@ -1,6 +1,7 @@
 /* Training pages: the first k pages of a BFS of each training website, many sites at once. */
 #include "crawler/trainset.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,12 +343,13 @@ const struct trainset_site *trainset_site(const struct trainset *ts, size_t i)
     return i < ts->n ? &ts->sites[i] : NULL;
 }
 
-enum err trainset_docs(const struct trainset *ts, size_t n_relevant, struct pagecls_doc **docs,
-                       size_t *n_docs)
+/* Up to per_site pages of each website, in BFS order (the homepage first). */
+static enum err docs_of(const struct trainset *ts, size_t n_relevant, size_t per_site,
+                        struct pagecls_doc **docs, size_t *n_docs)
 {
     size_t n = 0;
     for (size_t i = 0; i < ts->n; i++)
-        n += ts->sites[i].n_pages;
+        n += ts->sites[i].n_pages < per_site ? ts->sites[i].n_pages : per_site;
     struct pagecls_doc *d = calloc(n ? n : 1, sizeof *d);
     if (!d)
         return err_set(ERR_NOMEM, "out of memory");
@@ -355,10 +357,11 @@ enum err trainset_docs(const struct trainset *ts, size_t n_relevant, struct page
     for (size_t i = 0; i < ts->n; i++) {
         const struct trainset_site *site = &ts->sites[i];
         uint32_t cls = i < n_relevant ? PAGECLS_TARGET : PAGECLS_OTHER;
-        classes[cls] += site->n_pages;
-        for (size_t j = 0; j < site->n_pages; j++)
+        for (size_t j = 0; j < site->n_pages && j < per_site; j++) {
             d[k++] = (struct pagecls_doc){site->pages[j].text, site->pages[j].text_len, cls,
                                           (uint32_t)i};
+            classes[cls]++;
+        }
     }
     if (!classes[PAGECLS_TARGET] || !classes[PAGECLS_OTHER]) {
         free(d);
@@ -368,4 +371,16 @@ enum err trainset_docs(const struct trainset *ts, size_t n_relevant, struct page
     *docs = d;
     *n_docs = k;
     return ERR_OK;
+}
+
+enum err trainset_docs(const struct trainset *ts, size_t n_relevant, struct pagecls_doc **docs,
+                       size_t *n_docs)
+{
+    return docs_of(ts, n_relevant, SIZE_MAX, docs, n_docs);
+}
+
+enum err trainset_home_docs(const struct trainset *ts, size_t n_relevant, struct pagecls_doc **docs,
+                            size_t *n_docs)
+{
+    return docs_of(ts, n_relevant, 1, docs, n_docs);
 }

@@ -111,6 +111,10 @@ struct pagecls_doc;
  */
 enum err trainset_docs(const struct trainset *ts, size_t n_relevant, struct pagecls_doc **docs,
                        size_t *n_docs) WARN_UNUSED;
+
+/* The same with each website's homepage only (pages[0]): the homepage classifier's. */
+enum err trainset_home_docs(const struct trainset *ts, size_t n_relevant, struct pagecls_doc **docs,
+                            size_t *n_docs) WARN_UNUSED;
 const struct trainset_site *trainset_site(const struct trainset *ts, size_t i);
 
 #endif

@@ -39,8 +39,8 @@ static enum err save_model(const struct evalcmd_opts *o, const struct jobspec *j
     if (!e)
         e = dbopen_open(o->db_url, NULL, &s);
     if (!e)
-        e = models_save(s, 0, PAGECLS_FORMAT_VERSION, c->p_err, c->accuracy, buf_str(&cv),
-                        buf_str(&params), bytes.data, bytes.len, id);
+        e = models_save(s, 0, MODELS_PAGES, PAGECLS_FORMAT_VERSION, c->p_err, c->accuracy,
+                        buf_str(&cv), buf_str(&params), bytes.data, bytes.len, id);
     store_free(s);
     buf_release(&bytes);
     buf_release(&cv);

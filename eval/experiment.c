@@ -34,9 +34,10 @@ struct run_def {
 
 /* Indexed by enum report_role: the runs in the order they are made. */
 static const struct run_def run_defs[REPORT_RUNS] = {
-    {"website", "global", "0.9"},    {"website", "local", "0.9"},    {"website", "combined", "0.9"},
-    {"page", "combined", "0.9"},     {"website", "combined", "0.7"}, {"bfs", "combined", "0.9"},
-    {"homepage", "combined", "0.9"},
+    {"website", "global", "0.9"},    {"website", "local", "0.9"},
+    {"website", "combined", "0.9"},  {"page", "combined", "0.9"},
+    {"website", "combined", "0.7"},  {"bfs", "combined", "0.9"},
+    {"homepage", "combined", "0.9"}, {"page_homepage", "combined", "0.9"},
 };
 
 /* The parameters the experiment sets per run: --set may not change them. */
@@ -148,11 +149,14 @@ static enum err select_runs(struct exp *x)
         if (len < sizeof name)
             snprintf(name, sizeof name, "%.*s", (int)len, p);
         int role = report_role_find(name);
-        if (role < 0)
-            return err_set(ERR_INVAL,
-                           "--runs: no run '%.*s' (runs: website-global, website-local, "
-                           "website-combined, page, website-p0.7, bfs, homepage)",
-                           (int)(len > 64 ? 64 : len), p);
+        if (role < 0) {
+            char names[256] = "";
+            for (int i = 0, n = 0; i < REPORT_RUNS && n >= 0 && (size_t)n < sizeof names; i++)
+                n += snprintf(names + n, sizeof names - (size_t)n, "%s%s", i ? ", " : "",
+                              report_run_name((enum report_role)i));
+            return err_set(ERR_INVAL, "--runs: no run '%.*s' (runs: %s)",
+                           (int)(len > 64 ? 64 : len), p, names);
+        }
         x->n_selected += !x->selected[role];
         x->selected[role] = 1;
         if (!p[len])

@@ -19,13 +19,14 @@
 
 /* The runs of an experiment, in the order they are run. */
 enum report_role {
-    REPORT_WEB_GLOBAL,   /* website crawler, global edge weights, p_threshold 0.9 (Fig. 6) */
-    REPORT_WEB_LOCAL,    /* ... local edge weights (Fig. 6) */
-    REPORT_WEB_COMBINED, /* ... combined edge weights: Fig. 6 and the p0.9 line of Fig. 7 */
-    REPORT_PAGE,         /* focused page crawler + website post-processing (Fig. 7) */
-    REPORT_WEB_P07,      /* website crawler, combined, p_threshold 0.7 (Fig. 7) */
-    REPORT_BFS,          /* breadth-first page crawler + post-processing */
-    REPORT_HOMEPAGE,     /* websites judged by their homepage alone */
+    REPORT_WEB_GLOBAL,    /* website crawler, global edge weights, p_threshold 0.9 (Fig. 6) */
+    REPORT_WEB_LOCAL,     /* ... local edge weights (Fig. 6) */
+    REPORT_WEB_COMBINED,  /* ... combined edge weights: Fig. 6 and the p0.9 line of Fig. 7 */
+    REPORT_PAGE,          /* focused page crawler + website post-processing (Fig. 7) */
+    REPORT_WEB_P07,       /* website crawler, combined, p_threshold 0.7 (Fig. 7) */
+    REPORT_BFS,           /* breadth-first page crawler + post-processing */
+    REPORT_HOMEPAGE,      /* websites judged by their homepage alone */
+    REPORT_PAGE_HOMEPAGE, /* focused page crawler + homepage post-processing (paper §3.2) */
     REPORT_RUNS
 };
 

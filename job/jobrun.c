@@ -29,6 +29,7 @@ struct ctx {
     struct jobspec *js;
     struct fetcher *f;
     struct pagecls *model;
+    struct pagecls *home_model; /* the homepage classifier, for the strategies that use it */
     char worker[128];
 };
 
@@ -93,7 +94,15 @@ static enum err fit(struct ctx *c, const struct trainset *ts)
              trainset_count(ts));
     e = pagecls_train_cv(&pp, docs, n_docs, (uint32_t)js->params.cv_folds, &c->model, NULL);
     free(docs);
-    return e;
+    if (e || !jobspec_strategy_homepages(js->params.strategy))
+        return e;
+    /* The paper's homepage classifier (Table 2): the same classifier, trained on the
+     * training websites' homepages only. */
+    if ((e = trainset_home_docs(ts, js->n_relevant, &docs, &n_docs)))
+        return e;
+    e = pagecls_train(&pp, docs, n_docs, &c->home_model);
+    free(docs);
+    return e ? err_set(e, "training the homepage classifier: %s", err_msg()) : ERR_OK;
 }
 
 /* Store the trained model with its cross-validation figures and the job's parameters. */
@@ -117,8 +126,15 @@ static enum err save_model(struct ctx *c)
     if (!e)
         e = jobspec_params_json(&c->js->params, &params_json);
     if (!e)
-        e = models_save(c->s, c->id, PAGECLS_FORMAT_VERSION, cv->p_err, cv->accuracy, cv_json,
-                        buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
+        e = models_save(c->s, c->id, MODELS_PAGES, PAGECLS_FORMAT_VERSION, cv->p_err, cv->accuracy,
+                        cv_json, buf_str(&params_json), model_bytes.data, model_bytes.len,
+                        &model_id);
+    if (!e && c->home_model) {
+        buf_reset(&model_bytes);
+        if (!(e = pagecls_serialize(c->home_model, &model_bytes)))
+            e = models_save(c->s, c->id, MODELS_HOMEPAGES, PAGECLS_FORMAT_VERSION, 0, NAN, NULL,
+                            buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
+    }
     buf_release(&model_bytes);
     buf_release(&params_json);
     return e;
@@ -143,16 +159,25 @@ static enum err train(struct ctx *c)
     return e;
 }
 
-static enum err load_model(struct ctx *c)
+static enum err load_one(struct ctx *c, const char *kind, struct pagecls **out)
 {
     struct models_record *m;
-    enum err e = models_load_latest(c->s, c->id, &m);
+    enum err e = models_load_latest(c->s, c->id, kind, &m);
     if (e == ERR_NOTFOUND)
-        return err_set(ERR_NOTFOUND, "job %lld has no trained model", (long long)c->id);
+        return err_set(ERR_NOTFOUND, "job %lld has no trained %s model", (long long)c->id, kind);
     if (e)
         return e;
-    e = pagecls_deserialize(m->data, m->len, &c->model);
+    e = pagecls_deserialize(m->data, m->len, out);
     models_record_free(m);
+    return e;
+}
+
+/* The models of an interrupted job, for its crawl to go on. */
+static enum err load_model(struct ctx *c)
+{
+    enum err e = load_one(c, MODELS_PAGES, &c->model);
+    if (!e && jobspec_strategy_homepages(c->js->params.strategy))
+        e = load_one(c, MODELS_HOMEPAGES, &c->home_model);
     return e;
 }
 
@@ -170,6 +195,7 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .p_threshold = jp->p_threshold,
         .max_pages_per_site = jp->max_pages_per_site,
         .concurrency = jp->concurrency,
+        .home_model = jp->strategy == JOBSPEC_PAGE_HOMEPAGE ? c->home_model : NULL,
     };
     return pagecrawl_run(rc, c->model, &p, stop);
 }
@@ -194,7 +220,8 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .progress = jobrun_crawl_progress,
         .ctx = c,
     };
-    if (jp->strategy == JOBSPEC_PAGE || jp->strategy == JOBSPEC_BFS)
+    if (jp->strategy == JOBSPEC_PAGE || jp->strategy == JOBSPEC_BFS ||
+        jp->strategy == JOBSPEC_PAGE_HOMEPAGE)
         return jobrun_crawl_pages(c, &rc, stop);
     struct extcrawl_params p = {
         .weights = (enum edges_weights)jp->edge_weights,
@@ -212,11 +239,14 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .deepen_sites = jp->deepen_sites,
     };
     if (jp->strategy == JOBSPEC_HOMEPAGE) {
-        /* Each website judged by its homepage alone (the homepage classifier's crawl). */
+        /* Each website judged by its homepage alone, by the homepage classifier: with
+         * one page and no error correction its verdict is Pr[target|homepage] > 0.5. */
         p.site.max_pages = 1;
         p.site.l_threshold = 0;
         p.site.max_pages_to_decide = 0;
+        p.p_err = 0;
         p.deepen_sites = 0;
+        return extcrawl_run(&rc, c->home_model, &p, stop);
     }
     return extcrawl_run(&rc, c->model, &p, stop);
 }
@@ -308,6 +338,7 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     }
     fetcher_free(c.f);
     pagecls_free(c.model);
+    pagecls_free(c.home_model);
     jobspec_free(c.js);
     crawlstore_job_release(&job);
     return e;

@@ -35,7 +35,8 @@ struct pdef {
     const char *const *choices; /* P_CHOICE: the names, NULL-terminated; stored as an int */
 };
 
-static const char *const strategies[] = {"website", "page", "bfs", "homepage", NULL};
+static const char *const strategies[] = {"website",  "page",          "bfs",
+                                         "homepage", "page_homepage", NULL};
 static const char *const edge_weight_modes[] = {"global", "local", "combined", NULL};
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 static const char *const calibrations[] = {"none", "platt", NULL};
@@ -58,8 +59,8 @@ static const struct pdef pdefs[] = {
     {"concurrency", P_INT, OFF(concurrency), 1, 10000, 0, 0, "an integer from 1 to 10000", NULL},
     {"cv_folds", P_INT, OFF(cv_folds), 2, 100, 0, 0, "an integer from 2 to 100", NULL},
     {"seed", P_INT64, OFF(seed), 0, 9007199254740992.0, 0, 0, "an integer from 0 to 2^53", NULL},
-    {"strategy", P_CHOICE, OFF(strategy), 0, 3, 0, 0, "one of: website, page, bfs, homepage",
-     strategies},
+    {"strategy", P_CHOICE, OFF(strategy), 0, 4, 0, 0,
+     "one of: website, page, bfs, homepage, page_homepage", strategies},
     {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, 0, "one of: global, local, combined",
      edge_weight_modes},
     {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0, "a number >= 0 (0: no LinkRank)",
@@ -130,6 +131,16 @@ const char *jobspec_choice_name(const char *param, int value)
             return pdefs[i].choices[value];
     }
     return NULL;
+}
+
+const char *jobspec_param_name(size_t i)
+{
+    return i < N_PDEFS ? pdefs[i].name : NULL;
+}
+
+int jobspec_strategy_homepages(int strategy)
+{
+    return strategy == JOBSPEC_HOMEPAGE || strategy == JOBSPEC_PAGE_HOMEPAGE;
 }
 
 static const struct pdef *pdef_find(const char *name)

@@ -27,6 +27,7 @@ enum jobspec_strategy {
     JOBSPEC_PAGE,     /* focused page crawler + website post-processing (paper §5.1, Fig. 5) */
     JOBSPEC_BFS,      /* breadth-first page crawler + the same post-processing */
     JOBSPEC_HOMEPAGE, /* website-level crawl judging each site by its homepage alone */
+    JOBSPEC_PAGE_HOMEPAGE, /* focused page crawler + homepage post-processing (paper §3.2) */
 };
 
 /*
@@ -66,6 +67,12 @@ struct jobspec_params {
 
 /* Name of a choice parameter's value, e.g. ("edge_weights", 2) -> "combined"; or NULL. */
 const char *jobspec_choice_name(const char *param, int value);
+
+/* The name of the i-th parameter (in the table's order), or NULL past the last. */
+const char *jobspec_param_name(size_t i);
+
+/* Does the strategy judge websites by their homepage (and so need a homepage model)? */
+int jobspec_strategy_homepages(int strategy);
 
 /* Every parameter at its default. */
 void jobspec_params_default(struct jobspec_params *p);

@@ -66,9 +66,9 @@ static enum err from_hex(const char *s, unsigned char **out, size_t *n_out)
     return ERR_OK;
 }
 
-enum err models_save(struct store *s, int64_t job_id, int format_version, double p_err,
-                     double page_accuracy, const char *cv_json, const char *params_json,
-                     const void *data, size_t len, int64_t *id_out)
+enum err models_save(struct store *s, int64_t job_id, const char *kind, int format_version,
+                     double p_err, double page_accuracy, const char *cv_json,
+                     const char *params_json, const void *data, size_t len, int64_t *id_out)
 {
     *id_out = 0;
     if (len > MODELS_MAX_BYTES)
@@ -90,13 +90,14 @@ enum err models_save(struct store *s, int64_t job_id, int format_version, double
                             isfinite(page_accuracy) ? acc : NULL,
                             cv_json,
                             params_json,
-                            hex};
+                            hex,
+                            kind ? kind : MODELS_PAGES};
     struct store_rows *rows = NULL;
     enum err e = store_query(s,
                              "INSERT INTO models (job_id, format_version, p_err, page_accuracy, "
-                             "cv, params, data) VALUES ($1::bigint, $2::int, $3::float8, "
-                             "$4::float8, $5::jsonb, $6::jsonb, $7::bytea) RETURNING id",
-                             7, params, &rows);
+                             "cv, params, data, kind) VALUES ($1::bigint, $2::int, $3::float8, "
+                             "$4::float8, $5::jsonb, $6::jsonb, $7::bytea, $8) RETURNING id",
+                             8, params, &rows);
     free(hex);
     if (e)
         return e;
@@ -111,7 +112,7 @@ enum err models_save(struct store *s, int64_t job_id, int format_version, double
 
 #define SELECT_MODEL                                                                               \
     "SELECT id, coalesce(job_id, 0), format_version, p_err, page_accuracy, cv::text, "             \
-    "params::text, encode(data, 'hex'), created_at::text FROM models "
+    "params::text, encode(data, 'hex'), created_at::text, kind FROM models "
 
 static char *dup_or_null(const char *s, int *oom)
 {
@@ -123,13 +124,12 @@ static char *dup_or_null(const char *s, int *oom)
     return d;
 }
 
-static enum err load_one(struct store *s, const char *sql, const char *arg,
+static enum err load_one(struct store *s, const char *sql, int n_params, const char *const *params,
                          struct models_record **out)
 {
     *out = NULL;
-    const char *params[] = {arg};
     struct store_rows *rows;
-    enum err e = store_query(s, sql, 1, params, &rows);
+    enum err e = store_query(s, sql, n_params, params, &rows);
     if (e)
         return e;
     struct models_record *m = NULL;
@@ -152,6 +152,7 @@ static enum err load_one(struct store *s, const char *sql, const char *arg,
     m->cv = dup_or_null(store_rows_get(rows, 0, 5), &oom);
     m->params = dup_or_null(store_rows_get(rows, 0, 6), &oom);
     m->created_at = dup_or_null(store_rows_get(rows, 0, 8), &oom);
+    snprintf(m->kind, sizeof m->kind, "%s", store_rows_get(rows, 0, 9));
     if (oom) {
         e = err_set(ERR_NOMEM, "out of memory");
         goto out;
@@ -170,22 +171,24 @@ enum err models_load(struct store *s, int64_t id, struct models_record **out)
 {
     char arg[32];
     snprintf(arg, sizeof arg, "%" PRId64, id);
-    enum err e = load_one(s, SELECT_MODEL "WHERE id = $1::bigint", arg, out);
+    const char *p[] = {arg};
+    enum err e = load_one(s, SELECT_MODEL "WHERE id = $1::bigint", 1, p, out);
     if (e == ERR_NOTFOUND)
         e = err_set(ERR_NOTFOUND, "no model with id %" PRId64, id);
     return e;
 }
 
-enum err models_load_latest(struct store *s, int64_t job_id, struct models_record **out)
+enum err models_load_latest(struct store *s, int64_t job_id, const char *kind,
+                            struct models_record **out)
 {
     char arg[32];
     snprintf(arg, sizeof arg, "%" PRId64, job_id);
-    enum err e =
-        load_one(s,
-                 SELECT_MODEL "WHERE job_id = $1::bigint ORDER BY created_at DESC, id DESC "
-                              "LIMIT 1",
-                 arg, out);
+    const char *p[] = {arg, kind};
+    enum err e = load_one(s,
+                          SELECT_MODEL "WHERE job_id = $1::bigint AND kind = $2 "
+                                       "ORDER BY created_at DESC, id DESC LIMIT 1",
+                          2, p, out);
     if (e == ERR_NOTFOUND)
-        e = err_set(ERR_NOTFOUND, "job %" PRId64 " has no model", job_id);
+        e = err_set(ERR_NOTFOUND, "job %" PRId64 " has no %s model", job_id, kind);
     return e;
 }

@@ -20,10 +20,15 @@ struct store;
 
 #define MODELS_MAX_BYTES ((size_t)256 << 20) /* largest model we store or load */
 
+/* What a model was trained on: a job's pages, or its training websites' homepages. */
+#define MODELS_PAGES     "pages"
+#define MODELS_HOMEPAGES "homepages"
+
 struct models_record {
     int64_t id;
     int64_t job_id; /* 0 when the model belongs to no job */
     int format_version;
+    char kind[16]; /* MODELS_PAGES or MODELS_HOMEPAGES */
     double p_err;
     double page_accuracy; /* NaN when not known */
     char *cv;             /* JSON text, or NULL */
@@ -34,18 +39,20 @@ struct models_record {
 };
 
 /*
- * Insert a model. job_id <= 0 stores NULL; page_accuracy NaN stores NULL; cv_json and
- * params_json are JSON texts (checked by PostgreSQL) or NULL. *id_out gets the new id.
+ * Insert a model of a kind (MODELS_PAGES, MODELS_HOMEPAGES). job_id <= 0 stores NULL;
+ * page_accuracy NaN stores NULL; cv_json and params_json are JSON texts (checked by
+ * PostgreSQL) or NULL. *id_out gets the new id.
  */
-enum err models_save(struct store *s, int64_t job_id, int format_version, double p_err,
-                     double page_accuracy, const char *cv_json, const char *params_json,
-                     const void *data, size_t len, int64_t *id_out) WARN_UNUSED;
+enum err models_save(struct store *s, int64_t job_id, const char *kind, int format_version,
+                     double p_err, double page_accuracy, const char *cv_json,
+                     const char *params_json, const void *data, size_t len,
+                     int64_t *id_out) WARN_UNUSED;
 
 /* The model with this id; ERR_NOTFOUND if there is none. */
 enum err models_load(struct store *s, int64_t id, struct models_record **out) WARN_UNUSED;
 
-/* The newest model of a job; ERR_NOTFOUND if it has none. */
-enum err models_load_latest(struct store *s, int64_t job_id,
+/* The newest model of a kind of a job; ERR_NOTFOUND if it has none. */
+enum err models_load_latest(struct store *s, int64_t job_id, const char *kind,
                             struct models_record **out) WARN_UNUSED;
 
 void models_record_free(struct models_record *m);

@@ -9,7 +9,7 @@ WARC=$SRC/demo/demo.warc.gz
 JOBS=$SRC/demo/demo.jobs.json
 LABELS=$SRC/demo/demo.sites.tsv
 TARGETS=$SRC/bench/experiment.targets
-RUNS=(website-global website-local website-combined page website-p0.7 bfs homepage)
+RUNS=(website-global website-local website-combined page website-p0.7 bfs homepage page-homepage)
 ex() { "$BIN" experiment "$@"; }
 args=(--warc "$WARC" --labels "$LABELS" --jobs "$JOBS" --topic sci.space)
 
@@ -66,7 +66,7 @@ assert_status 2 "a bad targets file exits 2" -- ex "${args[@]}" --budget 10 --ou
 assert_status 2 "a missing targets file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" \
   --targets "$SCRATCH/none.targets"
 err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites 2>&1 || true)
-assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage)" \
+assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage, page-homepage)" \
   "an unknown run name lists the runs"
 [[ $(wc -l <<<"$err") == 2 && $err == *"Try 'sitescout experiment --help'."* ]] || fail "not one error line: $err"
 ok "an unknown run name gets one error line"
@@ -118,9 +118,10 @@ runs = rows("runs.csv", "run,repeat,job_id,strategy,edge_weights,p_threshold,pag
 want = [("website-global", "website", "global", "0.90"), ("website-local", "website", "local", "0.90"),
         ("website-combined", "website", "combined", "0.90"), ("page", "page", "combined", "0.90"),
         ("website-p0.7", "website", "combined", "0.70"), ("bfs", "bfs", "combined", "0.90"),
-        ("homepage", "homepage", "combined", "0.90")]
+        ("homepage", "homepage", "combined", "0.90"),
+        ("page-homepage", "page_homepage", "combined", "0.90")]
 assert [(r["run"], r["strategy"], r["edge_weights"], r["p_threshold"]) for r in runs] == want, runs
-assert [r["repeat"] for r in runs] == ["1"] * 7, runs
+assert [r["repeat"] for r in runs] == ["1"] * 8, runs
 for r in runs:
     job = r["job_id"]
     assert r["state"] == "done", r
@@ -336,13 +337,13 @@ for r in runs:
             for p in found if (p["run"], p["repeat"]) == (r["run"], r["repeat"])]
     assert mine and mine == sorted(mine) and all(t <= j for _, j, t in mine), (r, mine)
     assert mine[-1][0] >= int(r["pages"]), (r, mine[-1])
-for name in ("website-global", "website-local", "website-p0.7", "bfs", "homepage"):
+for name in ("website-global", "website-local", "website-p0.7", "bfs", "homepage", "page-homepage"):
     assert not any(p["run"] == name for p in found), name
 summary = open(f"{out}/summary.md").read()
 assert "Each run was made 2 times (`--repeat`)" in summary, "summary.md names the repeats"
 assert "is capped to a third of the budget, 33 pages." in summary, "window capped to 33"
 assert "- **Edge weights: cannot be compared** — a run is missing" in summary, "edge weights without runs"
-for name in ("website-global", "website-local", "website-p0.7", "bfs", "homepage"):
+for name in ("website-global", "website-local", "website-p0.7", "bfs", "homepage", "page-homepage"):
     assert re.search(r"^\| %s \|.*\| not selected \(`--runs`\) \|$" % re.escape(name), summary, re.M), name
 for name in ("website-combined", "page"):
     mine = [r for r in runs if r["run"] == name]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The baselines of issue 8 on the demo web: the focused page crawler, the breadth-first
-# page crawler and the homepage-only website crawl each run to their budget and report
+# page crawler, the homepage-only website crawl and the page crawler with homepage
+# post-processing (issue 14) each run to their budget and report
 # the same way as the website crawler (job counters, relevant_websites, metrics rows,
 # the crawl report); the page crawler's guard holds; a focused crawl reads more relevant
 # pages than a breadth-first one; robots.txt is obeyed; a page crawl resumes after -9.
@@ -81,6 +82,22 @@ run_strategy homepage
 same_report homepage
 assert_eq 1 "$(psql_q "select max(pages_visited) from sites where job_id = $JOB
   and state = 'examined' and role not like 'train%'")" "homepage: one page per website"
+assert_eq "homepages pages" "$(psql_q "select string_agg(kind, ' ' order by kind) from models
+  where job_id = $JOB")" "homepage: the job keeps its homepage classifier beside the page classifier"
+assert_eq "pages" "$(psql_q "select string_agg(kind, ' ') from models where job_id = $page_job")" \
+  "page: no homepage classifier is trained for a strategy that does not use it"
+
+# --- the focused page crawler with homepage post-processing (the paper's section 3.2)
+run_strategy page_homepage
+same_report page_homepage
+assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $JOB and state = 'examined'
+  and role not like 'train%' and relevant and pages_to_class <> 1")" \
+  "page_homepage: only websites whose homepage was read are relevant"
+[[ $(psql_q "select count(*) from sites where job_id = $JOB and state = 'examined'
+  and role not like 'train%' and relevant and pages_visited > 1") -gt 0 ]] ||
+  fail "page_homepage: no relevant website had more than its homepage read: the test shows nothing"
+assert_contains "$("$BIN" crawl --help)" "Strategies: website, page, bfs, homepage, page_homepage" \
+  "crawl --help lists every strategy"
 
 stop_replay
 out=$(python3 "$SRC/tests/tools/check_access_log.py" "$SCRATCH/access.log" "$WARC") ||

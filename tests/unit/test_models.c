@@ -70,9 +70,9 @@ static void test_round_trip(void **state)
     const struct pagecls_cv *cv = pagecls_get_cv(m);
 
     int64_t id = 0;
-    assert_int_equal(models_save(s, 0, PAGECLS_FORMAT_VERSION, cv->p_err, cv->accuracy,
-                                 "{\"folds\": 4}", "{\"centroids_per_class\": 2}", bytes.data,
-                                 bytes.len, &id),
+    assert_int_equal(models_save(s, 0, MODELS_PAGES, PAGECLS_FORMAT_VERSION, cv->p_err,
+                                 cv->accuracy, "{\"folds\": 4}", "{\"centroids_per_class\": 2}",
+                                 bytes.data, bytes.len, &id),
                      ERR_OK);
     assert_true(id > 0);
 
@@ -121,7 +121,8 @@ static void test_bytes_are_binary_safe(void **state)
         all[i] = (unsigned char)(i * 7);
     int64_t id;
     /* NULL JSON and an unknown accuracy store NULLs. */
-    assert_int_equal(models_save(s, -1, 99, 0.25, NAN, NULL, NULL, all, sizeof all, &id), ERR_OK);
+    assert_int_equal(
+        models_save(s, -1, MODELS_PAGES, 99, 0.25, NAN, NULL, NULL, all, sizeof all, &id), ERR_OK);
     struct models_record *rec;
     assert_int_equal(models_load(s, id, &rec), ERR_OK);
     assert_int_equal(rec->len, sizeof all);
@@ -132,7 +133,7 @@ static void test_bytes_are_binary_safe(void **state)
     assert_int_equal(rec->format_version, 99);
     models_record_free(rec);
     /* An empty model is stored as an empty bytea. */
-    assert_int_equal(models_save(s, 0, 1, 0, 0.5, NULL, NULL, all, 0, &id), ERR_OK);
+    assert_int_equal(models_save(s, 0, MODELS_PAGES, 1, 0, 0.5, NULL, NULL, all, 0, &id), ERR_OK);
     assert_int_equal(models_load(s, id, &rec), ERR_OK);
     assert_int_equal(rec->len, 0);
     models_record_free(rec);
@@ -153,25 +154,46 @@ static void test_latest_of_a_job(void **state)
     store_rows_free(rows);
 
     struct models_record *rec = NULL;
-    assert_int_equal(models_load_latest(s, job, &rec), ERR_NOTFOUND);
+    assert_int_equal(models_load_latest(s, job, MODELS_PAGES, &rec), ERR_NOTFOUND);
     assert_null(rec);
-    assert_non_null(strstr(err_msg(), "has no model"));
+    assert_non_null(strstr(err_msg(), "has no pages model"));
     int64_t first, second;
-    assert_int_equal(models_save(s, job, 1, 0.1, 0.9, NULL, NULL, "a", 1, &first), ERR_OK);
-    assert_int_equal(models_save(s, job, 1, 0.2, 0.8, NULL, NULL, "b", 1, &second), ERR_OK);
-    assert_int_equal(models_load_latest(s, job, &rec), ERR_OK);
+    assert_int_equal(models_save(s, job, MODELS_PAGES, 1, 0.1, 0.9, NULL, NULL, "a", 1, &first),
+                     ERR_OK);
+    assert_int_equal(models_save(s, job, MODELS_PAGES, 1, 0.2, 0.8, NULL, NULL, "b", 1, &second),
+                     ERR_OK);
+    assert_int_equal(models_load_latest(s, job, MODELS_PAGES, &rec), ERR_OK);
     assert_int_equal(rec->id, second);
     assert_int_equal(rec->job_id, job);
     assert_int_equal(rec->data[0], 'b');
+    assert_string_equal(rec->kind, MODELS_PAGES);
     models_record_free(rec);
+
+    /* A homepage model beside it: each kind has its own newest. */
+    int64_t home;
+    assert_int_equal(models_save(s, job, MODELS_HOMEPAGES, 1, 0, NAN, NULL, NULL, "h", 1, &home),
+                     ERR_OK);
+    assert_int_equal(models_load_latest(s, job, MODELS_PAGES, &rec), ERR_OK);
+    assert_int_equal(rec->id, second);
+    models_record_free(rec);
+    assert_int_equal(models_load_latest(s, job, MODELS_HOMEPAGES, &rec), ERR_OK);
+    assert_int_equal(rec->id, home);
+    assert_string_equal(rec->kind, MODELS_HOMEPAGES);
+    assert_int_equal(rec->data[0], 'h');
+    models_record_free(rec);
+    /* A kind the table does not know is refused, not stored. */
+    assert_int_equal(models_save(s, job, "anchors", 1, 0, NAN, NULL, NULL, "x", 1, &home), ERR_DB);
 
     assert_int_equal(models_load(s, 999999999, &rec), ERR_NOTFOUND);
     assert_non_null(strstr(err_msg(), "no model with id 999999999"));
     /* A job that does not exist: the foreign key refuses. */
-    assert_int_equal(models_save(s, 999999999, 1, 0.1, 0.9, NULL, NULL, "a", 1, &first), ERR_DB);
+    assert_int_equal(
+        models_save(s, 999999999, MODELS_PAGES, 1, 0.1, 0.9, NULL, NULL, "a", 1, &first), ERR_DB);
     /* Malformed JSON is refused by the database, not stored. */
-    assert_int_equal(models_save(s, 0, 1, 0.1, 0.9, "{nope", NULL, "a", 1, &first), ERR_DB);
-    assert_int_equal(models_save(s, 0, 1, NAN, 0.9, NULL, NULL, "a", 1, &first), ERR_INVAL);
+    assert_int_equal(models_save(s, 0, MODELS_PAGES, 1, 0.1, 0.9, "{nope", NULL, "a", 1, &first),
+                     ERR_DB);
+    assert_int_equal(models_save(s, 0, MODELS_PAGES, 1, NAN, 0.9, NULL, NULL, "a", 1, &first),
+                     ERR_INVAL);
 }
 
 int main(void)
