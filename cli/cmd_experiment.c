@@ -20,7 +20,7 @@ void cmd_experiment_usage(void)
         "                            [--skip-eval] [--targets FILE]\n"
         "\n"
         "Run the crawling experiments of Ester, Kriegel & Schubert (VLDB 2004, §5.1 and\n"
-        "§5.3) on a replay web: seven crawl jobs of topic T (or those --runs names), one\n"
+        "§5.3) on a replay web: eight crawl jobs of topic T (or those --runs names), one\n"
         "after another, each with the same page budget, then the website classifier\n"
         "evaluation of Table 2.\n"
         "It starts its own replay server of the WARC file (127.0.0.1, a free port) and\n"
