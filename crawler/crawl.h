@@ -16,6 +16,8 @@ enum crawl_stop {
     CRAWL_PPRS,         /* windowed pprs above pprs_limit */
     CRAWL_USER_STOP,    /* stop requested */
     CRAWL_USER_PAUSE,   /* pause requested */
+    CRAWL_LEASE_LOST,   /* another worker took the job over (store/joblease.h): stop, write
+                         * nothing more */
 };
 
 /* Stable name of a stop reason ("max_pages", ...), as stored in jobs.stop_reason. */

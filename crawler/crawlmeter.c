@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/monotime.h"
 #include "store/crawlstore.h"
+#include "store/joblease.h"
 
 #define WINDOW_MAX 65536 /* marks kept for the windowed rates */
 
@@ -150,8 +151,13 @@ enum crawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int
     enum crawl_stop u = user_request(s, job);
     if (u != CRAWL_RUNNING)
         stop = u;
-    if (crawlstore_job_heartbeat(s, job, worker) != ERR_OK)
+    enum err e = joblease_renew(s, job, worker);
+    if (e == ERR_CONFLICT) {
+        log_error("crawl: job %lld: %s: stopping without writing more", (long long)job, err_msg());
+        stop = CRAWL_LEASE_LOST;
+    } else if (e) {
         log_warn("crawl: job %lld: heartbeat: %s", (long long)job, err_msg());
+    }
     crawlmeter_report(m, stop, fn, ctx);
     return stop;
 }

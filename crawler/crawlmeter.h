@@ -39,6 +39,7 @@ struct crawlmeter {
     size_t win_first, win_len;
     double written_t;      /* the last metrics row: when, ... */
     int64_t written_pages; /* ... at how many pages */
+    int lease_lost;        /* another worker runs the job now: nothing more is written */
 };
 
 /* A metrics row is due every CRAWLMETER_ROW_MS, or every CRAWLMETER_ROW_PAGES pages. */

@@ -63,7 +63,7 @@ static enum err loop_refill(void *arg)
 static int loop_finished(void *arg)
 {
     struct run *r = arg;
-    if (r->stop == CRAWL_USER_STOP || r->stop == CRAWL_USER_PAUSE)
+    if (r->stop == CRAWL_USER_STOP || r->stop == CRAWL_USER_PAUSE || r->stop == CRAWL_LEASE_LOST)
         return 1;
     return r->stop != CRAWL_RUNNING && r->st->in_flight(r->sctx) == 0;
 }
@@ -138,16 +138,17 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     e = st->start(sctx, &r.m, &counts);
     if (!e)
         e = crawlloop_run(c->f, &hooks, &r);
+    r.m.lease_lost = r.stop == CRAWL_LEASE_LOST;
     if (!e) {
         *why = r.stop;
-        if (st->flush)
+        if (st->flush && !r.m.lease_lost)
             e = st->flush(sctx);
     }
     crawlrun_before_report(&r); /* the border as the strategy sees it, before it lets go */
     if (st->finish)             /* gives back the work still held; the pages it cost count */
         st->finish(sctx);
     r.m.in_flight = 0;
-    if (!e)
+    if (!e && !r.m.lease_lost)
         e = crawlmeter_write(&r.m, c->s, c->job);
     if (!e)
         crawlmeter_report(&r.m, r.stop, c->progress, c->ctx);

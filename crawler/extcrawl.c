@@ -469,17 +469,17 @@ static int64_t ext_unrecorded(void *arg)
 static void ext_finish(void *arg)
 {
     struct ext *x = arg;
-    if (x->slots) {
-        for (int i = 0; i < x->p->concurrency; i++) {
-            struct slot *sl = &x->slots[i];
-            if (sl->sc && (sl->deepening ? slot_deepened(x, sl) : slot_abandon(x, sl)) != ERR_OK)
-                log_warn("extcrawl: %s: %s", sl->host, err_msg());
-            slot_clear(sl);
-        }
-        x->active = 0;
-        if (crawlstore_unclaim(x->s, x->job, x->worker, NULL) != ERR_OK)
-            log_warn("extcrawl: could not return claimed sites to the border: %s", err_msg());
+    int write = !(x->m && x->m->lease_lost); /* else the job's new runner unclaims them */
+    for (int i = 0; x->slots && i < x->p->concurrency; i++) {
+        struct slot *sl = &x->slots[i];
+        if (write && sl->sc &&
+            (sl->deepening ? slot_deepened(x, sl) : slot_abandon(x, sl)) != ERR_OK)
+            log_warn("extcrawl: %s: %s", sl->host, err_msg());
+        slot_clear(sl);
     }
+    x->active = 0;
+    if (x->slots && write && crawlstore_unclaim(x->s, x->job, x->worker, NULL) != ERR_OK)
+        log_warn("extcrawl: could not return claimed sites to the border: %s", err_msg());
     free(x->slots);
     x->slots = NULL;
     if (x->kept.taken)

@@ -18,7 +18,9 @@
 #include "crawler/trainset.h"
 #include "crawler/url.h"
 #include "job/jobspec.h"
+#include "common/monotime.h"
 #include "store/crawlstore.h"
+#include "store/joblease.h"
 #include "store/models.h"
 #include "store/store.h"
 
@@ -31,11 +33,25 @@ struct ctx {
     struct pagecls *model;
     struct pagecls *home_model; /* the homepage classifier, for the strategies that use it */
     char worker[128];
+    double next_renew; /* monotime of the next lease renewal while training */
+    int lease_lost;    /* another worker took the job over: write nothing more */
 };
 
 static int train_progress(void *arg, const struct trainset_progress *tp)
 {
     struct ctx *c = arg;
+    double now = monotime_s();
+    if (now >= c->next_renew) { /* the lease, as the crawl renews it (crawlmeter_poll) */
+        c->next_renew = now + 1;
+        enum err e = joblease_renew(c->s, c->id, c->worker);
+        if (e == ERR_CONFLICT) {
+            log_error("job %lld: %s: stopping without writing more", (long long)c->id, err_msg());
+            c->lease_lost = 1;
+            return 1;
+        }
+        if (e)
+            log_warn("job %lld: heartbeat: %s", (long long)c->id, err_msg());
+    }
     if (c->o->progress) {
         struct jobrun_progress p = {0};
         p.phase = JOBRUN_TRAINING;
@@ -267,6 +283,10 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
         e = jobrun_crawl(c, stop);
     if (e)
         return e;
+    if (*stop == CRAWL_LEASE_LOST) {
+        c->lease_lost = 1;
+        return err_set(ERR_CONFLICT, "job %lld: another worker took it over", (long long)c->id);
+    }
     if (*stop == CRAWL_USER_PAUSE)
         return crawlstore_job_set_state(c->s, c->id, "paused", NULL, NULL);
     return crawlstore_job_set_state(c->s, c->id, "done", crawl_stop_name(*stop), NULL);
@@ -294,17 +314,10 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     struct ctx c = {.s = s, .id = id, .o = o};
     if (o->worker)
         snprintf(c.worker, sizeof c.worker, "%s", o->worker);
-    else {
-        char host[64] = "localhost";
-        gethostname(host, sizeof host - 1);
-        snprintf(c.worker, sizeof c.worker, "%s:%d", host, (int)getpid());
-    }
+    else
+        joblease_worker_name(c.worker, sizeof c.worker, -1);
     struct crawlstore_job job;
     enum err e = crawlstore_set_worker(s, c.worker);
-    if (!e)
-        e = crawlstore_fence(s, id, c.worker);
-    if (!e)
-        e = crawlstore_job_heartbeat(s, id, c.worker); /* the next run fences us by name */
     if (!e)
         e = crawlstore_job_get(s, id, &job);
     if (e)
@@ -312,6 +325,10 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     if (strcmp(job.state, "done") == 0 || strcmp(job.state, "failed") == 0) {
         crawlstore_job_release(&job);
         return err_set(ERR_CONFLICT, "job %lld is %s: nothing to resume", (long long)id, job.state);
+    }
+    if ((e = joblease_take(s, id, c.worker))) { /* a live runner is never pushed out */
+        crawlstore_job_release(&job);
+        return e;
     }
     e = jobspec_parse(job.body_json, strlen(job.body_json), &c.js);
     if (!e && o->pool) {
@@ -327,7 +344,7 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     }
     if (!e) {
         e = run_phases(&c, job.state, stop);
-        if (e && e != ERR_DB) {
+        if (e && e != ERR_DB && !c.lease_lost) {
             /* The job cannot go on: say why in the job itself. */
             char msg[512];
             snprintf(msg, sizeof msg, "%s", err_msg());
@@ -336,6 +353,9 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
             err_set(e, "%s", msg);
         }
     }
+    if (!c.lease_lost && joblease_release(s, id, c.worker) != ERR_OK)
+        log_warn("job %lld: could not let its lease go: %s (it runs out in %d s)", (long long)id,
+                 err_msg(), joblease_seconds());
     fetcher_free(c.f);
     pagecls_free(c.model);
     pagecls_free(c.home_model);

@@ -12,6 +12,7 @@
 #include "job/jobrun.h"
 #include "store/apistore.h"
 #include "store/crawlstore.h"
+#include "store/joblease.h"
 #include "store/store.h"
 
 struct worker {
@@ -21,16 +22,13 @@ struct worker {
     struct store *s;
     int64_t job;
     int pause_sent; /* we paused the job because the server stops */
+    char name[160]; /* its worker name, the holder of its job's lease (store/joblease.h) */
 };
 
-/* Shared by the workers: running and the orphans under mu. */
+/* Shared by the workers. */
 struct sched {
-    pthread_mutex_t mu;
     const char *url;
     struct fetch_pool *pool;
-    int64_t running[SCHED_MAX_WORKERS]; /* by worker slot; 0 when idle */
-    int64_t *orphans;                   /* jobs a dead process left running, taken first */
-    size_t n_orphans;
     atomic_int stopping;
     struct worker *workers;
     int n_workers, started;
@@ -42,37 +40,17 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static int is_running(const struct sched *sc, int64_t id)
-{
-    for (int i = 0; i < SCHED_MAX_WORKERS; i++)
-        if (sc->running[i] == id)
-            return 1;
-    return 0;
-}
-
-/* The next job for this worker, or 0. */
+/*
+ * The next job for this worker, or 0: taken with its lease in one statement, so no
+ * other worker, of this process or another, runs it too (store/joblease.h). Jobs a
+ * dead process left training or crawling are taken as soon as their lease runs out
+ * (at once when that process was on this host).
+ */
 static int64_t pick(struct worker *w)
 {
-    struct sched *sc = w->sc;
     int64_t id = 0;
-    pthread_mutex_lock(&sc->mu);
-    while (!id && sc->n_orphans)
-        id = sc->orphans[--sc->n_orphans];
-    if (!id) {
-        int64_t *ids;
-        size_t n;
-        if (apistore_runnable(w->s, 0, &ids, &n) != ERR_OK) {
-            log_warn("serve: cannot look for jobs: %s", err_msg());
-        } else {
-            for (size_t i = 0; i < n && !id; i++)
-                if (!is_running(sc, ids[i]))
-                    id = ids[i];
-            free(ids);
-        }
-    }
-    if (id)
-        sc->running[w->slot] = id;
-    pthread_mutex_unlock(&sc->mu);
+    if (joblease_take_next(w->s, w->name, &id) != ERR_OK)
+        log_warn("serve: cannot look for jobs: %s", err_msg());
     return id;
 }
 
@@ -92,7 +70,8 @@ static void run_job(struct worker *w, int64_t id)
     w->job = id;
     w->pause_sent = 0;
     log_info("serve: worker %d runs job %" PRId64, w->slot, id);
-    struct jobrun_options o = {.pool = w->sc->pool, .progress = on_progress, .ctx = w};
+    struct jobrun_options o = {
+        .pool = w->sc->pool, .worker = w->name, .progress = on_progress, .ctx = w};
     enum crawl_stop why;
     enum err e = jobrun_run(w->s, id, &o, &why);
     if (e)
@@ -104,9 +83,6 @@ static void run_job(struct worker *w, int64_t id)
         store_free(w->s);
         w->s = NULL;
     }
-    pthread_mutex_lock(&w->sc->mu);
-    w->sc->running[w->slot] = 0;
-    pthread_mutex_unlock(&w->sc->mu);
 }
 
 static void *worker_main(void *arg)
@@ -129,23 +105,12 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Oldest first: pick() takes from the end. */
-static void reverse(int64_t *ids, size_t n)
-{
-    for (size_t i = 0; i < n / 2; i++) {
-        int64_t t = ids[i];
-        ids[i] = ids[n - 1 - i];
-        ids[n - 1 - i] = t;
-    }
-}
-
-enum err sched_new(const struct sched_config *c, struct store *s, struct sched **out)
+enum err sched_new(const struct sched_config *c, struct sched **out)
 {
     *out = NULL;
     struct sched *sc = calloc(1, sizeof *sc);
     if (!sc)
         return err_set(ERR_NOMEM, "out of memory");
-    pthread_mutex_init(&sc->mu, NULL);
     sc->url = c->db_url;
     sc->n_workers = c->workers;
     struct fetch_config fc;
@@ -153,17 +118,12 @@ enum err sched_new(const struct sched_config *c, struct store *s, struct sched *
     fc.proxy = c->proxy;
     fc.max_in_flight = c->fetch_slots;
     enum err e = fetch_pool_new(&fc, &sc->pool);
-    if (!e)
-        e = apistore_runnable(s, 1, &sc->orphans, &sc->n_orphans);
     if (!e && !(sc->workers = calloc((size_t)c->workers, sizeof *sc->workers)))
         e = err_set(ERR_NOMEM, "out of memory");
     if (e) {
         sched_free(sc);
         return e;
     }
-    reverse(sc->orphans, sc->n_orphans);
-    if (sc->n_orphans)
-        log_info("serve: %zu job(s) to resume", sc->n_orphans);
     *out = sc;
     return ERR_OK;
 }
@@ -174,6 +134,7 @@ enum err sched_start(struct sched *sc)
         struct worker *w = &sc->workers[sc->started];
         w->sc = sc;
         w->slot = sc->started;
+        joblease_worker_name(w->name, sizeof w->name, w->slot);
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             return err_set(ERR_IO, "cannot start a worker thread");
     }
@@ -195,7 +156,5 @@ void sched_free(struct sched *sc)
         pthread_join(sc->workers[i].thread, NULL);
     free(sc->workers);
     fetch_pool_free(sc->pool);
-    free(sc->orphans);
-    pthread_mutex_destroy(&sc->mu);
     free(sc);
 }

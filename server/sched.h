@@ -1,8 +1,9 @@
 /*
- * The job scheduler of `sitescout serve`: worker threads that pick runnable jobs
- * (those a dead process left running first, then queued and resumed ones, oldest
- * first) and run them with jobrun_run, all fetching through one shared fetch pool.
- * Stopping pauses the running jobs, which the next start resumes.
+ * The job scheduler of `sitescout serve`: worker threads that take runnable jobs
+ * (queued, resumed, or left training or crawling by a dead process), oldest first,
+ * each with its lease (store/joblease.h), so that no job runs twice across threads,
+ * processes and machines, and run them with jobrun_run, all fetching through one
+ * shared fetch pool. Stopping pauses the running jobs, which the next start resumes.
  *
  * Ownership: sched_new hands out a struct sched the caller frees with sched_free; the
  * strings of its struct sched_config are borrowed for the scheduler's life.
@@ -15,7 +16,6 @@
 #define SCHED_MAX_WORKERS 64
 
 struct sched;
-struct store;
 
 struct sched_config {
     const char *db_url; /* each worker opens its own connection */
@@ -24,11 +24,8 @@ struct sched_config {
     int fetch_slots;    /* transfers in flight for all jobs together */
 };
 
-/*
- * Make the fetch pool and read, through s (borrowed), the jobs a dead process left
- * running; no thread runs yet.
- */
-enum err sched_new(const struct sched_config *c, struct store *s, struct sched **out) WARN_UNUSED;
+/* Make the fetch pool; no thread runs yet. */
+enum err sched_new(const struct sched_config *c, struct sched **out) WARN_UNUSED;
 
 /* Start the workers. On failure the ones started stop again in sched_free. */
 enum err sched_start(struct sched *sc) WARN_UNUSED;

@@ -39,7 +39,7 @@ static void wait_for_signal(void)
         nanosleep(&tick, NULL);
 }
 
-/* Bring the schema up to date and make the scheduler, which reads the orphaned jobs. */
+/* Bring the schema up to date and make the scheduler. */
 static enum err prepare(const struct serve_opts *o, const char *url, struct sched **sc)
 {
     struct store *s;
@@ -47,7 +47,7 @@ static enum err prepare(const struct serve_opts *o, const char *url, struct sche
     if (!e) {
         struct sched_config c = {
             .db_url = url, .proxy = o->proxy, .workers = o->workers, .fetch_slots = o->fetch_slots};
-        e = sched_new(&c, s, sc);
+        e = sched_new(&c, sc);
     }
     store_free(s);
     return e;

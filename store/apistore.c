@@ -230,34 +230,6 @@ enum err apistore_job_resume(struct store *s, int64_t job)
         "is not paused");
 }
 
-enum err apistore_runnable(struct store *s, int orphans, int64_t **ids, size_t *n)
-{
-    *ids = NULL;
-    *n = 0;
-    const char *p[] = {orphans ? "true" : "false"};
-    struct store_rows *r;
-    enum err e = store_query(s,
-                             "SELECT id FROM jobs WHERE state = 'queued'"
-                             " OR (state IN ('training', 'crawling') AND (worker IS NULL OR $1))"
-                             " ORDER BY id",
-                             1, p, &r);
-    if (e)
-        return e;
-    int rows = store_rows_count(r);
-    if (rows) {
-        *ids = malloc((size_t)rows * sizeof **ids);
-        if (!*ids) {
-            store_rows_free(r);
-            return err_set(ERR_NOMEM, "out of memory");
-        }
-        for (int i = 0; i < rows; i++)
-            (*ids)[i] = strtoll(store_rows_get(r, i, 0), NULL, 10);
-        *n = (size_t)rows;
-    }
-    store_rows_free(r);
-    return ERR_OK;
-}
-
 static enum err prom_family(struct buf *out, const char *name, const char *help)
 {
     return buf_appendf(out, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);

@@ -52,13 +52,6 @@ enum err apistore_job_end(struct store *s, int64_t job, int *ended) WARN_UNUSED;
  */
 enum err apistore_job_resume(struct store *s, int64_t job) WARN_UNUSED;
 
-/*
- * Jobs a scheduler should run, oldest first: queued ones, resumed ones (crawling
- * without a worker) and, when `orphans` is set, every training or crawling job (those
- * of a process that died). *ids malloc'd.
- */
-enum err apistore_runnable(struct store *s, int orphans, int64_t **ids, size_t *n) WARN_UNUSED;
-
 /* Append the Prometheus text exposition of every job's counters to out. */
 enum err apistore_prometheus(struct store *s, struct buf *out) WARN_UNUSED;
 

@@ -162,38 +162,6 @@ enum err crawlstore_set_worker(struct store *s, const char *worker)
     return store_exec(s, "SELECT set_config('application_name', $1, false)", 1, p);
 }
 
-enum err crawlstore_fence(struct store *s, int64_t job, const char *our_worker)
-{
-    char ids[32];
-    const char *p[] = {NUM(ids, job), our_worker};
-    for (int attempt = 0; attempt < 50; attempt++) {
-        struct store_rows *r;
-        enum err e =
-            store_query(s,
-                        "SELECT count(pg_terminate_backend(a.pid)) FROM pg_stat_activity a "
-                        "JOIN jobs j ON a.application_name = j.worker "
-                        "WHERE j.id = $1 AND j.worker <> $2 AND a.pid <> pg_backend_pid()",
-                        2, p, &r);
-        if (e)
-            return e;
-        int left = (int)store_rows_i64(r, 0, 0, 0);
-        store_rows_free(r);
-        if (!left)
-            return ERR_OK;
-        struct timespec ts = {0, 100 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    return err_set(ERR_TIMEOUT, "the previous worker of job %lld keeps its database sessions",
-                   (long long)job);
-}
-
-enum err crawlstore_job_heartbeat(struct store *s, int64_t id, const char *worker)
-{
-    char ids[32];
-    const char *p[] = {NUM(ids, id), worker};
-    return store_exec(s, "UPDATE jobs SET worker = $2, heartbeat_at = now() WHERE id = $1", 2, p);
-}
-
 enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_counts *out)
 {
     memset(out, 0, sizeof *out);

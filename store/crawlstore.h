@@ -41,21 +41,10 @@ enum err crawlstore_job_set_state(struct store *s, int64_t id, const char *state
 enum err crawlstore_job_request(struct store *s, int64_t id, const char *what) WARN_UNUSED;
 
 /*
- * Name this connection after worker (PostgreSQL's application_name), so that a later
- * run can fence it off with crawlstore_fence.
+ * Name this connection after worker (PostgreSQL's application_name), so that whoever
+ * takes the job's lease over can end its sessions (store/joblease.h).
  */
 enum err crawlstore_set_worker(struct store *s, const char *worker) WARN_UNUSED;
-
-/*
- * Before taking over a job from a worker that died: end that worker's database
- * sessions (a killed process's last statement may still be running and could claim
- * a site after we looked) and wait until they are gone. The job's last worker name
- * is read from the job row; nothing happens when it is ours or unknown.
- */
-enum err crawlstore_fence(struct store *s, int64_t job, const char *our_worker) WARN_UNUSED;
-
-/* Mark the job alive (heartbeat) under this worker name. */
-enum err crawlstore_job_heartbeat(struct store *s, int64_t id, const char *worker) WARN_UNUSED;
 
 /* Counters of a job's crawl (training sites excluded). */
 struct crawlstore_counts {

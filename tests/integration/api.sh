@@ -9,20 +9,6 @@ start_private_pg
 WARC=$SRC/demo/demo.warc.gz
 start_replay "$SCRATCH/access.log" --warc "$WARC"
 
-# start_serve OUT ARGS...: sitescout serve on a free port; sets API and SERVE_PID.
-start_serve() {
-  local out=$1; shift
-  "$BIN" serve --listen 127.0.0.1:0 --db "$DB_URL" --proxy "$PROXY" "$@" >"$out" 2>"$out.err" &
-  SERVE_PID=$!
-  at_exit "kill -9 $SERVE_PID"
-  for _ in $(seq 200); do
-    grep -q '^listening on ' "$out" && break
-    kill -0 "$SERVE_PID" 2>/dev/null || fail "serve did not start: $(cat "$out" "$out.err")"
-    sleep 0.05
-  done
-  API="http://$(sed -n 's/^listening on //p' "$out")"
-}
-
 # req METHOD PATH [curl args...]: the body in $SCRATCH/body, prints the status.
 req() {
   local m=$1 p=$2; shift 2
@@ -33,17 +19,6 @@ body() { cat "$SCRATCH/body"; }
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$SCRATCH/body"; }
 post_json() { req POST "$1" -H 'Content-Type: application/json' --data-binary "@$2"; }
 
-# The demo job, sci.space, with or without a politeness delay.
-job_body() { # job_body DELAY_MS CONCURRENCY OUT [MAX_PAGES]
-  python3 - "$SRC/demo/demo.jobs.json" "$1" "$2" ${4:+"$4"} >"$3" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))["sci.space"]
-d["params"] = {"politeness_delay_ms": int(sys.argv[2]), "concurrency": int(sys.argv[3])}
-if len(sys.argv) > 4:
-    d["params"]["max_pages"] = int(sys.argv[4])
-json.dump(d, open("/dev/stdout", "w"))
-PY
-}
 job_body 0 64 "$SCRATCH/fast.json"
 job_body 150 8 "$SCRATCH/slow.json"
 

@@ -73,3 +73,29 @@ stop_replay() {
   kill -TERM "$REPLAY_PID"
   wait "$REPLAY_PID" 2>/dev/null || true
 }
+
+# start_serve OUT ARGS...: sitescout serve on a free port; sets API and SERVE_PID.
+start_serve() {
+  local out=$1; shift
+  "$BIN" serve --listen 127.0.0.1:0 --db "$DB_URL" --proxy "$PROXY" "$@" >"$out" 2>"$out.err" &
+  SERVE_PID=$!
+  at_exit "kill -9 $SERVE_PID"
+  for _ in $(seq 200); do
+    grep -q '^listening on ' "$out" && break
+    kill -0 "$SERVE_PID" 2>/dev/null || fail "serve did not start: $(cat "$out" "$out.err")"
+    sleep 0.05
+  done
+  API="http://$(sed -n 's/^listening on //p' "$out")"
+}
+
+# The demo job, sci.space, with or without a politeness delay.
+job_body() { # job_body DELAY_MS CONCURRENCY OUT [MAX_PAGES]
+  python3 - "$SRC/demo/demo.jobs.json" "$1" "$2" ${4:+"$4"} >"$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["sci.space"]
+d["params"] = {"politeness_delay_ms": int(sys.argv[2]), "concurrency": int(sys.argv[3])}
+if len(sys.argv) > 4:
+    d["params"]["max_pages"] = int(sys.argv[4])
+json.dump(d, open("/dev/stdout", "w"))
+PY
+}

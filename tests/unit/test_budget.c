@@ -23,6 +23,7 @@
 #include "crawler/pagecrawl.h"
 #include "crawler/seed.h"
 #include "store/crawlstore.h"
+#include "store/joblease.h"
 #include "store/store.h"
 #include "testdb.h"
 #include "testreplay.h"
@@ -83,6 +84,7 @@ static int64_t new_job(struct fixture *f, struct fetcher **fetcher)
 {
     int64_t job;
     assert_int_equal(crawlstore_job_create(f->s, "sci.space", "{}", "{}", &job), ERR_OK);
+    assert_int_equal(joblease_take(f->s, job, "budget-test"), ERR_OK); /* as jobrun does */
     assert_int_equal(seed_start_sites(f->s, job, starts, sizeof starts / sizeof *starts), ERR_OK);
     struct fetch_config fc;
     fetch_config_defaults(&fc);

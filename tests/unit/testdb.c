@@ -31,13 +31,39 @@ const char *testdb_url(void)
     return url;
 }
 
-int testdb_open(struct store **s)
+/* Connect to url and apply the migrations. */
+static int open_migrated(const char *url, struct store **s)
 {
     *s = NULL;
-    const char *url = testdb_url();
     if (!url || store_open(url, 5000, s) != ERR_OK)
         return -1;
     if (migrate_apply(*s, NULL) != ERR_OK) {
+        store_free(*s);
+        *s = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int testdb_open(struct store **s)
+{
+    return open_migrated(testdb_url(), s);
+}
+
+int testdb_open_private(const char *name, struct store **s)
+{
+    *s = NULL;
+    const char *url = testdb_url();
+    /* postgresql://user@/DBNAME?host=...: the same with name for DBNAME */
+    const char *at = url ? strstr(url, "@/") : NULL;
+    const char *q = at ? strchr(at + 2, '?') : NULL;
+    if (!q || store_create_database(url, name) != ERR_OK)
+        return -1;
+    char mine[1200];
+    snprintf(mine, sizeof mine, "%.*s%s%s", (int)(at + 2 - url), url, name, q);
+    if (open_migrated(mine, s) != 0)
+        return -1;
+    if (store_exec(*s, "DELETE FROM jobs", 0, NULL) != ERR_OK) {
         store_free(*s);
         *s = NULL;
         return -1;

@@ -1,0 +1,211 @@
+/* Job leases: one runner per job, renewed by heartbeat, taken over only when dead. */
+#include "store/joblease.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+int joblease_seconds(void)
+{
+    const char *v = getenv("SITESCOUT_LEASE_SECONDS");
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end && n >= 1 && n <= 3600 ? (int)n : JOBLEASE_DEFAULT_SECONDS;
+}
+
+static void host_name(char *buf, size_t n)
+{
+    if (gethostname(buf, n - 1) != 0)
+        snprintf(buf, n, "localhost");
+    buf[n - 1] = '\0';
+}
+
+void joblease_worker_name(char *buf, size_t n, int slot)
+{
+    char host[64];
+    host_name(host, sizeof host);
+    if (slot >= 0)
+        snprintf(buf, n, "%s:%d:%d", host, (int)getpid(), slot);
+    else
+        snprintf(buf, n, "%s:%d", host, (int)getpid());
+}
+
+int joblease_holder_gone(const char *worker)
+{
+    char host[64];
+    host_name(host, sizeof host);
+    size_t hl = strlen(host);
+    if (!worker || strncmp(worker, host, hl) != 0 || worker[hl] != ':')
+        return 0; /* another host's: only its lease's age tells */
+    char *end;
+    errno = 0;
+    long pid = strtol(worker + hl + 1, &end, 10);
+    if (errno || end == worker + hl + 1 || (*end && *end != ':') || pid <= 0)
+        return 0;
+    if (pid == (long)getpid())
+        return 0; /* this process: its threads' leases are theirs to let go */
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+#define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
+
+/* Who holds job's lease and for how long it has not renewed it; ERR_NOTFOUND. */
+static enum err holder(struct store *s, int64_t job, char *worker, size_t n, double *age)
+{
+    char id[32];
+    const char *p[] = {NUM(id, job)};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT coalesce(worker, ''),"
+                             " coalesce(extract(epoch FROM now() - heartbeat_at), 1e9) "
+                             "FROM jobs WHERE id = $1",
+                             1, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) != 1) {
+        store_rows_free(r);
+        return err_set(ERR_NOTFOUND, "no job %lld", (long long)job);
+    }
+    snprintf(worker, n, "%s", store_rows_get(r, 0, 0));
+    *age = store_rows_double(r, 0, 1, 1e9);
+    store_rows_free(r);
+    return ERR_OK;
+}
+
+/*
+ * Taking a lease over from prev (gone, or silent for longer than a lease): end prev's
+ * database sessions and wait until they are gone, since a killed or stalled process's
+ * last statement may still run and claim a website after we looked. Connections are
+ * named after their worker (crawlstore_set_worker).
+ */
+static enum err end_sessions(struct store *s, const char *prev, const char *worker)
+{
+    if (!prev || !*prev || strcmp(prev, worker) == 0)
+        return ERR_OK;
+    const char *p[] = {prev};
+    for (int attempt = 0; attempt < 50; attempt++) {
+        struct store_rows *r;
+        enum err e = store_query(s,
+                                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                 "WHERE application_name = $1 AND pid <> pg_backend_pid()",
+                                 1, p, &r);
+        if (e)
+            return e;
+        int left = (int)store_rows_i64(r, 0, 0, 0);
+        store_rows_free(r);
+        if (!left)
+            return ERR_OK;
+        struct timespec ts = {0, 100 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return err_set(ERR_TIMEOUT, "the previous worker %s keeps its database sessions", prev);
+}
+
+enum err joblease_take(struct store *s, int64_t job, const char *worker)
+{
+    char held[256], id[32], secs[16];
+    double age = 0;
+    enum err e = holder(s, job, held, sizeof held, &age);
+    if (e)
+        return e;
+    const char *p[] = {NUM(id, job), worker, NUM(secs, joblease_seconds()),
+                       joblease_holder_gone(held) ? held : NULL};
+    struct store_rows *r;
+    e = store_query(s,
+                    "UPDATE jobs SET worker = $2, heartbeat_at = now() "
+                    "WHERE id = $1 AND (worker IS NULL OR worker = $2 OR worker = $4"
+                    " OR heartbeat_at IS NULL"
+                    " OR heartbeat_at < now() - make_interval(secs => $3::int)) "
+                    "RETURNING 1",
+                    4, p, &r);
+    if (e)
+        return e;
+    int taken = store_rows_count(r) == 1;
+    store_rows_free(r);
+    if (!taken)
+        return err_set(ERR_CONFLICT,
+                       "job %lld is being run by %s (its last heartbeat %.0f s ago; a lease "
+                       "lasts %d s)",
+                       (long long)job, held, age, joblease_seconds());
+    return end_sessions(s, held, worker);
+}
+
+/* Let go of the leases that gone processes of this host still hold. */
+static enum err reap_gone(struct store *s)
+{
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT id, worker FROM jobs WHERE worker IS NOT NULL"
+                             " AND state IN ('queued', 'training', 'crawling')",
+                             0, NULL, &r);
+    for (int i = 0; !e && i < store_rows_count(r); i++) {
+        const char *w = store_rows_get(r, i, 1);
+        if (!joblease_holder_gone(w))
+            continue;
+        const char *p[] = {store_rows_get(r, i, 0), w};
+        e = end_sessions(s, w, "");
+        if (!e)
+            e = store_exec(s, "UPDATE jobs SET worker = NULL WHERE id = $1 AND worker = $2", 2, p);
+    }
+    store_rows_free(r);
+    return e;
+}
+
+enum err joblease_take_next(struct store *s, const char *worker, int64_t *job)
+{
+    *job = 0;
+    enum err e = reap_gone(s);
+    if (e)
+        return e;
+    char secs[16];
+    const char *p[] = {worker, NUM(secs, joblease_seconds())};
+    struct store_rows *r;
+    e = store_query(s,
+                    "WITH old AS (SELECT id, worker FROM jobs"
+                    "  WHERE state IN ('queued', 'training', 'crawling')"
+                    "  AND (worker IS NULL OR heartbeat_at IS NULL"
+                    "   OR heartbeat_at < now() - make_interval(secs => $2::int))"
+                    "  ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+                    "UPDATE jobs j SET worker = $1, heartbeat_at = now() FROM old "
+                    "WHERE j.id = old.id RETURNING j.id, coalesce(old.worker, '')",
+                    2, p, &r);
+    if (e)
+        return e;
+    char prev[256] = "";
+    if (store_rows_count(r) == 1) {
+        *job = store_rows_i64(r, 0, 0, 0);
+        snprintf(prev, sizeof prev, "%s", store_rows_get(r, 0, 1));
+    }
+    store_rows_free(r);
+    return end_sessions(s, prev, worker);
+}
+
+enum err joblease_renew(struct store *s, int64_t job, const char *worker)
+{
+    char id[32];
+    const char *p[] = {NUM(id, job), worker};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "UPDATE jobs SET heartbeat_at = now() WHERE id = $1 AND worker = $2"
+                             " RETURNING 1",
+                             2, p, &r);
+    if (e)
+        return e;
+    int ours = store_rows_count(r) == 1;
+    store_rows_free(r);
+    return ours ? ERR_OK
+                : err_set(ERR_CONFLICT, "job %lld: another worker took the lease", (long long)job);
+}
+
+enum err joblease_release(struct store *s, int64_t job, const char *worker)
+{
+    char id[32];
+    const char *p[] = {NUM(id, job), worker};
+    return store_exec(s, "UPDATE jobs SET worker = NULL WHERE id = $1 AND worker = $2", 2, p);
+}
