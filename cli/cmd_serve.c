@@ -33,6 +33,8 @@ void cmd_serve_usage(void)
            "  --fetch-slots N     transfers in flight for all jobs together (1..%d);\n"
            "                      default %d\n"
            "  --token T           every API call needs 'Authorization: Bearer T'\n"
+           "                      (or SITESCOUT_TOKEN=T in the environment, which ps does\n"
+           "                      not show)\n"
            "  --print-routes      print the routes the API serves and exit\n"
            "\n"
            "Prints 'listening on ADDR:PORT' on stdout when ready.\n",
@@ -92,6 +94,8 @@ int cmd_serve(int argc, char **argv)
         print_routes();
         return CLI_OK;
     }
+    if (!o.token) /* not on the command line, where `ps` shows it to every user */
+        o.token = getenv("SITESCOUT_TOKEN");
     char host[64];
     if (!parse_listen(listen, host, sizeof host, &o.port))
         return cli_usage_error("serve", "--listen wants ADDRESS:PORT, not '%s'", listen);

@@ -10,11 +10,16 @@ static void print_help(void)
            "sitescout finds new websites on a topic: a focused website crawler after\n"
            "Ester, Kriegel & Schubert (VLDB 2004).\n\n"
            "Commands:\n");
+    int width = 0; /* the longest name, so that the summaries line up after two spaces */
     for (int i = 0; i < cli_commands_count; i++)
-        printf("  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
+        if ((int)strlen(cli_commands[i].name) > width)
+            width = (int)strlen(cli_commands[i].name);
+    for (int i = 0; i < cli_commands_count; i++)
+        printf("  %-*s  %s\n", width, cli_commands[i].name, cli_commands[i].summary);
     printf("\nRun 'sitescout COMMAND --help' for a command's options.\n"
            "Environment: SITESCOUT_DB (database URL), SITESCOUT_HOME (state directory),\n"
-           "SITESCOUT_LOG (debug|info|warn|error|quiet).\n");
+           "SITESCOUT_LOG (debug|info|warn|error|quiet), SITESCOUT_TOKEN (serve's --token),\n"
+           "SITESCOUT_LEASE_SECONDS (how long a silent job runner keeps its job, 30).\n");
 }
 
 int main(int argc, char **argv)

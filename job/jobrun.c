@@ -18,7 +18,6 @@
 #include "crawler/trainset.h"
 #include "crawler/url.h"
 #include "job/jobspec.h"
-#include "common/monotime.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/models.h"
@@ -33,24 +32,18 @@ struct ctx {
     struct pagecls *model;
     struct pagecls *home_model; /* the homepage classifier, for the strategies that use it */
     char worker[128];
-    double next_renew; /* monotime of the next lease renewal while training */
-    int lease_lost;    /* another worker took the job over: write nothing more */
+    struct joblease_keeper *keeper; /* renews the lease beside the run */
+    int lease_lost;                 /* another worker took the job over: write nothing more */
 };
 
 static int train_progress(void *arg, const struct trainset_progress *tp)
 {
     struct ctx *c = arg;
-    double now = monotime_s();
-    if (now >= c->next_renew) { /* the lease, as the crawl renews it (crawlmeter_poll) */
-        c->next_renew = now + 1;
-        enum err e = joblease_renew(c->s, c->id, c->worker);
-        if (e == ERR_CONFLICT) {
-            log_error("job %lld: %s: stopping without writing more", (long long)c->id, err_msg());
-            c->lease_lost = 1;
-            return 1;
-        }
-        if (e)
-            log_warn("job %lld: heartbeat: %s", (long long)c->id, err_msg());
+    if (joblease_keeper_lost(c->keeper)) {
+        log_error("job %lld: another worker took it over: stopping without writing more",
+                  (long long)c->id);
+        c->lease_lost = 1;
+        return 1;
     }
     if (c->o->progress) {
         struct jobrun_progress p = {0};
@@ -326,7 +319,8 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
         crawlstore_job_release(&job);
         return err_set(ERR_CONFLICT, "job %lld is %s: nothing to resume", (long long)id, job.state);
     }
-    if ((e = joblease_take(s, id, c.worker))) { /* a live runner is never pushed out */
+    if ((e = joblease_take(s, id, c.worker)) || /* a live runner is never pushed out */
+        (e = joblease_keeper_start(s, id, c.worker, &c.keeper))) {
         crawlstore_job_release(&job);
         return e;
     }
@@ -353,6 +347,8 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
             err_set(e, "%s", msg);
         }
     }
+    c.lease_lost |= joblease_keeper_lost(c.keeper);
+    joblease_keeper_stop(c.keeper);
     if (!c.lease_lost && joblease_release(s, id, c.worker) != ERR_OK)
         log_warn("job %lld: could not let its lease go: %s (it runs out in %d s)", (long long)id,
                  err_msg(), joblease_seconds());

@@ -396,6 +396,17 @@ static enum err parse_body(json_t *obj, const char *prefix, const char *what, st
                          &j->n_start)) ||
         (e = parse_params(obj, prefix, &j->params)))
         goto out;
+    /* Training cross-validates by website: each class needs two at least (checked
+     * last, so that a body's other mistakes are named first). */
+    if (j->n_relevant < JOBSPEC_MIN_SITES || j->n_other < JOBSPEC_MIN_SITES) {
+        e = err_set(ERR_INVAL,
+                    "%s%s: must list at least %d websites (training cross-validates by "
+                    "website; %zu given)",
+                    prefix, j->n_relevant < JOBSPEC_MIN_SITES ? "relevant_sites" : "other_sites",
+                    JOBSPEC_MIN_SITES,
+                    j->n_relevant < JOBSPEC_MIN_SITES ? j->n_relevant : j->n_other);
+        goto out;
+    }
     *out = j;
     j = NULL;
 out:

@@ -20,6 +20,7 @@
 #define JOBSPEC_MAX_BODY  (16u << 20) /* bytes of a job body or jobs file */
 #define JOBSPEC_MAX_SITES 100000      /* per list */
 #define JOBSPEC_MAX_TOPIC 256         /* bytes */
+#define JOBSPEC_MIN_SITES 2           /* relevant and other websites each, at least */
 
 /* The crawl strategies (job param strategy): the two-level crawler and the baselines. */
 enum jobspec_strategy {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,20 +48,24 @@ enum route_id {
 };
 
 /* Indexed by enum route_id. */
+static const char *const no_args[] = {NULL};
+static const char *const jobs_args[] = {"limit", "offset", "state", NULL};
+static const char *const sites_args[] = {"relevant", "order", "limit", "offset", NULL};
+static const char *const metrics_args[] = {"since", NULL};
 const struct api_route api_routes[] = {
-    {"GET", "/api/health"},
-    {"GET", "/api/openapi.json"},
-    {"GET", "/metrics"},
-    {"GET", "/api/jobs"},
-    {"POST", "/api/jobs"},
-    {"GET", "/api/jobs/{id}"},
-    {"DELETE", "/api/jobs/{id}"},
-    {"POST", "/api/jobs/{id}/stop"},
-    {"POST", "/api/jobs/{id}/pause"},
-    {"POST", "/api/jobs/{id}/resume"},
-    {"GET", "/api/jobs/{id}/sites"},
-    {"GET", "/api/jobs/{id}/sites/{host}"},
-    {"GET", "/api/jobs/{id}/metrics"},
+    {"GET", "/api/health", no_args},
+    {"GET", "/api/openapi.json", no_args},
+    {"GET", "/metrics", no_args},
+    {"GET", "/api/jobs", jobs_args},
+    {"POST", "/api/jobs", no_args},
+    {"GET", "/api/jobs/{id}", no_args},
+    {"DELETE", "/api/jobs/{id}", no_args},
+    {"POST", "/api/jobs/{id}/stop", no_args},
+    {"POST", "/api/jobs/{id}/pause", no_args},
+    {"POST", "/api/jobs/{id}/resume", no_args},
+    {"GET", "/api/jobs/{id}/sites", sites_args},
+    {"GET", "/api/jobs/{id}/sites/{host}", no_args},
+    {"GET", "/api/jobs/{id}/metrics", metrics_args},
 };
 const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
 
@@ -320,12 +325,23 @@ out:
 
 static void list_jobs(struct call *c)
 {
+    static const char *const states[] = {"queued", "training", "crawling", "paused",
+                                         "done",   "failed",   NULL};
+    const char *state = http_request_arg(c->req, "state");
+    size_t k = 0;
+    while (state && states[k] && strcmp(states[k], state) != 0)
+        k++;
+    if (state && !states[k]) {
+        reply_error(c->resp, 400, "invalid",
+                    "state: must be queued, training, crawling, paused, done or failed", "state");
+        return;
+    }
     int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
     int64_t offset = limit < 0 ? -1 : arg_int(c, "offset", 0, INT64_MAX / 2);
     if (limit < 0 || offset < 0 || !api_db(c))
         return;
     char *json;
-    enum err e = apistore_jobs(c->s, limit, offset, &json);
+    enum err e = apistore_jobs(c->s, state, limit, offset, &json);
     reply_json(c, e, 200, json);
 }
 
@@ -374,7 +390,7 @@ static void job_metrics(struct call *c, int64_t id)
     if (sv) {
         char *end;
         since = strtod(sv, &end);
-        if (!*sv || *end || since != since) {
+        if (!*sv || *end || !isfinite(since)) { /* negative: from the start */
             reply_error(c->resp, 400, "invalid",
                         "since: must be a number of seconds since the job started", "since");
             return;
@@ -617,6 +633,22 @@ static int authorized(const struct api_config *cfg, const struct http_request *r
     return diff == 0;
 }
 
+/* Does the request use only the route's query arguments? Else a 400 naming the first other. */
+static int known_args(struct call *c, const struct api_route *r)
+{
+    const char *bad = http_request_unknown_arg(c->req, r->args);
+    if (!bad)
+        return 1;
+    char takes[128] = "";
+    for (size_t i = 0, n = 0; r->args[i] && n < sizeof takes; i++)
+        n += (size_t)snprintf(takes + n, sizeof takes - n, "%s%s", i ? ", " : "", r->args[i]);
+    char msg[320];
+    snprintf(msg, sizeof msg, "unknown query parameter '%.80s' (%s %s takes %s)", bad, r->method,
+             r->pattern, *takes ? takes : "none");
+    reply_error(c->resp, 400, "invalid", msg, bad);
+    return 0;
+}
+
 void api_handle(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     struct call c = {.cfg = ctx, .req = req, .resp = resp};
@@ -635,7 +667,8 @@ void api_handle(void *ctx, const struct http_request *req, struct http_response 
                             "this server wants 'Authorization: Bearer TOKEN'", NULL);
                 return;
             }
-            dispatch(&c, (enum route_id)i);
+            if (known_args(&c, &api_routes[i]))
+                dispatch(&c, (enum route_id)i);
             dbpool_give(c.cfg->pool, c.s, c.db_bad);
             return;
         }

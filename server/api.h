@@ -30,6 +30,7 @@ void api_handle(void *ctx, const struct http_request *req, struct http_response 
 struct api_route {
     const char *method;
     const char *pattern;
+    const char *const *args; /* the query arguments it takes (NULL-terminated); others: 400 */
 };
 extern const struct api_route api_routes[];
 extern const int api_routes_count;

@@ -34,6 +34,30 @@ const char *http_request_arg(const struct http_request *r, const char *name)
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+struct arg_check {
+    const char *const *allowed;
+    const char *unknown;
+};
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    struct arg_check *a = cls;
+    (void)kind, (void)value;
+    for (size_t i = 0; a->allowed[i]; i++)
+        if (strcmp(key, a->allowed[i]) == 0)
+            return MHD_YES;
+    a->unknown = key;
+    return MHD_NO; /* stop at the first */
+}
+
+const char *http_request_unknown_arg(const struct http_request *r, const char *const *allowed)
+{
+    struct arg_check a = {allowed, NULL};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &a);
+    return a.unknown;
+}
+
 void http_response_header(struct http_response *resp, const char *name, const char *value)
 {
     if (resp->n_headers == HTTP_MAX_HEADERS)

@@ -29,6 +29,11 @@ struct http_request {
 /* A request header (case-insensitive name) or query argument (decoded); NULL if absent. */
 const char *http_request_header(const struct http_request *r, const char *name);
 const char *http_request_arg(const struct http_request *r, const char *name);
+/*
+ * The first query argument whose name is not in allowed (NULL-terminated), or NULL when
+ * every one is known. Borrowed from the request.
+ */
+const char *http_request_unknown_arg(const struct http_request *r, const char *const *allowed);
 
 struct http_response {
     int status;

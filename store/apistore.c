@@ -51,18 +51,20 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     " 'created_at', j.created_at, 'started_at', j.started_at,"                                     \
     " 'finished_at', j.finished_at, 'updated_at', j.updated_at)"
 
-enum err apistore_jobs(struct store *s, int64_t limit, int64_t offset, char **json)
+enum err apistore_jobs(struct store *s, const char *state, int64_t limit, int64_t offset,
+                       char **json)
 {
     char l[32], o[32];
-    const char *p[] = {NUM(l, limit), NUM(o, offset)};
+    const char *p[] = {NUM(l, limit), NUM(o, offset), state};
     return one_text(
         s,
         "SELECT json_build_object('jobs', coalesce((SELECT json_agg(x.j ORDER BY x.id DESC)"
-        " FROM (SELECT j.id, " JOB_JSON " AS j FROM jobs j ORDER BY j.id DESC"
+        " FROM (SELECT j.id, " JOB_JSON " AS j FROM jobs j"
+        " WHERE $3::text IS NULL OR j.state = $3 ORDER BY j.id DESC"
         " LIMIT $1 OFFSET $2) x), '[]'::json),"
-        " 'total', (SELECT count(*) FROM jobs), 'limit', $1::bigint,"
-        " 'offset', $2::bigint)::text",
-        2, p, "no jobs", json);
+        " 'total', (SELECT count(*) FROM jobs WHERE $3::text IS NULL OR state = $3),"
+        " 'limit', $1::bigint, 'offset', $2::bigint)::text",
+        3, p, "no jobs", json);
 }
 
 enum err apistore_job(struct store *s, int64_t id, char **json)

@@ -16,7 +16,8 @@
 struct store;
 
 /* {"jobs": [job...], "total": N}, newest first. */
-enum err apistore_jobs(struct store *s, int64_t limit, int64_t offset, char **json) WARN_UNUSED;
+enum err apistore_jobs(struct store *s, const char *state, int64_t limit, int64_t offset,
+                       char **json) WARN_UNUSED;
 
 /* One job: state, phase, params, counters, rates, progress, error. ERR_NOTFOUND. */
 enum err apistore_job(struct store *s, int64_t id, char **json) WARN_UNUSED;

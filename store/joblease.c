@@ -2,6 +2,8 @@
 #include "store/joblease.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "store/store.h"
 
 int joblease_seconds(void)
@@ -208,4 +211,75 @@ enum err joblease_release(struct store *s, int64_t job, const char *worker)
     char id[32];
     const char *p[] = {NUM(id, job), worker};
     return store_exec(s, "UPDATE jobs SET worker = NULL WHERE id = $1 AND worker = $2", 2, p);
+}
+
+struct joblease_keeper {
+    char *url, *worker;
+    int64_t job;
+    pthread_t thread;
+    atomic_int stop, lost;
+};
+
+static void *keep(void *arg)
+{
+    struct joblease_keeper *k = arg;
+    struct store *s = NULL;
+    while (!k->stop) {
+        for (int i = 0; i < 10 && !k->stop; i++) { /* a second, in steps that notice a stop */
+            struct timespec ts = {0, 100 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        if (k->stop)
+            break;
+        enum err e = s ? ERR_OK : store_open(k->url, 0, &s);
+        if (!e)
+            e = joblease_renew(s, k->job, k->worker);
+        if (e == ERR_CONFLICT) {
+            log_error("job %lld: %s", (long long)k->job, err_msg());
+            k->lost = 1;
+            break;
+        }
+        if (e)
+            log_warn("job %lld: heartbeat: %s", (long long)k->job, err_msg());
+    }
+    store_free(s);
+    return NULL;
+}
+
+enum err joblease_keeper_start(const struct store *s, int64_t job, const char *worker,
+                               struct joblease_keeper **out)
+{
+    *out = NULL;
+    struct joblease_keeper *k = calloc(1, sizeof *k);
+    if (!k || !(k->url = strdup(store_url(s))) || !(k->worker = strdup(worker))) {
+        if (k)
+            free(k->url);
+        free(k);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    k->job = job;
+    if (pthread_create(&k->thread, NULL, keep, k) != 0) {
+        free(k->url);
+        free(k->worker);
+        free(k);
+        return err_set(ERR_IO, "no thread to keep job %lld's lease", (long long)job);
+    }
+    *out = k;
+    return ERR_OK;
+}
+
+int joblease_keeper_lost(const struct joblease_keeper *k)
+{
+    return k && k->lost;
+}
+
+void joblease_keeper_stop(struct joblease_keeper *k)
+{
+    if (!k)
+        return;
+    k->stop = 1;
+    pthread_join(k->thread, NULL);
+    free(k->url);
+    free(k->worker);
+    free(k);
 }

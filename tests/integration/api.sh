@@ -182,6 +182,18 @@ assert_eq limit "$(field "d['error']['field']")" "... naming limit"
 assert_eq 400 "$(req GET "/api/jobs/$job/sites?order=size")" "a bad order is 400"
 assert_eq 400 "$(req GET "/api/jobs/$job/sites?relevant=maybe")" "a bad relevant is 400"
 assert_eq 400 "$(req GET "/api/jobs/$job/metrics?since=yesterday")" "a bad since is 400"
+assert_eq 400 "$(req GET "/api/jobs/$job/metrics?since=1e309")" "an infinite since is 400"
+assert_eq 400 "$(req GET "/api/jobs/$job/metrics?since=-inf")" "a since of -inf is 400"
+assert_eq 400 "$(req GET "/api/jobs?sate=done")" "an unknown query parameter is 400 ..."
+assert_eq sate "$(field "d['error']['field']")" "... naming it"
+assert_contains "$(field "d['error']['message']")" "takes limit, offset, state" "... and what the route takes"
+assert_eq 400 "$(req GET "/api/jobs/$job?verbose=1")" "a route without arguments refuses one"
+assert_eq 400 "$(req GET "/api/jobs?state=finished")" "a bad state is 400"
+assert_eq 200 "$(req GET "/api/jobs?state=done")" "state=done lists ..."
+assert_eq "$(psql_q "select count(*) from jobs where state = 'done'")" "$(field "d['total']")" \
+  "... the done jobs only"
+assert_eq 200 "$(req GET "/api/jobs?state=failed")" "state=failed: none here"
+assert_eq 0 "$(field "len(d['jobs'])")" "... an empty page"
 assert_eq 1 "$(psql_q "select count(*) from jobs")" "no bad request stored a job"
 
 # --- kill -9 mid-crawl; the next server resumes the job
@@ -296,5 +308,21 @@ stop_replay
 out=$(python3 "$SRC/tests/tools/check_access_log.py" "$SCRATCH/shared.log" "$WARC" --delay-ms 150 \
   --slack-ms 75) || fail "politeness across jobs: $out"
 ok "150 ms kept between any two requests to a host, whichever job asked ($(tail -1 <<<"$out"))"
+# --- the README's curl example, as written: accepted (it once failed after training)
+python3 - "$SRC/README.md" >"$SCRATCH/readme.json" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"--data '(\{.*?\})' \\\n\s*http://127.0.0.1:8080/api/jobs", text, re.S)
+print(m.group(1))
+PY
+assert_eq 201 "$(post_json /api/jobs "$SCRATCH/readme.json")" "the README's job body is accepted"
+readme_job=$(field "d['id']")
+assert_eq 2 "$(psql_q "select jsonb_array_length(body->'relevant_sites') from jobs
+  where id = $readme_job")" "... with its two relevant websites (the replay is gone: it fails)"
+# One relevant website is refused at once, naming the field, instead of failing in training.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["relevant_sites"]=d["relevant_sites"][:1]; json.dump(d, open(sys.argv[2], "w"))' \
+  "$SCRATCH/readme.json" "$SCRATCH/one.json"
+assert_eq 422 "$(post_json /api/jobs "$SCRATCH/one.json")" "a job with one relevant website is 422"
+assert_eq relevant_sites "$(field "d['error']['field']")" "... naming relevant_sites"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve4.out.err")"

@@ -5,6 +5,15 @@ source "$(dirname "$0")/lib.sh"
 out=$("$BIN" help)
 assert_contains "$out" "usage: sitescout COMMAND" "help shows usage"
 assert_contains "$out" "db " "help lists db"
+# Every command's summary starts at one column, two spaces at least after the longest name.
+python3 - "$out" <<'PY' || fail "help's columns do not line up: $out"
+import re, sys
+rows = [l for l in sys.argv[1].splitlines() if re.match(r"^  [a-z]", l)]
+starts = {re.match(r"^  ([a-z]+) +", l).end() for l in rows}
+width = max(len(l.split()[0]) for l in rows)
+sys.exit(not (len(rows) > 5 and starts == {2 + width + 2}))
+PY
+ok "help's command summaries line up"
 assert_contains "$("$BIN" version)" "sitescout 0." "version prints the version"
 assert_contains "$("$BIN" --version)" "sitescout 0." "--version works too"
 
@@ -67,6 +76,14 @@ usage_error "sitescout serve: unknown option or missing value: '--print-routes=1
 usage_error "sitescout serve: unexpected argument 'x'" "serve extra argument" -- "$BIN" serve x
 usage_error "sitescout serve: --listen wants ADDRESS:PORT, not '127.0.0.1:65536'" \
   "serve --listen port range" -- "$BIN" serve --listen 127.0.0.1:65536
+usage_error "sitescout serve: listening on 0.0.0.0 (not loopback) needs --token" \
+  "serve on a public address without a token" -- "$BIN" serve --listen 0.0.0.0:0
+# SITESCOUT_TOKEN stands for --token (and stays out of ps): past the check, serve goes on
+# to its database, which is not there.
+out=$(SITESCOUT_TOKEN=s3cret "$BIN" serve --listen 0.0.0.0:0 --db "postgresql:///none?host=/nonexistent" 2>&1) &&
+  fail "serve ran without a database: $out"
+[[ $out != *"needs --token"* ]] || fail "SITESCOUT_TOKEN was not taken for --token: $out"
+ok "SITESCOUT_TOKEN stands for --token"
 usage_error "sitescout db: unknown option '--port'" "db missing value" -- "$BIN" db --port
 usage_error "sitescout db: --port wants a number from 1 to 65535, not '5432x'" \
   "db --port whole string" -- "$BIN" db --port 5432x start

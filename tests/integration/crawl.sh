@@ -145,8 +145,8 @@ assert_eq "$jobs_before" "$(psql_q "select count(*) from jobs")" "bad input stor
 
 # --- a job that cannot train fails with its reason
 cat >"$SCRATCH/dead.json" <<'JSON'
-{"topic": "nothing", "relevant_sites": ["http://no-such-host.invalid/"],
- "other_sites": ["http://www.cs.berkeley.edu/"]}
+{"topic": "nothing", "relevant_sites": ["http://no-such-host.invalid/", "http://none.invalid/"],
+ "other_sites": ["http://www.cs.berkeley.edu/", "http://www.cs.rpi.edu/"]}
 JSON
 start_replay "$SCRATCH/access3.log" --warc "$WARC"
 assert_status 1 "a job that cannot train exits 1" -- crawl --job "$SCRATCH/dead.json" --proxy "$PROXY" \

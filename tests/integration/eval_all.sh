@@ -94,7 +94,7 @@ ok "--report: the topics as eval --report writes them, the summary their mean an
 # --- --min-relevant, and topics that fail: one cannot be loaded, one gives no page. Both run
 # (exit 1), SPACE is skipped under 10 relevant websites; no topic is evaluated.
 FAILS=$SCRATCH/fails.jobs.json
-python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); json.dump({sys.argv[3]: j[sys.argv[3]], "bad.job": {"topic": "bad.job", "relevant_sites": ["ftp://a.org/"], "other_sites": ["http://b.com/"]}, "no.web": {"topic": "no.web", "relevant_sites": ["http://nowhere-%d.invalid/" % i for i in range(10)], "other_sites": ["http://elsewhere.invalid/"]}}, open(sys.argv[2], "w"))' \
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); json.dump({sys.argv[3]: j[sys.argv[3]], "bad.job": {"topic": "bad.job", "relevant_sites": ["ftp://a.org/"], "other_sites": ["http://b.com/"]}, "no.web": {"topic": "no.web", "relevant_sites": ["http://nowhere-%d.invalid/" % i for i in range(10)], "other_sites": ["http://elsewhere.invalid/", "http://away.invalid/"]}}, open(sys.argv[2], "w"))' \
   "$JOBS" "$FAILS" "$SPACE"
 got=0
 ev --all-topics --job "$FAILS" "${common[@]}" --min-relevant 10 --report "$SCRATCH/fails.json" \

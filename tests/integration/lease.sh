@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 make_scratch
 start_private_pg
 start_replay "$SCRATCH/access.log" --warc "$SRC/demo/demo.warc.gz"
-export SITESCOUT_LEASE_SECONDS=3 # short, so that "beyond a lease" is quick to wait for
+export SITESCOUT_LEASE_SECONDS=5 # short, so that "beyond a lease" is quick to wait for
 export SITESCOUT_LOG=info        # the servers say which job each worker runs
 
 # --- a live crawl keeps its job

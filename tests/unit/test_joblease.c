@@ -137,6 +137,46 @@ static void test_take_next(void **state)
     assert_int_equal(got, b); /* its holder, of this host, is gone */
 }
 
+/* Seconds since job's last heartbeat. */
+static double lease_age(struct store *s, int64_t job)
+{
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)job);
+    const char *p[] = {id};
+    struct store_rows *r;
+    assert_int_equal(store_query(s,
+                                 "SELECT extract(epoch FROM now() - heartbeat_at) FROM jobs "
+                                 "WHERE id = $1",
+                                 1, p, &r),
+                     ERR_OK);
+    double age = store_rows_double(r, 0, 0, 1e9);
+    store_rows_free(r);
+    return age;
+}
+
+static void test_keeper(void **state)
+{
+    struct store *s = *state;
+    int64_t job = new_job(s);
+    assert_int_equal(joblease_take(s, job, "other-host:7"), ERR_OK);
+    struct joblease_keeper *k;
+    assert_int_equal(joblease_keeper_start(s, job, "other-host:7", &k), ERR_OK);
+    age_lease(s, job, 600);
+    /* It renews on its own, every second (waiting up to 20 s on a loaded machine). */
+    for (int i = 0; i < 200 && lease_age(s, job) > 60; i++)
+        usleep(100 * 1000);
+    assert_true(lease_age(s, job) < 60);
+    assert_false(joblease_keeper_lost(k));
+    /* Someone takes the lease: the keeper notices and says so. */
+    age_lease(s, job, joblease_seconds() + 1);
+    assert_int_equal(joblease_take(s, job, "other-host:8"), ERR_OK);
+    for (int i = 0; i < 200 && !joblease_keeper_lost(k); i++)
+        usleep(100 * 1000);
+    assert_true(joblease_keeper_lost(k));
+    joblease_keeper_stop(k);
+    joblease_keeper_stop(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -144,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_expired_lease_is_taken),
         cmocka_unit_test(test_gone_holder_of_this_host),
         cmocka_unit_test(test_take_next),
+        cmocka_unit_test(test_keeper),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -41,7 +41,7 @@ static void test_valid_body(void **state)
     struct jobspec *j = parse_ok(
         "{\"topic\": \"sci.space\","
         " \"relevant_sites\": [\"http://www.Space.com\", \"https://nasa.gov/missions/x.html\"],"
-        " \"other_sites\": [\"http://cooking.org/\"],"
+        " \"other_sites\": [\"http://cooking.org/\", \"http://bikes.org/\"],"
         " \"start_sites\": [\"http://start.net:8080/\"],"
         " \"params\": {\"p_threshold\": 0.8, \"max_pages_per_site\": 7, \"seed\": 3}}");
     assert_string_equal(j->topic, "sci.space");
@@ -49,7 +49,7 @@ static void test_valid_body(void **state)
     /* Normalised and reduced to the website's homepage. */
     assert_string_equal(j->relevant_sites[0], "http://www.space.com/");
     assert_string_equal(j->relevant_sites[1], "https://nasa.gov/");
-    assert_int_equal(j->n_other, 1);
+    assert_int_equal(j->n_other, 2);
     assert_string_equal(j->other_sites[0], "http://cooking.org/");
     assert_int_equal(j->n_start, 1);
     assert_string_equal(j->start_sites[0], "http://start.net:8080/");
@@ -66,8 +66,9 @@ static void test_valid_body(void **state)
 static void test_defaults(void **state)
 {
     (void)state;
-    struct jobspec *j = parse_ok("{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], "
-                                 "\"other_sites\": [\"http://b.com/\"]}");
+    struct jobspec *j =
+        parse_ok("{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", \"http://a2.com/\"], "
+                 "\"other_sites\": [\"http://b.com/\", \"http://b2.com/\"]}");
     struct jobspec_params d;
     jobspec_params_default(&d);
     assert_params_equal(&j->params, &d);
@@ -111,6 +112,16 @@ static void test_invalid_bodies_name_the_field(void **state)
          ERR_INVAL, "relevant_sites: must be an array"},
         {"{\"topic\": \"t\", \"relevant_sites\": [], \"other_sites\": [\"http://b.com/\"]}",
          ERR_INVAL, "relevant_sites: must list at least one website"},
+        /* Training cross-validates by website: two of each at least (the README's first
+         * example once failed after 23 s of training instead). */
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\", \"http://c.com/\"]}",
+         ERR_INVAL,
+         "relevant_sites: must list at least 2 websites (training cross-validates by "
+         "website; 1 given)"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", \"http://d.com/\"], "
+         "\"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "other_sites: must list at least 2 websites"},
         {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", \"ftp://x.org/\"], "
          "\"other_sites\": [\"http://b.com/\"]}",
          ERR_INVAL, "relevant_sites[1]: 'ftp://x.org/' is not an http(s) URL"},
@@ -220,9 +231,9 @@ static void test_params_json_round_trip(void **state)
     assert_int_equal(jobspec_params_set(&p, "concurrency", "3"), ERR_OK);
     struct buf b;
     buf_init(&b, 0);
-    assert_int_equal(buf_append_str(&b,
-                                    "{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"],"
-                                    " \"other_sites\": [\"http://b.com/\"], \"params\": "),
+    assert_int_equal(buf_append_str(&b, "{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\","
+                                        " \"http://a2.com/\"], \"other_sites\": [\"http://b.com/\","
+                                        " \"http://b2.com/\"], \"params\": "),
                      ERR_OK);
     assert_int_equal(jobspec_params_json(&p, &b), ERR_OK);
     assert_int_equal(buf_append_str(&b, "}"), ERR_OK);
@@ -234,8 +245,9 @@ static void test_params_json_round_trip(void **state)
 }
 
 static const char jobs_file[] =
-    "{\"a.topic\": {\"topic\": \"a.topic\", \"relevant_sites\": [\"http://a1.com/\"],"
-    "              \"other_sites\": [\"http://o1.com/\"]},"
+    "{\"a.topic\": {\"topic\": \"a.topic\", \"relevant_sites\": [\"http://a1.com/\", "
+    "\"http://a2.com/\"],"
+    "              \"other_sites\": [\"http://o1.com/\", \"http://o2.com/\"]},"
     " \"b.topic\": {\"topic\": \"b.topic\", \"relevant_sites\": [\"http://b1.com/\"],"
     "              \"other_sites\": [\"http://o1.com/\", 5]}}";
 
@@ -265,15 +277,17 @@ static void test_jobs_file(void **state)
     assert_non_null(strstr(err_msg(), "pick one"));
 
     /* One entry: no topic needed. */
-    const char one[] = "{\"x\": {\"topic\": \"x\", \"relevant_sites\": [\"http://a.com/\"], "
-                       "\"other_sites\": [\"http://b.com/\"]}}";
+    const char one[] =
+        "{\"x\": {\"topic\": \"x\", \"relevant_sites\": [\"http://a.com/\", "
+        "\"http://a2.com/\"], \"other_sites\": [\"http://b.com/\", \"http://b2.com/\"]}}";
     assert_int_equal(jobspec_select(one, strlen(one), "one.json", NULL, &j), ERR_OK);
     assert_string_equal(j->topic, "x");
     jobspec_free(j);
 
     /* A plain body: the topic, if given, must match. */
-    const char body[] = "{\"topic\": \"x\", \"relevant_sites\": [\"http://a.com/\"], "
-                        "\"other_sites\": [\"http://b.com/\"]}";
+    const char body[] =
+        "{\"topic\": \"x\", \"relevant_sites\": [\"http://a.com/\", "
+        "\"http://a2.com/\"], \"other_sites\": [\"http://b.com/\", \"http://b2.com/\"]}";
     assert_int_equal(jobspec_select(body, strlen(body), "body.json", "x", &j), ERR_OK);
     jobspec_free(j);
     assert_int_equal(jobspec_select(body, strlen(body), "body.json", "y", &j), ERR_NOTFOUND);
