@@ -24,6 +24,7 @@
 #include "job/jobrun.h"
 #include "job/jobspec.h"
 #include "store/apistore.h"
+#include "store/siteexport.h"
 #include "store/crawlstore.h"
 #include "store/store.h"
 
@@ -45,6 +46,8 @@ enum route_id {
     R_SITES,
     R_SITE,
     R_METRICS,
+    R_SITES_CSV,
+    R_SITES_NDJSON,
 };
 
 /* Indexed by enum route_id. */
@@ -52,6 +55,7 @@ static const char *const no_args[] = {NULL};
 static const char *const jobs_args[] = {"limit", "offset", "state", NULL};
 static const char *const sites_args[] = {"relevant", "order", "limit", "offset", NULL};
 static const char *const metrics_args[] = {"since", NULL};
+static const char *const export_args[] = {"relevant", NULL};
 const struct api_route api_routes[] = {
     {"GET", "/api/health", no_args},
     {"GET", "/api/openapi.json", no_args},
@@ -66,6 +70,8 @@ const struct api_route api_routes[] = {
     {"GET", "/api/jobs/{id}/sites", sites_args},
     {"GET", "/api/jobs/{id}/sites/{host}", no_args},
     {"GET", "/api/jobs/{id}/metrics", metrics_args},
+    {"GET", "/api/jobs/{id}/sites.csv", export_args},
+    {"GET", "/api/jobs/{id}/sites.ndjson", export_args},
 };
 const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
 
@@ -403,6 +409,34 @@ static void job_metrics(struct call *c, int64_t id)
     reply_json(c, e, 200, json);
 }
 
+/* GET /api/jobs/{id}/sites.csv or .ndjson: every website examined, or ?relevant=true. */
+static void export_sites(struct call *c, int64_t id, enum siteexport_format f)
+{
+    const char *rv = http_request_arg(c->req, "relevant");
+    if (rv && strcmp(rv, "true") != 0) {
+        reply_error(c->resp, 400, "invalid",
+                    "relevant: must be true (leave it out for every website examined)", "relevant");
+        return;
+    }
+    if (!api_db(c))
+        return;
+    struct buf out;
+    buf_init(&out, 0);
+    enum err e = siteexport_write(c->s, id, rv != NULL, f, &out);
+    if (e) {
+        buf_release(&out);
+        reply_json(c, e, 200, NULL);
+        return;
+    }
+    c->resp->content_type =
+        f == SITEEXPORT_CSV ? "text/csv; charset=utf-8" : "application/x-ndjson";
+    char name[64];
+    snprintf(name, sizeof name, "attachment; filename=\"job-%" PRId64 "-sites.%s\"", id,
+             f == SITEEXPORT_CSV ? "csv" : "ndjson");
+    http_response_header(c->resp, "Content-Disposition", name);
+    set_body(c->resp, 200, buf_detach(&out));
+}
+
 /* stop, pause or resume. */
 static void job_control(struct call *c, int64_t id, const char *what)
 {
@@ -555,6 +589,10 @@ static void dispatch(struct call *c, enum route_id r)
         job_metrics(c, id);
         return;
     }
+    case R_SITES_CSV:
+    case R_SITES_NDJSON:
+        export_sites(c, id, r == R_SITES_CSV ? SITEEXPORT_CSV : SITEEXPORT_NDJSON);
+        return;
     }
 }
 

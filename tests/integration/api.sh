@@ -98,6 +98,31 @@ field "d['edges_out'], d['edges_in']" >/dev/null || fail "no edges in $(body)"
 ok "the site has its edges"
 assert_eq 404 "$(req GET "/api/jobs/$job/sites/no.such.host")" "an unknown site is 404"
 
+# --- results to take away: CSV and NDJSON, the same rows as the JSON list
+req GET "/api/jobs/$job/sites?relevant=true&limit=1" >/dev/null
+n_rel=$(field "d['total']")
+assert_eq 200 "$(req GET "/api/jobs/$job/sites.csv?relevant=true")" "GET sites.csv"
+assert_contains "$(cat "$SCRATCH/headers")" "Content-Type: text/csv" "... as text/csv"
+assert_contains "$(cat "$SCRATCH/headers")" "filename=\"job-$job-sites.csv\"" "... named for download"
+python3 - "$SCRATCH/body" "$n_rel" <<'PY' || fail "sites.csv: $(body)"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == int(sys.argv[2]), (len(rows), sys.argv[2])
+assert all(r["relevant"] == "true" and r["host"] and float(r["confidence"]) > 0.5 for r in rows), rows
+PY
+ok "sites.csv has a row per relevant website ($n_rel)"
+assert_eq 200 "$(req GET "/api/jobs/$job/sites.ndjson")" "GET sites.ndjson (every website examined)"
+python3 - "$SCRATCH/body" "$(psql_q "select count(*) from sites where job_id = $job
+  and state = 'examined' and role not like 'train%'")" <<'PY' || fail "sites.ndjson: $(body)"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(rows) == int(sys.argv[2]), (len(rows), sys.argv[2])
+assert {"host", "relevant", "confidence", "found_pages"} <= set(rows[0]), rows[0]
+PY
+ok "sites.ndjson has a line per website examined"
+assert_eq 400 "$(req GET "/api/jobs/$job/sites.csv?relevant=false")" "sites.csv?relevant=false is 400"
+assert_eq 404 "$(req GET "/api/jobs/999999/sites.csv")" "sites.csv of an unknown job is 404"
+
 # --- metrics
 assert_eq 200 "$(req GET "/api/jobs/$job/metrics")" "GET metrics"
 n=$(field "len(d['metrics'])")

@@ -28,6 +28,17 @@ ok "precision $p and recall $r against the labels"
 [[ $(json "$SCRATCH/r.json" "['pages_downloaded']") -gt 0 ]] || fail "no pages in the report"
 [[ $(json "$SCRATCH/r.json" "['curve'].__len__()") -ge 1 ]] || fail "no curve in the report"
 ok "the report has the figures and a curve"
+# The results to take away.
+"$BIN" export --db "$DB_URL" --job "$job" --relevant >"$SCRATCH/export.csv" ||
+  fail "export failed"
+assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $job")" \
+  "$(python3 -c 'import csv,sys; print(len(list(csv.DictReader(open(sys.argv[1])))))' "$SCRATCH/export.csv")" \
+  "export --relevant writes a CSV row per relevant website"
+assert_eq "$(psql_q "select count(*) from sites where job_id = $job and state = 'examined'
+  and role not like 'train%'")" "$("$BIN" export --db "$DB_URL" --job "$job" --format ndjson | wc -l)" \
+  "export --format ndjson writes a line per website examined"
+assert_status 1 "export of an unknown job exits 1" -- "$BIN" export --db "$DB_URL" --job 999999
+assert_status 2 "export without --job exits 2" -- "$BIN" export --db "$DB_URL"
 # robots.txt is fetched once per host, apart from the pages: at least for every start
 # and training site (demo/demo.jobs.json has 5 + 5 + 5 of them).
 [[ $(json "$SCRATCH/r.json" "['robots_requests']") -ge 15 ]] ||

@@ -1,0 +1,85 @@
+/* A job's websites as CSV or NDJSON, for users to take away. */
+#include "store/siteexport.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store/store.h"
+
+int siteexport_format_parse(const char *name)
+{
+    if (name && strcmp(name, "csv") == 0)
+        return SITEEXPORT_CSV;
+    if (name && strcmp(name, "ndjson") == 0)
+        return SITEEXPORT_NDJSON;
+    return -1;
+}
+
+/* One CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
+static enum err csv_field(struct buf *out, const char *v, int last)
+{
+    enum err e = ERR_OK;
+    if (v && strpbrk(v, ",\"\r\n")) {
+        e = buf_append_char(out, '"');
+        for (const char *c = v; !e && *c; c++)
+            e = *c == '"' ? buf_append_str(out, "\"\"") : buf_append_char(out, *c);
+        if (!e)
+            e = buf_append_char(out, '"');
+    } else if (v) {
+        e = buf_append_str(out, v);
+    }
+    return e ? e : buf_append_str(out, last ? "\r\n" : ",");
+}
+
+/* The sites, best first; the same rows for both formats. */
+#define EXPORT_FROM                                                                                \
+    " FROM sites s WHERE s.job_id = $1 AND s.state = 'examined' AND s.role NOT LIKE 'train%'"      \
+    " AND (NOT $2::boolean OR s.relevant)"                                                         \
+    " ORDER BY s.confidence DESC NULLS LAST, s.examined_at, s.host"
+
+enum err siteexport_write(struct store *s, int64_t job, int relevant_only, enum siteexport_format f,
+                          struct buf *out)
+{
+    char id[32];
+    snprintf(id, sizeof id, "%" PRId64, job);
+    const char *p[] = {id, relevant_only ? "true" : "false"};
+    struct store_rows *r;
+    enum err e = store_query(s, "SELECT 1 FROM jobs WHERE id = $1", 1, p, &r);
+    if (e)
+        return e;
+    int found = store_rows_count(r) == 1;
+    store_rows_free(r);
+    if (!found)
+        return err_set(ERR_NOTFOUND, "no job %" PRId64, job);
+    if (f == SITEEXPORT_NDJSON)
+        e = store_query(s,
+                        "SELECT json_build_object('host', s.host, 'homepage', s.homepage,"
+                        " 'role', s.role, 'relevant', s.relevant, 'confidence', s.confidence,"
+                        " 'pages_visited', s.pages_visited, 'found_pages', s.found_pages,"
+                        " 'rank', s.rank, 'examined_at', s.examined_at)::text" EXPORT_FROM,
+                        2, p, &r);
+    else
+        e = store_query(s,
+                        "SELECT s.host, s.homepage, s.role, s.relevant::text, s.confidence::text,"
+                        " s.pages_visited::text, s.found_pages::text, s.rank::text,"
+                        " s.examined_at::text" EXPORT_FROM,
+                        2, p, &r);
+    if (e)
+        return e;
+    if (f == SITEEXPORT_CSV)
+        e = buf_append_str(out, SITEEXPORT_COLUMNS "\r\n");
+    int cols = store_rows_columns(r);
+    for (int i = 0; !e && i < store_rows_count(r); i++) {
+        if (f == SITEEXPORT_NDJSON) {
+            e = buf_append_str(out, store_rows_get(r, i, 0));
+            if (!e)
+                e = buf_append_char(out, '\n');
+            continue;
+        }
+        for (int c = 0; !e && c < cols; c++)
+            e = csv_field(out, store_rows_get(r, i, c), c == cols - 1);
+    }
+    store_rows_free(r);
+    return e;
+}
