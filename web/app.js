@@ -440,6 +440,29 @@ function renderSites(s) {
   $('#sites-empty').hidden = s.sites.length !== 0;
 }
 
+/* The relevant sites as a CSV file (fetched with the token, then saved). */
+async function downloadCsv() {
+  const jv = jobView;
+  const headers = {};
+  const token = sessionStorage.getItem('sitescout.token');
+  if (token) headers.Authorization = `Bearer ${token}`;
+  try {
+    const resp = await fetch(`/api/jobs/${jv.id}/sites.csv?relevant=true`, {headers});
+    if (!resp.ok) throw new Error(`download failed: HTTP ${resp.status}`);
+    const url = URL.createObjectURL(await resp.blob());
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `job-${jv.id}-sites.csv`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  } catch (err) {
+    $('#j-error').textContent = err.message;
+    $('#j-error').hidden = false;
+  }
+}
+
 async function control(what) {
   const jv = jobView;
   for (const b of ['#b-pause', '#b-resume', '#b-stop']) $(b).disabled = true;
@@ -467,6 +490,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('#tab-json').addEventListener('click', () => selectTab(true));
   $('#b-pause').addEventListener('click', () => control('pause'));
   $('#b-resume').addEventListener('click', () => control('resume'));
+  $('#b-csv').addEventListener('click', downloadCsv);
   $('#b-stop').addEventListener('click', () => {
     if (confirm('Stop this job? It cannot be resumed afterwards.')) control('stop');
   });

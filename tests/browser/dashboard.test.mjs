@@ -120,6 +120,13 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     assert.match(href, /^https?:\/\//);
     assert.ok(await page.isDisabled('#b-pause'), 'a finished job cannot be paused');
 
+    // The relevant sites to take away: the CSV download.
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#b-csv')]);
+    assert.equal(dl.suggestedFilename(), `job-${id}-sites.csv`);
+    const csv = readFileSync(await dl.path(), 'utf8').trim().split(/\r?\n/);
+    assert.equal(csv[0], 'host,homepage,role,relevant,confidence,pages_visited,found_pages,rank,examined_at');
+    assert.equal(csv.length - 1, relevant, 'the CSV has a row per relevant site');
+
     await page.waitForTimeout(2500); // let the new rows' highlight fade
     await page.screenshot({path: SCREENSHOT, fullPage: true});
     console.log(`# screenshot: ${SCREENSHOT}`);
