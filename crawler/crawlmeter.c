@@ -145,18 +145,16 @@ static enum crawl_stop user_request(struct store *s, int64_t job)
 }
 
 enum crawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
-                                const char *worker, enum crawl_stop stop, crawl_progress_fn fn,
-                                void *ctx)
+                                const struct joblease_keeper *lease, enum crawl_stop stop,
+                                crawl_progress_fn fn, void *ctx)
 {
     enum crawl_stop u = user_request(s, job);
     if (u != CRAWL_RUNNING)
         stop = u;
-    enum err e = joblease_renew(s, job, worker);
-    if (e == ERR_CONFLICT) {
-        log_error("crawl: job %lld: %s: stopping without writing more", (long long)job, err_msg());
+    if (joblease_keeper_lost(lease)) { /* the keeper renews it; here we only look */
+        log_error("crawl: job %lld: another worker took it over: stopping without writing more",
+                  (long long)job);
         stop = CRAWL_LEASE_LOST;
-    } else if (e) {
-        log_warn("crawl: job %lld: heartbeat: %s", (long long)job, err_msg());
     }
     crawlmeter_report(m, stop, fn, ctx);
     return stop;

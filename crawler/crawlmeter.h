@@ -15,6 +15,7 @@
 #include "crawler/crawl.h"
 
 struct store;
+struct joblease_keeper;
 
 struct crawlmeter_limits {
     int64_t max_pages; /* 0 = no limit; likewise below */
@@ -72,11 +73,11 @@ enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job) WA
 
 /*
  * The crawl's regular look at the job (about once a second): a user's stop or pause,
- * the heartbeat under worker's name, and a progress report (set in_flight and border
- * first). Returns the user's request, or stop as it was.
+ * the job's lease (lost: CRAWL_LEASE_LOST; NULL: not watched), and a progress report
+ * (set in_flight and border first). Returns the stop reason, or stop as it was.
  */
 enum crawl_stop crawlmeter_poll(const struct crawlmeter *m, struct store *s, int64_t job,
-                                const char *worker, enum crawl_stop stop, crawl_progress_fn fn,
-                                void *ctx);
+                                const struct joblease_keeper *lease, enum crawl_stop stop,
+                                crawl_progress_fn fn, void *ctx);
 
 #endif

@@ -82,7 +82,7 @@ static void poll_job(struct run *r)
     if (!r->st->border && crawlstore_counts(c->s, c->job, &counts) == ERR_OK)
         r->m.border = counts.border;
     crawlrun_before_report(r);
-    r->stop = crawlmeter_poll(&r->m, c->s, c->job, c->worker, r->stop, c->progress, c->ctx);
+    r->stop = crawlmeter_poll(&r->m, c->s, c->job, c->lease, r->stop, c->progress, c->ctx);
 }
 
 static enum err loop_tick(void *arg)

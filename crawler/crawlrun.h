@@ -25,6 +25,7 @@
 
 struct store;
 struct fetcher;
+struct joblease_keeper;
 struct fetch_result;
 struct crawlstore_counts;
 
@@ -60,7 +61,10 @@ struct crawlrun_config {
     struct store *s;
     int64_t job;
     struct fetcher *f;
-    const char *worker; /* recorded in the heartbeat (and by the strategy on claims) */
+    const char *worker; /* the lease holder's name, on the strategy's claims */
+    /* The job's lease, renewed beside the run (store/joblease.h); a lost lease stops the
+     * crawl with CRAWL_LEASE_LOST. NULL: no lease watched. */
+    const struct joblease_keeper *lease;
     struct crawlmeter_limits limits;
     crawl_progress_fn progress; /* may be NULL */
     void *ctx;

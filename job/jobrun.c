@@ -224,6 +224,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .job = c->id,
         .f = c->f,
         .worker = c->worker,
+        .lease = c->keeper,
         .limits = {jp->max_pages, jp->max_relevant_sites, jp->max_seconds, jp->pprs_window,
                    jp->pprs_limit},
         .progress = jobrun_crawl_progress,

@@ -445,17 +445,25 @@ static enum err site_done_tx(struct store *s, int64_t job, const struct crawlsto
     return e;
 }
 
-enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+/* One site's writes (site_done_tx, site_more_tx) in a transaction of their own. */
+static enum err site_in_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r,
+                           enum err (*tx)(struct store *, int64_t,
+                                          const struct crawlstore_site_result *))
 {
     enum err e = store_begin(s);
     if (e)
         return e;
-    e = site_done_tx(s, job, r);
+    e = tx(s, job, r);
     if (e) {
         store_rollback(s);
         return e;
     }
     return store_commit(s);
+}
+
+enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+{
+    return site_in_tx(s, job, r, site_done_tx);
 }
 
 static enum err site_more_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r)
@@ -489,15 +497,7 @@ static enum err site_more_tx(struct store *s, int64_t job, const struct crawlsto
 
 enum err crawlstore_site_more(struct store *s, int64_t job, const struct crawlstore_site_result *r)
 {
-    enum err e = store_begin(s);
-    if (e)
-        return e;
-    e = site_more_tx(s, job, r);
-    if (e) {
-        store_rollback(s);
-        return e;
-    }
-    return store_commit(s);
+    return site_in_tx(s, job, r, site_more_tx);
 }
 
 static enum err add_border(struct store *s, const char *job_id, const struct crawlstore_border *b,

@@ -107,6 +107,18 @@ static struct crawlrun_config config(struct fixture *f, int64_t job, struct fetc
     };
 }
 
+/* The fetches that went out and count as pages, by the fetcher's own count. */
+static int64_t fetched(struct fetcher *fetcher)
+{
+    struct fetch_stats st;
+    fetcher_stats(fetcher, &st);
+    uint64_t n = 0;
+    for (int s = 0; s < FETCH_STATUS_COUNT; s++)
+        if (fetch_status_downloaded((enum fetch_status)s))
+            n += st.by_status[s];
+    return (int64_t)n;
+}
+
 /* What every strategy owes: the budget held and used, every answered fetch counted. */
 static void check_accounts(struct fixture *f, int64_t job, struct fetcher *fetcher,
                            enum crawl_stop why)
@@ -114,13 +126,7 @@ static void check_accounts(struct fixture *f, int64_t job, struct fetcher *fetch
     assert_int_equal(why, CRAWL_MAX_PAGES);
     struct crawlstore_counts c;
     assert_int_equal(crawlstore_counts(f->s, job, &c), ERR_OK);
-    struct fetch_stats st;
-    fetcher_stats(fetcher, &st);
-    uint64_t downloaded = 0;
-    for (int s = 0; s < FETCH_STATUS_COUNT; s++)
-        if (fetch_status_downloaded((enum fetch_status)s))
-            downloaded += st.by_status[s];
-    assert_int_equal(c.pages, (int64_t)downloaded); /* every fetch answered counts */
+    assert_int_equal(c.pages, fetched(fetcher)); /* every fetch answered counts */
     assert_true(c.pages <= BUDGET);
     /* The budget is used: what is left could not pay for one more website. */
     assert_true(c.pages > BUDGET - SITE_CAP);
@@ -202,13 +208,7 @@ static int64_t crawl_all(struct fixture *f, int deepen_sites, int64_t *pages)
     assert_int_equal(why, CRAWL_BORDER_EMPTY);
     struct crawlstore_counts n;
     assert_int_equal(crawlstore_counts(f->s, job, &n), ERR_OK);
-    struct fetch_stats st;
-    fetcher_stats(fetcher, &st);
-    uint64_t downloaded = 0;
-    for (int s = 0; s < FETCH_STATUS_COUNT; s++)
-        if (fetch_status_downloaded((enum fetch_status)s))
-            downloaded += st.by_status[s];
-    assert_int_equal(n.pages, (int64_t)downloaded);
+    assert_int_equal(n.pages, fetched(fetcher));
     /* Each website's pages are its own fetches, deeper reads included ... */
     assert_int_equal(scalar(f, "SELECT sum(pages_visited) FROM sites WHERE job_id = $1", job),
                      n.pages);
