@@ -41,7 +41,7 @@ struct fetch_config {
     size_t max_body;        /* bytes kept of a body; default 2 MiB (more aborts) */
     int max_redirects;      /* same-site hops; default 5 */
     int obey_robots;        /* default 1 */
-    int robots_retry_ms;    /* first wait after an unreachable robots.txt; default 60000 */
+    int robots_retry_ms;    /* first wait after an unreachable robots.txt; default 2000 */
     int allow_private;      /* allow private/loopback/link-local destinations; default 0 */
     const char *proxy;      /* e.g. "http://127.0.0.1:8081", or NULL */
     const char *user_agent; /* default "sitescout/VERSION (+FETCH_INFO_URL)" */

@@ -366,7 +366,9 @@ static void host_start(struct fetchsched *s, struct fetchsched_host *h,
         v = robots_host_check(&h->robots, url_path_and_query(front->url), now, &retry_at);
     switch (v) {
     case ROBOTS_DISALLOW:
-        finish(s, host_pop(h), FETCH_ROBOTS, "disallowed by robots.txt");
+        finish(s, host_pop(h), FETCH_ROBOTS,
+               h->robots.state == ROBOTS_GAVE_UP ? "robots.txt unreachable: complete disallow"
+                                                 : "disallowed by robots.txt");
         host_wake(s, h);
         break;
     case ROBOTS_WAIT:
@@ -470,6 +472,10 @@ void fetchsched_robots_done(struct fetchsched *s, struct fetchsched_host *h, int
     if (robots_host_report(&h->robots, status, body, len, ROBOTS_PRODUCT, now) != ERR_OK)
         log_warn("fetcher: robots.txt of %s: %s", h->name, err_msg());
     log_debug("fetcher: robots.txt of %s: status %d, %zu bytes", h->name, status, len);
+    if (h->robots.state == ROBOTS_GAVE_UP)
+        log_info("fetcher: robots.txt of %s unreachable %d times (last status %d): its pages "
+                 "are not fetched in this run",
+                 h->name, ROBOTS_MAX_ATTEMPTS, status);
 }
 
 /* h's transfer ended (or was aborted) at now: it waits delay_ms, or its Crawl-delay. */

@@ -409,7 +409,7 @@ enum robots_verdict robots_host_check(struct robots_host *h, const char *path, i
     return ROBOTS_FETCH;
 }
 
-/* Unreachable: wait 1, 4, 16 ... times retry_ms, then give up for the job. */
+/* Unreachable: wait 1, 4 ... times retry_ms, then give up for the job. */
 static void host_failed(struct robots_host *h, int64_t now_ms)
 {
     robots_free(h->rules);

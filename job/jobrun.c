@@ -10,6 +10,7 @@
 #include "classifier/pagecls.h"
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/monotime.h"
 #include "crawler/edges.h"
 #include "crawler/seed.h"
 #include "crawler/extcrawl.h"
@@ -34,7 +35,29 @@ struct ctx {
     char worker[128];
     struct joblease_keeper *keeper; /* renews the lease beside the run */
     int lease_lost;                 /* another worker took the job over: write nothing more */
+    double next_poll;               /* training: when to look at the job row again */
+    enum crawl_stop train_stop;     /* a stop or pause asked for during training */
 };
+
+/* A stop or pause asked for while training (the API, a serve that stops): the job row
+ * is looked at once a second, as the crawl does. */
+static int train_stop_asked(struct ctx *c)
+{
+    double t = monotime_s();
+    if (t < c->next_poll)
+        return 0;
+    c->next_poll = t + 1;
+    struct crawlstore_job j;
+    if (crawlstore_job_get(c->s, c->id, &j) != ERR_OK) {
+        log_warn("job %lld: cannot look for a stop request: %s", (long long)c->id, err_msg());
+        return 0;
+    }
+    c->train_stop = strcmp(j.stop_requested, "stop") == 0    ? CRAWL_USER_STOP
+                    : strcmp(j.stop_requested, "pause") == 0 ? CRAWL_USER_PAUSE
+                                                             : CRAWL_RUNNING;
+    crawlstore_job_release(&j);
+    return c->train_stop != CRAWL_RUNNING;
+}
 
 static int train_progress(void *arg, const struct trainset_progress *tp)
 {
@@ -52,7 +75,7 @@ static int train_progress(void *arg, const struct trainset_progress *tp)
         p.train_pages_expected = tp->pages_expected;
         c->o->progress(c->o->ctx, &p);
     }
-    return 0;
+    return train_stop_asked(c);
 }
 
 static void jobrun_crawl_progress(void *arg, const struct crawl_progress *ep)
@@ -268,6 +291,16 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
         e = crawlstore_job_set_state(c->s, c->id, "training", NULL, NULL);
         if (!e)
             e = train(c);
+        if (e == ERR_INTERRUPT && c->train_stop != CRAWL_RUNNING) {
+            /* Paused, it trains again when resumed (apistore_job_resume); stopped, it
+             * ends with nothing crawled. */
+            *stop = c->train_stop;
+            log_info("job %lld: %s during training", (long long)c->id, crawl_stop_name(*stop));
+            return *stop == CRAWL_USER_PAUSE
+                       ? crawlstore_job_set_state(c->s, c->id, "paused", NULL, NULL)
+                       : crawlstore_job_set_state(c->s, c->id, "done", crawl_stop_name(*stop),
+                                                  NULL);
+        }
     } else {
         e = load_model(c);
     }

@@ -227,7 +227,9 @@ enum err apistore_job_resume(struct store *s, int64_t job)
 {
     return job_transition(
         s, job,
-        "UPDATE jobs SET state = 'crawling', worker = NULL, stop_requested = NULL,"
+        /* A job paused during training has no model yet: it trains again. */
+        "UPDATE jobs SET state = CASE WHEN EXISTS (SELECT 1 FROM models m WHERE m.job_id = $1)"
+        " THEN 'crawling' ELSE 'queued' END, worker = NULL, stop_requested = NULL,"
         " updated_at = now() WHERE id = $1 AND state = 'paused' RETURNING id",
         "is not paused");
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Stops during training (issues 16 and 17): a user's stop or pause, and a `serve` that
+# is told to stop, take effect within seconds while the training websites are still
+# being read, not after training. Nothing is trained or stored for a stopped job; a
+# paused one trains again, once, when resumed.
+source "$(dirname "$0")/../integration/lib.sh"
+make_scratch
+start_private_pg
+start_replay "$SCRATCH/access.log" --warc "$SRC/demo/demo.warc.gz"
+
+# Training reads 25 pages of each of 55 websites, a second apart on each host: more
+# than a minute. Every wait below is far shorter, so a stop that waits for training to
+# end fails the checks on the model rows and states, not on a timing.
+job_body 1000 8 "$SCRATCH/job.json" 300
+start_serve "$SCRATCH/serve.out" --workers 1
+
+post_job() { curl -sf -X POST -H 'Content-Type: application/json' --data @"$SCRATCH/job.json" \
+  "$API/api/jobs" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])'; }
+state() { psql_q "select state || ' ' || coalesce(stop_reason, '-') from jobs where id = $1"; }
+models() { psql_q "select count(*) from models where job_id = $1"; }
+# wait_state JOB STATE SECONDS: poll until the job's state is STATE (fails after SECONDS).
+wait_state() {
+  for _ in $(seq $(($3 * 10))); do
+    [[ $(psql_q "select state from jobs where id = $1") == "$2" ]] && return 0
+    sleep 0.1
+  done
+  fail "job $1 is not $2 after $3 s: $(state "$1")"
+}
+# training_underway JOB: the job trains and its first training pages have come in.
+training_underway() {
+  wait_state "$1" training 60
+  local before
+  before=$(grep -c '"url"' "$SCRATCH/access.log" || true)
+  for _ in $(seq 100); do
+    (($(grep -c '"url"' "$SCRATCH/access.log") > before + 10)) && return 0
+    sleep 0.1
+  done
+  fail "job $1 trains but fetches nothing"
+}
+
+# --- stop during training
+job=$(post_job)
+training_underway "$job"
+curl -sf -X POST "$API/api/jobs/$job/stop" >/dev/null
+wait_state "$job" done 15
+assert_eq "done user_stop" "$(state "$job")" "a stop during training ends the job at once"
+assert_eq 0 "$(models "$job")" "... without training a model"
+assert_eq 0 "$(psql_q "select count(*) from pages where job_id = $job")" "... or crawling"
+assert_eq "" "$(psql_q "select worker from jobs where id = $job")" "... and lets its lease go"
+
+# --- pause during training, then resume: it trains again, once, and crawls
+job=$(post_job)
+training_underway "$job"
+curl -sf -X POST "$API/api/jobs/$job/pause" >/dev/null
+wait_state "$job" paused 15
+ok "a pause during training takes effect at once"
+assert_eq 0 "$(models "$job")" "... before a model is trained"
+curl -sf -X POST "$API/api/jobs/$job/resume" >/dev/null
+wait_state "$job" crawling 300
+assert_eq 1 "$(models "$job")" "resumed, the job trained once and crawls"
+curl -sf -X POST "$API/api/jobs/$job/stop" >/dev/null
+wait_state "$job" done 30
+
+# --- serve told to stop during training stops within seconds; the job waits for the next
+job=$(post_job)
+training_underway "$job"
+kill -TERM "$SERVE_PID"
+for _ in $(seq 150); do kill -0 "$SERVE_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$SERVE_PID" 2>/dev/null && fail "serve still runs 15 s after SIGTERM, during training"
+ok "serve stops within seconds of SIGTERM during training"
+assert_eq queued "$(psql_q "select state from jobs where id = $job")" \
+  "... and leaves the job queued to train again"
+assert_eq 0 "$(models "$job")" "... with no model stored"
+start_serve "$SCRATCH/serve2.out" --workers 1
+training_underway "$job"
+ok "the next serve takes the job up"
