@@ -100,7 +100,11 @@ static int run_job(const struct fgcrawl_opts *o, struct fgcrawl *fc)
     double seconds = crawlui_elapsed(fc->ui);
     crawlui_end_line(fc->ui);
     if (e) {
-        int rc = cli_fail("crawl", "job %lld: %s", (long long)fc->job, err_msg());
+        int rc = e == ERR_DB ? cli_fail("crawl",
+                                        "job %lld: %s; it can go on: sitescout crawl "
+                                        "--resume %lld (a serve takes it up too)",
+                                        (long long)fc->job, err_msg(), (long long)fc->job)
+                             : cli_fail("crawl", "job %lld: %s", (long long)fc->job, err_msg());
         crawlui_summary(fc->ui, seconds);
         return rc;
     }

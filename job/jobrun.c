@@ -319,6 +319,23 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
     return crawlstore_job_set_state(c->s, c->id, "done", crawl_stop_name(*stop), NULL);
 }
 
+/*
+ * The database went away mid-run and the store gave up reconnecting: say so in the job
+ * once the database answers again (the store tries once more) and let the lease go, so
+ * that the API shows why the job stands still and the next runner (a serve, crawl
+ * --resume) takes it up at once. If the database is still away, the lease runs out.
+ */
+static void note_db_loss(struct store *s, int64_t id, const char *worker)
+{
+    char msg[512], note[600];
+    snprintf(msg, sizeof msg, "%s", err_msg());
+    snprintf(note, sizeof note, "interrupted, to be resumed: %s", msg);
+    if (crawlstore_job_interrupted(s, id, worker, note) != ERR_OK)
+        log_error("job %lld: cannot record the interruption: %s (its lease runs out in %d s)",
+                  (long long)id, err_msg(), joblease_seconds());
+    err_set(ERR_DB, "%s", msg);
+}
+
 enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
 {
     struct buf body, params;
@@ -383,7 +400,9 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     }
     c.lease_lost |= joblease_keeper_lost(c.keeper);
     joblease_keeper_stop(c.keeper);
-    if (!c.lease_lost && joblease_release(s, id, c.worker) != ERR_OK)
+    if (e == ERR_DB && !c.lease_lost)
+        note_db_loss(s, id, c.worker);
+    else if (!c.lease_lost && joblease_release(s, id, c.worker) != ERR_OK)
         log_warn("job %lld: could not let its lease go: %s (it runs out in %d s)", (long long)id,
                  err_msg(), joblease_seconds());
     fetcher_free(c.f);

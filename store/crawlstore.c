@@ -148,6 +148,17 @@ enum err crawlstore_job_set_state(struct store *s, int64_t id, const char *state
                       4, p);
 }
 
+enum err crawlstore_job_interrupted(struct store *s, int64_t id, const char *worker,
+                                    const char *why)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, id), worker, why};
+    return store_exec(s,
+                      "UPDATE jobs SET error = $3, worker = NULL, updated_at = now() "
+                      "WHERE id = $1 AND worker = $2 AND state IN ('training', 'crawling')",
+                      3, p);
+}
+
 enum err crawlstore_job_request(struct store *s, int64_t id, const char *what)
 {
     char ids[32];
@@ -446,19 +457,24 @@ static enum err site_done_tx(struct store *s, int64_t job, const struct crawlsto
 }
 
 /* One site's writes (site_done_tx, site_more_tx) in a transaction of their own. */
+struct site_tx {
+    int64_t job;
+    const struct crawlstore_site_result *r;
+    enum err (*tx)(struct store *, int64_t, const struct crawlstore_site_result *);
+};
+
+static enum err site_tx_run(struct store *s, void *arg)
+{
+    struct site_tx *t = arg;
+    return t->tx(s, t->job, t->r);
+}
+
 static enum err site_in_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r,
                            enum err (*tx)(struct store *, int64_t,
                                           const struct crawlstore_site_result *))
 {
-    enum err e = store_begin(s);
-    if (e)
-        return e;
-    e = tx(s, job, r);
-    if (e) {
-        store_rollback(s);
-        return e;
-    }
-    return store_commit(s);
+    struct site_tx t = {job, r, tx};
+    return store_tx(s, site_tx_run, &t);
 }
 
 enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlstore_site_result *r)
@@ -576,20 +592,28 @@ static enum err sites_update_tx(struct store *s, int64_t job,
     return e;
 }
 
+struct sites_update {
+    int64_t job;
+    const struct crawlstore_site_result *r;
+    size_t n;
+    const struct crawlstore_border *border;
+    size_t n_border;
+    int64_t pages_delta;
+};
+
+static enum err sites_update_run(struct store *s, void *arg)
+{
+    struct sites_update *t = arg;
+    return sites_update_tx(s, t->job, t->r, t->n, t->border, t->n_border, t->pages_delta);
+}
+
 enum err crawlstore_sites_update(struct store *s, int64_t job,
                                  const struct crawlstore_site_result *r, size_t n,
                                  const struct crawlstore_border *border, size_t n_border,
                                  int64_t pages_delta)
 {
-    enum err e = store_begin(s);
-    if (e)
-        return e;
-    e = sites_update_tx(s, job, r, n, border, n_border, pages_delta);
-    if (e) {
-        store_rollback(s);
-        return e;
-    }
-    return store_commit(s);
+    struct sites_update t = {job, r, n, border, n_border, pages_delta};
+    return store_tx(s, sites_update_run, &t);
 }
 
 void crawlstore_site_rows_free(struct crawlstore_site_row *rows, size_t n)

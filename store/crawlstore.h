@@ -37,6 +37,14 @@ void crawlstore_job_release(struct crawlstore_job *j);
 enum err crawlstore_job_set_state(struct store *s, int64_t id, const char *state,
                                   const char *stop_reason, const char *error) WARN_UNUSED;
 
+/*
+ * A runner that cannot go on for a passing reason (the database went away) notes why
+ * in the job's error, keeps its state (training, crawling) and lets its lease go: the
+ * next runner takes it up and clears the note.
+ */
+enum err crawlstore_job_interrupted(struct store *s, int64_t id, const char *worker,
+                                    const char *why) WARN_UNUSED;
+
 /* Ask a running job to stop or pause ("stop", "pause"), or clear the request (NULL). */
 enum err crawlstore_job_request(struct store *s, int64_t id, const char *what) WARN_UNUSED;
 

@@ -238,6 +238,20 @@ void store_rollback(struct store *s)
     s->in_tx = 0;
 }
 
+enum err store_tx(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx)
+{
+    for (int attempt = 0;; attempt++) {
+        int reconnects = s->reconnects;
+        enum err e = store_begin(s);
+        if (!e && !(e = fn(s, ctx)))
+            return store_commit(s);
+        store_rollback(s);
+        if (e != ERR_DB || s->reconnects == reconnects || attempt > 0)
+            return e;
+        log_warn("database: redoing a transaction the lost connection rolled back");
+    }
+}
+
 int store_rows_count(const struct store_rows *r)
 {
     return PQntuples(r->res);

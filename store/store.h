@@ -45,6 +45,16 @@ enum err store_begin(struct store *s) WARN_UNUSED;
 enum err store_commit(struct store *s) WARN_UNUSED;
 void store_rollback(struct store *s); /* best effort; never fails the caller */
 
+/*
+ * Run fn(s, ctx) in one transaction. If the connection was lost before COMMIT and could
+ * be re-established (the transaction rolled back), fn runs once more from the start, so
+ * a short database outage does not end a crawl. fn must only write to the database
+ * (nothing else it does may be done twice). A lost COMMIT is not redone: whether it
+ * took effect is unknown.
+ */
+enum err store_tx(struct store *s, enum err (*fn)(struct store *s, void *ctx),
+                  void *ctx) WARN_UNUSED;
+
 int store_rows_count(const struct store_rows *r);
 int store_rows_columns(const struct store_rows *r);
 /* Value at row, col as text; NULL for SQL NULL. Borrowed. */
