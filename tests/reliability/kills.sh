@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# kill -9 at the worst moments (issue 16): during training, mid-crawl and in the budget's
+# tail (the websites in flight when the budget is spent). Each killed job, resumed, ends
+# by its budget with counts equal to its rows, nothing claimed, one model, and about the
+# relevant websites an uninterrupted run finds (the oracle; crawls are not exactly
+# repeatable, the slots finish in any order, so the check leaves room).
+# bench/reliability.sh runs ten kills of each kind on the dev web and prints the figures.
+source "$(dirname "$0")/../integration/lib.sh"
+make_scratch
+start_private_pg
+start_replay "$SCRATCH/access.log" --warc "$SRC/demo/demo.warc.gz"
+
+BUDGET=300
+job_q() { psql_q "select $2 from jobs where id = $1"; }
+crawl() { "$BIN" crawl --db "$DB_URL" --proxy "$PROXY" "$@"; }
+start_crawl() { # exec: run in the background, $! is the crawl itself
+  exec "$BIN" crawl --db "$DB_URL" --proxy "$PROXY" --job "$SRC/demo/demo.jobs.json" --topic sci.space --set politeness_delay_ms=100 \
+    --set concurrency=4 --set max_pages=$BUDGET "$@"
+}
+relevant_set() {
+  psql_q "select host from sites where job_id = $1 and relevant and state = 'examined'
+          and role = 'discovered' order by host"
+}
+consistent() {
+  local counted="job_id = $1 and role not in ('train', 'train_other') and state = 'examined'"
+  assert_eq "$(psql_q "select count(*) from sites where $counted")" "$(job_q "$1" sites_examined)" \
+    "$2: examined websites counted once each"
+  assert_eq "$(psql_q "select count(*) from sites where $counted and relevant")" \
+    "$(job_q "$1" relevant_found)" "$2: relevant websites counted once each"
+  assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $1 and state = 'claimed'")" \
+    "$2: no website left claimed"
+  assert_eq 1 "$(psql_q "select count(*) from models where job_id = $1")" "$2: one model"
+  (($(job_q "$1" pages_downloaded) <= BUDGET)) ||
+    fail "$2: the budget did not hold: $(job_q "$1" pages_downloaded) pages"
+  ok "$2: the budget held"
+}
+
+# The oracle: an uninterrupted run.
+(start_crawl) >"$SCRATCH/oracle.out" 2>&1 || fail "the oracle run failed: $(cat "$SCRATCH/oracle.out")"
+oracle=$(psql_q "select max(id) from jobs")
+relevant_set "$oracle" >"$SCRATCH/oracle.set"
+n_oracle=$(wc -l <"$SCRATCH/oracle.set")
+((n_oracle >= 10)) || fail "the oracle found only $n_oracle relevant websites"
+
+# kill_at NAME CONDITION: start a crawl, kill -9 it once CONDITION (SQL on the job) holds,
+# resume it, and compare.
+kill_at() {
+  local name=$1 cond=$2
+  start_crawl >"$SCRATCH/$name.out" 2>&1 &
+  local pid=$! job=""
+  at_exit "kill -9 $pid"
+  for _ in $(seq 3000); do
+    job=$(psql_q "select max(id) from jobs where id > $oracle and state not in ('done', 'failed')
+                  and coalesce(error, '') = ''")
+    [[ -n $job ]] && [[ $(psql_q "select count(*) from jobs where id = $job and $cond") == 1 ]] &&
+      break
+    kill -0 $pid 2>/dev/null || fail "$name: the crawl ended before the kill: $(cat "$SCRATCH/$name.out")"
+    sleep 0.05
+  done
+  kill -9 $pid
+  wait $pid 2>/dev/null || true
+  local at
+  at=$(job_q "$job" "state || ' at ' || pages_downloaded || ' pages'")
+  crawl --resume "$job" >"$SCRATCH/$name.resume" 2>&1 ||
+    fail "$name: the resume failed: $(cat "$SCRATCH/$name.resume")"
+  assert_eq done "$(job_q "$job" state)" "$name (killed $at): resumed, the job ends"
+  consistent "$job" "$name"
+  relevant_set "$job" >"$SCRATCH/$name.set"
+  local common
+  common=$(comm -12 "$SCRATCH/oracle.set" "$SCRATCH/$name.set" | wc -l)
+  echo "# $name: $common of the oracle's $n_oracle relevant websites, $(wc -l <"$SCRATCH/$name.set") in all"
+  ((common * 10 >= n_oracle * 8)) ||
+    fail "$name: only $common of the oracle's $n_oracle relevant websites found"
+  ok "$name: at least 80% of the oracle's relevant websites found"
+}
+
+kill_at training "state = 'training'"
+kill_at mid_crawl "state = 'crawling' and pages_downloaded >= $((BUDGET / 3))"
+# The tail: the budget is promised to the websites in flight; claims are still out.
+kill_at budget_tail "state = 'crawling' and pages_downloaded >= $((BUDGET - 40))
+  and exists (select 1 from sites s where s.job_id = jobs.id and s.state = 'claimed')"
