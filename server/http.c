@@ -5,12 +5,14 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
 #include "common/log.h"
+#include "server/httpcheck.h"
 
 struct http {
     struct MHD_Daemon *d;
@@ -21,7 +23,9 @@ struct http {
 /* Per request: the body collected so far. */
 struct pending {
     struct buf body;
+    int started; /* the handler has seen the headers */
     int too_big;
+    int nul; /* the request target holds %00 */
 };
 
 const char *http_request_header(const struct http_request *r, const char *name)
@@ -67,40 +71,45 @@ void http_response_header(struct http_response *resp, const char *name, const ch
     resp->n_headers++;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **con_cls)
+/* Called once the request line is in: *con_cls is this request's struct pending. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-    struct http *h = cls;
-    struct pending *p = *con_cls;
-    if (!p) {
-        p = calloc(1, sizeof *p);
-        if (!p)
-            return MHD_NO;
-        buf_init(&p->body, HTTP_MAX_BODY);
-        *con_cls = p;
-        return MHD_YES;
-    }
-    if (*upload_data_size) {
-        if (!p->too_big && buf_append(&p->body, upload_data, *upload_data_size) != ERR_OK)
-            p->too_big = 1; /* keep reading (and dropping) so that we can answer 413 */
-        *upload_data_size = 0;
-        return MHD_YES;
-    }
-    if (p->too_big)
-        buf_release(&p->body);
-    struct http_request req = {
-        .method = method,
-        .path = url,
-        .body = buf_str(&p->body),
-        .body_len = p->body.len,
-        .body_too_big = p->too_big,
-        .conn = conn,
-    };
+    (void)cls, (void)conn;
+    struct pending *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL; /* on_request makes one; only the %00 check is lost */
+    buf_init(&p->body, HTTP_MAX_BODY);
+    p->nul = httpcheck_has_nul(uri); /* before libmicrohttpd decodes it */
+    return p;
+}
+
+/* What is wrong with the request whatever its route, seen from its headers alone. */
+static enum http_fault head_fault(struct MHD_Connection *conn, const char *version,
+                                  const struct pending *p)
+{
+    if (p->nul)
+        return HTTP_FAULT_NUL;
+    if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
+        !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
+        return HTTP_FAULT_NO_HOST;
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    uint64_t n;
+    if (cl &&
+        !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) &&
+        httpcheck_content_length(cl, &n) && n > HTTP_MAX_BODY)
+        return HTTP_FAULT_TOO_BIG;
+    return HTTP_FAULT_NONE;
+}
+
+/* Hand the request to the handler and queue its answer. */
+static enum MHD_Result respond(struct http *h, struct MHD_Connection *conn,
+                               const struct http_request *req)
+{
     struct http_response resp;
     memset(&resp, 0, sizeof resp);
     resp.status = 500;
-    h->fn(h->ctx, &req, &resp);
+    h->fn(h->ctx, req, &resp);
     struct MHD_Response *r =
         MHD_create_response_from_buffer(resp.body_len, resp.body ? resp.body : (void *)"",
                                         resp.body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -115,6 +124,42 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)resp.status, r);
     MHD_destroy_response(r);
     return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    struct http *h = cls;
+    struct pending *p = *con_cls;
+    if (!p) {
+        if (!(p = calloc(1, sizeof *p)))
+            return MHD_NO;
+        buf_init(&p->body, HTTP_MAX_BODY);
+        *con_cls = p;
+    }
+    struct http_request req = {.method = method, .path = url, .body = "", .conn = conn};
+    if (!p->started) { /* the headers are in, the body (if any) is not */
+        p->started = 1;
+        req.fault = head_fault(conn, version, p);
+        if (req.fault == HTTP_FAULT_NONE)
+            return MHD_YES;
+        /* Answered now, body unread: libmicrohttpd closes the connection after it. */
+        return respond(h, conn, &req);
+    }
+    if (*upload_data_size) {
+        if (!p->too_big && buf_append(&p->body, upload_data, *upload_data_size) != ERR_OK)
+            p->too_big = 1; /* keep reading (and dropping) so that we can answer 413 */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (p->too_big) {
+        buf_release(&p->body);
+        req.fault = HTTP_FAULT_TOO_BIG;
+    }
+    req.body = buf_str(&p->body);
+    req.body_len = p->body.len;
+    return respond(h, conn, &req);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -153,12 +198,12 @@ enum err http_start(const char *host, int port, int threads, http_handler_fn fn,
         return err_set(ERR_NOMEM, "out of memory");
     h->fn = fn;
     h->ctx = ctx;
-    h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
-                            NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads > 0 ? threads : 4),
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
+    h->d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+        on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_SOCK_ADDR,
+        (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads > 0 ? threads : 4),
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
     if (!h->d) {
         free(h);
         return err_set(ERR_IO, "cannot listen on %s:%d", host, port);

@@ -2,6 +2,8 @@
  * A small HTTP server (the only user of libmicrohttpd): one handler callback gets a
  * whole request (method, path, query, headers, a capped body) and fills a response.
  * Requests are served on a small pool of threads, so the handler must be thread-safe.
+ * A request with a fault (enum http_fault) goes to the handler as soon as its headers
+ * are in, without its body, and the handler answers the fault.
  *
  * Ownership: http_start hands out a struct http the caller frees with http_stop.
  * Everything in a struct http_request is borrowed for the duration of the callback;
@@ -17,13 +19,22 @@
 #define HTTP_MAX_BODY    ((size_t)1 << 20) /* request bodies above this get 413 */
 #define HTTP_MAX_HEADERS 8                 /* extra response headers */
 
+/* Why a request is refused whatever its route (the handler answers it first). */
+enum http_fault {
+    HTTP_FAULT_NONE,
+    HTTP_FAULT_NUL,     /* an escaped NUL (%00) in the path or the query */
+    HTTP_FAULT_NO_HOST, /* HTTP/1.1 without a Host header */
+    HTTP_FAULT_TOO_BIG, /* a body over HTTP_MAX_BODY, declared (answered before it is
+                           read, then the connection closes) or sent (dropped) */
+};
+
 struct http_request {
     const char *method; /* "GET", "POST", ... */
     const char *path;   /* without the query string, not decoded beyond MHD's */
     const char *body;   /* NUL-terminated; "" when none */
     size_t body_len;
-    int body_too_big; /* the body exceeded HTTP_MAX_BODY and was dropped */
-    void *conn;       /* for http_request_header / http_request_arg */
+    enum http_fault fault;
+    void *conn; /* for http_request_header / http_request_arg */
 };
 
 /* A request header (case-insensitive name) or query argument (decoded); NULL if absent. */

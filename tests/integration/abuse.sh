@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # sitescout serve against a hostile user (issue 16, findings 3 and 6): job bodies that
-# smuggle bytes into URLs or ask for absurd budgets. No job is run: the server has no
-# web to reach, and every body here must be refused before it is stored.
+# smuggle bytes into URLs or ask for absurd budgets, escaped NULs, requests without
+# Host, huge declared bodies, garbage, route enumeration without the token. The server has no
+# web to reach: the one job stored here cannot run, and no other body may be stored.
 source "$(dirname "$0")/lib.sh"
 make_scratch
 start_private_pg
-PROXY=http://127.0.0.1:9 # nothing listens there; no job of this script may run
+PROXY=http://127.0.0.1:9 # nothing listens there
+ABUSE=("python3" "$SRC/tests/tools/http_abuse.py")
 
 # req METHOD PATH [curl args...]: the body in $SCRATCH/body, prints the status.
 req() {
@@ -25,6 +27,7 @@ json.dump(d, open(sys.argv[2], 'w'))" "$SRC/demo/demo.jobs.json" "$2"
 }
 
 start_serve "$SCRATCH/serve.out" --workers 1
+ADDR=${API#http://}
 
 # --- website URLs are taken as written or refused, never repaired
 # Each case: a python statement on the body d, the field the 422 must name.
@@ -64,5 +67,52 @@ job_with "d['start_sites'] = ['http://www.example.com/~a/(b)/c_d.e?q=1&r=%41;s=t
 d['params'] = {'max_pages': 1000000000, 'max_seconds': 31536000}" "$SCRATCH/good.json"
 assert_eq 201 "$(post_json /api/jobs "$SCRATCH/good.json")" "a valid body is still accepted"
 assert_eq 1000000000 "$(field "d['params']['max_pages']")" "... with max_pages at its bound"
+
+# --- strict decoding: an escaped NUL anywhere in the path or the query is refused
+for target in "/api/jobs/1%00" "/index.html%00.css" "/api/jobs/1/sites?order=confidence%00x" \
+  "/api/jobs?state=done%00" "/api/jobs?%00=1"; do
+  assert_eq 400 "$(req GET "$target")" "GET $target is 400"
+  assert_eq bad_request "$(field "d['error']['code']")" "... with the JSON error body"
+done
+assert_eq 200 "$(req GET /api/jobs/1)" "GET /api/jobs/1 still answers"
+assert_eq 200 "$(req GET /index.html)" "... and so does the dashboard"
+
+# --- HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 does not
+assert_eq 400 "$(req GET /api/health -H 'Host:')" "HTTP/1.1 without Host is 400"
+assert_eq bad_request "$(field "d['error']['code']")" "... with the JSON error body"
+assert_eq 200 "$(req GET /api/health --http1.0 -H 'Host:')" "HTTP/1.0 without Host is answered"
+
+# --- a declared body over the cap is refused before any of it is read
+# raw_field JSON EXPR: a field of http_abuse.py raw's answer (as d)
+raw_field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
+out=$("${ABUSE[@]}" raw "$ADDR" 'POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n')
+assert_eq 413 "$(raw_field "$out" "d['status']")" "Content-Length 50 MB: 413 without a byte of body sent"
+assert_eq too_big "$(raw_field "$out" "json.loads(d['body'])['error']['code']")" \
+  "... with the JSON error body"
+assert_eq True "$(raw_field "$out" "d['closed']")" "... and the connection closed"
+# A garbage request line that ends is dropped at once (libmicrohttpd; kept so).
+out=$("${ABUSE[@]}" raw "$ADDR" '\x01\x02\xfe\xff\x00\r\n')
+assert_eq True "$(raw_field "$out" "d['closed']")" "a garbage line is closed at once"
+
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve.out.err")"
+
+# --- with a token, nothing but the dashboard's files is answered without it
+start_serve "$SCRATCH/token.out" --workers 1 --token s3cret
+assert_eq 401 "$(req GET /api/nothing)" "an unknown path without the token is 401, not 404"
+assert_eq unauthorized "$(field "d['error']['code']")" "... with the JSON error body"
+assert_eq 401 "$(req PUT /api/jobs)" "a wrong method without the token is 401, not 405"
+assert_eq 401 "$(req GET /nothing)" "a path outside /api without the token is 401"
+assert_eq 401 "$(req GET /api/health)" "health wants the token, as before"
+assert_eq 200 "$(req GET /)" "the dashboard's page needs no token"
+assert_eq 200 "$(req GET /app.js)" "... nor its script"
+assert_eq 404 "$(req GET /api/nothing -H 'Authorization: Bearer s3cret')" \
+  "with the token, an unknown path is 404"
+assert_eq 405 "$(req PUT /api/jobs -H 'Authorization: Bearer s3cret')" "... a wrong method 405"
+for scheme in bearer BEARER bEaReR; do
+  assert_eq 200 "$(req GET /api/jobs -H "Authorization: $scheme s3cret")" \
+    "the scheme is case-insensitive: '$scheme' (RFC 7235)"
+done
+assert_eq 401 "$(req GET /api/jobs -H 'Authorization: Basic s3cret')" "another scheme is 401"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/token.out.err")"
