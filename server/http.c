@@ -2,6 +2,7 @@
 #include "server/http.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/log.h"
@@ -183,33 +186,67 @@ PRINTF_LIKE(2, 0) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     log_warn("http: %s", msg);
 }
 
-enum err http_start(const char *host, int port, int threads, http_handler_fn fn, void *ctx,
-                    struct http **out, int *bound_port)
+/*
+ * The listening socket is ours, not libmicrohttpd's, so that a failure names the
+ * address and the system's reason (libmicrohttpd's own message said "port 0").
+ */
+static enum err listen_on(const char *host, int port, int *fd_out)
 {
-    *out = NULL;
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
         return err_set(ERR_INVAL, "--listen: '%s' is not an IPv4 address", host);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int on = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, SOMAXCONN) != 0) {
+        enum err e = err_set(ERR_IO, "cannot listen on %s:%d: %s", host, port, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return e;
+    }
+    *fd_out = fd;
+    return ERR_OK;
+}
+
+static int bound_port_of(int fd)
+{
+    struct sockaddr_in sa;
+    socklen_t n = sizeof sa;
+    if (getsockname(fd, (struct sockaddr *)&sa, &n) != 0)
+        return -1;
+    return ntohs(sa.sin_port);
+}
+
+enum err http_start(const char *host, int port, int threads, http_handler_fn fn, void *ctx,
+                    struct http **out, int *bound_port)
+{
+    *out = NULL;
+    int fd = -1;
+    enum err e = listen_on(host, port, &fd);
+    if (e)
+        return e;
     struct http *h = calloc(1, sizeof *h);
-    if (!h)
+    if (!h) {
+        close(fd);
         return err_set(ERR_NOMEM, "out of memory");
+    }
     h->fn = fn;
     h->ctx = ctx;
-    h->d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-        on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_SOCK_ADDR,
-        (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads > 0 ? threads : 4),
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
+    *bound_port = bound_port_of(fd);
+    /* libmicrohttpd owns fd from here (if it fails to start, serve exits anyway). */
+    h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
+                            NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+                            MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
+                            (unsigned)(threads > 0 ? threads : 4), MHD_OPTION_URI_LOG_CALLBACK,
+                            on_uri, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
     if (!h->d) {
         free(h);
-        return err_set(ERR_IO, "cannot listen on %s:%d", host, port);
+        return err_set(ERR_IO, "cannot serve on %s:%d (libmicrohttpd did not start)", host, port);
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-    *bound_port = info ? info->port : port;
     *out = h;
     return ERR_OK;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # sitescout serve against a hostile user (issue 16, findings 3 and 6): job bodies that
 # smuggle bytes into URLs or ask for absurd budgets, escaped NULs, requests without
-# Host, huge declared bodies, garbage, route enumeration without the token. The server has no
-# web to reach: the one job stored here cannot run, and no other body may be stored.
+# Host, huge declared bodies, garbage, route enumeration without the token, a port in
+# use. The server has no web to reach: the one job stored here cannot run, and no other
+# body may be stored.
 source "$(dirname "$0")/lib.sh"
 make_scratch
 start_private_pg
@@ -93,6 +94,11 @@ assert_eq True "$(raw_field "$out" "d['closed']")" "... and the connection close
 # A garbage request line that ends is dropped at once (libmicrohttpd; kept so).
 out=$("${ABUSE[@]}" raw "$ADDR" '\x01\x02\xfe\xff\x00\r\n')
 assert_eq True "$(raw_field "$out" "d['closed']")" "a garbage line is closed at once"
+
+# --- a port in use: one line naming the address and the reason, exit 1
+err=$("$BIN" serve --listen "$ADDR" --db "$DB_URL" 2>&1) && fail "serve ran on a port in use"
+assert_eq "sitescout serve: cannot listen on $ADDR: Address already in use" "$err" \
+  "a port in use: one clear line"
 
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve.out.err")"
