@@ -1,26 +1,60 @@
-/* The HTTP server: libmicrohttpd behind one request/response callback. */
+/* The HTTP server: libmicrohttpd behind one request/response callback, with limits. */
 #include "server/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/monotime.h"
 #include "server/httpcheck.h"
+
+#define REAP_EVERY_MS 250
+#define NO_DEADLINE   INT64_MAX
+#define LOG_PER_SEC   10 /* libmicrohttpd lines logged per second; a flood says more */
+
+/*
+ * A connection and the time by which it must have sent what it owes (a request's head,
+ * then its body). libmicrohttpd's own timeout is an idle timeout, which every byte
+ * resets: a client sending one byte every few seconds would hold its connection for
+ * ever. So the reaper thread shuts down the socket of every connection past its
+ * deadline; libmicrohttpd then reads end-of-file and closes it as usual. The socket
+ * stays open until libmicrohttpd has told us it closed (NOTIFY_CONNECTION, under
+ * h->lock), so the reaper never touches a descriptor that was closed and reused.
+ */
+struct conn {
+    struct conn *prev, *next;
+    int fd;
+    int cut; /* shut down by the reaper */
+    int64_t deadline_ms;
+};
 
 struct http {
     struct MHD_Daemon *d;
     http_handler_fn fn;
     void *ctx;
+    int64_t header_ms;
+    pthread_mutex_t lock; /* conns, stopping */
+    pthread_cond_t wake;
+    struct conn *conns;
+    int stopping;
+    pthread_t reaper;
+    int reaping;
+    pthread_mutex_t log_lock; /* the log budget */
+    int64_t log_second;
+    int log_lines, log_dropped;
 };
 
 /* Per request: the body collected so far. */
@@ -73,6 +107,89 @@ void http_response_header(struct http_response *resp, const char *name, const ch
     snprintf(resp->header_values[resp->n_headers], sizeof resp->header_values[0], "%s", value);
     resp->n_headers++;
 }
+
+/* ---- deadlines ---- */
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct http *h = cls;
+    struct conn *k = *socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!ci || !(k = calloc(1, sizeof *k)))
+            return; /* not watched: the idle timeout still applies */
+        k->fd = ci->connect_fd;
+        k->deadline_ms = monotime_ms() + h->header_ms;
+        pthread_mutex_lock(&h->lock);
+        k->next = h->conns;
+        if (h->conns)
+            h->conns->prev = k;
+        h->conns = k;
+        pthread_mutex_unlock(&h->lock);
+        *socket_context = k;
+        return;
+    }
+    if (!k)
+        return;
+    pthread_mutex_lock(&h->lock);
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        h->conns = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    pthread_mutex_unlock(&h->lock);
+    free(k);
+    *socket_context = NULL;
+}
+
+/* The connection must have sent what it owes by monotime_ms() + ms (NO_DEADLINE: never). */
+static void set_deadline(struct http *h, struct MHD_Connection *conn, int64_t ms)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn *k = ci ? ci->socket_context : NULL;
+    if (!k)
+        return;
+    int64_t at = ms == NO_DEADLINE ? NO_DEADLINE : monotime_ms() + ms;
+    pthread_mutex_lock(&h->lock);
+    k->deadline_ms = at;
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void *reaper(void *arg)
+{
+    struct http *h = arg;
+    pthread_mutex_lock(&h->lock);
+    while (!h->stopping) {
+        int64_t now = monotime_ms();
+        int cut = 0;
+        for (struct conn *k = h->conns; k; k = k->next) {
+            if (k->cut || k->deadline_ms > now)
+                continue;
+            shutdown(k->fd, SHUT_RDWR);
+            k->cut = 1;
+            cut++;
+        }
+        if (cut)
+            log_info("http: closed %d connection%s too slow to send a request", cut,
+                     cut == 1 ? "" : "s");
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += REAP_EVERY_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->wake, &h->lock, &until);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+/* ---- requests ---- */
 
 /* Called once the request line is in: *con_cls is this request's struct pending. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
@@ -145,9 +262,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!p->started) { /* the headers are in, the body (if any) is not */
         p->started = 1;
         req.fault = head_fault(conn, version, p);
-        if (req.fault == HTTP_FAULT_NONE)
+        if (req.fault == HTTP_FAULT_NONE) {
+            set_deadline(h, conn, HTTP_BODY_SECONDS * 1000);
             return MHD_YES;
+        }
         /* Answered now, body unread: libmicrohttpd closes the connection after it. */
+        set_deadline(h, conn, NO_DEADLINE);
         return respond(h, conn, &req);
     }
     if (*upload_data_size) {
@@ -156,6 +276,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_data_size = 0;
         return MHD_YES;
     }
+    set_deadline(h, conn, NO_DEADLINE); /* the whole request is in */
     if (p->too_big) {
         buf_release(&p->body);
         req.fault = HTTP_FAULT_TOO_BIG;
@@ -168,7 +289,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+    struct http *h = cls;
     struct pending *p = *con_cls;
+    (void)toe;
+    set_deadline(h, conn, h->header_ms); /* for the next request on this connection */
     if (!p)
         return;
     buf_release(&p->body);
@@ -176,14 +300,46 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
+/*
+ * libmicrohttpd's messages, at most LOG_PER_SEC a second: a flood of refused or
+ * broken connections gets a line each, which would bury everything else.
+ */
 PRINTF_LIKE(2, 0) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
+    struct http *h = cls;
+    int64_t second = monotime_ms() / 1000;
+    int dropped = 0;
+    pthread_mutex_lock(&h->log_lock);
+    if (second != h->log_second) {
+        dropped = h->log_dropped;
+        h->log_second = second;
+        h->log_lines = h->log_dropped = 0;
+    }
+    int quiet = h->log_lines++ >= LOG_PER_SEC;
+    h->log_dropped += quiet;
+    pthread_mutex_unlock(&h->log_lock);
+    if (dropped)
+        log_warn("http: %d more messages left out (at most %d a second)", dropped, LOG_PER_SEC);
+    if (quiet)
+        return;
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         msg[--n] = '\0';
     log_warn("http: %s", msg);
+}
+
+/* ---- the server ---- */
+
+/* All connections at once: HTTP_MAX_CONNECTIONS, within half of the descriptors allowed. */
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    rlim_t lim = HTTP_MAX_CONNECTIONS;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 2 < lim)
+        lim = rl.rlim_cur / 2;
+    return lim < 16 ? 16 : (unsigned)lim;
 }
 
 /*
@@ -220,33 +376,69 @@ static int bound_port_of(int fd)
     return ntohs(sa.sin_port);
 }
 
-enum err http_start(const char *host, int port, int threads, http_handler_fn fn, void *ctx,
-                    struct http **out, int *bound_port)
+static void http_free(struct http *h)
+{
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    pthread_mutex_destroy(&h->log_lock);
+    free(h);
+}
+
+static struct http *http_new(const struct http_config *c)
+{
+    struct http *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    h->fn = c->fn;
+    h->ctx = c->ctx;
+    h->header_ms =
+        1000LL * (c->header_seconds > 0 ? c->header_seconds : HTTP_DEFAULT_HEADER_SECONDS);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&h->lock, NULL);
+    pthread_mutex_init(&h->log_lock, NULL);
+    return h;
+}
+
+enum err http_start(const struct http_config *c, struct http **out, int *bound_port)
 {
     *out = NULL;
     int fd = -1;
-    enum err e = listen_on(host, port, &fd);
+    enum err e = listen_on(c->host, c->port, &fd);
     if (e)
         return e;
-    struct http *h = calloc(1, sizeof *h);
+    struct http *h = http_new(c);
     if (!h) {
         close(fd);
         return err_set(ERR_NOMEM, "out of memory");
     }
-    h->fn = fn;
-    h->ctx = ctx;
+    unsigned per_ip = (unsigned)(c->conns_per_ip > 0 ? c->conns_per_ip : HTTP_DEFAULT_CONNS_PER_IP);
+    unsigned all = connection_limit();
     *bound_port = bound_port_of(fd);
     /* libmicrohttpd owns fd from here (if it fails to start, serve exits anyway). */
-    h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
-                            NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-                            MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
-                            (unsigned)(threads > 0 ? threads : 4), MHD_OPTION_URI_LOG_CALLBACK,
-                            on_uri, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
+    h->d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+        on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads > 0 ? c->threads : 4),
+        MHD_OPTION_CONNECTION_LIMIT, all, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+        MHD_OPTION_END);
     if (!h->d) {
-        free(h);
-        return err_set(ERR_IO, "cannot serve on %s:%d (libmicrohttpd did not start)", host, port);
+        http_free(h);
+        return err_set(ERR_IO, "cannot serve on %s:%d (libmicrohttpd did not start)", c->host,
+                       c->port);
     }
+    if (pthread_create(&h->reaper, NULL, reaper, h) != 0) {
+        http_stop(h);
+        return err_set(ERR_NOMEM, "cannot start a thread");
+    }
+    h->reaping = 1;
+    log_info("http: at most %u connections, %u from one address; a request's head within %lld s",
+             all, per_ip, (long long)(h->header_ms / 1000));
     *out = h;
     return ERR_OK;
 }
@@ -255,6 +447,13 @@ void http_stop(struct http *h)
 {
     if (!h)
         return;
-    MHD_stop_daemon(h->d);
-    free(h);
+    if (h->reaping) {
+        pthread_mutex_lock(&h->lock);
+        h->stopping = 1;
+        pthread_cond_signal(&h->wake);
+        pthread_mutex_unlock(&h->lock);
+        pthread_join(h->reaper, NULL);
+    }
+    MHD_stop_daemon(h->d); /* its connections' NOTIFY_CONNECTION still take h->lock */
+    http_free(h);
 }

@@ -19,6 +19,21 @@
 #define HTTP_MAX_BODY    ((size_t)1 << 20) /* request bodies above this get 413 */
 #define HTTP_MAX_HEADERS 8                 /* extra response headers */
 
+/*
+ * Limits against clients that hold connections (docs/api.md, "Limits"): the
+ * connections one client address may have open at once (more are closed as soon as
+ * they are accepted), all connections (HTTP_MAX_CONNECTIONS, or half of RLIMIT_NOFILE
+ * if that is lower), and the seconds a request's line and headers may take to arrive,
+ * however steadily the bytes trickle in (then the connection is closed). A request's
+ * body must arrive within HTTP_BODY_SECONDS of its headers.
+ */
+#define HTTP_DEFAULT_CONNS_PER_IP   64
+#define HTTP_MAX_CONNS_PER_IP       1024
+#define HTTP_MAX_CONNECTIONS        2048
+#define HTTP_DEFAULT_HEADER_SECONDS 10
+#define HTTP_MAX_HEADER_SECONDS     600
+#define HTTP_BODY_SECONDS           60
+
 /* Why a request is refused whatever its route (the handler answers it first). */
 enum http_fault {
     HTTP_FAULT_NONE,
@@ -64,12 +79,21 @@ typedef void (*http_handler_fn)(void *ctx, const struct http_request *req,
 
 struct http;
 
+struct http_config {
+    const char *host;   /* an IPv4 address */
+    int port;           /* 0 picks a free one */
+    int threads;        /* serving threads; 0: 4 */
+    int conns_per_ip;   /* 1..HTTP_MAX_CONNS_PER_IP; 0: HTTP_DEFAULT_CONNS_PER_IP */
+    int header_seconds; /* 1..HTTP_MAX_HEADER_SECONDS; 0: HTTP_DEFAULT_HEADER_SECONDS */
+    http_handler_fn fn;
+    void *ctx;
+};
+
 /*
- * Listen on host:port (an IPv4 address; port 0 picks a free one) and serve with
- * `threads` threads. *bound_port is the port actually bound.
+ * Listen as c says and serve. *bound_port is the port actually bound. ERR_IO when the
+ * address cannot be bound (err_msg names it and the system's reason).
  */
-enum err http_start(const char *host, int port, int threads, http_handler_fn fn, void *ctx,
-                    struct http **out, int *bound_port) WARN_UNUSED;
+enum err http_start(const struct http_config *c, struct http **out, int *bound_port) WARN_UNUSED;
 
 /* Stop accepting, finish the requests in flight and free the server. NULL is fine. */
 void http_stop(struct http *h);

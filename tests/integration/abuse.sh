@@ -2,8 +2,8 @@
 # sitescout serve against a hostile user (issue 16, findings 3 and 6): job bodies that
 # smuggle bytes into URLs or ask for absurd budgets, escaped NULs, requests without
 # Host, huge declared bodies, garbage, route enumeration without the token, a port in
-# use. The server has no web to reach: the one job stored here cannot run, and no other
-# body may be stored.
+# use, and a flood of connections that never finish their headers. The server has no
+# web to reach: the one job stored here cannot run, and no other body may be stored.
 source "$(dirname "$0")/lib.sh"
 make_scratch
 start_private_pg
@@ -27,7 +27,7 @@ $1
 json.dump(d, open(sys.argv[2], 'w'))" "$SRC/demo/demo.jobs.json" "$2"
 }
 
-start_serve "$SCRATCH/serve.out" --workers 1
+SITESCOUT_LOG=info start_serve "$SCRATCH/serve.out" --workers 1
 ADDR=${API#http://}
 
 # --- website URLs are taken as written or refused, never repaired
@@ -100,6 +100,33 @@ err=$("$BIN" serve --listen "$ADDR" --db "$DB_URL" 2>&1) && fail "serve ran on a
 assert_eq "sitescout serve: cannot listen on $ADDR: Address already in use" "$err" \
   "a port in use: one clear line"
 
+# --- a flood of connections from one address (127.0.0.3) that never finish their
+# headers, and a garbage request that never ends its line (from 127.0.0.1).
+assert_contains "$(cat "$SCRATCH/serve.out.err")" \
+  "connections, 64 from one address; a request's head within 10 s" "the default limits"
+"${ABUSE[@]}" flood "$ADDR" --source 127.0.0.3 --conns 80 --out "$SCRATCH/flood" --seconds 40 &
+flood=$!
+"${ABUSE[@]}" raw "$ADDR" '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03' --wait 40 \
+  >"$SCRATCH/garbage" &
+garbage=$!
+for _ in $(seq 300); do [[ -s $SCRATCH/flood ]] && break; sleep 0.1; done
+assert_eq "held 64 refused 16" "$(head -1 "$SCRATCH/flood")" \
+  "80 connections from one address: 64 held, the rest closed at once"
+assert_eq 200 "$(req GET /api/health --interface 127.0.0.2 --max-time 5)" \
+  "health answers another address within 5 s while the flood holds"
+assert_eq 200 "$(req GET /api/health --max-time 5)" "... and 127.0.0.1 too"
+status=0
+curl -s -o /dev/null --interface 127.0.0.3 --max-time 5 "$API/api/health" || status=$?
+[[ $status -ne 0 && $status -ne 28 ]] || fail "the flooding address got a connection (curl $status)"
+ok "the flooding address is refused at once (curl exit $status)"
+wait "$flood"
+assert_eq "cut 64 of 64" "$(tail -1 "$SCRATCH/flood")" \
+  "connections trickling their headers a byte a second are closed (the 10 s deadline)"
+wait "$garbage"
+assert_eq True "$(raw_field "$(cat "$SCRATCH/garbage")" "d['closed']")" \
+  "a garbage line that never ends is closed at the deadline"
+assert_eq 200 "$(req GET /api/health --interface 127.0.0.3 --max-time 5)" \
+  "the flooding address is served again once its connections are gone"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve.out.err")"
 
