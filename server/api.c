@@ -691,7 +691,8 @@ static int reply_fault(const struct http_request *req, struct http_response *res
         return 0;
     case HTTP_FAULT_NUL:
         reply_error(resp, 400, "bad_request",
-                    "the path or the query holds an escaped NUL (%00), which none may hold", NULL);
+                    "the path or the query holds a NUL (%00 or a raw byte), which none may hold",
+                    NULL);
         return 1;
     case HTTP_FAULT_NO_HOST:
         reply_error(resp, 400, "bad_request", "an HTTP/1.1 request needs a Host header", NULL);

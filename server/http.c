@@ -62,7 +62,8 @@ struct pending {
     struct buf body;
     int started; /* the handler has seen the headers */
     int too_big;
-    int nul; /* the request target holds %00 */
+    int nul;              /* the request target holds %00 */
+    uintptr_t target_end; /* where the target seemed to end when its line came in */
 };
 
 const char *http_request_header(const struct http_request *r, const char *name)
@@ -200,14 +201,29 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         return NULL; /* on_request makes one; only the %00 check is lost */
     buf_init(&p->body, HTTP_MAX_BODY);
     p->nul = httpcheck_has_nul(uri); /* before libmicrohttpd decodes it */
+    p->target_end = (uintptr_t)uri + strlen(uri);
     return p;
 }
 
+/*
+ * A raw NUL byte in the request target (not %00): libmicrohttpd hands on C strings,
+ * which end at it, so "/index.html<NUL>.css" would read as /index.html. It parses the
+ * request line in place: the target, one space (made a NUL), the version. on_uri saw
+ * the target up to its first NUL; if that is not where the version begins, the target
+ * held one. Checked only when the version lies just past the target (the layout of
+ * libmicrohttpd 0.9.75), so that another layout cannot make every request fail.
+ */
+static int raw_nul(const struct pending *p, const char *url, const char *version)
+{
+    uintptr_t t = (uintptr_t)url, v = (uintptr_t)version;
+    return p->target_end && v > t && v - t <= 65536 && p->target_end + 1 != v;
+}
+
 /* What is wrong with the request whatever its route, seen from its headers alone. */
-static enum http_fault head_fault(struct MHD_Connection *conn, const char *version,
+static enum http_fault head_fault(struct MHD_Connection *conn, const char *url, const char *version,
                                   const struct pending *p)
 {
-    if (p->nul)
+    if (p->nul || raw_nul(p, url, version))
         return HTTP_FAULT_NUL;
     if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
         !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
@@ -261,7 +277,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     struct http_request req = {.method = method, .path = url, .body = "", .conn = conn};
     if (!p->started) { /* the headers are in, the body (if any) is not */
         p->started = 1;
-        req.fault = head_fault(conn, version, p);
+        req.fault = head_fault(conn, url, version, p);
         if (req.fault == HTTP_FAULT_NONE) {
             set_deadline(h, conn, HTTP_BODY_SECONDS * 1000);
             return MHD_YES;

@@ -37,7 +37,7 @@
 /* Why a request is refused whatever its route (the handler answers it first). */
 enum http_fault {
     HTTP_FAULT_NONE,
-    HTTP_FAULT_NUL,     /* an escaped NUL (%00) in the path or the query */
+    HTTP_FAULT_NUL,     /* a NUL (%00 or a raw byte) in the path or the query */
     HTTP_FAULT_NO_HOST, /* HTTP/1.1 without a Host header */
     HTTP_FAULT_TOO_BIG, /* a body over HTTP_MAX_BODY, declared (answered before it is
                            read, then the connection closes) or sent (dropped) */

@@ -18,6 +18,8 @@ req() {
 body() { cat "$SCRATCH/body"; }
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$SCRATCH/body"; }
 post_json() { req POST "$1" -H 'Content-Type: application/json' --data-binary "@$2"; }
+# raw_field JSON EXPR: a field of http_abuse.py raw's answer (as d)
+raw_field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
 # job_with EXPR OUT: the demo job, changed by a python statement on d.
 job_with() {
   python3 -c "
@@ -75,6 +77,12 @@ for target in "/api/jobs/1%00" "/index.html%00.css" "/api/jobs/1/sites?order=con
   assert_eq 400 "$(req GET "$target")" "GET $target is 400"
   assert_eq bad_request "$(field "d['error']['code']")" "... with the JSON error body"
 done
+# A raw NUL byte, which curl cannot send, is refused the same way.
+out=$("${ABUSE[@]}" raw "$ADDR" 'GET /index.html\x00.css HTTP/1.1\r\nHost: x\r\n\r\n' --wait 2)
+assert_eq 400 "$(raw_field "$out" "d['status']")" "GET /index.html<NUL>.css is 400"
+out=$("${ABUSE[@]}" raw "$ADDR" 'GET /api/jobs?state=done\x00x HTTP/1.1\r\nHost: x\r\n\r\n' --wait 2)
+assert_eq bad_request "$(raw_field "$out" "json.loads(d['body'])['error']['code']")" \
+  "GET /api/jobs?state=done<NUL>x is 400 bad_request"
 assert_eq 200 "$(req GET /api/jobs/1)" "GET /api/jobs/1 still answers"
 assert_eq 200 "$(req GET /index.html)" "... and so does the dashboard"
 
@@ -84,8 +92,6 @@ assert_eq bad_request "$(field "d['error']['code']")" "... with the JSON error b
 assert_eq 200 "$(req GET /api/health --http1.0 -H 'Host:')" "HTTP/1.0 without Host is answered"
 
 # --- a declared body over the cap is refused before any of it is read
-# raw_field JSON EXPR: a field of http_abuse.py raw's answer (as d)
-raw_field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
 out=$("${ABUSE[@]}" raw "$ADDR" 'POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n')
 assert_eq 413 "$(raw_field "$out" "d['status']")" "Content-Length 50 MB: 413 without a byte of body sent"
 assert_eq too_big "$(raw_field "$out" "json.loads(d['body'])['error']['code']")" \
