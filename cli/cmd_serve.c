@@ -7,12 +7,14 @@
 #include "cli/cmds.h"
 #include "cli/opts.h"
 #include "server/api.h"
+#include "server/http.h"
 #include "server/serve.h"
 
 void cmd_serve_usage(void)
 {
     printf("usage: sitescout serve [--listen 127.0.0.1:8080] [--db URL] [--proxy URL]\n"
            "                       [--workers N] [--fetch-slots N] [--token T]\n"
+           "                       [--conns-per-ip N] [--header-timeout S]\n"
            "\n"
            "Serve the HTTP API (docs/api.md) and run the jobs submitted to it, N at a time\n"
            "(each in its own worker). The running jobs share one fetcher fairly: while k jobs\n"
@@ -35,10 +37,19 @@ void cmd_serve_usage(void)
            "  --token T           every API call needs 'Authorization: Bearer T'\n"
            "                      (or SITESCOUT_TOKEN=T in the environment, which ps does\n"
            "                      not show)\n"
+           "  --conns-per-ip N    connections one client address may hold open (1..%d);\n"
+           "                      more are closed at once. Default %d\n"
+           "  --header-timeout S  seconds a request's line and headers may take to arrive,\n"
+           "                      however steadily they trickle in (1..%d); then the\n"
+           "                      connection is closed. Default %d\n"
            "  --print-routes      print the routes the API serves and exit\n"
            "\n"
+           "At most %d connections are open at once (fewer when half the open-file limit\n"
+           "is lower); a request body must arrive within %d s of its headers.\n"
            "Prints 'listening on ADDR:PORT' on stdout when ready.\n",
-           SERVE_MAX_WORKERS, SERVE_MAX_SLOTS, SERVE_DEFAULT_SLOTS);
+           SERVE_MAX_WORKERS, SERVE_MAX_SLOTS, SERVE_DEFAULT_SLOTS, HTTP_MAX_CONNS_PER_IP,
+           HTTP_DEFAULT_CONNS_PER_IP, HTTP_MAX_HEADER_SECONDS, HTTP_DEFAULT_HEADER_SECONDS,
+           HTTP_MAX_CONNECTIONS, HTTP_BODY_SECONDS);
 }
 
 static void print_routes(void)
@@ -72,8 +83,11 @@ int cmd_serve(int argc, char **argv)
 {
     const char *listen = "127.0.0.1:8080";
     int routes = 0;
-    struct serve_opts o = {
-        .workers = SERVE_DEFAULT_WORKERS, .fetch_slots = SERVE_DEFAULT_SLOTS, .ready = announce};
+    struct serve_opts o = {.workers = SERVE_DEFAULT_WORKERS,
+                           .fetch_slots = SERVE_DEFAULT_SLOTS,
+                           .conns_per_ip = HTTP_DEFAULT_CONNS_PER_IP,
+                           .header_seconds = HTTP_DEFAULT_HEADER_SECONDS,
+                           .ready = announce};
     const struct opts_entry tab[] = {
         OPTS_STRING("listen", &listen),
         OPTS_STRING("db", &o.db_url),
@@ -82,6 +96,10 @@ int cmd_serve(int argc, char **argv)
         OPTS_INT("fetch-slots", &o.fetch_slots, 1, SERVE_MAX_SLOTS,
                  "1.." OPTS_STR(SERVE_MAX_SLOTS)),
         OPTS_STRING("token", &o.token),
+        OPTS_INT("conns-per-ip", &o.conns_per_ip, 1, HTTP_MAX_CONNS_PER_IP,
+                 "1.." OPTS_STR(HTTP_MAX_CONNS_PER_IP)),
+        OPTS_INT("header-timeout", &o.header_seconds, 1, HTTP_MAX_HEADER_SECONDS,
+                 "1.." OPTS_STR(HTTP_MAX_HEADER_SECONDS)),
         OPTS_FLAG("print-routes", &routes),
     };
     const struct opts_parser parser = {"serve", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,

@@ -112,6 +112,27 @@ static inline int is_path_char(unsigned char c, int query)
     /* clang-format on */
 }
 
+/* RFC 3986 §2.2: the reserved characters; with the unreserved ones and '%', a URL's set. */
+static inline int is_reserved(unsigned char c)
+{
+    return c && strchr(":/?#[]@!$&'()*+,;=", c) != NULL;
+}
+
+const char *url_find_invalid(const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '%') {
+            if (ascii_hex_value((unsigned char)p[1]) < 0 ||
+                ascii_hex_value((unsigned char)p[2]) < 0)
+                return p;
+        } else if (!is_unreserved(c) && !is_reserved(c)) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
 static int span_ieq(struct span s, const char *lit)
 {
     size_t n = strlen(lit);

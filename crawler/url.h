@@ -42,6 +42,15 @@
 enum err url_normalize(const char *in, char **out) WARN_UNUSED;
 
 /*
+ * The first byte of s that may not stand in a URL as written (RFC 3986 §2): a control
+ * character, a space, a byte outside ASCII, one of <>"{}|\^` or a '%' that does not
+ * start an escape %XX. NULL when there is none. For URLs a user gives (job bodies),
+ * which are refused rather than repaired: url_normalize repairs links found in pages
+ * as browsers do, so "http://a.com/x\r\n' OR 1=1" would pass it as http://a.com/x...
+ */
+const char *url_find_invalid(const char *s);
+
+/*
  * Resolve the reference `ref` (an href, possibly relative) against `base` (the page
  * URL or its resolved <base href>; an absolute http(s) URL, normally already
  * normalised) per RFC 3986 §5.2, then normalise the result as above. Like browsers,

@@ -63,17 +63,23 @@ static const struct pdef pdefs[] = {
      "one of: website, page, bfs, homepage, page_homepage", strategies},
     {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, 0, "one of: global, local, combined",
      edge_weight_modes},
-    {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0, "a number >= 0 (0: no LinkRank)",
+    {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0,
+     "a number from 0 to 1000000000 (0: no LinkRank)", NULL},
+    {"c", P_DOUBLE, OFF(c), 1, 1e6, 0, 0, "a number from 1 to 1000000", NULL},
+    /* Budgets: far beyond any crawl (a billion pages, a year), yet bounded. */
+    {"max_pages", P_INT64, OFF(max_pages), 0, 1e9, 0, 0,
+     "an integer from 0 to 1000000000 (0: no limit)", NULL},
+    {"max_relevant_sites", P_INT64, OFF(max_relevant_sites), 0, 1e9, 0, 0,
+     "an integer from 0 to 1000000000 (0: no limit)", NULL},
+    {"max_seconds", P_DOUBLE, OFF(max_seconds), 0, 31536000, 0, 0,
+     "a number from 0 to 31536000 (a year; 0: no limit)", NULL},
+    {"pprs_window", P_INT64, OFF(pprs_window), 1, 1e9, 0, 0, "an integer from 1 to 1000000000",
      NULL},
-    {"c", P_DOUBLE, OFF(c), 1, 1e6, 0, 0, "a number >= 1", NULL},
-    {"max_pages", P_INT64, OFF(max_pages), 0, 1e12, 0, 0, "an integer >= 0 (0: no limit)", NULL},
-    {"max_relevant_sites", P_INT64, OFF(max_relevant_sites), 0, 1e12, 0, 0,
-     "an integer >= 0 (0: no limit)", NULL},
-    {"max_seconds", P_DOUBLE, OFF(max_seconds), 0, 1e9, 0, 0, "a number >= 0 (0: no limit)", NULL},
-    {"pprs_window", P_INT64, OFF(pprs_window), 1, 1e12, 0, 0, "an integer >= 1", NULL},
     {"prior", P_CHOICE, OFF(prior), 0, 1, 0, 0, "one of: fixed, harvest", prior_modes},
-    {"prior_sites", P_INT, OFF(prior_sites), 0, 1000000, 0, 0, "an integer >= 0", NULL},
-    {"pprs_limit", P_DOUBLE, OFF(pprs_limit), 0, 1e12, 0, 0, "a number >= 0 (0: no limit)", NULL},
+    {"prior_sites", P_INT, OFF(prior_sites), 0, 1000000, 0, 0, "an integer from 0 to 1000000",
+     NULL},
+    {"pprs_limit", P_DOUBLE, OFF(pprs_limit), 0, 1e9, 0, 0,
+     "a number from 0 to 1000000000 (0: no limit)", NULL},
     {"calibration", P_CHOICE, OFF(calibration), 0, 1, 0, 0, "one of: none, platt", calibrations},
     {"linkrank_links", P_CHOICE, OFF(linkrank_links), 0, 1, 0, 0, "one of: all, new",
      linkrank_modes},
@@ -261,6 +267,38 @@ struct seen_at {
 };
 
 /*
+ * A website URL is taken as written or refused: url_normalize repairs what browsers
+ * repair (drops CR/LF, encodes spaces), which would turn "http://a.com/x\r\n' OR 1=1"
+ * into a.com's homepage without a word. The message shows no raw byte of the URL.
+ */
+static enum err check_url_chars(json_t *v, const char *prefix, const char *name, size_t i)
+{
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    const char *bad = strlen(s) != n ? s + strlen(s) : url_find_invalid(s);
+    if (!bad)
+        return ERR_OK;
+    unsigned char c = (unsigned char)*bad;
+    char what[48];
+    if (c == '\0')
+        snprintf(what, sizeof what, "a NUL");
+    else if (c == ' ')
+        snprintf(what, sizeof what, "a space");
+    else if (c == '%')
+        snprintf(what, sizeof what, "a '%%' that starts no %%XX escape");
+    else if (c < 0x20 || c == 0x7f)
+        snprintf(what, sizeof what, "a control character (0x%02x)", c);
+    else if (c > 0x7f)
+        snprintf(what, sizeof what, "a byte outside ASCII (0x%02x)", c);
+    else
+        snprintf(what, sizeof what, "'%c'", c);
+    return err_set(ERR_INVAL,
+                   "%s%s[%zu]: not a valid URL: byte %zu is %s, which a URL may not hold "
+                   "(percent-encode it)",
+                   prefix, name, i, (size_t)(bad - s), what);
+}
+
+/*
  * Read the array `name` of obj into homepages. `seen` maps host -> struct seen_at *
  * (from `slots`, which has room for every site of every list).
  */
@@ -290,11 +328,14 @@ static enum err parse_sites(json_t *obj, const char *name, int required, const c
         if (!json_is_string(v))
             return err_set(ERR_INVAL, "%s%s[%zu]: must be a string (a website URL)", prefix, name,
                            i);
+        enum err e = check_url_chars(v, prefix, name, i);
+        if (e)
+            return e;
         char *norm = NULL;
         if (url_normalize(json_string_value(v), &norm) != ERR_OK)
             return err_set(ERR_INVAL, "%s%s[%zu]: '%.200s' is not an http(s) URL (%s)", prefix,
                            name, i, json_string_value(v), err_msg());
-        enum err e = url_homepage(norm, &sites[i]);
+        e = url_homepage(norm, &sites[i]);
         free(norm);
         if (e)
             return e;

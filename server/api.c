@@ -27,6 +27,7 @@
 #include "store/siteexport.h"
 #include "store/crawlstore.h"
 #include "store/store.h"
+#include "server/httpcheck.h"
 
 #define API_MAX_LIMIT     1000
 #define API_DEFAULT_LIMIT 50
@@ -295,12 +296,6 @@ static int is_json_type(const char *ct)
 
 static void create_job(struct call *c)
 {
-    if (c->req->body_too_big) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "request body over %zu bytes", (size_t)HTTP_MAX_BODY);
-        reply_error(c->resp, 413, "too_big", msg, NULL);
-        return;
-    }
     if (!is_json_type(http_request_header(c->req, "Content-Type"))) {
         reply_error(c->resp, 415, "unsupported_media_type",
                     "a job body must be sent as Content-Type: application/json", NULL);
@@ -660,10 +655,10 @@ static int authorized(const struct api_config *cfg, const struct http_request *r
     if (!cfg->token)
         return 1;
     const char *h = http_request_header(req, "Authorization");
-    if (!h || strncmp(h, "Bearer ", 7) != 0)
+    const char *t = h ? httpcheck_bearer(h) : NULL;
+    if (!t)
         return 0;
     /* Compare in constant time: the token is a secret. */
-    const char *t = h + 7;
     size_t n = strlen(cfg->token), m = strlen(t);
     unsigned diff = n != m;
     for (size_t i = 0; i < n; i++)
@@ -687,11 +682,46 @@ static int known_args(struct call *c, const struct api_route *r)
     return 0;
 }
 
+/* A request refused whatever its route (server/http.h); 0 when it has no fault. */
+static int reply_fault(const struct http_request *req, struct http_response *resp)
+{
+    char msg[96];
+    switch (req->fault) {
+    case HTTP_FAULT_NONE:
+        return 0;
+    case HTTP_FAULT_NUL:
+        reply_error(resp, 400, "bad_request",
+                    "the path or the query holds a NUL (%00 or a raw byte), which none may hold",
+                    NULL);
+        return 1;
+    case HTTP_FAULT_NO_HOST:
+        reply_error(resp, 400, "bad_request", "an HTTP/1.1 request needs a Host header", NULL);
+        return 1;
+    case HTTP_FAULT_TOO_BIG:
+        snprintf(msg, sizeof msg, "request body over %zu bytes", (size_t)HTTP_MAX_BODY);
+        reply_error(resp, 413, "too_big", msg, NULL);
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * Order matters: a malformed request is refused first (it says nothing about the
+ * server); then the dashboard's files, which are public; then, when the server has a
+ * token, every other path wants it before anything else is said, so that 404 and 405
+ * do not tell a stranger which routes exist.
+ */
 void api_handle(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     struct call c = {.cfg = ctx, .req = req, .resp = resp};
-    if (web_file(req, resp))
+    if (reply_fault(req, resp) || web_file(req, resp))
         return;
+    if (!authorized(c.cfg, req)) {
+        http_response_header(resp, "WWW-Authenticate", "Bearer");
+        reply_error(resp, 401, "unauthorized", "this server wants 'Authorization: Bearer TOKEN'",
+                    NULL);
+        return;
+    }
     int known_path = 0;
     char allow[64] = "";
     for (int i = 0; i < api_routes_count; i++) {
@@ -699,12 +729,6 @@ void api_handle(void *ctx, const struct http_request *req, struct http_response 
             continue;
         known_path = 1;
         if (strcmp(api_routes[i].method, req->method) == 0) {
-            if (!authorized(c.cfg, req)) {
-                http_response_header(resp, "WWW-Authenticate", "Bearer");
-                reply_error(resp, 401, "unauthorized",
-                            "this server wants 'Authorization: Bearer TOKEN'", NULL);
-                return;
-            }
             if (known_args(&c, &api_routes[i]))
                 dispatch(&c, (enum route_id)i);
             dbpool_give(c.cfg->pool, c.s, c.db_bad);

@@ -1,27 +1,69 @@
-/* The HTTP server: libmicrohttpd behind one request/response callback. */
+/* The HTTP server: libmicrohttpd behind one request/response callback, with limits. */
 #include "server/http.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/monotime.h"
+#include "server/httpcheck.h"
+
+#define REAP_EVERY_MS 250
+#define NO_DEADLINE   INT64_MAX
+#define LOG_PER_SEC   10 /* libmicrohttpd lines logged per second; a flood says more */
+
+/*
+ * A connection and the time by which it must have sent what it owes (a request's head,
+ * then its body). libmicrohttpd's own timeout is an idle timeout, which every byte
+ * resets: a client sending one byte every few seconds would hold its connection for
+ * ever. So the reaper thread shuts down the socket of every connection past its
+ * deadline; libmicrohttpd then reads end-of-file and closes it as usual. The socket
+ * stays open until libmicrohttpd has told us it closed (NOTIFY_CONNECTION, under
+ * h->lock), so the reaper never touches a descriptor that was closed and reused.
+ */
+struct conn {
+    struct conn *prev, *next;
+    int fd;
+    int cut; /* shut down by the reaper */
+    int64_t deadline_ms;
+};
 
 struct http {
     struct MHD_Daemon *d;
     http_handler_fn fn;
     void *ctx;
+    int64_t header_ms;
+    pthread_mutex_t lock; /* conns, stopping */
+    pthread_cond_t wake;
+    struct conn *conns;
+    int stopping;
+    pthread_t reaper;
+    int reaping;
+    pthread_mutex_t log_lock; /* the log budget */
+    int64_t log_second;
+    int log_lines, log_dropped;
 };
 
 /* Per request: the body collected so far. */
 struct pending {
     struct buf body;
+    int started; /* the handler has seen the headers */
     int too_big;
+    int nul;              /* the request target holds %00 */
+    uintptr_t target_end; /* where the target seemed to end when its line came in */
 };
 
 const char *http_request_header(const struct http_request *r, const char *name)
@@ -67,40 +109,143 @@ void http_response_header(struct http_response *resp, const char *name, const ch
     resp->n_headers++;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **con_cls)
+/* ---- deadlines ---- */
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
 {
     struct http *h = cls;
-    struct pending *p = *con_cls;
-    if (!p) {
-        p = calloc(1, sizeof *p);
-        if (!p)
-            return MHD_NO;
-        buf_init(&p->body, HTTP_MAX_BODY);
-        *con_cls = p;
-        return MHD_YES;
+    struct conn *k = *socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!ci || !(k = calloc(1, sizeof *k)))
+            return; /* not watched: the idle timeout still applies */
+        k->fd = ci->connect_fd;
+        k->deadline_ms = monotime_ms() + h->header_ms;
+        pthread_mutex_lock(&h->lock);
+        k->next = h->conns;
+        if (h->conns)
+            h->conns->prev = k;
+        h->conns = k;
+        pthread_mutex_unlock(&h->lock);
+        *socket_context = k;
+        return;
     }
-    if (*upload_data_size) {
-        if (!p->too_big && buf_append(&p->body, upload_data, *upload_data_size) != ERR_OK)
-            p->too_big = 1; /* keep reading (and dropping) so that we can answer 413 */
-        *upload_data_size = 0;
-        return MHD_YES;
+    if (!k)
+        return;
+    pthread_mutex_lock(&h->lock);
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        h->conns = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    pthread_mutex_unlock(&h->lock);
+    free(k);
+    *socket_context = NULL;
+}
+
+/* The connection must have sent what it owes by monotime_ms() + ms (NO_DEADLINE: never). */
+static void set_deadline(struct http *h, struct MHD_Connection *conn, int64_t ms)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn *k = ci ? ci->socket_context : NULL;
+    if (!k)
+        return;
+    int64_t at = ms == NO_DEADLINE ? NO_DEADLINE : monotime_ms() + ms;
+    pthread_mutex_lock(&h->lock);
+    k->deadline_ms = at;
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void *reaper(void *arg)
+{
+    struct http *h = arg;
+    pthread_mutex_lock(&h->lock);
+    while (!h->stopping) {
+        int64_t now = monotime_ms();
+        int cut = 0;
+        for (struct conn *k = h->conns; k; k = k->next) {
+            if (k->cut || k->deadline_ms > now)
+                continue;
+            shutdown(k->fd, SHUT_RDWR);
+            k->cut = 1;
+            cut++;
+        }
+        if (cut)
+            log_info("http: closed %d connection%s too slow to send a request", cut,
+                     cut == 1 ? "" : "s");
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += REAP_EVERY_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->wake, &h->lock, &until);
     }
-    if (p->too_big)
-        buf_release(&p->body);
-    struct http_request req = {
-        .method = method,
-        .path = url,
-        .body = buf_str(&p->body),
-        .body_len = p->body.len,
-        .body_too_big = p->too_big,
-        .conn = conn,
-    };
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+/* ---- requests ---- */
+
+/* Called once the request line is in: *con_cls is this request's struct pending. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls, (void)conn;
+    struct pending *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL; /* on_request makes one; only the %00 check is lost */
+    buf_init(&p->body, HTTP_MAX_BODY);
+    p->nul = httpcheck_has_nul(uri); /* before libmicrohttpd decodes it */
+    p->target_end = (uintptr_t)uri + strlen(uri);
+    return p;
+}
+
+/*
+ * A raw NUL byte in the request target (not %00): libmicrohttpd hands on C strings,
+ * which end at it, so "/index.html<NUL>.css" would read as /index.html. It parses the
+ * request line in place: the target, one space (made a NUL), the version. on_uri saw
+ * the target up to its first NUL; if that is not where the version begins, the target
+ * held one. Checked only when the version lies just past the target (the layout of
+ * libmicrohttpd 0.9.75), so that another layout cannot make every request fail.
+ */
+static int raw_nul(const struct pending *p, const char *url, const char *version)
+{
+    uintptr_t t = (uintptr_t)url, v = (uintptr_t)version;
+    return p->target_end && v > t && v - t <= 65536 && p->target_end + 1 != v;
+}
+
+/* What is wrong with the request whatever its route, seen from its headers alone. */
+static enum http_fault head_fault(struct MHD_Connection *conn, const char *url, const char *version,
+                                  const struct pending *p)
+{
+    if (p->nul || raw_nul(p, url, version))
+        return HTTP_FAULT_NUL;
+    if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
+        !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
+        return HTTP_FAULT_NO_HOST;
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    uint64_t n;
+    if (cl &&
+        !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) &&
+        httpcheck_content_length(cl, &n) && n > HTTP_MAX_BODY)
+        return HTTP_FAULT_TOO_BIG;
+    return HTTP_FAULT_NONE;
+}
+
+/* Hand the request to the handler and queue its answer. */
+static enum MHD_Result respond(struct http *h, struct MHD_Connection *conn,
+                               const struct http_request *req)
+{
     struct http_response resp;
     memset(&resp, 0, sizeof resp);
     resp.status = 500;
-    h->fn(h->ctx, &req, &resp);
+    h->fn(h->ctx, req, &resp);
     struct MHD_Response *r =
         MHD_create_response_from_buffer(resp.body_len, resp.body ? resp.body : (void *)"",
                                         resp.body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -117,10 +262,53 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return ret;
 }
 
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    struct http *h = cls;
+    struct pending *p = *con_cls;
+    if (!p) {
+        if (!(p = calloc(1, sizeof *p)))
+            return MHD_NO;
+        buf_init(&p->body, HTTP_MAX_BODY);
+        *con_cls = p;
+    }
+    struct http_request req = {.method = method, .path = url, .body = "", .conn = conn};
+    if (!p->started) { /* the headers are in, the body (if any) is not */
+        p->started = 1;
+        req.fault = head_fault(conn, url, version, p);
+        if (req.fault == HTTP_FAULT_NONE) {
+            set_deadline(h, conn, HTTP_BODY_SECONDS * 1000);
+            return MHD_YES;
+        }
+        /* Answered now, body unread: libmicrohttpd closes the connection after it. */
+        set_deadline(h, conn, NO_DEADLINE);
+        return respond(h, conn, &req);
+    }
+    if (*upload_data_size) {
+        if (!p->too_big && buf_append(&p->body, upload_data, *upload_data_size) != ERR_OK)
+            p->too_big = 1; /* keep reading (and dropping) so that we can answer 413 */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    set_deadline(h, conn, NO_DEADLINE); /* the whole request is in */
+    if (p->too_big) {
+        buf_release(&p->body);
+        req.fault = HTTP_FAULT_TOO_BIG;
+    }
+    req.body = buf_str(&p->body);
+    req.body_len = p->body.len;
+    return respond(h, conn, &req);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+    struct http *h = cls;
     struct pending *p = *con_cls;
+    (void)toe;
+    set_deadline(h, conn, h->header_ms); /* for the next request on this connection */
     if (!p)
         return;
     buf_release(&p->body);
@@ -128,8 +316,28 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
+/*
+ * libmicrohttpd's messages, at most LOG_PER_SEC a second: a flood of refused or
+ * broken connections gets a line each, which would bury everything else.
+ */
 PRINTF_LIKE(2, 0) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
+    struct http *h = cls;
+    int64_t second = monotime_ms() / 1000;
+    int dropped = 0;
+    pthread_mutex_lock(&h->log_lock);
+    if (second != h->log_second) {
+        dropped = h->log_dropped;
+        h->log_second = second;
+        h->log_lines = h->log_dropped = 0;
+    }
+    int quiet = h->log_lines++ >= LOG_PER_SEC;
+    h->log_dropped += quiet;
+    pthread_mutex_unlock(&h->log_lock);
+    if (dropped)
+        log_warn("http: %d more messages left out (at most %d a second)", dropped, LOG_PER_SEC);
+    if (quiet)
+        return;
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     size_t n = strlen(msg);
@@ -138,33 +346,115 @@ PRINTF_LIKE(2, 0) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     log_warn("http: %s", msg);
 }
 
-enum err http_start(const char *host, int port, int threads, http_handler_fn fn, void *ctx,
-                    struct http **out, int *bound_port)
+/* ---- the server ---- */
+
+/* All connections at once: HTTP_MAX_CONNECTIONS, within half of the descriptors allowed. */
+static unsigned connection_limit(void)
 {
-    *out = NULL;
+    struct rlimit rl;
+    rlim_t lim = HTTP_MAX_CONNECTIONS;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 2 < lim)
+        lim = rl.rlim_cur / 2;
+    return lim < 16 ? 16 : (unsigned)lim;
+}
+
+/*
+ * The listening socket is ours, not libmicrohttpd's, so that a failure names the
+ * address and the system's reason (libmicrohttpd's own message said "port 0").
+ */
+static enum err listen_on(const char *host, int port, int *fd_out)
+{
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
         return err_set(ERR_INVAL, "--listen: '%s' is not an IPv4 address", host);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int on = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, SOMAXCONN) != 0) {
+        enum err e = err_set(ERR_IO, "cannot listen on %s:%d: %s", host, port, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return e;
+    }
+    *fd_out = fd;
+    return ERR_OK;
+}
+
+static int bound_port_of(int fd)
+{
+    struct sockaddr_in sa;
+    socklen_t n = sizeof sa;
+    if (getsockname(fd, (struct sockaddr *)&sa, &n) != 0)
+        return -1;
+    return ntohs(sa.sin_port);
+}
+
+static void http_free(struct http *h)
+{
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    pthread_mutex_destroy(&h->log_lock);
+    free(h);
+}
+
+static struct http *http_new(const struct http_config *c)
+{
     struct http *h = calloc(1, sizeof *h);
     if (!h)
+        return NULL;
+    h->fn = c->fn;
+    h->ctx = c->ctx;
+    h->header_ms =
+        1000LL * (c->header_seconds > 0 ? c->header_seconds : HTTP_DEFAULT_HEADER_SECONDS);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&h->lock, NULL);
+    pthread_mutex_init(&h->log_lock, NULL);
+    return h;
+}
+
+enum err http_start(const struct http_config *c, struct http **out, int *bound_port)
+{
+    *out = NULL;
+    int fd = -1;
+    enum err e = listen_on(c->host, c->port, &fd);
+    if (e)
+        return e;
+    struct http *h = http_new(c);
+    if (!h) {
+        close(fd);
         return err_set(ERR_NOMEM, "out of memory");
-    h->fn = fn;
-    h->ctx = ctx;
-    h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
-                            NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads > 0 ? threads : 4),
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
-    if (!h->d) {
-        free(h);
-        return err_set(ERR_IO, "cannot listen on %s:%d", host, port);
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-    *bound_port = info ? info->port : port;
+    unsigned per_ip = (unsigned)(c->conns_per_ip > 0 ? c->conns_per_ip : HTTP_DEFAULT_CONNS_PER_IP);
+    unsigned all = connection_limit();
+    *bound_port = bound_port_of(fd);
+    /* libmicrohttpd owns fd from here (if it fails to start, serve exits anyway). */
+    h->d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+        on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads > 0 ? c->threads : 4),
+        MHD_OPTION_CONNECTION_LIMIT, all, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+        MHD_OPTION_END);
+    if (!h->d) {
+        http_free(h);
+        return err_set(ERR_IO, "cannot serve on %s:%d (libmicrohttpd did not start)", c->host,
+                       c->port);
+    }
+    if (pthread_create(&h->reaper, NULL, reaper, h) != 0) {
+        http_stop(h);
+        return err_set(ERR_NOMEM, "cannot start a thread");
+    }
+    h->reaping = 1;
+    log_info("http: at most %u connections, %u from one address; a request's head within %lld s",
+             all, per_ip, (long long)(h->header_ms / 1000));
     *out = h;
     return ERR_OK;
 }
@@ -173,6 +463,13 @@ void http_stop(struct http *h)
 {
     if (!h)
         return;
-    MHD_stop_daemon(h->d);
-    free(h);
+    if (h->reaping) {
+        pthread_mutex_lock(&h->lock);
+        h->stopping = 1;
+        pthread_cond_signal(&h->wake);
+        pthread_mutex_unlock(&h->lock);
+        pthread_join(h->reaper, NULL);
+    }
+    MHD_stop_daemon(h->d); /* its connections' NOTIFY_CONNECTION still take h->lock */
+    http_free(h);
 }

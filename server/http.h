@@ -2,6 +2,8 @@
  * A small HTTP server (the only user of libmicrohttpd): one handler callback gets a
  * whole request (method, path, query, headers, a capped body) and fills a response.
  * Requests are served on a small pool of threads, so the handler must be thread-safe.
+ * A request with a fault (enum http_fault) goes to the handler as soon as its headers
+ * are in, without its body, and the handler answers the fault.
  *
  * Ownership: http_start hands out a struct http the caller frees with http_stop.
  * Everything in a struct http_request is borrowed for the duration of the callback;
@@ -17,13 +19,37 @@
 #define HTTP_MAX_BODY    ((size_t)1 << 20) /* request bodies above this get 413 */
 #define HTTP_MAX_HEADERS 8                 /* extra response headers */
 
+/*
+ * Limits against clients that hold connections (docs/api.md, "Limits"): the
+ * connections one client address may have open at once (more are closed as soon as
+ * they are accepted), all connections (HTTP_MAX_CONNECTIONS, or half of RLIMIT_NOFILE
+ * if that is lower), and the seconds a request's line and headers may take to arrive,
+ * however steadily the bytes trickle in (then the connection is closed). A request's
+ * body must arrive within HTTP_BODY_SECONDS of its headers.
+ */
+#define HTTP_DEFAULT_CONNS_PER_IP   64
+#define HTTP_MAX_CONNS_PER_IP       1024
+#define HTTP_MAX_CONNECTIONS        2048
+#define HTTP_DEFAULT_HEADER_SECONDS 10
+#define HTTP_MAX_HEADER_SECONDS     600
+#define HTTP_BODY_SECONDS           60
+
+/* Why a request is refused whatever its route (the handler answers it first). */
+enum http_fault {
+    HTTP_FAULT_NONE,
+    HTTP_FAULT_NUL,     /* a NUL (%00 or a raw byte) in the path or the query */
+    HTTP_FAULT_NO_HOST, /* HTTP/1.1 without a Host header */
+    HTTP_FAULT_TOO_BIG, /* a body over HTTP_MAX_BODY, declared (answered before it is
+                           read, then the connection closes) or sent (dropped) */
+};
+
 struct http_request {
     const char *method; /* "GET", "POST", ... */
     const char *path;   /* without the query string, not decoded beyond MHD's */
     const char *body;   /* NUL-terminated; "" when none */
     size_t body_len;
-    int body_too_big; /* the body exceeded HTTP_MAX_BODY and was dropped */
-    void *conn;       /* for http_request_header / http_request_arg */
+    enum http_fault fault;
+    void *conn; /* for http_request_header / http_request_arg */
 };
 
 /* A request header (case-insensitive name) or query argument (decoded); NULL if absent. */
@@ -53,12 +79,21 @@ typedef void (*http_handler_fn)(void *ctx, const struct http_request *req,
 
 struct http;
 
+struct http_config {
+    const char *host;   /* an IPv4 address */
+    int port;           /* 0 picks a free one */
+    int threads;        /* serving threads; 0: 4 */
+    int conns_per_ip;   /* 1..HTTP_MAX_CONNS_PER_IP; 0: HTTP_DEFAULT_CONNS_PER_IP */
+    int header_seconds; /* 1..HTTP_MAX_HEADER_SECONDS; 0: HTTP_DEFAULT_HEADER_SECONDS */
+    http_handler_fn fn;
+    void *ctx;
+};
+
 /*
- * Listen on host:port (an IPv4 address; port 0 picks a free one) and serve with
- * `threads` threads. *bound_port is the port actually bound.
+ * Listen as c says and serve. *bound_port is the port actually bound. ERR_IO when the
+ * address cannot be bound (err_msg names it and the system's reason).
  */
-enum err http_start(const char *host, int port, int threads, http_handler_fn fn, void *ctx,
-                    struct http **out, int *bound_port) WARN_UNUSED;
+enum err http_start(const struct http_config *c, struct http **out, int *bound_port) WARN_UNUSED;
 
 /* Stop accepting, finish the requests in flight and free the server. NULL is fine. */
 void http_stop(struct http *h);

@@ -1,9 +1,11 @@
 /* `sitescout serve`'s lifecycle: database, API, scheduler, and a clean stop on a signal. */
 #include "server/serve.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "common/log.h"
@@ -30,6 +32,23 @@ static void catch_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * Connections and fetches each take a descriptor; the soft limit is often 1024 while
+ * the hard one is far higher. The HTTP server takes at most half of what this leaves.
+ */
+static void raise_open_files(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        rl.rlim_cur = want;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            log_warn("serve: cannot raise the limit of open files: %s", strerror(errno));
+    }
 }
 
 static void wait_for_signal(void)
@@ -68,7 +87,15 @@ enum err serve_run(const struct serve_opts *o)
     int bound = 0;
     if (!e) {
         catch_signals();
-        e = http_start(o->host, o->port, 4, api_handle, &cfg, &h, &bound);
+        raise_open_files();
+        struct http_config hc = {.host = o->host,
+                                 .port = o->port,
+                                 .threads = 4,
+                                 .conns_per_ip = o->conns_per_ip,
+                                 .header_seconds = o->header_seconds,
+                                 .fn = api_handle,
+                                 .ctx = &cfg};
+        e = http_start(&hc, &h, &bound);
     }
     if (!e)
         e = sched_start(sc);

@@ -22,13 +22,16 @@ struct serve_opts {
     const char *token;  /* every API call needs it, or NULL */
     int workers;        /* 1..SERVE_MAX_WORKERS */
     int fetch_slots;    /* 1..SERVE_MAX_SLOTS */
+    int conns_per_ip;   /* HTTP connections one client address may hold; 0: the default */
+    int header_seconds; /* time for a request's line and headers to arrive; 0: the default */
     /* Called once the API listens, with the port it got (e.g. to announce it). */
     void (*ready)(void *ctx, const char *host, int port);
     void *ctx;
 };
 
 /*
- * Serve until SIGINT or SIGTERM (it installs their handlers and ignores SIGPIPE). On
+ * Serve until SIGINT or SIGTERM (it installs their handlers and ignores SIGPIPE, and
+ * raises its soft limit of open files to the hard one, for connections and fetches). On
  * the signal, no new requests are taken and the running jobs pause; the next start
  * resumes them. Returns ERR_OK after a clean stop, or the error that kept it from
  * starting (err_msg says which).

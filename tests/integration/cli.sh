@@ -69,6 +69,14 @@ usage_error "sitescout serve: --workers wants 1..64, not '65'" "serve --workers 
   -- "$BIN" serve --workers 65
 usage_error "sitescout serve: --fetch-slots wants 1..10000, not ''" "serve empty --fetch-slots" \
   -- "$BIN" serve --fetch-slots=
+usage_error "sitescout serve: --conns-per-ip wants 1..1024, not '0'" "serve --conns-per-ip range" \
+  -- "$BIN" serve --conns-per-ip 0
+usage_error "sitescout serve: --header-timeout wants 1..600, not '601'" \
+  "serve --header-timeout range" -- "$BIN" serve --header-timeout 601
+assert_contains "$("$BIN" serve --help)" "--conns-per-ip N    connections one client address" \
+  "serve --help explains --conns-per-ip"
+assert_contains "$("$BIN" serve --help)" "--header-timeout S  seconds a request's line and headers" \
+  "serve --help explains --header-timeout"
 usage_error "sitescout serve: unknown option or missing value: '--p'" "serve ambiguous prefix" \
   -- "$BIN" serve --p x
 usage_error "sitescout serve: unknown option or missing value: '--print-routes=1'" \

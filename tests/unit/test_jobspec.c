@@ -169,6 +169,44 @@ static void test_invalid_bodies_name_the_field(void **state)
         {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
          "[\"http://b.com/\"], \"params\": {\"cv_folds\": 1}}",
          ERR_INVAL, "params.cv_folds"},
+        /* URLs are taken as written or refused, never repaired (issue 16). */
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", "
+         "\"http://d.com/x\\r\\n' OR 1=1;--\"], \"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites[1]: not a valid URL: byte 14 is a control character (0x0d)"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/x' OR 1=1;--\"]}",
+         ERR_INVAL, "other_sites[0]: not a valid URL: byte 15 is a space"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"start_sites\": [\"http://c.com/\\u0000x\"]}",
+         ERR_PARSE, "\\u0000 is not allowed"}, /* jansson refuses NULs in strings */
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/<b>\"], "
+         "\"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites[0]: not a valid URL: byte 13 is '<'"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\" http://a.com/\"], "
+         "\"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites[0]: not a valid URL: byte 0 is a space"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\\u00e9\"], "
+         "\"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites[0]: not a valid URL: byte 13 is a byte outside ASCII (0xc3)"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/50%\"], "
+         "\"other_sites\": [\"http://b.com/\"]}",
+         ERR_INVAL, "relevant_sites[0]: not a valid URL: byte 15 is a '%' that starts no"},
+        /* Budgets have sane upper bounds (issue 16). */
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"max_pages\": 1e12}}",
+         ERR_INVAL, "params.max_pages: must be an integer from 0 to 1000000000"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"max_relevant_sites\": 1000000001}}",
+         ERR_INVAL, "params.max_relevant_sites: must be an integer from 0 to 1000000000"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"pprs_window\": 1e10}}",
+         ERR_INVAL, "params.pprs_window: must be an integer from 1 to 1000000000"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"pprs_limit\": 1e10}}",
+         ERR_INVAL, "params.pprs_limit: must be a number from 0 to 1000000000"},
+        {"{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\"], \"other_sites\": "
+         "[\"http://b.com/\"], \"params\": {\"max_seconds\": 1e9}}",
+         ERR_INVAL, "params.max_seconds: must be a number from 0 to 31536000"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct jobspec *j = (struct jobspec *)1;

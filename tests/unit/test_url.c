@@ -435,6 +435,48 @@ static void test_same_site(void **state)
     free(page);
 }
 
+/*
+ * url_find_invalid: what a user may write in a job body. Each row gives the offset of
+ * the first refused byte, or -1 for a URL that must pass as written.
+ */
+static void test_find_invalid(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        int at;
+    } rows[] = {
+        {"http://www.example.com/", -1},
+        {"https://a-b.example.com:8443/~x/(y)/a_b.c?q=1&r=%41;s=t*u+v,w!$'@:/?#frag", -1},
+        {"http://[::1]:8080/", -1},
+        {"http://a.com/%7e%7E%2F", -1},
+        {"", -1},
+        {"http://a.com/x\r\n' OR 1=1;--", 14}, /* CR */
+        {"http://a.com/x' OR 1=1;--", 15},     /* the space */
+        {" http://a.com/", 0},                 /* spaces are not trimmed */
+        {"http://a.com/\t", 13},               /* tab */
+        {"http://a.com/\x7f", 13},             /* DEL */
+        {"http://a.com/\303\274", 13},         /* UTF-8: percent-encode it */
+        {"http://a.com/<script>", 13},
+        {"http://a.com/\"", 13},
+        {"http://a.com/{}", 13},
+        {"http://a.com/a|b", 14},
+        {"http://a.com/a\\b", 14},
+        {"http://a.com/a^b", 14},
+        {"http://a.com/a`b", 14},
+        {"http://a.com/100%", 16}, /* a stray '%' */
+        {"http://a.com/%4", 13},
+        {"http://a.com/%zz", 13},
+        {"http://a.com/%%41", 13},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *bad = url_find_invalid(rows[i].in);
+        int at = bad ? (int)(bad - rows[i].in) : -1;
+        if (at != rows[i].at)
+            fail_msg("url_find_invalid(\"%s\") at %d, want %d", rows[i].in, at, rows[i].at);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_length_caps),
         cmocka_unit_test(test_site_identity),
         cmocka_unit_test(test_same_site),
+        cmocka_unit_test(test_find_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

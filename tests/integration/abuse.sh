@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# sitescout serve against a hostile user (issue 16, findings 3 and 6): job bodies that
+# smuggle bytes into URLs or ask for absurd budgets, escaped NULs, requests without
+# Host, huge declared bodies, garbage, route enumeration without the token, a port in
+# use, and a flood of connections that never finish their headers. The server has no
+# web to reach: the one job stored here cannot run, and no other body may be stored.
+source "$(dirname "$0")/lib.sh"
+make_scratch
+start_private_pg
+PROXY=http://127.0.0.1:9 # nothing listens there
+ABUSE=("python3" "$SRC/tests/tools/http_abuse.py")
+
+# req METHOD PATH [curl args...]: the body in $SCRATCH/body, prints the status.
+req() {
+  local m=$1 p=$2; shift 2
+  curl -s -o "$SCRATCH/body" -D "$SCRATCH/headers" -w '%{http_code}' -X "$m" "$@" "$API$p"
+}
+body() { cat "$SCRATCH/body"; }
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$SCRATCH/body"; }
+post_json() { req POST "$1" -H 'Content-Type: application/json' --data-binary "@$2"; }
+# raw_field JSON EXPR: a field of http_abuse.py raw's answer (as d)
+raw_field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
+# job_with EXPR OUT: the demo job, changed by a python statement on d.
+job_with() {
+  python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))['sci.space']
+$1
+json.dump(d, open(sys.argv[2], 'w'))" "$SRC/demo/demo.jobs.json" "$2"
+}
+
+SITESCOUT_LOG=info start_serve "$SCRATCH/serve.out" --workers 1
+ADDR=${API#http://}
+
+# --- website URLs are taken as written or refused, never repaired
+# Each case: a python statement on the body d, the field the 422 must name.
+while IFS='|' read -r change want; do
+  job_with "$change" "$SCRATCH/url.json"
+  assert_eq 422 "$(post_json /api/jobs "$SCRATCH/url.json")" "422 for: $change"
+  assert_eq "$want" "$(field "d['error']['field']")" "... naming $want"
+done <<'CASES'
+d['relevant_sites'][1] += "x\r\nX-Injected: 1"|relevant_sites[1]
+d['other_sites'][3] = "http://www.example.com/' OR 1=1;--"|other_sites[3]
+d['start_sites'][0] = "http://www.example.com/a b"|start_sites[0]
+d['relevant_sites'][0] = "http://www.example.com/<script>"|relevant_sites[0]
+d['relevant_sites'][2] = "http://www.example.com/\x7f"|relevant_sites[2]
+d['other_sites'][0] = "http://www.example.com/caf\u00e9"|other_sites[0]
+d['other_sites'][1] = "http://www.example.com/100%"|other_sites[1]
+CASES
+assert_contains "$(field "d['error']['message']")" "byte 26 is a '%' that starts no %XX escape" \
+  "the message says which byte and why, without echoing it"
+
+# --- numeric parameters have upper bounds
+while IFS='|' read -r param value; do
+  job_with "d['params'] = {'$param': $value}" "$SCRATCH/param.json"
+  assert_eq 422 "$(post_json /api/jobs "$SCRATCH/param.json")" "422 for $param = $value"
+  assert_eq "params.$param" "$(field "d['error']['field']")" "... naming params.$param"
+done <<'CASES'
+max_pages|1e12
+max_pages|1000000001
+max_relevant_sites|1e12
+max_seconds|1e9
+pprs_window|1e12
+pprs_limit|1e12
+CASES
+assert_eq 0 "$(psql_q "select count(*) from jobs")" "no refused body stored a job"
+
+# A valid body with the characters a URL may hold, and budgets at their bounds: stored.
+job_with "d['start_sites'] = ['http://www.example.com/~a/(b)/c_d.e?q=1&r=%41;s=t*u+v,w!\$\'@:/']
+d['params'] = {'max_pages': 1000000000, 'max_seconds': 31536000}" "$SCRATCH/good.json"
+assert_eq 201 "$(post_json /api/jobs "$SCRATCH/good.json")" "a valid body is still accepted"
+assert_eq 1000000000 "$(field "d['params']['max_pages']")" "... with max_pages at its bound"
+
+# --- strict decoding: an escaped NUL anywhere in the path or the query is refused
+for target in "/api/jobs/1%00" "/index.html%00.css" "/api/jobs/1/sites?order=confidence%00x" \
+  "/api/jobs?state=done%00" "/api/jobs?%00=1"; do
+  assert_eq 400 "$(req GET "$target")" "GET $target is 400"
+  assert_eq bad_request "$(field "d['error']['code']")" "... with the JSON error body"
+done
+# A raw NUL byte, which curl cannot send, is refused the same way.
+out=$("${ABUSE[@]}" raw "$ADDR" 'GET /index.html\x00.css HTTP/1.1\r\nHost: x\r\n\r\n' --wait 2)
+assert_eq 400 "$(raw_field "$out" "d['status']")" "GET /index.html<NUL>.css is 400"
+out=$("${ABUSE[@]}" raw "$ADDR" 'GET /api/jobs?state=done\x00x HTTP/1.1\r\nHost: x\r\n\r\n' --wait 2)
+assert_eq bad_request "$(raw_field "$out" "json.loads(d['body'])['error']['code']")" \
+  "GET /api/jobs?state=done<NUL>x is 400 bad_request"
+assert_eq 200 "$(req GET /api/jobs/1)" "GET /api/jobs/1 still answers"
+assert_eq 200 "$(req GET /index.html)" "... and so does the dashboard"
+
+# --- HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 does not
+assert_eq 400 "$(req GET /api/health -H 'Host:')" "HTTP/1.1 without Host is 400"
+assert_eq bad_request "$(field "d['error']['code']")" "... with the JSON error body"
+assert_eq 200 "$(req GET /api/health --http1.0 -H 'Host:')" "HTTP/1.0 without Host is answered"
+
+# --- a declared body over the cap is refused before any of it is read
+out=$("${ABUSE[@]}" raw "$ADDR" 'POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n')
+assert_eq 413 "$(raw_field "$out" "d['status']")" "Content-Length 50 MB: 413 without a byte of body sent"
+assert_eq too_big "$(raw_field "$out" "json.loads(d['body'])['error']['code']")" \
+  "... with the JSON error body"
+assert_eq True "$(raw_field "$out" "d['closed']")" "... and the connection closed"
+# A garbage request line that ends is dropped at once (libmicrohttpd; kept so).
+out=$("${ABUSE[@]}" raw "$ADDR" '\x01\x02\xfe\xff\x00\r\n')
+assert_eq True "$(raw_field "$out" "d['closed']")" "a garbage line is closed at once"
+
+# --- a port in use: one line naming the address and the reason, exit 1
+err=$("$BIN" serve --listen "$ADDR" --db "$DB_URL" 2>&1) && fail "serve ran on a port in use"
+assert_eq "sitescout serve: cannot listen on $ADDR: Address already in use" "$err" \
+  "a port in use: one clear line"
+
+# --- a flood of connections from one address (127.0.0.3) that never finish their
+# headers, and a garbage request that never ends its line (from 127.0.0.1).
+assert_contains "$(cat "$SCRATCH/serve.out.err")" \
+  "connections, 64 from one address; a request's head within 10 s" "the default limits"
+"${ABUSE[@]}" flood "$ADDR" --source 127.0.0.3 --conns 80 --out "$SCRATCH/flood" --seconds 40 &
+flood=$!
+"${ABUSE[@]}" raw "$ADDR" '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03' --wait 40 \
+  >"$SCRATCH/garbage" &
+garbage=$!
+for _ in $(seq 300); do [[ -s $SCRATCH/flood ]] && break; sleep 0.1; done
+assert_eq "held 64 refused 16" "$(head -1 "$SCRATCH/flood")" \
+  "80 connections from one address: 64 held, the rest closed at once"
+assert_eq 200 "$(req GET /api/health --interface 127.0.0.2 --max-time 5)" \
+  "health answers another address within 5 s while the flood holds"
+assert_eq 200 "$(req GET /api/health --max-time 5)" "... and 127.0.0.1 too"
+status=0
+curl -s -o /dev/null --interface 127.0.0.3 --max-time 5 "$API/api/health" || status=$?
+[[ $status -ne 0 && $status -ne 28 ]] || fail "the flooding address got a connection (curl $status)"
+ok "the flooding address is refused at once (curl exit $status)"
+wait "$flood"
+assert_eq "cut 64 of 64" "$(tail -1 "$SCRATCH/flood")" \
+  "connections trickling their headers a byte a second are closed (the 10 s deadline)"
+wait "$garbage"
+assert_eq True "$(raw_field "$(cat "$SCRATCH/garbage")" "d['closed']")" \
+  "a garbage line that never ends is closed at the deadline"
+assert_eq 200 "$(req GET /api/health --interface 127.0.0.3 --max-time 5)" \
+  "the flooding address is served again once its connections are gone"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve.out.err")"
+
+# --- with a token, nothing but the dashboard's files is answered without it
+start_serve "$SCRATCH/token.out" --workers 1 --token s3cret
+assert_eq 401 "$(req GET /api/nothing)" "an unknown path without the token is 401, not 404"
+assert_eq unauthorized "$(field "d['error']['code']")" "... with the JSON error body"
+assert_eq 401 "$(req PUT /api/jobs)" "a wrong method without the token is 401, not 405"
+assert_eq 401 "$(req GET /nothing)" "a path outside /api without the token is 401"
+assert_eq 401 "$(req GET /api/health)" "health wants the token, as before"
+assert_eq 200 "$(req GET /)" "the dashboard's page needs no token"
+assert_eq 200 "$(req GET /app.js)" "... nor its script"
+assert_eq 404 "$(req GET /api/nothing -H 'Authorization: Bearer s3cret')" \
+  "with the token, an unknown path is 404"
+assert_eq 405 "$(req PUT /api/jobs -H 'Authorization: Bearer s3cret')" "... a wrong method 405"
+for scheme in bearer BEARER bEaReR; do
+  assert_eq 200 "$(req GET /api/jobs -H "Authorization: $scheme s3cret")" \
+    "the scheme is case-insensitive: '$scheme' (RFC 7235)"
+done
+assert_eq 401 "$(req GET /api/jobs -H 'Authorization: Basic s3cret')" "another scheme is 401"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/token.out.err")"
