@@ -57,6 +57,48 @@ ok "under injected faults the fetch completes and reports errors and resets"
 out=$(check_log "$SCRATCH/faults.log" "$WARC") || fail "politeness under faults: $out"
 ok "still polite under faults"
 
+# --- redirect loops: every URL with content loops (itself, or two hops), robots.txt too.
+# A page ends as too_many_redirects after 1 + 5 requests, never retried; a looping
+# robots.txt is "unavailable" after 1 + 5 (RFC 9309 §2.3.1.2), so its host is crawled.
+start_replay "$SCRATCH/loop.log" --warc "$WARC" --redirect-loop-rate 1
+"$BENCH" --sites "$SITES" --proxy "$PROXY" --robots-retry-ms 200 --results "$SCRATCH/loop.tsv" >/dev/null
+stop_replay
+loops=$(count too_many_redirects "$SCRATCH/loop.tsv")
+[[ $loops -gt 50 ]] || fail "only $loops pages reported as redirect loops: $(cut -f1 "$SCRATCH/loop.tsv" | sort | uniq -c)"
+assert_eq 0 "$(count robots "$SCRATCH/loop.tsv")" "a looping robots.txt does not hold its host back"
+out=$(python3 - "$SCRATCH/loop.log" "$SCRATCH/loop.tsv" <<'PY'
+import collections, json, sys
+asked = collections.Counter()
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("fault") == "loop":
+        asked[e["url"].replace("?replay-loop=1", "").replace("&replay-loop=1", "")] += 1
+pages = [l.split("\t")[2] for l in open(sys.argv[2]) if l.startswith("too_many_redirects\t")]
+robots = [u for u in asked if u.endswith("/robots.txt")]
+assert robots, "no robots.txt looped"
+bad = {u: n for u, n in asked.items() if n != 6}
+assert not bad, "not asked 1 + 5 times: %s" % list(bad.items())[:5]
+assert set(pages) <= set(asked), set(pages) - set(asked)
+print("%d looping pages and %d looping robots.txt, each asked 6 times" % (len(pages), len(robots)))
+PY
+) || fail "redirect loops: $out"
+ok "redirect loops: $out"
+
+# --- stalls: a transfer gone silent mid-body is cut by the fetcher's deadline, reported
+# as a timeout, and the fetch goes on: every stalled page and nothing else times out.
+start_replay "$SCRATCH/stall.log" --warc "$WARC" --seed 3 --stall-rate 0.1 --stall-ms 600000
+start=$(date +%s)
+"$BENCH" --sites "$SITES" --proxy "$PROXY" --max-pages 400 --timeout-ms 2000 --robots-retry-ms 200 \
+  --results "$SCRATCH/stall.tsv" >/dev/null
+took=$(($(date +%s) - start))
+stop_replay
+stalled=$(grep '"fault": "stall"' "$SCRATCH/stall.log" | grep -vc '/robots.txt"' || true)
+[[ $stalled -gt 5 ]] || fail "only $stalled pages stalled"
+assert_eq "$stalled" "$(count timeout "$SCRATCH/stall.tsv")" "each of the $stalled stalled pages is reported as a timeout"
+[[ $(count ok "$SCRATCH/stall.tsv") -gt 200 ]] || fail "too few pages beside the stalls"
+[[ $took -lt 120 ]] || fail "stalls held the fetch for $took s"
+ok "the fetch goes on past the stalls ($took s; 600 s stalls)"
+
 # --- timeouts: latency far above the transfer timeout (robots.txt off: an unreachable
 # robots.txt would rightly hold the host back for minutes)
 start_replay "$SCRATCH/slow.log" --warc "$WARC" --seed 1 --latency-ms 3000
