@@ -7,7 +7,7 @@
  *                    [--max-body BYTES] [--no-robots] [--robots-retry-ms N]
  * Starts at the homepage of every host in SITES.tsv (first column), follows every
  * link (intrinsic and transversal) once, prints figures. --results writes one line
- * per fetch: status name, HTTP status, URL, final URL, body bytes, truncated.
+ * per fetch: status name, HTTP status, URL, final URL, body bytes, truncated, error.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -208,8 +208,9 @@ static enum err walk_feed(void *arg, struct fetch_result *r)
     struct walk *w = arg;
     w->last_result = monotime_s();
     if (w->out)
-        fprintf(w->out, "%s\t%d\t%s\t%s\t%zu\t%d\n", fetch_status_name(r->status), r->http_status,
-                r->url, r->final_url, r->body_len, r->truncated);
+        fprintf(w->out, "%s\t%d\t%s\t%s\t%zu\t%d\t%s\n", fetch_status_name(r->status),
+                r->http_status, r->url, r->final_url, r->body_len, r->truncated,
+                r->error ? r->error : "");
     if (r->status == FETCH_OK) {
         w->pages++;
         w->bytes += r->body_len;

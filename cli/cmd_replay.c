@@ -24,13 +24,20 @@ void cmd_replay_usage(void)
            "  --access-log FILE    append one JSON line per request to FILE\n"
            "\n"
            "Fault injection, all off by default. Each decision depends only on --seed, the\n"
-           "URL and how often that URL was requested before:\n"
+           "URL and how often that URL was requested before (a redirect loop only on --seed\n"
+           "and the URL: a looping URL loops every time):\n"
            "  --seed N             seed of every random decision (default 1)\n"
            "  --latency-ms MEAN    delay each response by an exponential time, this mean\n"
+           "                       (capped at 20 x MEAN)\n"
            "  --error-rate R       answer this share of requests with 500 or 503\n"
            "  --reset-rate R       reset the connection halfway through this share of bodies\n"
            "  --slow-rate R        send this share of bodies in %d slow pieces ...\n"
            "  --slow-ms MS         ... spread over about MS milliseconds (default 2000)\n"
+           "  --stall-rate R       send half of this share of bodies, then nothing ...\n"
+           "  --stall-ms MS        ... for MS milliseconds (default 60000), then the rest\n"
+           "  --redirect-loop-rate R\n"
+           "                       this share of URLs answer 301 or 302 to themselves, or\n"
+           "                       to a partner URL that redirects back, every time\n"
            "  --trap-host NAME     serve NAME as an endless calendar (a spider trap)\n"
            "  --huge-host NAME     serve every page of NAME as a 100 MB text/html body\n"
            "  --junk-host NAME     serve binary junk labelled text/html on NAME\n"
@@ -63,7 +70,7 @@ int cmd_replay(int argc, char **argv)
     struct replayd_opts o = {.cfg.seed = 1};
     struct replay_config *cfg = &o.cfg;
     struct opts_list warcs = {o.warcs, 0, REPLAYD_WARCS_MAX};
-    double slow_ms = 0; /* whole milliseconds wanted, but a fraction was always cut off */
+    double slow_ms = 0, stall_ms = 0; /* whole milliseconds wanted; a fraction is cut off */
     struct host_opt trap = {"--trap-host", cfg->trap_hosts, &cfg->ntrap},
                     huge = {"--huge-host", cfg->huge_hosts, &cfg->nhuge},
                     junk = {"--junk-host", cfg->junk_hosts, &cfg->njunk};
@@ -77,6 +84,9 @@ int cmd_replay(int argc, char **argv)
         OPTS_DOUBLE("reset-rate", &cfg->reset_rate, 0, 1, "a rate from 0 to 1"),
         OPTS_DOUBLE("slow-rate", &cfg->slow_rate, 0, 1, "a rate from 0 to 1"),
         OPTS_DOUBLE("slow-ms", &slow_ms, 1, 600000, "1 to 600000"),
+        OPTS_DOUBLE("stall-rate", &cfg->stall_rate, 0, 1, "a rate from 0 to 1"),
+        OPTS_DOUBLE("stall-ms", &stall_ms, 1, 3600000, "1 to 3600000"),
+        OPTS_DOUBLE("redirect-loop-rate", &cfg->loop_rate, 0, 1, "a rate from 0 to 1"),
         OPTS_CALL("trap-host", &trap, add_host),
         OPTS_CALL("huge-host", &huge, add_host),
         OPTS_CALL("junk-host", &junk, add_host),
@@ -91,6 +101,7 @@ int cmd_replay(int argc, char **argv)
         return cli_usage_error("replay", "--warc FILE is required");
     o.nwarcs = (size_t)warcs.n;
     cfg->slow_ms = (unsigned)slow_ms;
+    cfg->stall_ms = (unsigned)stall_ms;
     if (replayd_run(&o) != ERR_OK)
         return cli_fail("replay", "%s", err_msg());
     return CLI_OK;

@@ -235,7 +235,13 @@ static void page_ended(struct fetch_pool *f, struct fetchcurl_done *d)
     pthread_mutex_unlock(&f->lock);
     enum fetch_status status = d->status;
     const char *error = d->error;
-    if (status == FETCH_REDIRECT && d->same_site) {
+    char why[256];
+    if (status == FETCH_REDIRECT && d->same_site &&
+        fetchcurl_url_refused(f->curl, d->location, why, sizeof why)) {
+        /* Same host, so never so far; but each hop is checked, whatever "same site" means. */
+        status = FETCH_BLOCKED;
+        error = why;
+    } else if (status == FETCH_REDIRECT && d->same_site) {
         if (q->redirects < f->cfg.max_redirects) {
             /* Same host: go first in its queue, after the usual delay. */
             free(q->current);
@@ -294,7 +300,12 @@ static void take_inbox(struct fetch_pool *f)
     pthread_mutex_unlock(&f->lock);
     while (q) {
         struct request *next = (struct request *)q->s.next;
-        fetchsched_add(f->sched, &q->s);
+        char why[256];
+        q->s.next = NULL;
+        if (fetchcurl_url_refused(f->curl, q->current, why, sizeof why))
+            finish(f, q, FETCH_BLOCKED, why); /* no request goes out */
+        else
+            fetchsched_add(f->sched, &q->s);
         q = next;
     }
 }

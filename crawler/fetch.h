@@ -42,7 +42,7 @@ struct fetch_config {
     int max_redirects;      /* same-site hops; default 5 */
     int obey_robots;        /* default 1 */
     int robots_retry_ms;    /* first wait after an unreachable robots.txt; default 2000 */
-    int allow_private;      /* allow private/loopback/link-local destinations; default 0 */
+    int allow_private;      /* allow private, reserved and own addresses (addrcheck.h); 0 */
     const char *proxy;      /* e.g. "http://127.0.0.1:8081", or NULL */
     const char *user_agent; /* default "sitescout/VERSION (+FETCH_INFO_URL)" */
 };
@@ -62,7 +62,7 @@ enum fetch_status {
     FETCH_DNS,      /* the host does not resolve */
     FETCH_CONNECT,  /* could not connect */
     FETCH_TIMEOUT,  /* too slow */
-    FETCH_BLOCKED,  /* destination in a private/loopback range, not allowed */
+    FETCH_BLOCKED,  /* a private, reserved or this host's own address: not fetched */
     FETCH_NETWORK,  /* another transfer failure (reset, bad response, ...) */
     FETCH_BAD_URL,  /* not a fetchable http(s) URL */
     FETCH_STATUS_COUNT

@@ -15,10 +15,13 @@
 
 #include "common/buf.h"
 #include "common/monotime.h"
+#include "crawler/addrcheck.h"
 #include "crawler/robots.h"
 #include "crawler/url.h"
 
-#define HEADER_MAX 8192 /* longest header value we keep */
+#define HEADER_MAX      8192 /* longest header value we keep */
+#define BLOCKED_MSG_MAX 160  /* "destination ADDRESS is ..." */
+#define ROBOTS_HOPS_MAX 5    /* robots.txt redirects followed (RFC 9309 §2.3.1.2) */
 
 enum abort_reason { ABORT_NONE, ABORT_NOT_HTML, ABORT_TOO_BIG, ABORT_BLOCKED };
 
@@ -32,8 +35,11 @@ struct transfer {
     size_t body_max;
     char *content_type, *location, *proxy_error;
     enum abort_reason abort;
+    struct addrcheck *guard; /* the fetchcurl's; NULL: connections are not checked */
+    int hops;                /* robots.txt redirects followed */
     int64_t start_ms;
     char errbuf[CURL_ERROR_SIZE];
+    char blocked[BLOCKED_MSG_MAX]; /* why, when abort == ABORT_BLOCKED */
 };
 
 struct fetchcurl {
@@ -42,57 +48,57 @@ struct fetchcurl {
     char *proxy, *user_agent;
     long connect_timeout_ms, timeout_ms, low_speed_bytes, low_speed_secs;
     size_t max_body;
-    int allow_private;
+    struct addrcheck *guard; /* NULL with allow_private */
 };
 
 /* ---- addresses ---------------------------------------------------------- */
 
-static int v4_is_private(uint32_t a)
+/* The address of sa as text ("?" for a family other than IPv4 and IPv6). */
+static void sockaddr_text(const struct sockaddr *sa, char *out, size_t cap)
 {
-    return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 ||
-           (a >> 16) == 0xA9FE ||         /* 169.254/16 link-local */
-           (a >> 20) == 0xAC1 ||          /* 172.16/12 */
-           (a >> 16) == 0xC0A8 ||         /* 192.168/16 */
-           (a >> 22) == (100 << 2 | 1) || /* 100.64/10 shared address space */
-           (a >> 8) == 0xC00000 ||        /* 192.0.0/24 protocol assignments */
-           (a >> 17) == (198 << 7 | 9) || /* 198.18/15 benchmarking */
-           (a >> 28) >= 0xE;              /* multicast, reserved, broadcast */
+    const void *in = NULL;
+    if (sa->sa_family == AF_INET)
+        in = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+    else if (sa->sa_family == AF_INET6)
+        in = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    if (!in || !inet_ntop(sa->sa_family, in, out, (socklen_t)cap))
+        snprintf(out, cap, "?");
 }
 
-int fetchcurl_addr_is_private(const void *sockaddr)
-{
-    const struct sockaddr *sa = sockaddr;
-    if (sa->sa_family == AF_INET) {
-        const struct sockaddr_in *in = sockaddr;
-        return v4_is_private(ntohl(in->sin_addr.s_addr));
-    }
-    if (sa->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *in6 = sockaddr;
-        const uint8_t *b = in6->sin6_addr.s6_addr;
-        static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        if (memcmp(b, mapped, 12) == 0)
-            return v4_is_private((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
-                                 (uint32_t)b[14] << 8 | b[15]);
-        int zero = 1;
-        for (int i = 0; i < 15; i++)
-            zero &= b[i] == 0;
-        return (zero && (b[15] == 0 || b[15] == 1)) ||    /* :: and ::1 */
-               (b[0] & 0xfe) == 0xfc ||                   /* fc00::/7 unique local */
-               (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 link-local */
-               b[0] == 0xff;                              /* multicast */
-    }
-    return 1; /* anything else (unix sockets...) is not the public web */
-}
-
-/* Refuse to connect to private destinations: checked on the address actually used. */
+/*
+ * Refuse to connect to private, reserved or this host's own addresses: checked on the
+ * address actually used, for every connection curl opens (so for every redirect hop
+ * and every address a name resolves to).
+ */
 static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *a)
 {
     struct transfer *t = clientp;
-    if (purpose == CURLSOCKTYPE_IPCXN && fetchcurl_addr_is_private(&a->addr)) {
-        t->abort = ABORT_BLOCKED;
-        return CURL_SOCKET_BAD;
+    if (purpose == CURLSOCKTYPE_IPCXN) {
+        enum addrcheck_verdict v = addrcheck_sockaddr(t->guard, &a->addr, monotime_ms());
+        if (v != ADDRCHECK_PUBLIC) {
+            char text[INET6_ADDRSTRLEN];
+            sockaddr_text(&a->addr, text, sizeof text);
+            t->abort = ABORT_BLOCKED;
+            snprintf(t->blocked, sizeof t->blocked, "destination %s %s", text,
+                     addrcheck_verdict_text(v));
+            return CURL_SOCKET_BAD;
+        }
     }
     return socket(a->family, a->socktype, a->protocol);
+}
+
+int fetchcurl_url_refused(struct fetchcurl *fc, const char *url, char *why, size_t cap)
+{
+    if (!fc->guard)
+        return 0;
+    enum addrcheck_verdict v = addrcheck_url(fc->guard, url, monotime_ms());
+    if (v == ADDRCHECK_PUBLIC)
+        return 0;
+    size_t n = 0;
+    const char *host = url_host_ref(url, &n);
+    snprintf(why, cap, "destination %.*s %s", host ? (int)n : 3, host ? host : "URL",
+             addrcheck_verdict_text(v));
+    return 1;
 }
 
 /* ---- headers and bodies -------------------------------------------------- */
@@ -222,15 +228,14 @@ static void easy_setup(const struct fetchcurl *fc, struct transfer *t)
     curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
-    if (!t->req) {
-        /* RFC 9309 §2.3.1.2: follow at least five redirects for robots.txt. */
-        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-        curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
-        curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    }
-    if (fc->proxy) {
-        curl_easy_setopt(e, CURLOPT_PROXY, fc->proxy);
-    } else if (!fc->allow_private) {
+    /*
+     * curl follows no redirect: pages' are followed by fetch.c, robots.txt's by
+     * robots_follow, each hop's URL checked first. No proxy but ours: an empty
+     * CURLOPT_PROXY also keeps curl from taking one from http_proxy and the like,
+     * behind which the connection check below would see only the proxy.
+     */
+    curl_easy_setopt(e, CURLOPT_PROXY, fc->proxy ? fc->proxy : "");
+    if (!fc->proxy && t->guard) {
         curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
         curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
     }
@@ -247,6 +252,7 @@ enum err fetchcurl_start(struct fetchcurl *fc, const char *url, void *host, void
     t->host = host;
     t->req = req;
     t->group = group;
+    t->guard = fc->guard;
     t->body_max = req ? fc->max_body : ROBOTS_PARSE_MAX;
     buf_init(&t->body, t->body_max + 1);
     t->start_ms = monotime_ms();
@@ -304,14 +310,14 @@ static void fetchcurl_robots_outcome(struct transfer *t, CURLcode rc, struct fet
     long code = 0;
     if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG))
         curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
-    if (t->proxy_error)
-        code = 0; /* the proxy could not reach the host: unreachable, not a 5xx of the host */
+    if (t->proxy_error || t->abort == ABORT_BLOCKED)
+        code = 0; /* the host was not reached (by the proxy, or by us): not the host's status */
     d->http_status = (int)code;
     d->down = FETCH_OK;
-    if (t->proxy_error)
+    if (t->abort == ABORT_BLOCKED)
+        d->down = FETCH_BLOCKED; /* also a redirect to a refused destination */
+    else if (t->proxy_error)
         d->down = proxy_failure(t->proxy_error);
-    else if (rc != CURLE_OK && t->abort == ABORT_BLOCKED)
-        d->down = FETCH_BLOCKED;
     else if (rc != CURLE_OK)
         d->down = curl_failure(rc);
     d->body_len = t->body.len;
@@ -344,7 +350,7 @@ static void page_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done 
     long code = 0;
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
     if (t->abort == ABORT_BLOCKED) {
-        set_status(d, FETCH_BLOCKED, "destination address is private or local");
+        set_status(d, FETCH_BLOCKED, t->blocked[0] ? t->blocked : "destination refused");
     } else if (t->abort == ABORT_NOT_HTML) {
         set_status(d, FETCH_NOT_HTML, t->content_type ? t->content_type : "not HTML");
     } else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG)) {
@@ -370,6 +376,40 @@ static void page_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done 
     d->truncated = t->abort == ABORT_TOO_BIG;
 }
 
+/*
+ * A robots.txt answered a redirect: go on to its target with the same transfer (1),
+ * or end here (0): not a redirect, a refused target (then blocked), or more than
+ * ROBOTS_HOPS_MAX hops (the 3xx is the outcome: robots.txt unavailable, RFC 9309
+ * §2.3.1.2). Followed here rather than by curl so that each hop's host is checked
+ * as a page's is, with a proxy too.
+ */
+static int robots_follow(struct fetchcurl *fc, struct transfer *t, CURLcode rc)
+{
+    long code = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    char *target = NULL;
+    if (rc != CURLE_OK || code < 300 || code > 399 || !t->location || t->proxy_error ||
+        t->hops >= ROBOTS_HOPS_MAX || url_resolve(t->url, t->location, &target) != ERR_OK)
+        return 0;
+    if (fetchcurl_url_refused(fc, target, t->blocked, sizeof t->blocked)) {
+        t->abort = ABORT_BLOCKED;
+        free(target);
+        return 0;
+    }
+    curl_multi_remove_handle(fc->multi, t->easy);
+    free(t->url);
+    t->url = target;
+    t->hops++;
+    buf_reset(&t->body);
+    free(t->content_type);
+    free(t->location);
+    t->content_type = t->location = NULL;
+    t->errbuf[0] = '\0';
+    curl_easy_setopt(t->easy, CURLOPT_URL, t->url);
+    /* Refused only short of memory: the 3xx stands as the outcome. */
+    return curl_multi_add_handle(fc->multi, t->easy) == CURLM_OK;
+}
+
 int fetchcurl_take_done(struct fetchcurl *fc, struct fetchcurl_done *out)
 {
     memset(out, 0, sizeof *out);
@@ -381,6 +421,8 @@ int fetchcurl_take_done(struct fetchcurl *fc, struct fetchcurl_done *out)
         CURLcode rc = m->data.result;
         struct transfer *t = NULL;
         curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+        if (!t->req && robots_follow(fc, t, rc))
+            continue;
         running_remove(fc, t);
         out->host = t->host;
         out->req = t->req;
@@ -442,11 +484,15 @@ enum err fetchcurl_new(const struct fetch_config *c, struct fetchcurl **out)
     fc->low_speed_bytes = c->low_speed_bytes;
     fc->low_speed_secs = c->low_speed_secs;
     fc->max_body = c->max_body;
-    fc->allow_private = c->allow_private;
     fc->multi = curl_multi_init();
     if (!fc->user_agent || !fc->multi || (c->proxy && *c->proxy && !fc->proxy)) {
         fetchcurl_free(fc);
         return err_set(ERR_NOMEM, "out of memory");
+    }
+    enum err e = c->allow_private ? ERR_OK : addrcheck_new(&fc->guard);
+    if (e) {
+        fetchcurl_free(fc);
+        return e;
     }
     curl_multi_setopt(fc->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)c->max_in_flight);
     curl_multi_setopt(fc->multi, CURLMOPT_MAXCONNECTS, (long)c->max_in_flight * 2);
@@ -465,6 +511,7 @@ void fetchcurl_free(struct fetchcurl *fc)
     }
     if (fc->multi)
         curl_multi_cleanup(fc->multi);
+    addrcheck_free(fc->guard);
     free(fc->proxy);
     free(fc->user_agent);
     free(fc);

@@ -1,7 +1,7 @@
 /*
  * The fetcher's libcurl side, the only file that includes curl: a multi handle with
  * its running transfers, one easy handle per transfer, response headers and bodies
- * (capped), the private-address check, and the reading of an ended transfer as a
+ * (capped), the destination checks, and the reading of an ended transfer as a
  * fetch status (curl and proxy failures, HTML or not, redirects).
  *
  * Threads: one thread drives a struct fetchcurl; only fetchcurl_wakeup may be called
@@ -26,8 +26,9 @@ enum err fetchcurl_new(const struct fetch_config *c, struct fetchcurl **out) WAR
 void fetchcurl_free(struct fetchcurl *fc);
 
 /*
- * Start fetching url: a page (req not NULL) or a robots.txt (req NULL: redirects
- * followed by curl, body read up to ROBOTS_PARSE_MAX). host, req and group are the
+ * Start fetching url: a page (req not NULL) or a robots.txt (req NULL: up to five
+ * redirects followed here, each hop checked as fetchcurl_url_refused says; body read
+ * up to ROBOTS_PARSE_MAX). host, req and group are the
  * caller's; group marks transfers fetchcurl_cancel may cancel together.
  */
 enum err fetchcurl_start(struct fetchcurl *fc, const char *url, void *host, void *req,
@@ -78,9 +79,16 @@ long fetchcurl_timeout(struct fetchcurl *fc);
 void fetchcurl_wakeup(struct fetchcurl *fc);
 
 /*
- * 1 if the address (struct sockaddr *) is private, loopback, link-local or otherwise
- * not public: such destinations are refused unless allow_private (or a proxy) is set.
+ * Destinations (crawler/addrcheck.h): unless allow_private, a transfer never connects
+ * to a private, reserved or this host's own address. Without a proxy every connection
+ * curl opens is checked on the address it goes to (DNS names included). With a proxy,
+ * which resolves names itself, only URLs are checked: this function, called for every
+ * page URL before its transfer starts and for every redirect hop.
+ *
+ * 0 if url may be fetched as far as its host tells, else 1 with why[cap] saying why
+ * ("destination 127.0.0.1 is private, local or reserved"): an IP literal in any
+ * spelling that is private, reserved or this host's own, or a localhost name.
  */
-int fetchcurl_addr_is_private(const void *sockaddr);
+int fetchcurl_url_refused(struct fetchcurl *fc, const char *url, char *why, size_t cap);
 
 #endif

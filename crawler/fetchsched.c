@@ -398,8 +398,11 @@ static long schedule_pass(struct fetchsched *s, int64_t now)
         if (!h->head || h->active >= s->cfg.per_host)
             continue;
         if (h->down != FETCH_OK && now < h->down_until_ms) {
+            const char *why = h->down == FETCH_BLOCKED
+                                  ? "destination refused: private, reserved or this host's own"
+                                  : "host unreachable";
             while (h->head)
-                finish(s, host_pop(h), h->down, "host unreachable");
+                finish(s, host_pop(h), h->down, why);
             continue;
         }
         /* Clients share the pool: one at its share waits while the others go on. */

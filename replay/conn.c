@@ -85,7 +85,7 @@ static void conn_log(struct conn_set *cs, struct conn *c, struct response *r)
     cs->stats.body_bytes += body;
     if (!cs->log)
         return;
-    char fault[32];
+    char fault[RESPONSE_FAULT_NAMES_MAX];
     response_fault_names(r->faults, fault, sizeof fault);
     struct alog_entry e = {
         .ts = r->ts,
@@ -156,6 +156,8 @@ static void conn_pump(struct conn_set *cs, struct conn *c)
             uint64_t lim = r->body_len - r->produced;
             if (r->reset_at - r->produced < lim)
                 lim = r->reset_at - r->produced;
+            if (r->stall_at - r->produced < lim)
+                lim = r->stall_at - r->produced;
             if (r->slow_step && r->allowance < lim)
                 lim = r->allowance;
             if (lim > RESPONSE_OUT_CAP - r->out_len)
@@ -175,6 +177,13 @@ static void conn_pump(struct conn_set *cs, struct conn *c)
         if (r->out_off == r->out_len) {
             if (r->produced == r->body_len) {
                 conn_finish(cs, c);
+            } else if (r->produced == r->stall_at) {
+                /* Silence mid-body: no bytes, no close, until the timer ends it. */
+                r->faults |= RESPONSE_FAULT_STALL;
+                r->stall_at = UINT64_MAX;
+                r->stall_end = cs->now + r->stall_ms;
+                conn_watch(cs, c, 0);
+                conn_timer_set(cs, c, r->stall_end);
             } else if (r->produced == r->reset_at) {
                 r->faults |= RESPONSE_FAULT_RESET;
                 c->reset = 1;
@@ -363,6 +372,10 @@ static void conn_timer(struct conn_set *cs, struct conn *c)
         c->dead = 1; /* idle too long, or done lingering */
     } else if (r->start_at) {
         conn_start(cs, c);
+    } else if (r->stall_end) {
+        r->stall_end = 0; /* the stall is over: the rest of the body goes out */
+        c->progress = cs->now;
+        conn_pump(cs, c);
     } else if (r->slow_step && !r->allowance && r->out_off == r->out_len) {
         /* A slow body's next piece is due (timers never fire early). */
         r->allowance = r->slow_step;

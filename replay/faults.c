@@ -15,14 +15,11 @@ struct faults_count {
     uint64_t count;
 };
 
-void faults_init(struct faults *f, uint64_t seed, double latency_ms, double error_rate,
-                 double reset_rate, double slow_rate)
+#define FAULTS_LOOP_SALT 0x6c6f6f70u /* "loop": loop draws apart from the per-request ones */
+
+void faults_init(struct faults *f, uint64_t seed, const struct faults_rates *rates)
 {
-    *f = (struct faults){.seed = seed,
-                         .latency_ms = latency_ms,
-                         .error_rate = error_rate,
-                         .reset_rate = reset_rate,
-                         .slow_rate = slow_rate};
+    *f = (struct faults){.seed = seed, .r = *rates};
 }
 
 void faults_release(struct faults *f)
@@ -82,19 +79,34 @@ static double faults_unit(uint64_t x)
 
 void faults_decide(struct faults *f, const char *url, size_t len, struct faults_draw *out)
 {
+    const struct faults_rates *r = &f->r;
     memset(out, 0, sizeof *out);
-    if (f->latency_ms <= 0 && f->error_rate <= 0 && f->reset_rate <= 0 && f->slow_rate <= 0)
+    if (r->latency_ms <= 0 && r->error_rate <= 0 && r->reset_rate <= 0 && r->slow_rate <= 0 &&
+        r->stall_rate <= 0)
         return;
     uint64_t h = synth_hash64(url, len);
     uint64_t n = faults_attempts_before(f, h);
     uint64_t st = synth_mix64(f->seed ^ synth_mix64(h ^ synth_mix64(n)));
-    if (f->latency_ms > 0) {
-        double d = -f->latency_ms * log(1.0 - faults_unit(synth_mix64(st + 1)));
-        double cap = FAULTS_LATENCY_CAP * f->latency_ms;
+    if (r->latency_ms > 0) {
+        double d = -r->latency_ms * log(1.0 - faults_unit(synth_mix64(st + 1)));
+        double cap = FAULTS_LATENCY_CAP * r->latency_ms;
         out->delay_ms = d < cap ? d : cap;
     }
-    if (faults_unit(synth_mix64(st + 2)) < f->error_rate)
+    if (faults_unit(synth_mix64(st + 2)) < r->error_rate)
         out->error = faults_unit(synth_mix64(st + 3)) < 0.5 ? 500 : 503;
-    out->reset = faults_unit(synth_mix64(st + 4)) < f->reset_rate;
-    out->slow = faults_unit(synth_mix64(st + 5)) < f->slow_rate;
+    out->reset = faults_unit(synth_mix64(st + 4)) < r->reset_rate;
+    out->slow = faults_unit(synth_mix64(st + 5)) < r->slow_rate;
+    out->stall = faults_unit(synth_mix64(st + 6)) < r->stall_rate;
+}
+
+int faults_loop(const struct faults *f, const char *url, size_t len, int *self)
+{
+    *self = 0;
+    if (f->r.loop_rate <= 0)
+        return 0;
+    uint64_t st = synth_mix64(f->seed ^ synth_mix64(synth_hash64(url, len) ^ FAULTS_LOOP_SALT));
+    if (faults_unit(synth_mix64(st + 1)) >= f->r.loop_rate)
+        return 0;
+    *self = faults_unit(synth_mix64(st + 2)) < 0.5;
+    return faults_unit(synth_mix64(st + 3)) < 0.5 ? 301 : 302;
 }

@@ -137,7 +137,8 @@ static enum err replay_config_copy(struct replay_server *s, const struct replay_
 {
     s->cfg = *cfg;
     if (cfg->error_rate < 0 || cfg->error_rate > 1 || cfg->reset_rate < 0 || cfg->reset_rate > 1 ||
-        cfg->slow_rate < 0 || cfg->slow_rate > 1 || cfg->latency_ms < 0)
+        cfg->slow_rate < 0 || cfg->slow_rate > 1 || cfg->stall_rate < 0 || cfg->stall_rate > 1 ||
+        cfg->loop_rate < 0 || cfg->loop_rate > 1 || cfg->latency_ms < 0)
         return err_set(ERR_INVAL, "fault rates must lie in [0, 1] and latency must be >= 0");
     if (cfg->ntrap > REPLAY_HOSTS_MAX || cfg->nhuge > REPLAY_HOSTS_MAX ||
         cfg->njunk > REPLAY_HOSTS_MAX)

@@ -31,6 +31,9 @@ struct replay_config {
     double reset_rate; /* share of responses whose connection is reset halfway through the body */
     double slow_rate;  /* share of responses whose body is dribbled out ... */
     unsigned slow_ms;  /* ... over about this many milliseconds in all (0 = 2000) */
+    double stall_rate; /* share of responses that go silent halfway through the body ... */
+    unsigned stall_ms; /* ... for this many milliseconds (0 = 60000) */
+    double loop_rate;  /* share of URLs that answer a redirect loop (per URL, not request) */
     const char *trap_hosts[REPLAY_HOSTS_MAX]; /* endless calendar pages */
     size_t ntrap;
     const char *huge_hosts[REPLAY_HOSTS_MAX]; /* 100 MB text/html pages */

@@ -24,6 +24,7 @@ struct response *response_get(struct response_pool *p)
     /* Everything but the two big buffers starts from zero. */
     memset(r, 0, offsetof(struct response, out));
     r->reset_at = UINT64_MAX;
+    r->stall_at = UINT64_MAX;
     return r;
 }
 
@@ -76,6 +77,10 @@ static const char *response_reason(int status)
     switch (status) {
     case 200:
         return "OK";
+    case 301:
+        return "Moved Permanently";
+    case 302:
+        return "Found";
     case 400:
         return "Bad Request";
     case 404:
@@ -165,6 +170,15 @@ void response_error_fault(struct response *r, int status, int head_only)
     r->faults |= RESPONSE_FAULT_ERROR;
     response_page(r, status, status == 503 ? "Retry-After: 1\r\n" : NULL,
                   "The replay web injected this error (--error-rate).", head_only);
+}
+
+void response_loop_fault(struct response *r, int status, const char *location, int head_only)
+{
+    char extra[WARCURL_MAX + 16];
+    snprintf(extra, sizeof extra, "Location: %s\r\n", location);
+    r->faults |= RESPONSE_FAULT_LOOP;
+    response_page(r, status, extra,
+                  "The replay web injected this redirect loop (--redirect-loop-rate).", head_only);
 }
 
 /* The recorded response; nonzero if the record cannot be served. */
@@ -286,15 +300,15 @@ ssize_t response_produce(struct response *r, char *dst, size_t n)
 
 void response_fault_names(unsigned bits, char *out, size_t cap)
 {
-    static const char *const names[] = {"error", "reset", "slow"};
+    static const char *const names[] = {"error", "reset", "slow", "stall", "loop"};
     size_t n = 0;
     out[0] = '\0';
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
         if (!(bits & (1u << i)))
             continue;
         int k = snprintf(out + n, cap - n, "%s%s", n ? "+" : "", names[i]);
         if (k < 0 || (size_t)k >= cap - n)
-            return; /* cut short: the buffer is sized for all three */
+            return; /* cut short: RESPONSE_FAULT_NAMES_MAX holds them all */
         n += (size_t)k;
     }
 }

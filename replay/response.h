@@ -20,7 +20,14 @@ enum response_body {
     RESPONSE_BODY_HUGE,
     RESPONSE_BODY_JUNK
 };
-enum response_fault { RESPONSE_FAULT_ERROR = 1, RESPONSE_FAULT_RESET = 2, RESPONSE_FAULT_SLOW = 4 };
+enum response_fault {
+    RESPONSE_FAULT_ERROR = 1,
+    RESPONSE_FAULT_RESET = 2,
+    RESPONSE_FAULT_SLOW = 4,
+    RESPONSE_FAULT_STALL = 8,
+    RESPONSE_FAULT_LOOP = 16,
+};
+#define RESPONSE_FAULT_NAMES_MAX 48 /* "error+reset+slow+stall+loop" and its NUL fit */
 
 /*
  * The head goes into out first; body bytes come from the stash (a generated page, or
@@ -50,6 +57,9 @@ struct response {
     /* faults */
     int64_t start_at;   /* monotonic ms when the latency delay ends; 0 = started */
     uint64_t reset_at;  /* reset the connection after this many body bytes; UINT64_MAX = never */
+    uint64_t stall_at;  /* go silent after this many body bytes; UINT64_MAX = never ... */
+    int64_t stall_ms;   /* ... for this long */
+    int64_t stall_end;  /* monotonic ms when a stall in progress ends; 0 = none */
     uint64_t slow_step; /* body bytes per slow tick; 0 = not slow */
     uint64_t allowance; /* body bytes that may go before the next tick */
     int64_t slow_next;
@@ -71,7 +81,7 @@ struct response_pool {
 /* Free everything the pool keeps. */
 void response_pool_release(struct response_pool *p);
 
-/* A response with every field zero but reset_at (never); NULL when out of memory. */
+/* A response with every field zero but reset_at and stall_at (never); NULL when out of memory. */
 struct response *response_get(struct response_pool *p);
 
 /* Give a response (and its reader) back to the pool. */
@@ -83,6 +93,9 @@ void response_page(struct response *r, int status, const char *extra, const char
 
 /* The page of an injected 500 or 503 error. */
 void response_error_fault(struct response *r, int status, int head_only);
+
+/* An injected redirect (301 or 302) to location, one hop of a loop. */
+void response_loop_fault(struct response *r, int status, const char *location, int head_only);
 
 /* The recorded response; nonzero (with a warning on the log) if it cannot be served. */
 int response_record(struct response_pool *p, struct response *r, const struct warc_record *rec,

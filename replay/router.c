@@ -5,15 +5,24 @@
 #include <string.h>
 #include <strings.h>
 
-#define ROUTER_SLOW_STEPS      20 /* a slow body goes out in this many pieces */
-#define ROUTER_SLOW_MS_DEFAULT 2000
+#define ROUTER_SLOW_STEPS       20 /* a slow body goes out in this many pieces */
+#define ROUTER_SLOW_MS_DEFAULT  2000
+#define ROUTER_STALL_MS_DEFAULT 60000
+/* What a loop of two adds to a URL's query to name its partner, which redirects back. */
+#define ROUTER_LOOP_MARK     "replay-loop=1"
+#define ROUTER_LOOP_MARK_LEN (sizeof ROUTER_LOOP_MARK - 1)
 
 void router_init(struct router *rt, const struct replay_config *cfg, const struct warc_archive *arc)
 {
     rt->cfg = cfg;
     rt->arc = arc;
-    faults_init(&rt->faults, cfg->seed, cfg->latency_ms, cfg->error_rate, cfg->reset_rate,
-                cfg->slow_rate);
+    const struct faults_rates rates = {.latency_ms = cfg->latency_ms,
+                                       .error_rate = cfg->error_rate,
+                                       .reset_rate = cfg->reset_rate,
+                                       .slow_rate = cfg->slow_rate,
+                                       .stall_rate = cfg->stall_rate,
+                                       .loop_rate = cfg->loop_rate};
+    faults_init(&rt->faults, cfg->seed, &rates);
 }
 
 void router_release(struct router *rt)
@@ -91,7 +100,56 @@ static const struct warc_record *router_record(const struct router *rt, const st
     return rec;
 }
 
-/* Resets and slowness, for a response with content. */
+/*
+ * The partner of a loop of two: url[ulen] with ROUTER_LOOP_MARK added to its query, into
+ * out[cap]. 0 if it does not fit (the loop is then a self-redirect).
+ */
+static int router_loop_partner(const char *url, size_t ulen, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%.*s%c%s", (int)ulen, url, memchr(url, '?', ulen) ? '&' : '?',
+                     ROUTER_LOOP_MARK);
+    return n > 0 && (size_t)n < cap;
+}
+
+/* url[ulen] is a loop's partner: the URL it redirects back to, into out[cap]; else 0. */
+static int router_loop_back(const char *url, size_t ulen, char *out, size_t cap)
+{
+    size_t m = ROUTER_LOOP_MARK_LEN;
+    if (ulen <= m + 1 || memcmp(url + ulen - m, ROUTER_LOOP_MARK, m) != 0 ||
+        (url[ulen - m - 1] != '?' && url[ulen - m - 1] != '&') || ulen - m - 1 >= cap)
+        return 0;
+    memcpy(out, url, ulen - m - 1);
+    out[ulen - m - 1] = '\0';
+    return 1;
+}
+
+/*
+ * Redirect loops (--redirect-loop-rate): a looping URL with content answers a
+ * redirect to itself or to its partner, and a partner answers a redirect back. 1 when
+ * r is set up as such a redirect.
+ */
+static int router_loop(const struct router *rt, struct response *r, size_t ulen, int content,
+                       int head_only)
+{
+    char target[WARCURL_MAX];
+    int self;
+    if (rt->faults.r.loop_rate <= 0)
+        return 0;
+    if (router_loop_back(r->url, ulen, target, sizeof target)) {
+        int status = faults_loop(&rt->faults, target, strlen(target), &self);
+        response_loop_fault(r, status ? status : 302, target, head_only);
+        return 1;
+    }
+    int status = content ? faults_loop(&rt->faults, r->url, ulen, &self) : 0;
+    if (!status)
+        return 0;
+    if (self || !router_loop_partner(r->url, ulen, target, sizeof target))
+        snprintf(target, sizeof target, "%.*s", (int)ulen, r->url);
+    response_loop_fault(r, status, target, head_only);
+    return 1;
+}
+
+/* Resets, slowness and stalls, for a response with content. */
 static void router_body_faults(const struct router *rt, struct response *r,
                                const struct faults_draw *f)
 {
@@ -105,6 +163,10 @@ static void router_body_faults(const struct router *rt, struct response *r,
         r->slow_step = (r->body_len + ROUTER_SLOW_STEPS - 1) / ROUTER_SLOW_STEPS;
         r->allowance = r->slow_step;
         r->slow_interval = total / ROUTER_SLOW_STEPS ? total / ROUTER_SLOW_STEPS : 1;
+    }
+    if (f->stall) {
+        r->stall_at = r->body_len / 2;
+        r->stall_ms = rt->cfg->stall_ms ? rt->cfg->stall_ms : ROUTER_STALL_MS_DEFAULT;
     }
 }
 
@@ -135,6 +197,8 @@ double router_answer(struct router *rt, struct response_pool *pool, struct respo
         response_page(r, 404, NULL, "This synthetic host has no robots.txt.", head_only);
     } else if (f.error) {
         response_error_fault(r, f.error, head_only);
+    } else if (router_loop(rt, r, ulen, kind || rec, head_only)) {
+        /* a redirect of a loop, set up */
     } else if (kind) {
         response_synth(r, kind, path, strlen(path), rt->cfg->seed, head_only);
         content = 1;

@@ -141,6 +141,42 @@ crawl --resume "$job3" --proxy "$PROXY" >"$SCRATCH/out7" 2>&1 || fail "resume af
 assert_eq done "$(psql_q "select state from jobs where id = $job3")" "a paused job resumes to the end"
 stop_replay
 
+# --- a web with redirect loops and long stalls: the crawl still spends its budget. A loop
+# costs its page 1 + 5 requests and is recorded as too_many_redirects, never retried; a
+# transfer gone silent is cut by the fetcher's low-speed deadline and recorded as timeout.
+start_replay "$SCRATCH/access8.log" --warc "$WARC" --seed 5 --redirect-loop-rate 0.05 \
+  --stall-rate 0.02 --stall-ms 600000
+start=$(date +%s)
+crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=0 \
+  --set max_pages=200 --report "$SCRATCH/r8.json" >"$SCRATCH/out8" 2>&1 ||
+  fail "crawl through loops and stalls failed: $(cat "$SCRATCH/out8")"
+took=$(($(date +%s) - start))
+stop_replay
+job8=$(json "$SCRATCH/r8.json" "['job_id']")
+assert_contains "$(cat "$SCRATCH/out8")" "(max_pages)" "through loops and stalls the crawl ends on its page budget"
+pages=$(json "$SCRATCH/r8.json" "['pages_downloaded']")
+[[ $pages -le 200 && $pages -gt 175 ]] || fail "pages_downloaded $pages, want 176..200"
+[[ $took -lt 300 ]] || fail "the crawl took $took s: stalls were not cut"
+ok "it downloaded $pages of 200 pages in $took s"
+[[ $(psql_q "select count(*) from pages where job_id = $job8 and error = 'too_many_redirects'") -ge 1 ]] ||
+  fail "no page recorded as a redirect loop"
+[[ $(psql_q "select count(*) from pages where job_id = $job8 and error = 'timeout'") -ge 1 ]] ||
+  fail "no page recorded as timed out: $(grep -c '"fault": "stall"' "$SCRATCH/access8.log") stalls served"
+ok "loops are recorded as too_many_redirects, stalls as timeout"
+out=$(python3 - "$SCRATCH/access8.log" <<'PY'
+import collections, json, sys
+asked = collections.Counter()
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("fault") == "loop":
+        asked[e["url"].replace("?replay-loop=1", "").replace("&replay-loop=1", "")] += 1
+assert asked, "no loop was met"
+assert max(asked.values()) <= 6, [kv for kv in asked.items() if kv[1] > 6]
+print("%d looping URLs met, at most %d requests each" % (len(asked), max(asked.values())))
+PY
+) || fail "loops retried: $out"
+ok "no loop is followed or retried beyond 1 + 5 requests: $out"
+
 # --- bad input: one-line errors, exit 2, nothing stored
 jobs_before=$(psql_q "select count(*) from jobs")
 err=$(crawl --job "$SCRATCH/nope.json" 2>&1 || true)

@@ -96,6 +96,98 @@ python3 -c "import sys; t, f = float('$t'), float('$t2'); sys.exit(not (0.85 <= 
 grep -q '"fault": "slow"' "$TMP/slow.log" || fail "slow not in the access log"
 ok "--slow-rate 1 --slow-ms 1000: body intact after $t s (first byte after $t2 s)"
 
+# --redirect-loop-rate 1: every page answers 301 or 302, to itself or to a partner URL
+# that redirects back; the same on every request and with the same seed, not with another.
+# loops URLFILE OUT: "status location" of each URL, then of each partner it names.
+loops() {
+    while read -r url; do
+        curl -s -x "$PROXY" -o /dev/null -w '%{http_code} %{redirect_url}\n' "$url"
+    done <"$1" >"$2"
+}
+start_replay loop1 --warc "$DEMO" --redirect-loop-rate 1 --seed 3 --access-log "$TMP/loop1.log"
+loops "$TMP/pages" "$TMP/loop1"
+loops "$TMP/pages" "$TMP/loop1b"
+cut -d' ' -f2 "$TMP/loop1" | grep -F 'replay-loop=1' >"$TMP/partners" || true
+loops "$TMP/partners" "$TMP/loop1p"
+rc=0
+curl -s -x "$PROXY" -L --max-redirs 20 -o /dev/null "$(head -1 "$TMP/pages")" || rc=$?
+stop_replay
+python3 - "$TMP/pages" "$TMP/loop1" "$TMP/partners" "$TMP/loop1p" <<'PY' || fail "redirect loops"
+import sys
+pages = open(sys.argv[1]).read().split()
+got = [l.split() for l in open(sys.argv[2])]
+assert len(got) == len(pages) >= 30, (len(got), len(pages))
+assert all(g[0] in ("301", "302") for g in got), got
+assert {g[0] for g in got} == {"301", "302"}, "not both 301 and 302"
+selfs = [u for u, g in zip(pages, got) if g[1] == u]
+pairs = [u for u, g in zip(pages, got) if g[1] != u]
+assert selfs and pairs, "not both kinds: %d self, %d pairs" % (len(selfs), len(pairs))
+for u, g in zip(pages, got):
+    if g[1] != u:
+        assert g[1] == u + ("&" if "?" in u else "?") + "replay-loop=1", (u, g)
+partners = open(sys.argv[3]).read().split()
+back = [l.split() for l in open(sys.argv[4])]
+assert len(back) == len(partners) == len(pairs)
+for p, b in zip(partners, back):
+    assert b[0] in ("301", "302") and b[1] == p[: -len("replay-loop=1") - 1], (p, b)
+print("# %d self-redirects, %d loops of two" % (len(selfs), len(pairs)))
+PY
+cmp -s "$TMP/loop1" "$TMP/loop1b" || fail "redirect loops: a second request answers differently"
+[ "$rc" = 47 ] || fail "curl -L on a loop: exit $rc (want 47, too many redirects)"
+grep -q '"status": 30[12], .*"fault": "loop"' "$TMP/loop1.log" || fail "loop not in the access log"
+ok "--redirect-loop-rate 1: all $(wc -l <"$TMP/pages") pages loop (301 and 302, self and two-hop), every time; curl -L gives up"
+
+# --stall-rate 1: half the body, then silence for --stall-ms, then the rest.
+start_replay stall --warc "$DEMO" --stall-rate 1 --stall-ms 1500 --access-log "$TMP/stall.log"
+out=$(curl -s -x "$PROXY" -o "$TMP/stall.body" -w '%{time_starttransfer} %{time_total}' "$BIGURL")
+stop_replay
+cmp -s "$TMP/stall.body" "$TMP/rec/$big.body" || fail "stall: body differs"
+python3 -c "import sys; f, t = map(float, '$out'.split()); sys.exit(not (f < 1.0 and 1.5 <= t < 15))" ||
+    fail "stall: first byte and end after $out s"
+grep -q '"fault": "stall"' "$TMP/stall.log" || fail "stall not in the access log"
+ok "--stall-rate 1 --stall-ms 1500: half the body at once, 1.5 s of silence, then the rest ($out s)"
+# A long stall: a client with a low-speed limit hangs up during the silence, after half.
+start_replay stall2 --warc "$DEMO" --stall-rate 1 --stall-ms 600000 --access-log "$TMP/stall2.log"
+rc=0
+cut=$(curl -s -x "$PROXY" -o "$TMP/stall2.body" -w '%{size_download}' --speed-limit 1000 \
+    --speed-time 2 --max-time 30 "$BIGURL") || rc=$?
+stop_replay
+[ "$rc" = 28 ] && [ "$cut" = $((BIGLEN / 2)) ] || fail "stall: curl exit $rc after $cut bytes"
+cmp -s "$TMP/stall2.body" <(head -c "$cut" "$TMP/rec/$big.body") || fail "stall: the half sent differs"
+grep -q "\"bytes\": $((BIGLEN / 2)), .*\"fault\": \"stall\"" "$TMP/stall2.log" ||
+    fail "the cut stall is not logged with its $((BIGLEN / 2)) bytes: $(cat "$TMP/stall2.log")"
+ok "--stall-ms 600000: a low-speed limit cuts the transfer (curl exit 28) after $cut of $BIGLEN bytes"
+
+# Rates 0.5: about half the pages loop, and about half of the others stall; the same
+# ones again with the same seed, not with another.
+for run in A B C; do
+    seed=7
+    [ "$run" = C ] && seed=8
+    start_replay "half$run" --warc "$DEMO" --redirect-loop-rate 0.5 --stall-rate 0.5 --stall-ms 50 \
+        --seed "$seed" --access-log "$TMP/half$run.log"
+    statuses "$TMP/pages" >"$TMP/half$run"
+    stop_replay
+done
+out=$(python3 - "$TMP/halfA" "$TMP/halfB" "$TMP/halfC" "$TMP/halfA.log" "$TMP/halfB.log" \
+    "$TMP/halfC.log" <<'PY'
+import json, sys
+st = [open(f).read().split() for f in sys.argv[1:4]]
+logs = [[json.loads(l).get("fault") for l in open(f)] for f in sys.argv[4:7]]
+n = len(st[0])
+assert n >= 30 and all(len(x) == n for x in st + logs), [len(x) for x in st + logs]
+assert set(st[0]) <= {"200", "301", "302"}, set(st[0])
+loops = sum(s != "200" for s in st[0])
+stalls = logs[0].count("stall")
+assert n // 4 <= loops <= 3 * n // 4, ("loops", loops, n)
+assert (n - loops) // 4 <= stalls <= 3 * (n - loops) // 4, ("stalls", stalls, n - loops)
+assert all((f == "loop") == (s != "200") for f, s in zip(logs[0], st[0])), "loops are logged as such"
+assert st[0] == st[1] and logs[0] == logs[1], "same seed, different faults"
+assert st[0] != st[2] and logs[0] != logs[2], "seed 8 draws the same faults as 7"
+print("%d of %d pages loop, %d of the others stall" % (loops, n, stalls))
+PY
+) || fail "rates 0.5: $out"
+ok "--redirect-loop-rate 0.5 --stall-rate 0.5: $out; reproducible with --seed"
+
 # Synthetic hosts.
 start_replay synth --warc "$DEMO" --trap-host trap.test --huge-host huge.test \
     --junk-host Junk.Test --access-log "$TMP/synth.log"
