@@ -19,7 +19,8 @@ static void print_help(void)
     printf("\nRun 'sitescout COMMAND --help' for a command's options.\n"
            "Environment: SITESCOUT_DB (database URL), SITESCOUT_HOME (state directory),\n"
            "SITESCOUT_LOG (debug|info|warn|error|quiet), SITESCOUT_TOKEN (serve's --token),\n"
-           "SITESCOUT_LEASE_SECONDS (how long a silent job runner keeps its job, 30).\n");
+           "SITESCOUT_LEASE_SECONDS (how long a silent job runner keeps its job, 30),\n"
+           "SITESCOUT_DB_WAIT_SECONDS (how long a lost database is waited for, 30).\n");
 }
 
 int main(int argc, char **argv)

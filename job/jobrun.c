@@ -321,7 +321,7 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
 
 /*
  * The database went away mid-run and the store gave up reconnecting: say so in the job
- * once the database answers again (the store tries once more) and let the lease go, so
+ * once the database answers again (three more waits of the store's) and let the lease go, so
  * that the API shows why the job stands still and the next runner (a serve, crawl
  * --resume) takes it up at once. If the database is still away, the lease runs out.
  */
@@ -330,7 +330,10 @@ static void note_db_loss(struct store *s, int64_t id, const char *worker)
     char msg[512], note[600];
     snprintf(msg, sizeof msg, "%s", err_msg());
     snprintf(note, sizeof note, "interrupted, to be resumed: %s", msg);
-    if (crawlstore_job_interrupted(s, id, worker, note) != ERR_OK)
+    enum err e = ERR_DB;
+    for (int attempt = 0; attempt < 3 && e == ERR_DB; attempt++) /* each waits for the store */
+        e = crawlstore_job_interrupted(s, id, worker, note);
+    if (e)
         log_error("job %lld: cannot record the interruption: %s (its lease runs out in %d s)",
                   (long long)id, err_msg(), joblease_seconds());
     err_set(ERR_DB, "%s", msg);

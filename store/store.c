@@ -13,7 +13,7 @@
 
 #define RETRY_FIRST_MS      100
 #define RETRY_MAX_MS        5000
-#define RECONNECT_BUDGET_MS 30000
+#define RECONNECT_BUDGET_MS 30000 /* unless SITESCOUT_DB_WAIT_SECONDS says otherwise */
 
 struct store {
     PGconn *conn;
@@ -113,10 +113,18 @@ int store_reconnects(const struct store *s)
     return s->reconnects;
 }
 
+int store_wait_seconds(void)
+{
+    const char *v = getenv("SITESCOUT_DB_WAIT_SECONDS");
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end && n >= 1 && n <= 3600 ? (int)n : RECONNECT_BUDGET_MS / 1000;
+}
+
 /* Re-establish a lost connection with exponential backoff. */
 static enum err reconnect(struct store *s)
 {
-    long deadline = monotime_ms() + RECONNECT_BUDGET_MS;
+    long deadline = monotime_ms() + store_wait_seconds() * 1000L;
     long wait = RETRY_FIRST_MS;
     char why[512] = "connection lost";
     log_warn("database connection lost; reconnecting");

@@ -41,6 +41,12 @@ enum err store_query(struct store *s, const char *sql, int nparams, const char *
 /* Run a script of several statements without parameters (migrations only). */
 enum err store_exec_script(struct store *s, const char *sql) WARN_UNUSED;
 
+/*
+ * How long a lost connection is tried again before a statement fails with ERR_DB: 30 s,
+ * or SITESCOUT_DB_WAIT_SECONDS (1..3600).
+ */
+int store_wait_seconds(void);
+
 enum err store_begin(struct store *s) WARN_UNUSED;
 enum err store_commit(struct store *s) WARN_UNUSED;
 void store_rollback(struct store *s); /* best effort; never fails the caller */

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# The reliability campaign of issue 16, in full, with figures (tests/reliability/ runs a
+# short form of it in the suite). Sections, all by default:
+#   faults     a crawl of the dev web through a clean replay and through one with 20% 5xx,
+#              20% resets, 20% slow bodies (8 s) and 300 ms mean latency: seconds, pages,
+#              websites, peak RSS, precision and recall; the faulty run's time over the clean
+#   kills      N kill -9 of `crawl` at random moments of an uninterrupted run's length
+#              (training, crawling, the budget's tail), each resumed: what the resumed job
+#              found against the uninterrupted run's relevant websites (the oracle)
+#   outage     PostgreSQL stopped for 30 s, and crashed (immediate stop), under a crawl
+#   slowloris  2,000 connections that never finish their headers, from 32 addresses, and
+#              /api/health's answer time from another address meanwhile
+# Usage: bench/reliability.sh [--kills N] [--budget PAGES] [SECTION...]
+#   defaults: 10 kills, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
+#   and a private PostgreSQL cluster in a temporary directory.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${SITESCOUT_BIN:-$top/build/sitescout}
+web=${SITESCOUT_SHARED:-$top/../shared}/webs
+kills=10
+budget=1500
+sections=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --kills) kills=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
+    faults | kills | outage | slowloris) sections+=("$1"); shift ;;
+    *) echo "reliability.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
+  esac
+done
+((${#sections[@]})) || sections=(faults kills outage slowloris)
+
+tmp=$(mktemp -d /tmp/sitescout-rel.XXXXXX)
+chmod 755 "$tmp"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  "$bin" db --data-dir "$tmp/pg" stop >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+"$bin" db --data-dir "$tmp/pg" start >/dev/null
+db=$("$bin" db --data-dir "$tmp/pg" url)
+q() { psql "$db" -X -q -tA -v ON_ERROR_STOP=1 -c "$1"; }
+
+# replay NAME ARGS...: a replay of the dev web; prints its proxy URL.
+replay() {
+  local name=$1; shift
+  "$bin" replay --warc "$web/dev.warc.gz" --listen 127.0.0.1:0 "$@" >"$tmp/$name.replay" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 200); do grep -q '^listening' "$tmp/$name.replay" && break; sleep 0.1; done
+  echo "http://$(sed -n 's/^listening on //p' "$tmp/$name.replay")"
+}
+crawl_args() { # the crawl every section runs, through proxy $1
+  echo --db "$db" --job "$web/dev.jobs.json" --topic sci.space --proxy "$1" \
+    --labels "$web/dev.sites.tsv" --set max_pages="$budget"
+}
+relevant_set() {
+  q "select host from sites where job_id = $1 and relevant and state = 'examined'
+     and role = 'discovered' order by host"
+}
+report_line() { # NAME REPORT RSS_KB
+  python3 - "$@" <<'PY'
+import json, sys
+name, r, rss = sys.argv[1], json.load(open(sys.argv[2])), int(sys.argv[3])
+f = lambda v: "-" if v is None else f"{v:.3f}"
+print(f"{name:8s} {r['seconds']:8.1f} {r['pages_downloaded']:6d} {r['sites_examined']:6d} "
+      f"{r['relevant_found']:6d} {rss/1024:7.1f} {f(r['precision']):>6s} {f(r['recall']):>6s}")
+PY
+}
+
+faults() {
+  echo "== faults: dev web, sci.space, $budget pages, default politeness"
+  local clean faulty
+  clean=$(replay clean --latency-ms 300)
+  faulty=$(replay faulty --latency-ms 300 --error-rate 0.2 --reset-rate 0.2 --slow-rate 0.2 \
+    --slow-ms 8000)
+  printf '%-8s %8s %6s %6s %6s %7s %6s %6s\n' run seconds pages sites relev rss_mb prec recall
+  for run in clean faulty; do
+    local proxy=$clean
+    [[ $run == faulty ]] && proxy=$faulty
+    # shellcheck disable=SC2046
+    /usr/bin/time -f '%M' -o "$tmp/rss" "$bin" crawl $(crawl_args "$proxy") \
+      --report "$tmp/$run.json" >"$tmp/$run.out" 2>&1 || { cat "$tmp/$run.out"; exit 1; }
+    report_line "$run" "$tmp/$run.json" "$(cat "$tmp/rss")"
+  done
+  python3 -c "import json; a, b = (json.load(open('$tmp/' + n + '.json'))['seconds'] for n in ('clean', 'faulty')); print(f'faulty / clean time: {b / a:.2f}')"
+}
+
+kills() {
+  echo "== kills: $kills x kill -9 of crawl at a random moment, then crawl --resume"
+  local proxy
+  proxy=$(replay kills)
+  local t0=$SECONDS
+  # shellcheck disable=SC2046
+  "$bin" crawl $(crawl_args "$proxy") >"$tmp/oracle.out" 2>&1 || { cat "$tmp/oracle.out"; exit 1; }
+  local length=$((SECONDS - t0)) oracle
+  oracle=$(q "select max(id) from jobs")
+  relevant_set "$oracle" >"$tmp/oracle.set"
+  local n_oracle
+  n_oracle=$(wc -l <"$tmp/oracle.set")
+  echo "oracle: job $oracle, $length s, $n_oracle relevant websites, $(q "select pages_downloaded from jobs where id = $oracle") pages"
+  printf '%-4s %7s %-22s %6s %6s %7s %6s\n' kill after_s killed_at pages relev common models
+  local sum=0
+  for i in $(seq "$kills"); do
+    local at=$((1 + RANDOM % length))
+    # shellcheck disable=SC2046
+    "$bin" crawl $(crawl_args "$proxy") >"$tmp/k$i.out" 2>&1 &
+    local pid=$!
+    sleep "$at"
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    local job state
+    job=$(q "select max(id) from jobs")
+    state=$(q "select state || '@' || pages_downloaded from jobs where id = $job")
+    if [[ $state != done@* ]]; then
+      "$bin" crawl --db "$db" --resume "$job" --proxy "$proxy" >"$tmp/k$i.resume" 2>&1 ||
+        { echo "resume of job $job failed:"; cat "$tmp/k$i.resume"; exit 1; }
+    fi
+    relevant_set "$job" >"$tmp/k$i.set"
+    local common
+    common=$(comm -12 "$tmp/oracle.set" "$tmp/k$i.set" | wc -l)
+    sum=$((sum + common))
+    printf '%-4s %7s %-22s %6s %6s %7s %6s\n' "$i" "$at" "$state" \
+      "$(q "select pages_downloaded from jobs where id = $job")" "$(wc -l <"$tmp/k$i.set")" \
+      "$common/$n_oracle" "$(q "select count(*) from models where job_id = $job")"
+  done
+  python3 -c "print(f'mean share of the oracle found: {$sum / ($kills * $n_oracle):.3f}')"
+}
+
+outage() {
+  echo "== outage: PostgreSQL stopped 30 s, and crashed, under a crawl"
+  local proxy
+  proxy=$(replay outage --latency-ms 100)
+  for how in stop30 crash; do
+    # shellcheck disable=SC2046
+    "$bin" crawl $(crawl_args "$proxy") >"$tmp/$how.out" 2>&1 &
+    local pid=$! job=""
+    pids+=("$pid")
+    for _ in $(seq 600); do
+      job=$(q "select max(id) from jobs where state = 'crawling'" 2>/dev/null || true)
+      [[ -n $job ]] && break
+      sleep 0.5
+    done
+    sleep 5
+    if [[ $how == stop30 ]]; then
+      "$bin" db --data-dir "$tmp/pg" stop >/dev/null
+      sleep 30
+    else
+      runuser -u postgres -- pg_ctl -D "$tmp/pg/data" -m immediate stop >/dev/null 2>&1 ||
+        pg_ctl -D "$tmp/pg/data" -m immediate stop >/dev/null
+      sleep 2
+    fi
+    "$bin" db --data-dir "$tmp/pg" start >/dev/null
+    local rc=0
+    wait "$pid" || rc=$?
+    local resumed=no
+    if [[ $(q "select state from jobs where id = $job") != done ]]; then
+      resumed=yes
+      "$bin" crawl --db "$db" --resume "$job" --proxy "$proxy" >"$tmp/$how.resume" 2>&1 ||
+        { echo "resume failed:"; cat "$tmp/$how.resume"; exit 1; }
+    fi
+    local counted="job_id = $job and role not in ('train', 'train_other') and state = 'examined'"
+    echo "$how: crawl exit $rc, resumed $resumed, state $(q "select state || ' ' || stop_reason from jobs where id = $job"), pages $(q "select pages_downloaded from jobs where id = $job"), examined $(q "select sites_examined from jobs where id = $job") (rows $(q "select count(*) from sites where $counted")), claimed $(q "select count(*) from sites where job_id = $job and state = 'claimed'")"
+  done
+}
+
+slowloris() {
+  echo "== slowloris: 2,000 connections from 32 addresses that never finish their headers"
+  "$bin" serve --listen 127.0.0.1:0 --db "$db" --workers 1 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+  pids+=($!)
+  for _ in $(seq 200); do grep -q '^listening' "$tmp/serve.out" && break; sleep 0.1; done
+  local api
+  api=$(sed -n 's/^listening on //p' "$tmp/serve.out")
+  ulimit -n 8192
+  for i in $(seq 32); do
+    python3 "$top/tests/tools/http_abuse.py" flood "$api" --source "127.0.1.$i" --conns 63 \
+      --out "$tmp/flood.$i" --seconds 20 &
+    pids+=($!)
+  done
+  sleep 3
+  local worst=0
+  for _ in $(seq 20); do
+    local ms
+    ms=$(curl -s -o /dev/null -w '%{time_total}' --interface 127.0.0.2 "http://$api/api/health" |
+      python3 -c 'import sys; print(int(float(sys.stdin.read()) * 1000))')
+    ((ms > worst)) && worst=$ms
+    sleep 0.5
+  done
+  wait "${pids[@]: -32}" 2>/dev/null || true
+  echo "held: $(cat "$tmp"/flood.* | awk '/^held/ {h += $2} END {print h}') of 2016;" \
+    "cut by the header deadline: $(cat "$tmp"/flood.* | awk '/^cut/ {c += $2} END {print c}');" \
+    "/api/health worst of 20 answers meanwhile: $worst ms"
+}
+
+echo "sitescout reliability bench, $(date -u +%FT%TZ), $(nproc) cores, $(git -C "$top" rev-parse --short HEAD)"
+for s in "${sections[@]}"; do "$s"; done
