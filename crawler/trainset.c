@@ -56,17 +56,22 @@ static void state_release(struct site_state *st)
     strmap_release(&st->read);
 }
 
+void trainset_site_release(struct trainset_site *s)
+{
+    for (size_t j = 0; j < s->n_pages; j++)
+        page_release(&s->pages[j]);
+    free(s->pages);
+    free(s->homepage);
+    free(s->site);
+    *s = (struct trainset_site){0};
+}
+
 void trainset_free(struct trainset *ts)
 {
     if (!ts)
         return;
     for (size_t i = 0; ts->sites && ts->st && i < ts->n; i++) {
-        struct trainset_site *s = &ts->sites[i];
-        for (size_t j = 0; j < s->n_pages; j++)
-            page_release(&s->pages[j]);
-        free(s->pages);
-        free(s->homepage);
-        free(s->site);
+        trainset_site_release(&ts->sites[i]);
         state_release(&ts->st[i]);
     }
     free(ts->sites);
@@ -148,6 +153,28 @@ enum err trainset_new(const char *const *homepages, size_t n, const struct train
     return ERR_OK;
 }
 
+/* Website i is read: no more fetches for it; the caller may checkpoint it. */
+static enum err site_finished(struct trainset *ts, size_t i)
+{
+    ts->st[i].done = 1;
+    ts->sites_done++;
+    return ts->p.site_done ? ts->p.site_done(ts->p.progress_ctx, i, &ts->sites[i]) : ERR_OK;
+}
+
+enum err trainset_restore(struct trainset *ts, size_t i, struct trainset_site *from)
+{
+    if (i >= ts->n || ts->st[i].done || ts->st[i].home_seen || !from->homepage ||
+        strcmp(from->homepage, ts->sites[i].homepage) != 0)
+        return err_set(ERR_INVAL, "training site %zu: the saved record is of another website", i);
+    trainset_site_release(&ts->sites[i]);
+    ts->sites[i] = *from;
+    *from = (struct trainset_site){0};
+    ts->st[i].done = 1;
+    ts->st[i].home_seen = 1;
+    ts->sites_done++;
+    return ERR_OK;
+}
+
 static enum err submit_next(struct trainset *ts, struct fetcher *f, size_t i)
 {
     struct site_state *st = &ts->st[i];
@@ -168,9 +195,7 @@ static enum err submit_next(struct trainset *ts, struct fetcher *f, size_t i)
         st->in_flight = 1;
         return ERR_OK;
     }
-    st->done = 1; /* nothing left to read on this website */
-    ts->sites_done++;
-    return ERR_OK;
+    return site_finished(ts, i); /* nothing left to read on this website */
 }
 
 enum err trainset_start(struct trainset *ts, struct fetcher *f)
@@ -261,11 +286,8 @@ enum err trainset_feed(struct trainset *ts, struct fetcher *f, const struct fetc
     }
     if (e)
         return e;
-    if ((int)s->n_pages >= ts->p.pages_per_site || s->fetches >= ts->p.max_fetches) {
-        st->done = 1;
-        ts->sites_done++;
-        return ERR_OK;
-    }
+    if ((int)s->n_pages >= ts->p.pages_per_site || s->fetches >= ts->p.max_fetches)
+        return site_finished(ts, i);
     return submit_next(ts, f, i);
 }
 

@@ -59,12 +59,16 @@ struct trainset_progress {
 /* Return nonzero to stop collecting (trainset_run then returns ERR_INTERRUPT). */
 typedef int (*trainset_progress_fn)(void *ctx, const struct trainset_progress *p);
 
+/* Website i is read (checkpoint it); an error ends the collection with it. */
+typedef enum err (*trainset_site_done_fn)(void *ctx, size_t i, const struct trainset_site *s);
+
 struct trainset_params {
     int pages_per_site;            /* k (>= 1); default 25 */
     int max_fetches;               /* fetch attempts per site; default (0) 3k */
     uint64_t tag_base;             /* fetch tags used: tag_base + site index; default 0 */
     trainset_progress_fn progress; /* called after every result and about once a second */
     void *progress_ctx;
+    trainset_site_done_fn site_done; /* may be NULL; called with progress_ctx */
 };
 
 void trainset_params_default(struct trainset_params *p);
@@ -78,6 +82,16 @@ struct trainset;
 enum err trainset_new(const char *const *homepages, size_t n, const struct trainset_params *p,
                       struct trainset **out) WARN_UNUSED;
 void trainset_free(struct trainset *ts);
+
+/*
+ * Website i was read before (a checkpoint of an interrupted job): take its record over
+ * (*from is left empty) and do not read it again. Before trainset_start only; i < n, and
+ * from->homepage must be i's homepage (ERR_INVAL, the record is left alone, otherwise).
+ */
+enum err trainset_restore(struct trainset *ts, size_t i, struct trainset_site *from) WARN_UNUSED;
+
+/* Free what a trainset_site record holds (one not owned by a trainset). */
+void trainset_site_release(struct trainset_site *s);
 
 /*
  * Step by step, for callers that share the fetcher with other work: start submits

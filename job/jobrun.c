@@ -19,10 +19,12 @@
 #include "crawler/trainset.h"
 #include "crawler/url.h"
 #include "job/jobspec.h"
+#include "job/trainsave.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/models.h"
 #include "store/store.h"
+#include "store/trainstore.h"
 
 struct ctx {
     struct store *s;
@@ -89,6 +91,49 @@ static void jobrun_crawl_progress(void *arg, const struct crawl_progress *ep)
     }
 }
 
+/* Checkpoint a training website as soon as it is read (store/trainstore.h). */
+static enum err save_site(void *arg, size_t i, const struct trainset_site *site)
+{
+    struct ctx *c = arg;
+    struct buf rec;
+    buf_init(&rec, 0);
+    enum err e = trainsave_write(site, &rec);
+    if (e == ERR_PARSE) { /* a text JSON cannot carry: this one is read again if need be */
+        log_debug("job %lld: %s", (long long)c->id, err_msg());
+        e = ERR_OK;
+    } else if (!e) {
+        e = trainstore_put(c->s, c->id, i, buf_str(&rec));
+    }
+    buf_release(&rec);
+    return e;
+}
+
+static enum err restore_site(void *arg, size_t i, const char *record)
+{
+    struct trainset *ts = arg;
+    struct trainset_site site;
+    enum err e = trainsave_read(record, &site);
+    if (!e && (e = trainset_restore(ts, i, &site)))
+        trainset_site_release(&site);
+    return e;
+}
+
+/* The training websites an interrupted run of the job had read: not read again. */
+static enum err restore(struct ctx *c, struct trainset *ts)
+{
+    enum err e = trainstore_each(c->s, c->id, restore_site, ts);
+    struct trainset_progress p;
+    trainset_get_progress(ts, &p);
+    if (e) { /* a record that does not fit: read everything again */
+        log_warn("job %lld: training checkpoint not used: %s", (long long)c->id, err_msg());
+        return trainstore_clear(c->s, c->id);
+    }
+    if (p.sites_done)
+        log_info("job %lld: %zu of %zu training websites were read before: not read again",
+                 (long long)c->id, p.sites_done, p.sites);
+    return ERR_OK;
+}
+
 /* The first k pages of every training website (crawler/trainset). */
 static enum err collect(struct ctx *c, struct trainset **out)
 {
@@ -103,8 +148,11 @@ static enum err collect(struct ctx *c, struct trainset **out)
     trainset_params_default(&tp);
     tp.pages_per_site = js->params.train_pages_per_site;
     tp.progress = train_progress;
+    tp.site_done = save_site;
     tp.progress_ctx = c;
     enum err e = trainset_new(homes, n, &tp, out);
+    if (!e)
+        e = restore(c, *out);
     if (!e)
         e = trainset_run(*out, c->f);
     free(homes);
@@ -177,7 +225,9 @@ static enum err train(struct ctx *c)
 {
     const struct jobspec *js = c->js;
     struct trainset *ts = NULL;
-    enum err e = collect(c, &ts);
+    enum err e = models_delete_job(c->s, c->id); /* of a run killed after saving them */
+    if (!e)
+        e = collect(c, &ts);
     if (!e)
         e = fit(c, ts);
     if (!e)
@@ -306,6 +356,8 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
     }
     if (!e)
         e = crawlstore_job_set_state(c->s, c->id, "crawling", NULL, NULL);
+    if (!e && trainstore_clear(c->s, c->id) != ERR_OK) /* trained: the checkpoint goes */
+        log_warn("job %lld: training checkpoint left: %s", (long long)c->id, err_msg());
     if (!e)
         e = jobrun_crawl(c, stop);
     if (e)

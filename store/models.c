@@ -192,3 +192,11 @@ enum err models_load_latest(struct store *s, int64_t job_id, const char *kind,
         e = err_set(ERR_NOTFOUND, "job %" PRId64 " has no %s model", job_id, kind);
     return e;
 }
+
+enum err models_delete_job(struct store *s, int64_t job_id)
+{
+    char ids[32];
+    snprintf(ids, sizeof ids, "%" PRId64, job_id);
+    const char *p[] = {ids};
+    return store_exec(s, "DELETE FROM models WHERE job_id = $1", 1, p);
+}

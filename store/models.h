@@ -51,6 +51,9 @@ enum err models_save(struct store *s, int64_t job_id, const char *kind, int form
 /* The model with this id; ERR_NOTFOUND if there is none. */
 enum err models_load(struct store *s, int64_t id, struct models_record **out) WARN_UNUSED;
 
+/* Forget job_id's models: training starts over, so one model stands for one training. */
+enum err models_delete_job(struct store *s, int64_t job_id) WARN_UNUSED;
+
 /* The newest model of a kind of a job; ERR_NOTFOUND if it has none. */
 enum err models_load_latest(struct store *s, int64_t job_id, const char *kind,
                             struct models_record **out) WARN_UNUSED;

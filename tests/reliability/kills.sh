@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kill -9 at the worst moments (issue 16): during training, mid-crawl and in the budget's
 # tail (the websites in flight when the budget is spent). Each killed job, resumed, ends
-# by its budget with counts equal to its rows, nothing claimed, one model, and about the
+# by its budget with counts equal to its rows, nothing claimed, one model, no training
+# page read before the kill fetched again (the training checkpoint), and about the
 # relevant websites an uninterrupted run finds (the oracle; crawls are not exactly
 # repeatable, the slots finish in any order, so the check leaves room).
 # bench/reliability.sh runs ten kills of each kind on the dev web and prints the figures.
@@ -45,7 +46,8 @@ n_oracle=$(wc -l <"$SCRATCH/oracle.set")
 # kill_at NAME CONDITION: start a crawl, kill -9 it once CONDITION (SQL on the job) holds,
 # resume it, and compare.
 kill_at() {
-  local name=$1 cond=$2
+  local name=$1 cond=$2 log_from
+  log_from=$(($(wc -l <"$SCRATCH/access.log") + 1))
   start_crawl >"$SCRATCH/$name.out" 2>&1 &
   local pid=$! job=""
   at_exit "kill -9 $pid"
@@ -61,9 +63,22 @@ kill_at() {
   wait $pid 2>/dev/null || true
   local at
   at=$(job_q "$job" "state || ' at ' || pages_downloaded || ' pages'")
+  # The training pages checkpointed before the kill (store/trainstore.h).
+  psql_q "select p->>'url' from train_sites, json_array_elements(record->'pages') p
+          where job_id = $job" | sort >"$SCRATCH/$name.trained"
   crawl --resume "$job" >"$SCRATCH/$name.resume" 2>&1 ||
     fail "$name: the resume failed: $(cat "$SCRATCH/$name.resume")"
   assert_eq done "$(job_q "$job" state)" "$name (killed $at): resumed, the job ends"
+  if [[ -s $SCRATCH/$name.trained ]]; then
+    # Each checkpointed page was fetched once, before the kill, and not again.
+    local again
+    again=$(tail -n +"$log_from" "$SCRATCH/access.log" |
+      python3 -c 'import json, sys; [print(json.loads(l)["url"]) for l in sys.stdin]' |
+      sort | uniq -c | awk '$1 > 1 {print $2}' | comm -12 - "$SCRATCH/$name.trained" | wc -l)
+    assert_eq 0 "$again" "$name: none of the $(wc -l <"$SCRATCH/$name.trained") training pages read before the kill is fetched again"
+    assert_eq 0 "$(psql_q "select count(*) from train_sites where job_id = $job")" \
+      "$name: the training checkpoint is gone once trained"
+  fi
   consistent "$job" "$name"
   relevant_set "$job" >"$SCRATCH/$name.set"
   local common
@@ -74,7 +89,8 @@ kill_at() {
   ok "$name: at least 80% of the oracle's relevant websites found"
 }
 
-kill_at training "state = 'training'"
+kill_at training "state = 'training'
+  and (select count(*) from train_sites t where t.job_id = jobs.id) >= 10"
 kill_at mid_crawl "state = 'crawling' and pages_downloaded >= $((BUDGET / 3))"
 # The tail: the budget is promised to the websites in flight; claims are still out.
 kill_at budget_tail "state = 'crawling' and pages_downloaded >= $((BUDGET - 40))
