@@ -7,6 +7,7 @@
 #   kills      N kill -9 of `crawl` at random moments of an uninterrupted run's length
 #              (training, crawling, the budget's tail), each resumed: what the resumed job
 #              found against the uninterrupted run's relevant websites (the oracle)
+#   serve_kills  the same with `serve` killed and started again (a job posted to it)
 #   outage     PostgreSQL stopped for 30 s, and crashed (immediate stop), under a crawl
 #   slowloris  2,000 connections that never finish their headers, from 32 addresses, and
 #              /api/health's answer time from another address meanwhile
@@ -24,11 +25,11 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --kills) kills=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    faults | kills | outage | slowloris) sections+=("$1"); shift ;;
+    faults | kills | serve_kills | outage | slowloris) sections+=("$1"); shift ;;
     *) echo "reliability.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
   esac
 done
-((${#sections[@]})) || sections=(faults kills outage slowloris)
+((${#sections[@]})) || sections=(faults kills serve_kills outage slowloris)
 
 tmp=$(mktemp -d /tmp/sitescout-rel.XXXXXX)
 chmod 755 "$tmp"
@@ -87,21 +88,40 @@ faults() {
   python3 -c "import json; a, b = (json.load(open('$tmp/' + n + '.json'))['seconds'] for n in ('clean', 'faulty')); print(f'faulty / clean time: {b / a:.2f}')"
 }
 
-kills() {
-  echo "== kills: $kills x kill -9 of crawl at a random moment, then crawl --resume"
-  local proxy
-  proxy=$(replay kills)
+# The oracle of the kill sections: an uninterrupted run (sets PROXY, LENGTH, N_ORACLE).
+oracle() {
+  [[ -n ${PROXY:-} ]] && return 0
+  PROXY=$(replay kills)
   local t0=$SECONDS
   # shellcheck disable=SC2046
-  "$bin" crawl $(crawl_args "$proxy") >"$tmp/oracle.out" 2>&1 || { cat "$tmp/oracle.out"; exit 1; }
-  local length=$((SECONDS - t0)) oracle
-  oracle=$(q "select max(id) from jobs")
-  relevant_set "$oracle" >"$tmp/oracle.set"
-  local n_oracle
-  n_oracle=$(wc -l <"$tmp/oracle.set")
-  echo "oracle: job $oracle, $length s, $n_oracle relevant websites, $(q "select pages_downloaded from jobs where id = $oracle") pages"
-  printf '%-4s %7s %-22s %6s %6s %7s %6s\n' kill after_s killed_at pages relev common models
-  local sum=0
+  "$bin" crawl $(crawl_args "$PROXY") >"$tmp/oracle.out" 2>&1 || { cat "$tmp/oracle.out"; exit 1; }
+  LENGTH=$((SECONDS - t0))
+  local job
+  job=$(q "select max(id) from jobs")
+  relevant_set "$job" >"$tmp/oracle.set"
+  N_ORACLE=$(wc -l <"$tmp/oracle.set")
+  echo "oracle: job $job, $LENGTH s, $N_ORACLE relevant websites, $(q "select pages_downloaded from jobs where id = $job") pages"
+}
+# killed_row I AT JOB: a table row on a killed and resumed job; adds to COMMON.
+killed_row() {
+  relevant_set "$3" >"$tmp/k.set"
+  local common
+  common=$(comm -12 "$tmp/oracle.set" "$tmp/k.set" | wc -l)
+  COMMON=$((COMMON + common))
+  local counted="job_id = $3 and role not in ('train', 'train_other') and state = 'examined'"
+  printf '%-4s %7s %-22s %6s %6s %7s %6s %6s\n' "$1" "$2" "$KILLED_AT" \
+    "$(q "select pages_downloaded from jobs where id = $3")" "$(wc -l <"$tmp/k.set")" \
+    "$common/$N_ORACLE" "$(q "select count(*) from models where job_id = $3")" \
+    "$(q "select (select count(*) from sites where $counted) - sites_examined from jobs where id = $3")"
+}
+table_head() { printf '%-4s %7s %-22s %6s %6s %7s %6s %6s\n' kill after_s killed_at pages relev common models drift; }
+
+kills() {
+  echo "== kills: $kills x kill -9 of crawl at a random moment, then crawl --resume"
+  oracle
+  local proxy=$PROXY length=$LENGTH n_oracle=$N_ORACLE
+  table_head
+  COMMON=0
   for i in $(seq "$kills"); do
     local at=$((1 + RANDOM % length))
     # shellcheck disable=SC2046
@@ -110,22 +130,60 @@ kills() {
     sleep "$at"
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    local job state
+    local job
     job=$(q "select max(id) from jobs")
-    state=$(q "select state || '@' || pages_downloaded from jobs where id = $job")
-    if [[ $state != done@* ]]; then
+    KILLED_AT=$(q "select state || '@' || pages_downloaded from jobs where id = $job")
+    if [[ $KILLED_AT != done@* ]]; then
       "$bin" crawl --db "$db" --resume "$job" --proxy "$proxy" >"$tmp/k$i.resume" 2>&1 ||
         { echo "resume of job $job failed:"; cat "$tmp/k$i.resume"; exit 1; }
     fi
-    relevant_set "$job" >"$tmp/k$i.set"
-    local common
-    common=$(comm -12 "$tmp/oracle.set" "$tmp/k$i.set" | wc -l)
-    sum=$((sum + common))
-    printf '%-4s %7s %-22s %6s %6s %7s %6s\n' "$i" "$at" "$state" \
-      "$(q "select pages_downloaded from jobs where id = $job")" "$(wc -l <"$tmp/k$i.set")" \
-      "$common/$n_oracle" "$(q "select count(*) from models where job_id = $job")"
+    killed_row "$i" "$at" "$job"
   done
-  python3 -c "print(f'mean share of the oracle found: {$sum / ($kills * $n_oracle):.3f}')"
+  python3 -c "print(f'mean share of the oracle found: {$COMMON / ($kills * $n_oracle):.3f}')"
+}
+
+# serve_kills: the same with `serve` killed and started again; it takes its dead self's
+# job over at once (the lease's holder is a gone process of this host).
+serve_kills() {
+  echo "== serve_kills: $kills x kill -9 of serve at a random moment, then serve again"
+  oracle
+  python3 - "$web/dev.jobs.json" "$budget" >"$tmp/job.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["sci.space"]
+d.setdefault("params", {})["max_pages"] = int(sys.argv[2])
+print(json.dumps(d))
+PY
+  table_head
+  COMMON=0
+  for i in $(seq "$kills"); do
+    local at=$((1 + RANDOM % LENGTH)) job api
+    serve_start
+    job=$(curl -sf -X POST -H 'Content-Type: application/json' --data @"$tmp/job.json" \
+      "http://$API/api/jobs" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+    sleep "$at"
+    kill -9 "$SERVE"
+    wait "$SERVE" 2>/dev/null || true
+    KILLED_AT=$(q "select state || '@' || pages_downloaded from jobs where id = $job")
+    serve_start
+    for _ in $(seq 3600); do
+      [[ $(q "select state from jobs where id = $job") == done ]] && break
+      sleep 0.5
+    done
+    kill "$SERVE"
+    wait "$SERVE" 2>/dev/null || true
+    killed_row "$i" "$at" "$job"
+  done
+  python3 -c "print(f'mean share of the oracle found: {$COMMON / ($kills * $N_ORACLE):.3f}')"
+}
+SERVE_N=0
+serve_start() { # sets SERVE and API
+  SERVE_N=$((SERVE_N + 1))
+  local out="$tmp/serve.$SERVE_N.out"
+  "$bin" serve --listen 127.0.0.1:0 --db "$db" --proxy "$PROXY" --workers 1 >"$out" 2>/dev/null &
+  SERVE=$!
+  pids+=("$SERVE")
+  for _ in $(seq 200); do grep -q '^listening' "$out" && break; sleep 0.1; done
+  API=$(sed -n 's/^listening on //p' "$out")
 }
 
 outage() {

@@ -1,9 +1,13 @@
-/* libFuzzer harness for crawler/url: no crash, and the normal form's invariants hold. */
+/*
+ * libFuzzer harness for crawler/url: no crash, and the normal form's invariants hold;
+ * and crawler/addrcheck judges a URL in any spelling as it judges its normal form.
+ */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "crawler/addrcheck.h"
 #include "crawler/url.h"
 
 /* Crash on a broken invariant: libFuzzer reports and saves the input. */
@@ -68,11 +72,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ref = nl + 1;
     }
 
+    static struct addrcheck *ac; /* this host's addresses, read once */
+    if (!ac && addrcheck_new(&ac) != ERR_OK)
+        __builtin_trap();
     char *out = NULL;
     const char *inputs[] = {base, ref};
     for (size_t i = 0; i < 2; i++) {
         if (url_normalize(inputs[i], &out) == ERR_OK) {
             check_normal(out);
+            CHECK(addrcheck_url(ac, inputs[i], 0) == addrcheck_url(ac, out, 0));
             free(out);
         } else {
             CHECK(out == NULL);
