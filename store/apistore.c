@@ -32,6 +32,10 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
 #define JOB_JSON                                                                                   \
     "json_build_object('id', j.id, 'topic', j.topic, 'state', j.state,"                            \
     " 'phase', CASE WHEN j.state IN ('training', 'crawling') THEN j.state END,"                    \
+    " 'training', CASE WHEN j.state = 'training' THEN json_build_object("                          \
+    "   'sites_read', (SELECT count(*) FROM train_sites t WHERE t.job_id = j.id),"                 \
+    "   'sites', jsonb_array_length(j.body->'relevant_sites')"                                     \
+    "     + jsonb_array_length(j.body->'other_sites')) END,"                                       \
     " 'stop_requested', j.stop_requested, 'stop_reason', j.stop_reason, 'error', j.error,"         \
     " 'params', j.params,"                                                                         \
     " 'counters', json_build_object('pages_downloaded', j.pages_downloaded,"                       \

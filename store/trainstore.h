@@ -19,8 +19,7 @@ enum err trainstore_put(struct store *s, int64_t job, size_t idx, const char *re
 
 /* Each record kept for job, in index order; fn's error ends the walk and is returned. */
 typedef enum err (*trainstore_row_fn)(void *ctx, size_t idx, const char *record);
-enum err trainstore_each(struct store *s, int64_t job, trainstore_row_fn fn,
-                         void *ctx) WARN_UNUSED;
+enum err trainstore_each(struct store *s, int64_t job, trainstore_row_fn fn, void *ctx) WARN_UNUSED;
 
 /* Forget job's records (training is over). */
 enum err trainstore_clear(struct store *s, int64_t job) WARN_UNUSED;

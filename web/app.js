@@ -346,7 +346,9 @@ function renderJob(j) {
   $('#j-topic').textContent = j.topic;
   $('#j-state').replaceChildren(stateBadge(j.state));
   $('#j-state').dataset.state = j.state;
-  $('#j-phase').textContent = j.stop_requested && RUNNING.has(j.state) ? `${j.stop_requested} requested` : '';
+  $('#j-phase').textContent = j.stop_requested && RUNNING.has(j.state) ? `${j.stop_requested} requested`
+    : j.training ? `reading the training websites: ${fmtInt(j.training.sites_read)} of ${fmtInt(j.training.sites)}`
+    : '';
   const strategy = (j.params && j.params.strategy) || 'website';
   $('#j-strategy').textContent = strategy === 'website' ? '' : `${strategy} crawler (baseline)`;
   $('#j-pages').textContent = fmtInt(j.counters.pages_downloaded);

@@ -38,13 +38,27 @@ training_underway() {
   fail "job $1 trains but fetches nothing"
 }
 
-# --- stop during training
+# --- training shows its progress; a stop during training
 job=$(post_job)
 training_underway "$job"
+# training JOB: "READ ALL" from the job's training progress, or "none".
+training() { curl -sf "$API/api/jobs/$1" | python3 -c 'import json, sys
+t = json.load(sys.stdin)["training"]
+print("%d %d" % (t["sites_read"], t["sites"]) if t else "none")'; }
+read_sites=0
+for _ in $(seq 120); do
+  read -r read_sites all_sites <<<"$(training "$job")"
+  ((read_sites >= 1)) && break
+  sleep 0.5
+done
+assert_eq 55 "$all_sites" "a training job says how many training websites it reads"
+((read_sites >= 1)) || fail "no training website read after 60 s: $(training "$job")"
+ok "... and how many it has read ($read_sites)"
 curl -sf -X POST "$API/api/jobs/$job/stop" >/dev/null
 wait_state "$job" done 15
 assert_eq "done user_stop" "$(state "$job")" "a stop during training ends the job at once"
 assert_eq 0 "$(models "$job")" "... without training a model"
+assert_eq none "$(training "$job")" "... and shows no training progress once done"
 assert_eq 0 "$(psql_q "select count(*) from pages where job_id = $job")" "... or crawling"
 assert_eq "" "$(psql_q "select worker from jobs where id = $job")" "... and lets its lease go"
 
