@@ -30,11 +30,10 @@ enum err trainsave_write(const struct trainset_site *s, struct buf *out)
             json_decref(pages);
             pages = NULL;
         }
-    json_t *rec = pages ? json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:o}", "homepage",
-                                    s->homepage, "site", s->site, "fetches", s->fetches,
-                                    "home_status", (int)s->home_status, "home_http_status",
-                                    s->home_http_status, "redirected", s->redirected, "pages",
-                                    pages)
+    json_t *rec = pages ? json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:o}", "homepage", s->homepage,
+                                    "site", s->site, "fetches", s->fetches, "home_status",
+                                    (int)s->home_status, "home_http_status", s->home_http_status,
+                                    "redirected", s->redirected, "pages", pages)
                         : NULL;
     char *text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
     json_decref(rec);
@@ -91,7 +90,8 @@ enum err trainsave_read(const char *text, struct trainset_site *out)
     }
     if (!e) {
         out->fetches = (int)json_integer_value(json_object_get(rec, "fetches"));
-        out->home_status = (enum fetch_status)json_integer_value(json_object_get(rec, "home_status"));
+        out->home_status =
+            (enum fetch_status)json_integer_value(json_object_get(rec, "home_status"));
         out->home_http_status = (int)json_integer_value(json_object_get(rec, "home_http_status"));
         out->redirected = (int)json_integer_value(json_object_get(rec, "redirected"));
     }

@@ -246,16 +246,22 @@ static enum err prom_family(struct buf *out, const char *name, const char *help)
 enum err apistore_prometheus(struct store *s, struct buf *out)
 {
     struct store_rows *jobs = NULL, *fetch = NULL;
+    /* Jobs that run, wait, or ended within the hour: an ended job's series then go
+     * stale, as Prometheus expects of a target's series that end. */
+#define PROM_JOBS                                                                                  \
+    "SELECT id FROM jobs WHERE state NOT IN ('done', 'failed')"                                    \
+    " OR finished_at > now() - interval '1 hour'"
     enum err e = store_query(s,
                              "SELECT id, pages_downloaded, sites_examined, relevant_found, state"
-                             " FROM jobs ORDER BY id",
+                             " FROM jobs WHERE id IN (" PROM_JOBS ") ORDER BY id",
                              0, NULL, &jobs);
     if (!e)
         e = store_query(s,
                         "SELECT job_id, coalesce(error, CASE WHEN status >= 400 THEN 'http_'"
                         " || status ELSE 'ok' END), count(*) FROM pages WHERE purpose = 'crawl'"
-                        " GROUP BY 1, 2 ORDER BY 1, 2",
+                        " AND job_id IN (" PROM_JOBS ") GROUP BY 1, 2 ORDER BY 1, 2",
                         0, NULL, &fetch);
+#undef PROM_JOBS
     static const char *const fam[][2] = {
         {"sitescout_pages_fetched_total", "Pages downloaded by a job's crawl."},
         {"sitescout_sites_examined_total", "Websites a job's crawl examined."},
@@ -264,7 +270,7 @@ enum err apistore_prometheus(struct store *s, struct buf *out)
     for (int f = 0; f < 3 && !e; f++) {
         e = prom_family(out, fam[f][0], fam[f][1]);
         for (int i = 0; !e && i < store_rows_count(jobs); i++)
-            e = buf_appendf(out, "%s{job=\"%s\"} %s\n", fam[f][0], store_rows_get(jobs, i, 0),
+            e = buf_appendf(out, "%s{job_id=\"%s\"} %s\n", fam[f][0], store_rows_get(jobs, i, 0),
                             store_rows_get(jobs, i, 1 + f));
     }
     if (!e)
@@ -272,14 +278,14 @@ enum err apistore_prometheus(struct store *s, struct buf *out)
                              "# TYPE sitescout_job_running gauge\n");
     for (int i = 0; !e && i < store_rows_count(jobs); i++) {
         const char *st = store_rows_get(jobs, i, 4);
-        e = buf_appendf(out, "sitescout_job_running{job=\"%s\"} %d\n", store_rows_get(jobs, i, 0),
+        e = buf_appendf(out, "sitescout_job_running{job_id=\"%s\"} %d\n", store_rows_get(jobs, i, 0),
                         strcmp(st, "training") == 0 || strcmp(st, "crawling") == 0);
     }
     if (!e)
         e = prom_family(out, "sitescout_fetches_total",
                         "Crawl fetches of a job by outcome (ok, or the kind of error).");
     for (int i = 0; !e && i < store_rows_count(fetch); i++)
-        e = buf_appendf(out, "sitescout_fetches_total{job=\"%s\",kind=\"%s\"} %s\n",
+        e = buf_appendf(out, "sitescout_fetches_total{job_id=\"%s\",kind=\"%s\"} %s\n",
                         store_rows_get(fetch, i, 0), store_rows_get(fetch, i, 1),
                         store_rows_get(fetch, i, 2));
     store_rows_free(jobs);

@@ -133,9 +133,9 @@ assert_eq 0 "$(field "len(d['metrics'])")" "since= the last sample gives nothing
 assert_eq 200 "$(req GET /metrics)" "GET /metrics"
 prom=$(body)
 assert_contains "$prom" "# TYPE sitescout_pages_fetched_total counter" "Prometheus TYPE lines"
-assert_contains "$prom" "sitescout_pages_fetched_total{job=\"$job\"} $pages" "pages fetched per job"
-assert_contains "$prom" "sitescout_relevant_found_total{job=\"$job\"} $relevant" "relevant found per job"
-assert_contains "$prom" "sitescout_fetches_total{job=\"$job\",kind=\"ok\"}" "fetches by kind"
+assert_contains "$prom" "sitescout_pages_fetched_total{job_id=\"$job\"} $pages" "pages fetched per job"
+assert_contains "$prom" "sitescout_relevant_found_total{job_id=\"$job\"} $relevant" "relevant found per job"
+assert_contains "$prom" "sitescout_fetches_total{job_id=\"$job\",kind=\"ok\"}" "fetches by kind"
 assert_contains "$(cat "$SCRATCH/headers")" "text/plain; version=0.0.4" "the Prometheus content type"
 
 # --- listing jobs, newest first, paginated
