@@ -278,7 +278,8 @@ enum err apistore_prometheus(struct store *s, struct buf *out)
                              "# TYPE sitescout_job_running gauge\n");
     for (int i = 0; !e && i < store_rows_count(jobs); i++) {
         const char *st = store_rows_get(jobs, i, 4);
-        e = buf_appendf(out, "sitescout_job_running{job_id=\"%s\"} %d\n", store_rows_get(jobs, i, 0),
+        e = buf_appendf(out, "sitescout_job_running{job_id=\"%s\"} %d\n",
+                        store_rows_get(jobs, i, 0),
                         strcmp(st, "training") == 0 || strcmp(st, "crawling") == 0);
     }
     if (!e)
