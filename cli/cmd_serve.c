@@ -27,8 +27,9 @@ void cmd_serve_usage(void)
            "next start.\n"
            "\n"
            "Options:\n"
-           "  --listen ADDR:PORT  IPv4 address and port (port 0 picks a free one); default\n"
-           "                      127.0.0.1:8080. A non-loopback address needs --token\n"
+           "  --listen ADDR:PORT  IPv4 or [IPv6] address and port (port 0 picks a free one);\n"
+           "                      default 127.0.0.1:8080, e.g. [::1]:8080. An address\n"
+           "                      other than loopback needs --token\n"
            "  --db URL            PostgreSQL connection URL\n"
            "  --proxy URL         fetch through this HTTP proxy (e.g. the replay web); it\n"
            "                      resolves names, so only IP literals are checked here for\n"
@@ -60,16 +61,25 @@ static void print_routes(void)
         printf("%s %s\n", api_routes[i].method, api_routes[i].pattern);
 }
 
-/* --listen ADDRESS:PORT into host (of size n) and *port; 0 if it is not one. */
+/* --listen ADDRESS:PORT or [IPV6]:PORT into host (of size n, no brackets) and *port;
+ * 0 if it is not one. */
 static int parse_listen(const char *listen, char *host, size_t n, int *port)
 {
     const char *colon = strrchr(listen, ':');
     char *end = NULL;
     long p = colon ? strtol(colon + 1, &end, 10) : -1;
-    if (!colon || colon == listen || (size_t)(colon - listen) >= n || !colon[1] || *end || p < 0 ||
-        p > 65535)
+    if (!colon || colon == listen || !colon[1] || *end || p < 0 || p > 65535)
         return 0;
-    snprintf(host, n, "%.*s", (int)(colon - listen), listen);
+    const char *h = listen;
+    size_t hn = (size_t)(colon - listen);
+    if (*h == '[') { /* [::1]:8080 */
+        if (hn < 3 || h[hn - 1] != ']')
+            return 0;
+        h++, hn -= 2;
+    }
+    if (hn >= n)
+        return 0;
+    snprintf(host, n, "%.*s", (int)hn, h);
     *port = (int)p;
     return 1;
 }
@@ -77,7 +87,10 @@ static int parse_listen(const char *listen, char *host, size_t n, int *port)
 static void announce(void *ctx, const char *host, int port)
 {
     (void)ctx;
-    printf("listening on %s:%d\n", host, port);
+    if (strchr(host, ':'))
+        printf("listening on [%s]:%d\n", host, port);
+    else
+        printf("listening on %s:%d\n", host, port);
     fflush(stdout);
 }
 
@@ -119,7 +132,7 @@ int cmd_serve(int argc, char **argv)
     char host[64];
     if (!parse_listen(listen, host, sizeof host, &o.port))
         return cli_usage_error("serve", "--listen wants ADDRESS:PORT, not '%s'", listen);
-    if (strncmp(host, "127.", 4) != 0 && (!o.token || !*o.token))
+    if (strncmp(host, "127.", 4) != 0 && strcmp(host, "::1") != 0 && (!o.token || !*o.token))
         return cli_usage_error("serve", "listening on %s (not loopback) needs --token", host);
     o.host = host;
     return serve_run(&o) ? cli_fail("serve", "%s", err_msg()) : CLI_OK;

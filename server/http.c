@@ -362,19 +362,32 @@ static unsigned connection_limit(void)
  * The listening socket is ours, not libmicrohttpd's, so that a failure names the
  * address and the system's reason (libmicrohttpd's own message said "port 0").
  */
-static enum err listen_on(const char *host, int port, int *fd_out)
+static enum err listen_on(const char *host, int port, int *fd_out, int *v6)
 {
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-        return err_set(ERR_INVAL, "--listen: '%s' is not an IPv4 address", host);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    socklen_t len;
+    if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons((uint16_t)port);
+        len = sizeof *in4;
+    } else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t)port);
+        len = sizeof *in6;
+    } else {
+        return err_set(ERR_INVAL, "--listen: '%s' is not an IPv4 or IPv6 address", host);
+    }
+    *v6 = ss.ss_family == AF_INET6;
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int on = 1;
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
-        bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, SOMAXCONN) != 0) {
-        enum err e = err_set(ERR_IO, "cannot listen on %s:%d: %s", host, port, strerror(errno));
+        (*v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on) != 0) ||
+        bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, SOMAXCONN) != 0) {
+        enum err e = err_set(ERR_IO, "cannot listen on %s%s%s:%d: %s", *v6 ? "[" : "", host,
+                             *v6 ? "]" : "", port, strerror(errno));
         if (fd >= 0)
             close(fd);
         return e;
@@ -385,11 +398,12 @@ static enum err listen_on(const char *host, int port, int *fd_out)
 
 static int bound_port_of(int fd)
 {
-    struct sockaddr_in sa;
-    socklen_t n = sizeof sa;
-    if (getsockname(fd, (struct sockaddr *)&sa, &n) != 0)
+    struct sockaddr_storage ss;
+    socklen_t n = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &n) != 0)
         return -1;
-    return ntohs(sa.sin_port);
+    return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                          : ((struct sockaddr_in *)&ss)->sin_port);
 }
 
 static void http_free(struct http *h)
@@ -422,8 +436,8 @@ static struct http *http_new(const struct http_config *c)
 enum err http_start(const struct http_config *c, struct http **out, int *bound_port)
 {
     *out = NULL;
-    int fd = -1;
-    enum err e = listen_on(c->host, c->port, &fd);
+    int fd = -1, v6 = 0;
+    enum err e = listen_on(c->host, c->port, &fd, &v6);
     if (e)
         return e;
     struct http *h = http_new(c);
@@ -436,13 +450,14 @@ enum err http_start(const struct http_config *c, struct http **out, int *bound_p
     *bound_port = bound_port_of(fd);
     /* libmicrohttpd owns fd from here (if it fails to start, serve exits anyway). */
     h->d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-        on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_LISTEN_SOCKET, fd,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads > 0 ? c->threads : 4),
-        MHD_OPTION_CONNECTION_LIMIT, all, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-        MHD_OPTION_END);
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+            (v6 ? MHD_USE_IPv6 : 0),
+        0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)(c->threads > 0 ? c->threads : 4), MHD_OPTION_CONNECTION_LIMIT, all,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
     if (!h->d) {
         http_free(h);
         return err_set(ERR_IO, "cannot serve on %s:%d (libmicrohttpd did not start)", c->host,

@@ -155,3 +155,18 @@ done
 assert_eq 401 "$(req GET /api/jobs -H 'Authorization: Basic s3cret')" "another scheme is 401"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/token.out.err")"
+
+# --- IPv6: --listen [::1]:0 serves (loopback: no token); a bad bracket form is refused
+"$BIN" serve --listen '[::1]:0' --db "$DB_URL" --workers 1 >"$SCRATCH/v6.out" 2>"$SCRATCH/v6.err" &
+v6_pid=$!
+at_exit "kill -9 $v6_pid"
+for _ in $(seq 200); do grep -q '^listening on ' "$SCRATCH/v6.out" && break; sleep 0.05; done
+v6=$(sed -n 's/^listening on //p' "$SCRATCH/v6.out")
+assert_contains "$v6" "[::1]:" "serve listens on [::1] and says so in brackets"
+assert_eq '{"status":"ok"}' "$(curl -sg "http://$v6/api/health" | tr -d '\n ')" \
+  "... and answers there"
+kill -TERM "$v6_pid"
+wait "$v6_pid" || fail "the IPv6 serve exited $? on SIGTERM"
+assert_status 2 "--listen '[::1]' without a port is a usage error" -- "$BIN" serve --listen '[::1]'
+err=$("$BIN" serve --listen '[::2]:0' --db "$DB_URL" 2>&1) && fail "a non-loopback IPv6 address without a token ran"
+assert_contains "$err" "needs --token" "an IPv6 address other than ::1 needs a token"
