@@ -226,6 +226,8 @@ struct crawlui *crawlui_new(struct store *s, int64_t job, const struct jobspec_p
     ui->labels = labels;
     ui->topic = topic;
     ui->tty = isatty(STDERR_FILENO);
+    if (ui->tty) /* log lines take the progress line's place; it is drawn again below */
+        log_set_line_prefix("\r\033[K");
     ui->t0 = monotime_s();
     ui->last_pages = -1000000000;
     return ui;
@@ -244,5 +246,7 @@ void crawlui_end_line(const struct crawlui *ui)
 
 void crawlui_free(struct crawlui *ui)
 {
+    if (ui && ui->tty)
+        log_set_line_prefix(NULL);
     free(ui);
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 static int current_level = -1;
+static const char *line_prefix = "";
 
 static const char *const level_names[] = {"debug", "info", "warn", "error", "quiet"};
 
@@ -33,6 +34,11 @@ void log_set_level(enum log_level level)
     current_level = (int)level;
 }
 
+void log_set_line_prefix(const char *prefix)
+{
+    line_prefix = prefix ? prefix : "";
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
     if (level < log_get_level())
@@ -42,7 +48,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
     struct tm tm;
     localtime_r(&ts.tv_sec, &tm);
     char line[2048];
-    int n = (int)strftime(line, sizeof line, "%H:%M:%S", &tm);
+    int n = snprintf(line, sizeof line, "%s", line_prefix);
+    n += (int)strftime(line + n, sizeof line - (size_t)n, "%H:%M:%S", &tm);
     n += snprintf(line + n, sizeof line - (size_t)n, ".%03ld %-5s ", ts.tv_nsec / 1000000L,
                   level_names[level]);
     va_list ap;

@@ -15,6 +15,13 @@ int log_level_parse(const char *name);
 
 void log_msg(enum log_level level, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
+/*
+ * Written at the start of every log line (NULL: nothing), e.g. "\r\033[K" while a
+ * progress line is drawn on the same terminal, so that a log line replaces it instead
+ * of being glued to it. Set it before threads that log start, clear it after.
+ */
+void log_set_line_prefix(const char *prefix);
+
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 #define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
 #define log_warn(...)  log_msg(LOG_WARN, __VA_ARGS__)
