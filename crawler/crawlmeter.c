@@ -12,20 +12,34 @@
 
 #define WINDOW_MAX 65536 /* marks kept for the windowed rates */
 
+/* Add a mark to the ring (the oldest goes when it is full). */
+static void mark_point(struct crawlmeter *m, struct crawlmeter_point pt)
+{
+    if (m->win_len == WINDOW_MAX) {
+        m->win_first = (m->win_first + 1) % WINDOW_MAX;
+        m->win_len--;
+    }
+    m->win[(m->win_first + m->win_len) % WINDOW_MAX] = pt;
+    m->win_len++;
+}
+
 enum err crawlmeter_init(struct crawlmeter *m, const struct crawlmeter_limits *lim, int64_t pages,
-                         int64_t examined, int64_t relevant)
+                         int64_t examined, int64_t relevant, const struct crawlmeter_point *past,
+                         size_t n_past, double elapsed_s)
 {
     memset(m, 0, sizeof *m);
     m->lim = *lim;
-    m->t0 = monotime_s();
+    m->t0 = monotime_s() - (elapsed_s > 0 ? elapsed_s : 0);
     m->win = calloc(WINDOW_MAX, sizeof *m->win);
     if (!m->win)
         return err_set(ERR_NOMEM, "out of memory");
     m->pages = pages;
     m->examined = examined;
     m->relevant = relevant;
-    m->written_t = m->t0;
+    m->written_t = monotime_s();
     m->written_pages = pages;
+    for (size_t i = 0; i < n_past; i++)
+        mark_point(m, past[i]);
     crawlmeter_mark(m);
     return ERR_OK;
 }
@@ -38,13 +52,7 @@ void crawlmeter_release(struct crawlmeter *m)
 
 void crawlmeter_mark(struct crawlmeter *m)
 {
-    struct crawlmeter_point pt = {m->pages, m->examined, m->relevant};
-    if (m->win_len == WINDOW_MAX) {
-        m->win_first = (m->win_first + 1) % WINDOW_MAX;
-        m->win_len--;
-    }
-    m->win[(m->win_first + m->win_len) % WINDOW_MAX] = pt;
-    m->win_len++;
+    mark_point(m, (struct crawlmeter_point){m->pages, m->examined, m->relevant});
 }
 
 /* The mark that starts the window of the last pprs_window pages (oldest if shorter). */

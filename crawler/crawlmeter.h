@@ -47,9 +47,14 @@ struct crawlmeter {
 #define CRAWLMETER_ROW_MS    2000
 #define CRAWLMETER_ROW_PAGES 50
 
-/* Start counting from the job's stored counters. */
+/*
+ * Start counting from the job's stored counters. A resumed crawl passes what its earlier
+ * runs recorded: the marks of its last window (oldest first), so that the windowed rates
+ * go on over them, and the elapsed time, so that it goes on from there too.
+ */
 enum err crawlmeter_init(struct crawlmeter *m, const struct crawlmeter_limits *lim, int64_t pages,
-                         int64_t examined, int64_t relevant) WARN_UNUSED;
+                         int64_t examined, int64_t relevant, const struct crawlmeter_point *past,
+                         size_t n_past, double elapsed_s) WARN_UNUSED;
 void crawlmeter_release(struct crawlmeter *m);
 
 /* Record the counters as they are now (after a website or a page). */

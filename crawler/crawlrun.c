@@ -1,6 +1,8 @@
 /* A job's crawl on the refill loop: stop conditions, polls, reports, metrics rows. */
 #include "crawler/crawlrun.h"
 
+#include <stdlib.h>
+
 #include "common/log.h"
 #include "common/monotime.h"
 #include "crawler/crawlloop.h"
@@ -120,12 +122,24 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     *why = CRAWL_RUNNING;
     struct run r = {.c = c, .st = st, .sctx = sctx, .stop = CRAWL_RUNNING};
     struct crawlstore_counts counts;
+    struct crawlstore_metrics *tail = NULL;
+    struct crawlmeter_point *past = NULL;
+    size_t n_tail = 0;
+    double elapsed = 0;
     enum err e = crawlstore_counts(c->s, c->job, &counts);
+    if (!e) /* a resumed crawl goes on from its earlier runs' last window */
+        e = crawlstore_metrics_tail(c->s, c->job, c->limits.pprs_window, &tail, &n_tail, &elapsed);
+    if (!e && !(past = calloc(n_tail + 1, sizeof *past)))
+        e = err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; !e && i < n_tail; i++)
+        past[i] = (struct crawlmeter_point){tail[i].pages, tail[i].examined, tail[i].relevant};
     if (!e)
         e = bgexec_new(c->s, &r.analyze);
-    if (!e &&
-        (e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined, counts.relevant)))
+    if (!e && (e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined, counts.relevant,
+                                   past, n_tail, elapsed)))
         bgexec_free(r.analyze);
+    free(tail);
+    free(past);
     if (e) {
         if (st->finish)
             st->finish(sctx);

@@ -686,6 +686,42 @@ enum err crawlstore_metrics_add(struct store *s, int64_t job, const struct crawl
                       9, p);
 }
 
+enum err crawlstore_metrics_tail(struct store *s, int64_t job, int64_t window,
+                                 struct crawlstore_metrics **out, size_t *n, double *elapsed_s)
+{
+    *out = NULL;
+    *n = 0;
+    *elapsed_s = 0;
+    char ids[32], win[32];
+    const char *p[] = {NUM(ids, job), NUM(win, window)};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT elapsed_s, pages, sites_examined, relevant_found FROM metrics"
+                             " WHERE job_id = $1 AND pages >= (SELECT max(pages) FROM metrics"
+                             "  WHERE job_id = $1) - $2 ORDER BY pages, id",
+                             2, p, &r);
+    if (e)
+        return e;
+    int rows = store_rows_count(r);
+    struct crawlstore_metrics *v = calloc(rows ? (size_t)rows : 1, sizeof *v);
+    if (!v) {
+        store_rows_free(r);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < rows; i++) {
+        v[i].elapsed_s = strtod(store_rows_get(r, i, 0), NULL);
+        v[i].pages = strtoll(store_rows_get(r, i, 1), NULL, 10);
+        v[i].examined = strtoll(store_rows_get(r, i, 2), NULL, 10);
+        v[i].relevant = strtoll(store_rows_get(r, i, 3), NULL, 10);
+        if (v[i].elapsed_s > *elapsed_s)
+            *elapsed_s = v[i].elapsed_s;
+    }
+    store_rows_free(r);
+    *out = v;
+    *n = (size_t)rows;
+    return ERR_OK;
+}
+
 enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawlstore_found **out,
                           size_t *n)
 {

@@ -207,6 +207,15 @@ struct crawlstore_metrics {
 enum err crawlstore_metrics_add(struct store *s, int64_t job,
                                 const struct crawlstore_metrics *m) WARN_UNUSED;
 
+/*
+ * What a resumed crawl's metrics go on from: the job's rows of its last `window` pages
+ * (pages >= the last row's - window; only elapsed_s and the counters filled), oldest
+ * first, and the last row's elapsed_s (0 without rows). *out is the caller's to free.
+ */
+enum err crawlstore_metrics_tail(struct store *s, int64_t job, int64_t window,
+                                 struct crawlstore_metrics **out, size_t *n,
+                                 double *elapsed_s) WARN_UNUSED;
+
 /* A relevant website a job found (relevant_websites, best first). */
 struct crawlstore_found {
     char host[256];

@@ -31,6 +31,16 @@ consistent() {
   assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $1 and state = 'claimed'")" \
     "$2: no website left claimed"
   assert_eq 1 "$(psql_q "select count(*) from models where job_id = $1")" "$2: one model"
+  assert_eq 0 "$(psql_q "select count(*) from (select elapsed_s < lag(elapsed_s) over (order by id)
+    as back from metrics where job_id = $1) t where back")" "$2: the metrics' elapsed time never goes back"
+  # The window (1000 pages, more than the budget) spans the crawl before the kill too:
+  # from the job's first metrics row to its last.
+  [[ $3 == crawling* ]] && assert_eq t "$(psql_q "with f as (select pages, relevant_found from metrics where job_id = $1
+      order by id limit 1), l as (select pages, relevant_found, pprs_window from metrics
+      where job_id = $1 order by id desc limit 1)
+    select case when l.relevant_found > f.relevant_found
+      then abs(l.pprs_window - (l.pages - f.pages)::float8 / (l.relevant_found - f.relevant_found)) < 1e-6
+      else l.pprs_window is null end from f, l")" "$2: the windowed pprs goes on across the kill"
   (($(job_q "$1" pages_downloaded) <= BUDGET)) ||
     fail "$2: the budget did not hold: $(job_q "$1" pages_downloaded) pages"
   ok "$2: the budget held"
@@ -79,7 +89,7 @@ kill_at() {
     assert_eq 0 "$(psql_q "select count(*) from train_sites where job_id = $job")" \
       "$name: the training checkpoint is gone once trained"
   fi
-  consistent "$job" "$name"
+  consistent "$job" "$name" "$at"
   relevant_set "$job" >"$SCRATCH/$name.set"
   local common
   common=$(comm -12 "$SCRATCH/oracle.set" "$SCRATCH/$name.set" | wc -l)
