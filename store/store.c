@@ -158,6 +158,24 @@ static enum err result_error(struct store *s, const PGresult *res)
 }
 
 /*
+ * Did the statement fail because the session is gone? libpq says CONNECTION_BAD; but
+ * right after a server crash (an immediate stop) it may still say CONNECTION_OK, with
+ * "server closed the connection unexpectedly": an error of libpq's own, without a
+ * SQLSTATE. A session ended on purpose (pg_terminate_backend, 57P01) is not taken for
+ * a loss: the connection is then bad anyway, and a runner whose job was taken over
+ * must not write on.
+ */
+static int session_lost(const struct store *s, const PGresult *res)
+{
+    if (PQstatus(s->conn) == CONNECTION_BAD)
+        return 1;
+    if (res && PQresultErrorField(res, PG_DIAG_SQLSTATE))
+        return 0;
+    const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(s->conn);
+    return msg && strstr(msg, "connection") != NULL;
+}
+
+/*
  * Run one statement. On a lost connection outside a transaction, reconnect and
  * retry once; inside a transaction the caller must redo the whole transaction.
  */
@@ -173,7 +191,7 @@ static enum err run(struct store *s, const char *sql, int nparams, const char *c
             *out = res;
             return ERR_OK;
         }
-        if (PQstatus(s->conn) != CONNECTION_BAD) {
+        if (!session_lost(s, res)) {
             enum err e = result_error(s, res);
             PQclear(res);
             return e;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PostgreSQL going away under a crawl (issue 16). A short outage (within the store's 30 s
 # of reconnecting) is ridden out: a transaction the lost connection rolled back is run
-# again, and the job ends with counts equal to its rows. A longer one (here: beyond a
+# again, and the job ends with counts equal to its rows; so is a crash. A longer one (here: beyond a
 # wait shortened to 5 s by SITESCOUT_DB_WAIT_SECONDS) ends the run with a message that
 # says how to go on, and the job says why it stands still (its error) and holds no
 # lease, so the next runner resumes it at once and clears the note.
@@ -48,6 +48,23 @@ wait "$CRAWL_PID" || rc=$?
 assert_eq 0 "$rc" "a crawl rides out a 5 s database outage"
 assert_eq "done max_pages" "$(job_q "$JOB" "state || ' ' || stop_reason")" "... and ends by its budget"
 assert_eq "" "$(job_q "$JOB" "coalesce(error, '')")" "... without an error"
+consistent "$JOB"
+
+# --- a crash (immediate stop: the sessions end without a word), back 2 s later: ridden out
+crawl_in_background "$SCRATCH/crawl_crash.out"
+pg_ctl=$(ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)
+if [[ $(id -u) == 0 ]]; then
+  runuser -u postgres -- "$pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null
+else
+  "$pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null
+fi
+sleep 2
+pg start
+rc=0
+wait "$CRAWL_PID" || rc=$?
+((rc == 0)) || fail "a PostgreSQL crash ended the crawl: $(grep -v '^ ' "$SCRATCH/crawl_crash.out" | tail -3)"
+ok "a crawl rides out a PostgreSQL crash"
+assert_eq "done max_pages" "$(job_q "$JOB" "state || ' ' || stop_reason")" "... and ends by its budget"
 consistent "$JOB"
 
 # --- a 15 s outage, three times the wait: the run ends, the job says why and is resumed
