@@ -44,13 +44,14 @@ trap cleanup EXIT
 db=$("$bin" db --data-dir "$tmp/pg" url)
 q() { psql "$db" -X -q -tA -v ON_ERROR_STOP=1 -c "$1"; }
 
-# replay NAME ARGS...: a replay of the dev web; prints its proxy URL.
+# replay NAME ARGS...: a replay of the dev web; sets REPLAY to its proxy URL. (Not run
+# in $(...): the pid must reach the cleanup's list.)
 replay() {
   local name=$1; shift
   "$bin" replay --warc "$web/dev.warc.gz" --listen 127.0.0.1:0 "$@" >"$tmp/$name.replay" 2>&1 &
   pids+=($!)
   for _ in $(seq 200); do grep -q '^listening' "$tmp/$name.replay" && break; sleep 0.1; done
-  echo "http://$(sed -n 's/^listening on //p' "$tmp/$name.replay")"
+  REPLAY="http://$(sed -n 's/^listening on //p' "$tmp/$name.replay")"
 }
 crawl_args() { # the crawl every section runs, through proxy $1
   echo --db "$db" --job "$web/dev.jobs.json" --topic sci.space --proxy "$1" \
@@ -73,9 +74,10 @@ PY
 faults() {
   echo "== faults: dev web, sci.space, $budget pages, default politeness"
   local clean faulty
-  clean=$(replay clean --latency-ms 300)
-  faulty=$(replay faulty --latency-ms 300 --error-rate 0.2 --reset-rate 0.2 --slow-rate 0.2 \
-    --slow-ms 8000)
+  replay clean --latency-ms 300
+  clean=$REPLAY
+  replay faulty --latency-ms 300 --error-rate 0.2 --reset-rate 0.2 --slow-rate 0.2 --slow-ms 8000
+  faulty=$REPLAY
   printf '%-8s %8s %6s %6s %6s %7s %6s %6s\n' run seconds pages sites relev rss_mb prec recall
   for run in clean faulty; do
     local proxy=$clean
@@ -91,7 +93,8 @@ faults() {
 # The oracle of the kill sections: an uninterrupted run (sets PROXY, LENGTH, N_ORACLE).
 oracle() {
   [[ -n ${PROXY:-} ]] && return 0
-  PROXY=$(replay kills)
+  replay kills
+  PROXY=$REPLAY
   local t0=$SECONDS
   # shellcheck disable=SC2046
   "$bin" crawl $(crawl_args "$PROXY") >"$tmp/oracle.out" 2>&1 || { cat "$tmp/oracle.out"; exit 1; }
@@ -188,8 +191,8 @@ serve_start() { # sets SERVE and API
 
 outage() {
   echo "== outage: PostgreSQL stopped 30 s, and crashed, under a crawl"
-  local proxy
-  proxy=$(replay outage --latency-ms 100)
+  replay outage --latency-ms 100
+  local proxy=$REPLAY
   for how in stop30 crash; do
     # shellcheck disable=SC2046
     "$bin" crawl $(crawl_args "$proxy") >"$tmp/$how.out" 2>&1 &
@@ -205,8 +208,13 @@ outage() {
       "$bin" db --data-dir "$tmp/pg" stop >/dev/null
       sleep 30
     else
-      runuser -u postgres -- pg_ctl -D "$tmp/pg/data" -m immediate stop >/dev/null 2>&1 ||
-        pg_ctl -D "$tmp/pg/data" -m immediate stop >/dev/null
+      local pg_ctl
+      pg_ctl=$(ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)
+      if [[ $(id -u) == 0 ]]; then
+        runuser -u postgres -- "$pg_ctl" -D "$tmp/pg/data" -m immediate stop >/dev/null
+      else
+        "$pg_ctl" -D "$tmp/pg/data" -m immediate stop >/dev/null
+      fi
       sleep 2
     fi
     "$bin" db --data-dir "$tmp/pg" start >/dev/null
