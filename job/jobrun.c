@@ -373,17 +373,19 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
 
 /*
  * The database went away mid-run and the store gave up reconnecting: say so in the job
- * once the database answers again (three more waits of the store's) and let the lease go, so
+ * once the database answers again (within a minute more) and let the lease go, so
  * that the API shows why the job stands still and the next runner (a serve, crawl
  * --resume) takes it up at once. If the database is still away, the lease runs out.
  */
+#define NOTE_WAIT_S 60 /* how long the interruption note waits for the database */
 static void note_db_loss(struct store *s, int64_t id, const char *worker)
 {
     char msg[512], note[600];
     snprintf(msg, sizeof msg, "%s", err_msg());
     snprintf(note, sizeof note, "interrupted, to be resumed: %s", msg);
     enum err e = ERR_DB;
-    for (int attempt = 0; attempt < 3 && e == ERR_DB; attempt++) /* each waits for the store */
+    double give_up = monotime_s() + NOTE_WAIT_S; /* each attempt waits for the store too */
+    while (e == ERR_DB && monotime_s() < give_up)
         e = crawlstore_job_interrupted(s, id, worker, note);
     if (e)
         log_error("job %lld: cannot record the interruption: %s (its lease runs out in %d s)",

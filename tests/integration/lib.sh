@@ -99,3 +99,15 @@ if len(sys.argv) > 4:
 json.dump(d, open("/dev/stdout", "w"))
 PY
 }
+
+# assert_job_counts JOB WHAT: the job's counters equal its rows (examined and relevant
+# websites, training ones aside) and no website is left claimed.
+assert_job_counts() {
+  local counted="job_id = $1 and role not in ('train', 'train_other') and state = 'examined'"
+  assert_eq "$(psql_q "select count(*) from sites where $counted")" \
+    "$(psql_q "select sites_examined from jobs where id = $1")" "$2: examined websites counted once each"
+  assert_eq "$(psql_q "select count(*) from sites where $counted and relevant")" \
+    "$(psql_q "select relevant_found from jobs where id = $1")" "$2: relevant websites counted once each"
+  assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $1 and state = 'claimed'")" \
+    "$2: no website left claimed"
+}

@@ -25,15 +25,7 @@ assert_contains "max_pages border_empty" "$(psql_q "select stop_reason from jobs
 (($(psql_q "select sites_examined from jobs where id = $job") >= 10)) ||
   fail "too few websites examined: $(psql_q "select sites_examined from jobs where id = $job")"
 ok "... having examined websites despite the faults"
-assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job and state = 'claimed'")" \
-  "no website is left claimed"
-counted="role not in ('train', 'train_other') and state = 'examined'"
-assert_eq "$(psql_q "select count(*) from sites where job_id = $job and $counted")" \
-  "$(psql_q "select sites_examined from jobs where id = $job")" \
-  "the job's count of examined websites equals the rows"
-assert_eq "$(psql_q "select count(*) from sites where job_id = $job and $counted and relevant")" \
-  "$(psql_q "select relevant_found from jobs where id = $job")" \
-  "... and so does its count of relevant ones"
+assert_job_counts "$job" "the faulty web's job"
 (($(psql_q "select pages_downloaded from jobs where id = $job") <= 300)) ||
   fail "the budget did not hold: $(psql_q "select pages_downloaded from jobs where id = $job")"
 ok "the page budget held"

@@ -23,13 +23,7 @@ relevant_set() {
           and role = 'discovered' order by host"
 }
 consistent() {
-  local counted="job_id = $1 and role not in ('train', 'train_other') and state = 'examined'"
-  assert_eq "$(psql_q "select count(*) from sites where $counted")" "$(job_q "$1" sites_examined)" \
-    "$2: examined websites counted once each"
-  assert_eq "$(psql_q "select count(*) from sites where $counted and relevant")" \
-    "$(job_q "$1" relevant_found)" "$2: relevant websites counted once each"
-  assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $1 and state = 'claimed'")" \
-    "$2: no website left claimed"
+  assert_job_counts "$1" "$2"
   assert_eq 1 "$(psql_q "select count(*) from models where job_id = $1")" "$2: one model"
   assert_eq 0 "$(psql_q "select count(*) from (select elapsed_s < lag(elapsed_s) over (order by id)
     as back from metrics where job_id = $1) t where back")" "$2: the metrics' elapsed time never goes back"
