@@ -12,14 +12,14 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/num.h"
 #include "store/store.h"
 
 int joblease_seconds(void)
 {
     const char *v = getenv("SITESCOUT_LEASE_SECONDS");
-    char *end;
-    long n = v ? strtol(v, &end, 10) : 0;
-    return v && *v && !*end && n >= 1 && n <= 3600 ? (int)n : JOBLEASE_DEFAULT_SECONDS;
+    int n;
+    return v && num_parse_int(v, 1, 3600, &n) ? n : JOBLEASE_DEFAULT_SECONDS;
 }
 
 static void host_name(char *buf, size_t n)

@@ -116,9 +116,8 @@ int store_reconnects(const struct store *s)
 int store_wait_seconds(void)
 {
     const char *v = getenv("SITESCOUT_DB_WAIT_SECONDS");
-    char *end;
-    long n = v ? strtol(v, &end, 10) : 0;
-    return v && *v && !*end && n >= 1 && n <= 3600 ? (int)n : RECONNECT_BUDGET_MS / 1000;
+    int n;
+    return v && num_parse_int(v, 1, 3600, &n) ? n : RECONNECT_BUDGET_MS / 1000;
 }
 
 /* Re-establish a lost connection with exponential backoff. */
