@@ -701,6 +701,26 @@ static int reply_fault(const struct http_request *req, struct http_response *res
         snprintf(msg, sizeof msg, "request body over %zu bytes", (size_t)HTTP_MAX_BODY);
         reply_error(resp, 413, "too_big", msg, NULL);
         return 1;
+    case HTTP_FAULT_LENGTH_REQUIRED:
+        reply_error(resp, 411, "length_required",
+                    "send the body with a Content-Length, not in chunks (Transfer-Encoding)",
+                    NULL);
+        return 1;
+    case HTTP_FAULT_MALFORMED:
+        reply_error(resp, 400, "bad_request", req->fault_detail, NULL);
+        return 1;
+    case HTTP_FAULT_URI_TOO_LONG:
+        reply_error(resp, 414, "too_big", req->fault_detail, NULL);
+        return 1;
+    case HTTP_FAULT_HEAD_TOO_BIG:
+        reply_error(resp, 431, "too_big", req->fault_detail, NULL);
+        return 1;
+    case HTTP_FAULT_VERSION:
+        reply_error(resp, 505, "bad_request", req->fault_detail, NULL);
+        return 1;
+    case HTTP_FAULT_HEAD_TIMEOUT:
+        reply_error(resp, 408, "timeout", req->fault_detail, NULL);
+        return 1;
     }
     return 0;
 }

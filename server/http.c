@@ -19,7 +19,9 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/monotime.h"
+#include "common/strmap.h"
 #include "server/httpcheck.h"
+#include "server/httpgate.h"
 
 #define REAP_EVERY_MS 250
 #define NO_DEADLINE   INT64_MAX
@@ -39,6 +41,7 @@ struct conn {
     int fd;
     int cut; /* shut down by the reaper */
     int64_t deadline_ms;
+    char ip[HTTPGATE_ADDR_LEN]; /* whose slot it holds (struct http's per_ip) */
 };
 
 struct http {
@@ -46,10 +49,13 @@ struct http {
     http_handler_fn fn;
     void *ctx;
     int64_t header_ms;
-    pthread_mutex_t lock; /* conns, stopping */
+    pthread_mutex_t lock; /* conns, stopping, per_ip, open */
     pthread_cond_t wake;
     struct conn *conns;
     int stopping;
+    struct httpgate *gate;
+    struct strmap per_ip; /* client address -> open connections (uintptr_t), gate's and MHD's */
+    unsigned open, max_open, max_per_ip;
     pthread_t reaper;
     int reaping;
     pthread_mutex_t log_lock; /* the log budget */
@@ -68,11 +74,15 @@ struct pending {
 
 const char *http_request_header(const struct http_request *r, const char *name)
 {
+    if (!r->conn)
+        return NULL; /* refused by the gate: no parsed request */
     return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }
 
 const char *http_request_arg(const struct http_request *r, const char *name)
 {
+    if (!r->conn)
+        return NULL;
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
@@ -96,6 +106,8 @@ static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char 
 const char *http_request_unknown_arg(const struct http_request *r, const char *const *allowed)
 {
     struct arg_check a = {allowed, NULL};
+    if (!r->conn)
+        return NULL;
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &a);
     return a.unknown;
 }
@@ -109,6 +121,39 @@ void http_response_header(struct http_response *resp, const char *name, const ch
     resp->n_headers++;
 }
 
+/* ---- connection slots: per client address and in all, held by the gate or by MHD ---- */
+
+static int slot_take(void *cls, const char *ip)
+{
+    struct http *h = cls;
+    int ok = 0;
+    pthread_mutex_lock(&h->lock);
+    uintptr_t n = (uintptr_t)strmap_get(&h->per_ip, ip, strlen(ip));
+    if (h->open < h->max_open && n < h->max_per_ip &&
+        strmap_put(&h->per_ip, ip, strlen(ip), (void *)(n + 1)) == ERR_OK) {
+        h->open++;
+        ok = 1;
+    }
+    pthread_mutex_unlock(&h->lock);
+    return ok;
+}
+
+static void slot_give(void *cls, const char *ip)
+{
+    struct http *h = cls;
+    pthread_mutex_lock(&h->lock);
+    uintptr_t n = (uintptr_t)strmap_get(&h->per_ip, ip, strlen(ip));
+    if (n > 1) {
+        enum err e = strmap_put(&h->per_ip, ip, strlen(ip), (void *)(n - 1));
+        (void)e; /* the key exists: replacing it allocates nothing */
+    } else if (n == 1) {
+        strmap_remove(&h->per_ip, ip, strlen(ip));
+    }
+    if (n && h->open)
+        h->open--;
+    pthread_mutex_unlock(&h->lock);
+}
+
 /* ---- deadlines ---- */
 
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -119,9 +164,17 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-        if (!ci || !(k = calloc(1, sizeof *k)))
-            return; /* not watched: the idle timeout still applies */
+        const union MHD_ConnectionInfo *ca =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        char ip[HTTPGATE_ADDR_LEN] = "?";
+        if (ca && ca->client_addr)
+            httpgate_addr_text(ca->client_addr, ip);
+        if (!ci || !(k = calloc(1, sizeof *k))) {
+            slot_give(h, ip); /* not watched: the idle timeout still applies */
+            return;
+        }
         k->fd = ci->connect_fd;
+        memcpy(k->ip, ip, sizeof ip);
         k->deadline_ms = monotime_ms() + h->header_ms;
         pthread_mutex_lock(&h->lock);
         k->next = h->conns;
@@ -142,6 +195,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     if (k->next)
         k->next->prev = k->prev;
     pthread_mutex_unlock(&h->lock);
+    slot_give(h, k->ip);
     free(k);
     *socket_context = NULL;
 }
@@ -228,12 +282,14 @@ static enum http_fault head_fault(struct MHD_Connection *conn, const char *url, 
     if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
         !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
         return HTTP_FAULT_NO_HOST;
+    /* Bodies come with a length: none is parsed in chunks (whose framing errors would
+       get libmicrohttpd's HTML), as RFC 9110 §15.5.12 lets a server ask. */
+    if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+        return HTTP_FAULT_LENGTH_REQUIRED;
     const char *cl =
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     uint64_t n;
-    if (cl &&
-        !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) &&
-        httpcheck_content_length(cl, &n) && n > HTTP_MAX_BODY)
+    if (cl && httpcheck_content_length(cl, &n) && n > HTTP_MAX_BODY)
         return HTTP_FAULT_TOO_BIG;
     return HTTP_FAULT_NONE;
 }
@@ -346,6 +402,67 @@ PRINTF_LIKE(2, 0) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     log_warn("http: %s", msg);
 }
 
+/* ---- the gate's callbacks ---- */
+
+/* A head the gate found good: libmicrohttpd reads it from the socket as usual. */
+static void hand_on(void *cls, int fd, const struct sockaddr *addr, socklen_t len)
+{
+    struct http *h = cls;
+    char ip[HTTPGATE_ADDR_LEN];
+    httpgate_addr_text(addr, ip);
+    /* On failure libmicrohttpd has closed fd without NOTIFY_CONNECTION: give the slot back. */
+    if (MHD_add_connection(h->d, fd, addr, len) != MHD_YES)
+        slot_give(h, ip);
+}
+
+static const char *reason_phrase(int status)
+{
+    switch (status) {
+    case 400: return "Bad Request";
+    case 408: return "Request Timeout";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Error";
+    }
+}
+
+/* A head the gate refused: the handler words the answer, as for every other fault. */
+static char *refuse_head(void *cls, enum httpcheck_head what, const char *why, size_t *len)
+{
+    struct http *h = cls;
+    struct http_request req = {.method = "", .path = "", .body = "", .fault_detail = why};
+    switch (what) {
+    case HTTPCHECK_HEAD_NUL: req.fault = HTTP_FAULT_NUL; break;
+    case HTTPCHECK_HEAD_URI_TOO_LONG: req.fault = HTTP_FAULT_URI_TOO_LONG; break;
+    case HTTPCHECK_HEAD_TOO_BIG: req.fault = HTTP_FAULT_HEAD_TOO_BIG; break;
+    case HTTPCHECK_HEAD_VERSION: req.fault = HTTP_FAULT_VERSION; break;
+    case HTTPCHECK_HEAD_MORE: req.fault = HTTP_FAULT_HEAD_TIMEOUT; break;
+    default: req.fault = HTTP_FAULT_MALFORMED; break;
+    }
+    struct http_response resp;
+    memset(&resp, 0, sizeof resp);
+    resp.status = 500;
+    h->fn(h->ctx, &req, &resp);
+    struct buf out;
+    buf_init(&out, 0);
+    enum err e = buf_appendf(&out,
+                            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                            "Connection: close\r\n\r\n",
+                            resp.status, reason_phrase(resp.status),
+                            resp.content_type ? resp.content_type : "application/json",
+                            resp.body_len);
+    if (!e && resp.body_len)
+        e = buf_append(&out, resp.body, resp.body_len);
+    free(resp.body);
+    if (e) {
+        buf_release(&out);
+        return NULL;
+    }
+    *len = out.len;
+    return buf_detach(&out);
+}
+
 /* ---- the server ---- */
 
 /* All connections at once: HTTP_MAX_CONNECTIONS, within half of the descriptors allowed. */
@@ -408,6 +525,7 @@ static int bound_port_of(int fd)
 
 static void http_free(struct http *h)
 {
+    strmap_release(&h->per_ip);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
     pthread_mutex_destroy(&h->log_lock);
@@ -430,6 +548,7 @@ static struct http *http_new(const struct http_config *c)
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&h->lock, NULL);
     pthread_mutex_init(&h->log_lock, NULL);
+    strmap_init(&h->per_ip);
     return h;
 }
 
@@ -445,31 +564,43 @@ enum err http_start(const struct http_config *c, struct http **out, int *bound_p
         close(fd);
         return err_set(ERR_NOMEM, "out of memory");
     }
-    unsigned per_ip = (unsigned)(c->conns_per_ip > 0 ? c->conns_per_ip : HTTP_DEFAULT_CONNS_PER_IP);
-    unsigned all = connection_limit();
+    h->max_per_ip =
+        (unsigned)(c->conns_per_ip > 0 ? c->conns_per_ip : HTTP_DEFAULT_CONNS_PER_IP);
+    h->max_open = connection_limit();
     *bound_port = bound_port_of(fd);
-    /* libmicrohttpd owns fd from here (if it fails to start, serve exits anyway). */
+    /*
+     * libmicrohttpd listens on nothing: the gate accepts, checks each first head and
+     * hands good connections on (MHD_add_connection, which needs MHD_USE_ITC to wake
+     * the polling threads). Its own limit is a backstop; the slots above are the limits.
+     */
     h->d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-            (v6 ? MHD_USE_IPv6 : 0),
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+            MHD_USE_NO_LISTEN_SOCKET,
         0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)(c->threads > 0 ? c->threads : 4), MHD_OPTION_CONNECTION_LIMIT, all,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads > 0 ? c->threads : 4),
+        MHD_OPTION_CONNECTION_LIMIT, h->max_open + 16, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
     if (!h->d) {
+        close(fd);
         http_free(h);
         return err_set(ERR_IO, "cannot serve on %s:%d (libmicrohttpd did not start)", c->host,
                        c->port);
     }
     if (pthread_create(&h->reaper, NULL, reaper, h) != 0) {
+        close(fd);
         http_stop(h);
         return err_set(ERR_NOMEM, "cannot start a thread");
     }
     h->reaping = 1;
+    struct httpgate_ops ops = {h, slot_take, slot_give, hand_on, refuse_head};
+    e = httpgate_start(fd, h->header_ms, &ops, &h->gate);
+    if (e) {
+        http_stop(h);
+        return e;
+    }
     log_info("http: at most %u connections, %u from one address; a request's head within %lld s",
-             all, per_ip, (long long)(h->header_ms / 1000));
+             h->max_open, h->max_per_ip, (long long)(h->header_ms / 1000));
     *out = h;
     return ERR_OK;
 }
@@ -478,6 +609,7 @@ void http_stop(struct http *h)
 {
     if (!h)
         return;
+    httpgate_stop(h->gate); /* no new connections from here */
     if (h->reaping) {
         pthread_mutex_lock(&h->lock);
         h->stopping = 1;

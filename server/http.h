@@ -41,6 +41,14 @@ enum http_fault {
     HTTP_FAULT_NO_HOST, /* HTTP/1.1 without a Host header */
     HTTP_FAULT_TOO_BIG, /* a body over HTTP_MAX_BODY, declared (answered before it is
                            read, then the connection closes) or sent (dropped) */
+    HTTP_FAULT_LENGTH_REQUIRED, /* 411: a body sent with Transfer-Encoding (chunked) */
+    /* Found by the gate in a connection's first head (server/httpgate.h); fault_detail
+       says what, and the request has no method, path or headers. */
+    HTTP_FAULT_MALFORMED,     /* 400: the request line or a header line */
+    HTTP_FAULT_URI_TOO_LONG,  /* 414 */
+    HTTP_FAULT_HEAD_TOO_BIG,  /* 431 */
+    HTTP_FAULT_VERSION,       /* 505: not HTTP/1.0 or HTTP/1.1 */
+    HTTP_FAULT_HEAD_TIMEOUT,  /* 408: the head did not come within the deadline */
 };
 
 struct http_request {
@@ -49,7 +57,8 @@ struct http_request {
     const char *body;   /* NUL-terminated; "" when none */
     size_t body_len;
     enum http_fault fault;
-    void *conn; /* for http_request_header / http_request_arg */
+    const char *fault_detail; /* for the gate's faults: what is wrong (static) */
+    void *conn; /* for http_request_header / http_request_arg; NULL for the gate's faults */
 };
 
 /* A request header (case-insensitive name) or query argument (decoded); NULL if absent. */

@@ -97,9 +97,46 @@ assert_eq 413 "$(raw_field "$out" "d['status']")" "Content-Length 50 MB: 413 wit
 assert_eq too_big "$(raw_field "$out" "json.loads(d['body'])['error']['code']")" \
   "... with the JSON error body"
 assert_eq True "$(raw_field "$out" "d['closed']")" "... and the connection closed"
-# A garbage request line that ends is dropped at once (libmicrohttpd; kept so).
-out=$("${ABUSE[@]}" raw "$ADDR" '\x01\x02\xfe\xff\x00\r\n')
-assert_eq True "$(raw_field "$out" "d['closed']")" "a garbage line is closed at once"
+# --- framing errors: answered with the JSON error body (the gate, server/httpgate.c), not
+# libmicrohttpd's HTML, and the connection closed; heads at the limits still served.
+# frame BYTES STATUS CODE WHAT
+frame() {
+  local out
+  out=$("${ABUSE[@]}" raw "$ADDR" "$1" --wait 5)
+  assert_eq "$2 $3 True" "$(raw_field "$out" \
+    "'%s %s %s' % (d['status'], json.loads(d['body'])['error']['code'] if d['body'] else '', d['closed'])")" \
+    "$4: $2 $3, JSON, closed"
+}
+frame '\x01\x02\xfe\xff\x00\r\n' 400 bad_request "a garbage request line"
+frame '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03' 400 bad_request \
+  "a TLS hello to the plain port (at once, no line end needed)"
+frame 'GET /api/health HTTP/1.1\r\nHost x\r\n\r\n' 400 bad_request "a header line without a colon"
+frame 'GET /api/health HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n' 400 bad_request "obsolete line folding"
+frame 'GET /api/health HTTP/1.1\r\nHost: x\ry\r\n\r\n' 400 bad_request "a bare CR in a header"
+frame 'GET  /api/health HTTP/1.1\r\nHost: x\r\n\r\n' 400 bad_request "two spaces in the request line"
+frame 'POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n' 400 bad_request \
+  "a Content-Length that is not a number"
+frame 'POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nab' \
+  400 bad_request "two Content-Length fields that differ"
+frame 'POST /api/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\nab' \
+  400 bad_request "Content-Length beside Transfer-Encoding (request smuggling)"
+frame 'GET /api/health HTTP/2.0\r\nHost: x\r\n\r\n' 505 bad_request "HTTP/2.0 in an HTTP/1 request line"
+long_path=$(printf 'a%.0s' $(seq 9000))
+frame "GET /$long_path HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n" 414 too_big "a 9 KB request line"
+many=$(for i in $(seq 101); do printf 'X-%d: v\\r\\n' "$i"; done)
+frame "GET /api/health HTTP/1.1\\r\\nHost: x\\r\\n$many\\r\\n" 431 too_big "102 header fields"
+frame 'POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n' \
+  411 length_required "a chunked body (here with a malformed chunk)"
+# At the limits, libmicrohttpd gets the request and the API answers it.
+many=$(for i in $(seq 99); do printf 'X-%d: v\\r\\n' "$i"; done)
+out=$("${ABUSE[@]}" raw "$ADDR" "GET /api/health HTTP/1.1\\r\\nHost: x\\r\\n$many\\r\\n" --wait 2)
+assert_eq 200 "$(raw_field "$out" "d['status']")" "100 header fields are served"
+pad=$(printf 'p%.0s' $(seq 8000))
+out=$("${ABUSE[@]}" raw "$ADDR" "GET /api/health HTTP/1.1\\r\\nHost: x\\r\\nX-Pad: $pad\\r\\n\\r\\n" --wait 2)
+assert_eq 200 "$(raw_field "$out" "d['status']")" "an 8 KB head is served"
+# Two requests in one write: the gate looks at the first, libmicrohttpd serves both.
+out=$("${ABUSE[@]}" raw "$ADDR" 'GET /api/health HTTP/1.1\r\nHost: x\r\n\r\nGET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' --wait 5)
+assert_eq 2 "$(raw_field "$out" "d['answers']")" "two pipelined requests get two answers"
 
 # --- a port in use: one line naming the address and the reason, exit 1
 err=$("$BIN" serve --listen "$ADDR" --db "$DB_URL" 2>&1) && fail "serve ran on a port in use"
@@ -112,7 +149,7 @@ assert_contains "$(cat "$SCRATCH/serve.out.err")" \
   "connections, 64 from one address; a request's head within 10 s" "the default limits"
 "${ABUSE[@]}" flood "$ADDR" --source 127.0.0.3 --conns 80 --out "$SCRATCH/flood" --seconds 40 &
 flood=$!
-"${ABUSE[@]}" raw "$ADDR" '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03' --wait 40 \
+"${ABUSE[@]}" raw "$ADDR" 'GET /api/health HTTP/1.1\r\nHost: x\r\nX-Never: ends' --wait 40 \
   >"$SCRATCH/garbage" &
 garbage=$!
 for _ in $(seq 300); do [[ -s $SCRATCH/flood ]] && break; sleep 0.1; done
@@ -129,8 +166,10 @@ wait "$flood"
 assert_eq "cut 64 of 64" "$(tail -1 "$SCRATCH/flood")" \
   "connections trickling their headers a byte a second are closed (the 10 s deadline)"
 wait "$garbage"
-assert_eq True "$(raw_field "$(cat "$SCRATCH/garbage")" "d['closed']")" \
-  "a garbage line that never ends is closed at the deadline"
+garbage=$(cat "$SCRATCH/garbage")
+assert_eq "408 timeout True" "$(raw_field "$garbage" \
+  "'%s %s %s' % (d['status'], json.loads(d['body'])['error']['code'], d['closed'])")" \
+  "a head that never ends gets 408 with the JSON error body at the deadline, then is closed"
 assert_eq 200 "$(req GET /api/health --interface 127.0.0.3 --max-time 5)" \
   "the flooding address is served again once its connections are gone"
 kill -TERM "$SERVE_PID"

@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include <string.h>
 
@@ -83,12 +85,183 @@ static void test_content_length(void **state)
     assert_true(n == 7);
 }
 
+/* Each row: the bytes of a request's beginning and what the checker must say. */
+struct head_row {
+    const char *bytes;
+    size_t len; /* 0: strlen */
+    enum httpcheck_head want;
+};
+
+static void check_rows(const struct head_row *rows, size_t n_rows)
+{
+    for (size_t i = 0; i < n_rows; i++) {
+        size_t n = rows[i].len ? rows[i].len : strlen(rows[i].bytes), head_len = 0;
+        const char *why = NULL;
+        enum httpcheck_head got = httpcheck_head(rows[i].bytes, n, &head_len, &why);
+        if (got != rows[i].want)
+            fail_msg("row %zu: httpcheck_head gave %d, want %d (%s)", i, (int)got,
+                     (int)rows[i].want, why ? why : "");
+        if (got != HTTPCHECK_HEAD_OK && got != HTTPCHECK_HEAD_MORE && (!why || !*why))
+            fail_msg("row %zu: a fault without a reason", i);
+    }
+}
+
+static void test_head_good_and_partial(void **state)
+{
+    (void)state;
+    static const struct head_row rows[] = {
+        {"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0, HTTPCHECK_HEAD_OK},
+        {"GET / HTTP/1.0\n\n", 0, HTTPCHECK_HEAD_OK},           /* bare LF ends lines */
+        {"\r\nGET / HTTP/1.1\r\n\r\n", 0, HTTPCHECK_HEAD_OK}, /* a leading empty line */
+        {"POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n"
+         "content-length: 12\r\nX-Empty:\r\nX-Tab:\tv\xc3\xa9\r\n\r\n{\"topic\": 1}",
+         0, HTTPCHECK_HEAD_OK},
+        {"GET /?a=%00 HTTP/1.1\r\n\r\n", 0, HTTPCHECK_HEAD_OK}, /* %00: the API's check */
+        {"", 0, HTTPCHECK_HEAD_MORE},
+        {"\r", 0, HTTPCHECK_HEAD_MORE},
+        {"GE", 0, HTTPCHECK_HEAD_MORE},
+        {"GET /api", 0, HTTPCHECK_HEAD_MORE},
+        {"GET / HTT", 0, HTTPCHECK_HEAD_MORE},
+        {"GET / HTTP/1.1\r", 0, HTTPCHECK_HEAD_MORE},
+        {"GET / HTTP/1.1\r\nHost: x\r\n", 0, HTTPCHECK_HEAD_MORE},
+        {"GET / HTTP/1.1\r\nHo", 0, HTTPCHECK_HEAD_MORE},
+        {"GET / HTTP/1.1\r\nHost: x\r\nXXXXXXXX", 0, HTTPCHECK_HEAD_MORE}, /* slowloris */
+        {"GET / HTTP/1.1\r\nHost: x\r\n\r", 0, HTTPCHECK_HEAD_MORE},
+    };
+    check_rows(rows, sizeof rows / sizeof rows[0]);
+    size_t head_len = 0;
+    const char *why;
+    static const char req[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /next";
+    assert_int_equal(httpcheck_head(req, strlen(req), &head_len, &why), HTTPCHECK_HEAD_OK);
+    assert_int_equal(head_len, strlen("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+}
+
+static void test_head_faults(void **state)
+{
+    (void)state;
+    static const struct head_row rows[] = {
+        {"\x16\x03\x01\x02\x00\x01", 6, HTTPCHECK_HEAD_BAD}, /* TLS to a plain port: at once */
+        {"\x01\x02\xfe\xff\x00\r\n", 7, HTTPCHECK_HEAD_BAD},
+        {"GET  / HTTP/1.1\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1 \r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET /a b HTTP/1.1\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / FTP/1.1\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\rX\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET /\xc3\xa9 HTTP/1.1\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET /\x7f HTTP/1.1\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET /index.html\x00.css HTTP/1.1\r\n\r\n", 33, HTTPCHECK_HEAD_NUL},
+        {"GET / HTTP/2.0\r\n\r\n", 0, HTTPCHECK_HEAD_VERSION},
+        {"GET / HTTP/0.9\r\n\r\n", 0, HTTPCHECK_HEAD_VERSION},
+        {"GET / HTTP/1.1\r\nHost x\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\r\nHost : x\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\r\n: x\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\r\nHost: x\ry\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\r\nHost: x\x01y\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\r\nHost: x\x00y\r\n\r\n", 29, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\r\nHost: x\r\n\rX", 0, HTTPCHECK_HEAD_BAD},
+        {"POST / HTTP/1.1\r\nContent-Length: 1e6\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 0,
+         HTTPCHECK_HEAD_BAD},
+        {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n", 0,
+         HTTPCHECK_HEAD_BAD},
+        /* Faults show before the head ends. */
+        {"GET / HTTP/1.1\r\nHost x", 0, HTTPCHECK_HEAD_BAD},
+        {"G(T", 0, HTTPCHECK_HEAD_BAD},
+    };
+    check_rows(rows, sizeof rows / sizeof rows[0]);
+}
+
+/* A request line of len bytes: "GET /aaa...a HTTP/1.1". */
+static char *long_line(size_t len, const char *rest)
+{
+    size_t fixed = strlen("GET / HTTP/1.1");
+    char *s = malloc(len + strlen(rest) + 1);
+    assert_non_null(s);
+    memcpy(s, "GET /", 5);
+    memset(s + 5, 'a', len - fixed);
+    memcpy(s + 5 + len - fixed, " HTTP/1.1", 9);
+    memcpy(s + len, rest, strlen(rest) + 1);
+    return s;
+}
+
+static void test_head_limits(void **state)
+{
+    (void)state;
+    size_t head_len;
+    const char *why;
+    char *s = long_line(HTTPCHECK_MAX_LINE - 100, "\r\n\r\n");
+    assert_int_equal(httpcheck_head(s, strlen(s), &head_len, &why), HTTPCHECK_HEAD_OK);
+    free(s);
+    s = long_line(HTTPCHECK_MAX_LINE + 1, "\r\n\r\n");
+    assert_int_equal(httpcheck_head(s, strlen(s), &head_len, &why), HTTPCHECK_HEAD_URI_TOO_LONG);
+    /* Known too long before the line ends. */
+    assert_int_equal(httpcheck_head(s, HTTPCHECK_MAX_LINE + 3, &head_len, &why),
+                     HTTPCHECK_HEAD_URI_TOO_LONG);
+    free(s);
+
+    /* Fields: 100 are fine, 101 are too many; a head past the cap is too big. */
+    struct buf_like {
+        char text[HTTPCHECK_MAX_HEAD * 2];
+        size_t len;
+    } *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    b->len = (size_t)snprintf(b->text, sizeof b->text, "GET / HTTP/1.1\r\n");
+    for (int i = 0; i < HTTPCHECK_MAX_FIELDS; i++)
+        b->len += (size_t)snprintf(b->text + b->len, sizeof b->text - b->len, "X-%d: v\r\n", i);
+    memcpy(b->text + b->len, "\r\n", 3);
+    assert_int_equal(httpcheck_head(b->text, b->len + 2, &head_len, &why), HTTPCHECK_HEAD_OK);
+    b->len += (size_t)snprintf(b->text + b->len, sizeof b->text - b->len, "X-last: v\r\n\r\n");
+    assert_int_equal(httpcheck_head(b->text, b->len, &head_len, &why), HTTPCHECK_HEAD_TOO_BIG);
+    b->len = (size_t)snprintf(b->text, sizeof b->text, "GET / HTTP/1.1\r\nX-Big: ");
+    memset(b->text + b->len, 'v', HTTPCHECK_MAX_HEAD);
+    b->len += HTTPCHECK_MAX_HEAD;
+    assert_int_equal(httpcheck_head(b->text, b->len, &head_len, &why), HTTPCHECK_HEAD_TOO_BIG);
+    free(b);
+}
+
+/*
+ * The gate peeks HTTPCHECK_PEEK_ENOUGH + 1 bytes at most and waits for more only on
+ * HTTPCHECK_HEAD_MORE: so that many bytes of anything must give an answer, or a client
+ * could hold a connection with a full buffer for ever.
+ */
+static void test_head_enough_is_enough(void **state)
+{
+    (void)state;
+    static const char *const fills[] = {"\r\n", "a", "GET /", "GET / HTTP/1.1\r\nX: ",
+                                        "GET / HTTP/1.1\r\nX-Name"};
+    size_t n = HTTPCHECK_PEEK_ENOUGH + 1, head_len;
+    char *s = malloc(n);
+    assert_non_null(s);
+    for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+        size_t len = strlen(fills[f]);
+        memcpy(s, fills[f], len);
+        char fill = fills[f][len - 1] == '\n' ? '\n' : 'a';
+        memset(s + len, fill, n - len);
+        for (size_t k = HTTPCHECK_MAX_LINE - 8; k <= n; k += 7) {
+            const char *why;
+            enum httpcheck_head got = httpcheck_head(s, k, &head_len, &why);
+            if (k > HTTPCHECK_PEEK_ENOUGH - 7 && got == HTTPCHECK_HEAD_MORE)
+                fail_msg("fill %zu: %zu bytes still wait for more", f, k);
+        }
+        const char *why;
+        if (httpcheck_head(s, n, &head_len, &why) == HTTPCHECK_HEAD_MORE)
+            fail_msg("fill %zu: %zu bytes still wait for more", f, n);
+    }
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_has_nul),
         cmocka_unit_test(test_bearer),
         cmocka_unit_test(test_content_length),
+        cmocka_unit_test(test_head_good_and_partial),
+        cmocka_unit_test(test_head_faults),
+        cmocka_unit_test(test_head_limits),
+        cmocka_unit_test(test_head_enough_is_enough),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
