@@ -54,7 +54,7 @@ enum route_id {
 /* Indexed by enum route_id. */
 static const char *const no_args[] = {NULL};
 static const char *const jobs_args[] = {"limit", "offset", "state", NULL};
-static const char *const sites_args[] = {"relevant", "order", "limit", "offset", NULL};
+static const char *const sites_args[] = {"relevant", "role", "order", "limit", "offset", NULL};
 static const char *const metrics_args[] = {"since", NULL};
 static const char *const export_args[] = {"relevant", NULL};
 const struct api_route api_routes[] = {
@@ -360,6 +360,11 @@ static void list_sites(struct call *c, int64_t id)
             return;
         }
     }
+    const char *role = http_request_arg(c->req, "role");
+    if (role && strcmp(role, "discovered") != 0 && strcmp(role, "start") != 0) {
+        reply_error(c->resp, 400, "invalid", "role: must be discovered or start", "role");
+        return;
+    }
     enum apistore_order order = APISTORE_BY_CONFIDENCE;
     const char *ov = http_request_arg(c->req, "order");
     if (ov) {
@@ -380,7 +385,7 @@ static void list_sites(struct call *c, int64_t id)
     if (limit < 0 || offset < 0 || !api_db(c))
         return;
     char *json;
-    enum err e = apistore_sites(c->s, id, relevant, order, limit, offset, &json);
+    enum err e = apistore_sites(c->s, id, relevant, role, order, limit, offset, &json);
     reply_json(c, e, 200, json);
 }
 

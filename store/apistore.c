@@ -28,8 +28,28 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     return *out ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
 }
 
-/* One job as a JSON object (j is the jobs row). */
-#define JOB_JSON                                                                                   \
+/* A crawl fetch's outcome (p is a pages row): "ok", "http_404", or the fetch error. */
+#define FETCH_KIND "coalesce(p.error, CASE WHEN p.status >= 400 THEN 'http_' || p.status ELSE 'ok' END)"
+
+/*
+ * What only the one-job answer carries (it is cached; the list is not): the border's
+ * size, the crawl's fetches by outcome, and pages per second over the whole crawl and
+ * over the last 10 s of its metrics.
+ */
+#define JOB_DETAIL                                                                                 \
+    " 'border_sites', (SELECT count(*) FROM sites b WHERE b.job_id = j.id AND b.state = 'border'),"\
+    " 'fetches', coalesce((SELECT json_object_agg(f.kind, f.n ORDER BY f.kind) FROM ("             \
+    "   SELECT " FETCH_KIND " AS kind, count(*) AS n FROM pages p"                                 \
+    "   WHERE p.job_id = j.id AND p.purpose = 'crawl' GROUP BY 1) f), '{}'::json),"                \
+    " 'pages_per_second', (SELECT json_build_object("                                              \
+    "   'overall', CASE WHEN m.elapsed_s > 0 THEN m.pages / m.elapsed_s END,"                      \
+    "   'recent', (SELECT CASE WHEN m.elapsed_s > q.elapsed_s"                                     \
+    "     THEN (m.pages - q.pages) / (m.elapsed_s - q.elapsed_s) END FROM metrics q"               \
+    "     WHERE q.job_id = j.id AND q.elapsed_s <= m.elapsed_s - 10 ORDER BY q.ts DESC LIMIT 1))"   \
+    "   FROM metrics m WHERE m.job_id = j.id ORDER BY m.ts DESC LIMIT 1),"
+
+/* One job as a JSON object (j is the jobs row); EXTRA: more members, each ending in ','. */
+#define JOB_JSON_WITH(EXTRA)                                                                       \
     "json_build_object('id', j.id, 'topic', j.topic, 'state', j.state,"                            \
     " 'phase', CASE WHEN j.state IN ('training', 'crawling') THEN j.state END,"                    \
     " 'training', CASE WHEN j.state = 'training' THEN json_build_object("                          \
@@ -52,8 +72,9 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     "   'max_seconds', CASE WHEN (j.params->>'max_seconds')::float8 > 0"                           \
     "     THEN least(1, extract(epoch FROM coalesce(j.finished_at, now()) - j.started_at)"         \
     "       / (j.params->>'max_seconds')::float8) END),"                                           \
-    " 'created_at', j.created_at, 'started_at', j.started_at,"                                     \
+    EXTRA " 'created_at', j.created_at, 'started_at', j.started_at,"                               \
     " 'finished_at', j.finished_at, 'updated_at', j.updated_at)"
+#define JOB_JSON JOB_JSON_WITH("")
 
 enum err apistore_jobs(struct store *s, const char *state, int64_t limit, int64_t offset,
                        char **json)
@@ -77,7 +98,8 @@ enum err apistore_job(struct store *s, int64_t id, char **json)
     const char *p[] = {NUM(ids, id)};
     char what[64];
     snprintf(what, sizeof what, "no job %" PRId64, id);
-    return one_text(s, "SELECT " JOB_JSON "::text FROM jobs j WHERE j.id = $1", 1, p, what, json);
+    return one_text(s, "SELECT " JOB_JSON_WITH(JOB_DETAIL) "::text FROM jobs j WHERE j.id = $1", 1,
+                    p, what, json);
 }
 
 static enum err job_exists(struct store *s, int64_t job)
@@ -92,21 +114,23 @@ static enum err job_exists(struct store *s, int64_t job)
     return e;
 }
 
+/* The sites a list shows: $1 job, $2 relevant or not (NULL: both), $5 role (NULL: both). */
+#define SITES_WHERE                                                                                \
+    "s.job_id = $1 AND s.state = 'examined' AND s.role NOT LIKE 'train%'"                          \
+    " AND ($2::boolean IS NULL OR s.relevant = $2::boolean) AND ($5::text IS NULL OR s.role = $5)"
+
 #define SITES_SQL(ORDER)                                                                           \
     "SELECT json_build_object('sites', coalesce((SELECT json_agg(json_build_object("               \
     "  'host', x.host, 'homepage', x.homepage, 'confidence', x.confidence,"                        \
     "  'relevant', x.relevant, 'pages_visited', x.pages_visited, 'role', x.role,"                  \
     "  'rank', x.rank, 'found_at', x.examined_at) ORDER BY x.n) FROM ("                            \
     "  SELECT s.*, row_number() OVER (ORDER BY " ORDER ") AS n FROM sites s"                       \
-    "  WHERE s.job_id = $1 AND s.state = 'examined' AND s.role NOT LIKE 'train%'"                  \
-    "  AND ($2::boolean IS NULL OR s.relevant = $2::boolean)"                                      \
-    "  ORDER BY " ORDER " LIMIT $3 OFFSET $4) x), '[]'::json),"                                    \
-    " 'total', (SELECT count(*) FROM sites s WHERE s.job_id = $1 AND s.state = 'examined'"         \
-    "  AND s.role NOT LIKE 'train%' AND ($2::boolean IS NULL OR s.relevant = $2::boolean)),"       \
+    "  WHERE " SITES_WHERE " ORDER BY " ORDER " LIMIT $3 OFFSET $4) x), '[]'::json),"             \
+    " 'total', (SELECT count(*) FROM sites s WHERE " SITES_WHERE "),"                               \
     " 'limit', $3::bigint, 'offset', $4::bigint)::text"
 
-enum err apistore_sites(struct store *s, int64_t job, int relevant, enum apistore_order order,
-                        int64_t limit, int64_t offset, char **json)
+enum err apistore_sites(struct store *s, int64_t job, int relevant, const char *role,
+                        enum apistore_order order, int64_t limit, int64_t offset, char **json)
 {
     *json = NULL;
     enum err e = job_exists(s, job);
@@ -123,8 +147,8 @@ enum err apistore_sites(struct store *s, int64_t job, int relevant, enum apistor
                        relevant < 0 ? NULL
                        : relevant   ? "true"
                                     : "false",
-                       NUM(l, limit), NUM(o, offset)};
-    return one_text(s, sql[order], 4, p, "no sites", json);
+                       NUM(l, limit), NUM(o, offset), role};
+    return one_text(s, sql[order], 5, p, "no sites", json);
 }
 
 enum err apistore_site(struct store *s, int64_t job, const char *host, char **json)
@@ -257,9 +281,9 @@ enum err apistore_prometheus(struct store *s, struct buf *out)
                              0, NULL, &jobs);
     if (!e)
         e = store_query(s,
-                        "SELECT job_id, coalesce(error, CASE WHEN status >= 400 THEN 'http_'"
-                        " || status ELSE 'ok' END), count(*) FROM pages WHERE purpose = 'crawl'"
-                        " AND job_id IN (" PROM_JOBS ") GROUP BY 1, 2 ORDER BY 1, 2",
+                        "SELECT p.job_id, " FETCH_KIND ", count(*) FROM pages p"
+                        " WHERE p.purpose = 'crawl' AND p.job_id IN (" PROM_JOBS ")"
+                        " GROUP BY 1, 2 ORDER BY 1, 2",
                         0, NULL, &fetch);
 #undef PROM_JOBS
     static const char *const fam[][2] = {

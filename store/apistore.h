@@ -26,11 +26,12 @@ enum apistore_order { APISTORE_BY_CONFIDENCE, APISTORE_BY_RANK, APISTORE_BY_FOUN
 
 /*
  * {"sites": [...], "total": N}: the examined websites of a job (training sites
- * excluded); relevant < 0 all, 0 irrelevant only, 1 relevant only. ERR_NOTFOUND
- * when the job does not exist.
+ * excluded); relevant < 0 all, 0 irrelevant only, 1 relevant only; role NULL both,
+ * else "discovered" or "start" only. ERR_NOTFOUND when the job does not exist.
  */
-enum err apistore_sites(struct store *s, int64_t job, int relevant, enum apistore_order order,
-                        int64_t limit, int64_t offset, char **json) WARN_UNUSED;
+enum err apistore_sites(struct store *s, int64_t job, int relevant, const char *role,
+                        enum apistore_order order, int64_t limit, int64_t offset,
+                        char **json) WARN_UNUSED;
 
 /* One site of a job with its pages and edges (out and in). ERR_NOTFOUND. */
 enum err apistore_site(struct store *s, int64_t job, const char *host, char **json) WARN_UNUSED;

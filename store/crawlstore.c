@@ -734,7 +734,7 @@ enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawls
                              "SELECT w.host, w.homepage, s.role, w.confidence, w.pages_visited,"
                              " coalesce(s.found_pages, -1) "
                              "FROM relevant_websites w JOIN sites s USING (job_id, host) "
-                             "WHERE w.job_id = $1 ORDER BY w.rank, w.host LIMIT $2::int",
+                             "WHERE w.job_id = $1 ORDER BY w.position LIMIT $2::int",
                              2, p, &r);
     if (e)
         return e;

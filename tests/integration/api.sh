@@ -67,6 +67,15 @@ ok "the job reports $pages pages and $relevant relevant websites"
 python3 -c "import sys; sys.exit(not abs($(field "d['pprs']") - $pages / $relevant) < 1e-6)" ||
   fail "pprs is not pages per relevant site"
 ok "pprs and harvest rate are reported"
+assert_eq 0 "$(field "d['border_sites']")" "a job ended by an empty border has 0 border sites"
+fetched=$(psql_q "SELECT count(*) FROM pages WHERE job_id = $job AND purpose = 'crawl'")
+assert_eq "$fetched" "$(field "sum(d['fetches'].values())")" \
+  "the fetches by outcome add up to the crawl's stored pages"
+assert_eq "$(psql_q "SELECT count(*) FROM pages WHERE job_id = $job AND purpose = 'crawl' AND status < 400 AND error IS NULL")" \
+  "$(field "d['fetches'].get('ok', 0)")" "... and 'ok' counts the pages fetched without error"
+python3 -c "import sys; sys.exit(not $(field "d['pages_per_second']['overall']") > 0)" ||
+  fail "no pages per second: $(field "d['pages_per_second']")"
+ok "pages per second are reported ($(field "d['pages_per_second']"))"
 
 # --- sites, pagination
 assert_eq 200 "$(req GET "/api/jobs/$job/sites?relevant=true&limit=1000")" "GET sites?relevant=true"
@@ -88,6 +97,18 @@ assert_eq "$all" "$(echo $paged)" "pages of 4 put together give the whole list"
 req GET "/api/jobs/$job/sites?relevant=true&limit=4&offset=$total" >/dev/null
 assert_eq 0 "$(field "len(d['sites'])")" "a page past the end is empty"
 assert_eq 200 "$(req GET "/api/jobs/$job/sites?order=found&limit=5")" "order=found"
+# Start sites apart from discovered ones (role=), and the one meaning of rank.
+for role in start discovered; do
+  n=$(psql_q "SELECT count(*) FROM sites WHERE job_id = $job AND state = 'examined' AND relevant AND role = '$role'")
+  assert_eq 200 "$(req GET "/api/jobs/$job/sites?relevant=true&role=$role&limit=1000")" "role=$role"
+  assert_eq "$n $n" "$(field "d['total']") $(field "sum(s['role'] == '$role' for s in d['sites'])")" \
+    "... lists the $n relevant $role websites, and only them"
+done
+assert_eq 400 "$(req GET "/api/jobs/$job/sites?role=train")" "role=train is refused"
+assert_eq role "$(field "d['error']['field']")" "... naming the field"
+req GET "/api/jobs/$job/sites?relevant=true&limit=1000" >/dev/null
+assert_eq "$(psql_q "SELECT string_agg(rank::text, ',' ORDER BY confidence DESC, examined_at, host) FROM sites WHERE job_id = $job AND state = 'examined' AND relevant AND role <> 'train' AND role <> 'train_other'")" \
+  "$(field "','.join(repr(s['rank']) for s in d['sites'])")" "the API's rank is the border rank of sites.rank"
 assert_eq 200 "$(req GET "/api/jobs/$job/sites?order=rank&relevant=false")" "order=rank, relevant=false"
 assert_eq False "$(field "any(s['relevant'] for s in d['sites'])")" "relevant=false lists irrelevant sites only"
 host=$(echo "$all" | cut -d' ' -f1)

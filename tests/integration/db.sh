@@ -44,11 +44,15 @@ psql_q "insert into sites (job_id, host, homepage, role, state, confidence, rele
   (7, 'b.example', 'http://b.example/', 'discovered', 'examined', 0.80, true, 4, now()),
   (7, 'a.example', 'http://a.example/', 'discovered', 'examined', 0.95, true, 6, now()),
   (7, 'no.example', 'http://no.example/', 'discovered', 'examined', 0.10, false, 2, now()),
+  (7, 'start.example', 'http://start.example/', 'start', 'examined', 0.90, true, 3, now()),
   (7, 'border.example', 'http://border.example/', 'discovered', 'border', null, null, 0, null)"
-got=$(psql_q "select string_agg(host || ':' || rank || ':' || pages_visited, ',' order by rank) from relevant_websites where job_id = 7")
-assert_eq "a.example:1:6,b.example:2:4" "$got" "relevant_websites lists relevant examined sites by rank"
-assert_eq "http://a.example/" "$(psql_q "select homepage from relevant_websites where job_id = 7 and rank = 1")" \
+got=$(psql_q "select string_agg(host || ':' || position || ':' || role || ':' || pages_visited, ',' order by position) from relevant_websites where job_id = 7")
+assert_eq "a.example:1:discovered:6,start.example:2:start:3,b.example:3:discovered:4" "$got" \
+  "relevant_websites lists relevant examined sites by position, start sites marked by role"
+assert_eq "http://a.example/" "$(psql_q "select homepage from relevant_websites where job_id = 7 and position = 1")" \
   "relevant_websites has the homepage"
+assert_eq "" "$(psql_q "select column_name from information_schema.columns where table_name = 'relevant_websites' and column_name = 'rank'")" \
+  "the view has no 'rank' column: rank is the border rank (sites.rank), position the place in the list"
 
 # --- a database that is not there: a clear one-line error, exit 1
 err=$("$BIN" db --db "postgresql:///x?host=$SCRATCH/nowhere" migrate 2>&1 || true)

@@ -83,8 +83,10 @@ ok "... export wrote sites.csv ($rows lines)"
 assert_contains "$(build/sitescout db psql -c 'select 1' 2>&1)" "1" "the embedded database still answers"
 
 # --- README, the SQL line below the curl session.
-sql=$(sed -n "s/^And with SQL: \`build\/sitescout db psql -c '\(.*\)/\1/p" "$SRC/README.md")
-sql+=" $(sed -n "/^And with SQL:/{n;s/^\(.*\)'\`\.$/\1/p}" "$SRC/README.md")"
+sql=$(python3 -c "
+import re, sys
+m = re.search(r\"And with SQL: \`build/sitescout db psql -c '(.*?)'\`\", open(sys.argv[1]).read(), re.S)
+print(' '.join(m.group(1).split()) if m else '')" "$SRC/README.md")
 [[ $sql == select* ]] || fail "README's SQL line not found: '$sql'"
 build/sitescout db psql -c "$sql" >"$SCRATCH/sql.out" 2>&1 || fail "README's SQL failed: $(cat "$SCRATCH/sql.out")"
 ok "README: the SQL query runs ($sql)"
