@@ -354,9 +354,9 @@ void sitecrawl_deepen(struct sitecrawl *sc, double l_threshold)
 {
     sc->p.l_threshold = l_threshold;
     sc->done = !sitecrawl_can_deepen(sc);
-    sc->stop = !sc->done                       ? SITECRAWL_READING
+    sc->stop = !sc->done                        ? SITECRAWL_READING
                : sc->fetches >= sc->p.max_pages ? SITECRAWL_SITE_PAGES
-                                               : SITECRAWL_NO_PAGES;
+                                                : SITECRAWL_NO_PAGES;
 }
 
 const struct sitecrawl_page *sitecrawl_pages(const struct sitecrawl *sc, size_t *n)

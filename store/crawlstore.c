@@ -337,8 +337,14 @@ static enum err write_pages(struct store *s, const char *job,
     if (!e)
         e = arrays_close(a, 6);
     if (!e) {
-        const char *p[] = {job,           r->host,       r->purpose,    buf_str(&a[0]),
-                           buf_str(&a[1]), buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4]),
+        const char *p[] = {job,
+                           r->host,
+                           r->purpose,
+                           buf_str(&a[0]),
+                           buf_str(&a[1]),
+                           buf_str(&a[2]),
+                           buf_str(&a[3]),
+                           buf_str(&a[4]),
                            buf_str(&a[5])};
         /* unnest hands the rows out in array order, so pages.id keeps the order read. */
         e = store_exec(s,
@@ -383,8 +389,8 @@ static enum err write_edges(struct store *s, const char *job,
                        buf_str(&a[3]),
                        buf_str(&a[4]),
                        DBL(conf, r->confidence)};
-    const char *pe[] = {job,           r->host,        buf_str(&a[0]),
-                        buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4])};
+    const char *pe[] = {job,           r->host, buf_str(&a[0]), buf_str(&a[2]), buf_str(&a[3]),
+                        buf_str(&a[4])};
     if (!e)
         e = store_exec(s,
                        "INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count, "

@@ -62,9 +62,8 @@ static void examine(struct store *s, int64_t job, const char *host, double conf,
 {
     struct crawlstore_page pages[] = {{"http://x/", "ok", 200, 100, conf, conf},
                                       {"http://x/gone", "http_error", 404, 10, NAN, conf}};
-    struct crawlstore_site_result r = {
-        host,    conf, conf > 0.5, 1,   2,           "crawl", pages, 2, edges,
-        n_edges, NULL, 0,          0.5, "threshold", "verdict"};
+    struct crawlstore_site_result r = {host,  conf,    conf > 0.5, 1, 2,   "crawl",     pages,    2,
+                                       edges, n_edges, NULL,       0, 0.5, "threshold", "verdict"};
     assert_int_equal(crawlstore_site_done(s, job, &r), ERR_OK);
 }
 
@@ -98,8 +97,8 @@ static void test_border_ranks_and_claims(void **state)
 
     /* Examining a site twice is refused and changes nothing. */
     struct crawlstore_page pg[] = {{"http://x/", "ok", 200, 1, 0.5, 0.5}};
-    struct crawlstore_site_result again = {"start.test", 0.1, 0,    1, 1,    "crawl", pg,
-                                           1,            NULL, 0,   NULL, 0, NAN, NULL, NULL};
+    struct crawlstore_site_result again = {"start.test", 0.1, 0,    1, 1,   "crawl", pg,  1,
+                                           NULL,         0,   NULL, 0, NAN, NULL,    NULL};
     assert_int_equal(crawlstore_site_done(s, job, &again), ERR_CONFLICT);
 
     /* The explanation is stored with the verdict: prior, how, why, posteriors, weights. */
@@ -107,10 +106,11 @@ static void test_border_ranks_and_claims(void **state)
                                  "SELECT prior || ' ' || verdict_by || ' ' || read_stop FROM sites"
                                  " WHERE job_id = $1 AND host = 'start.test'"),
                         "0.5 threshold verdict");
-    assert_string_equal(one_cell(s, job,
-                                 "SELECT string_agg(coalesce(posterior::text, '-'), ' ' ORDER BY id)"
-                                 " FROM pages WHERE job_id = $1 AND host = 'start.test'"),
-                        "0.6 0.6");
+    assert_string_equal(
+        one_cell(s, job,
+                 "SELECT string_agg(coalesce(posterior::text, '-'), ' ' ORDER BY id)"
+                 " FROM pages WHERE job_id = $1 AND host = 'start.test'"),
+        "0.6 0.6");
     assert_string_equal(one_cell(s, job,
                                  "SELECT string_agg(round(weight::numeric, 6)::text, ' '"
                                  " ORDER BY dst_host) FROM edges WHERE job_id = $1"),
