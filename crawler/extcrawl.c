@@ -190,19 +190,45 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     return e;
 }
 
+/*
+ * Why reading sl's website stopped: the internal crawler's reason when it was done,
+ * else `cut` (the crawl cut it short: "job_max_pages" or "job_stopped").
+ */
+static const char *read_stop(const struct slot *sl, const char *cut)
+{
+    enum sitecrawl_stop why = sitecrawl_stop(sl->sc);
+    return why == SITECRAWL_READING ? cut : sitecrawl_stop_name(why);
+}
+
+/* The pages of an examination from `from` on, as the store takes them (*out malloc'd). */
+static enum err store_pages(const struct sitecrawl *sc, size_t from, struct crawlstore_page **out,
+                            size_t *n)
+{
+    size_t n_pages;
+    const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n_pages);
+    *n = n_pages - from;
+    *out = calloc(*n ? *n : 1, sizeof **out);
+    if (!*out)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < *n; i++) {
+        const struct sitecrawl_page *pg = &pages[from + i];
+        (*out)[i] = (struct crawlstore_page){pg->final_url,   fetch_status_name(pg->status),
+                                             pg->http_status, pg->bytes,
+                                             pg->pr_target,   pg->posterior};
+    }
+    return ERR_OK;
+}
+
 /* A website the internal crawler judged: its verdict, pages and links stored. */
-static enum err slot_judged(struct ext *x, struct slot *sl)
+static enum err slot_judged(struct ext *x, struct slot *sl, const char *cut)
 {
     struct sitecrawl *sc = sl->sc;
     size_t n_pages, n_edges;
-    const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n_pages);
     const struct edge *edges = sitecrawl_edges(sc, &n_edges);
-    struct crawlstore_page *cp = calloc(n_pages ? n_pages : 1, sizeof *cp);
-    if (!cp)
-        return err_set(ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n_pages; i++)
-        cp[i] = (struct crawlstore_page){pages[i].final_url, fetch_status_name(pages[i].status),
-                                         pages[i].http_status, pages[i].bytes, pages[i].pr_target};
+    struct crawlstore_page *cp;
+    enum err e = store_pages(sc, 0, &cp, &n_pages);
+    if (e)
+        return e;
     struct verdict v = {
         .host = sl->host,
         .confidence = sitecrawl_confidence(sc),
@@ -210,12 +236,15 @@ static enum err slot_judged(struct ext *x, struct slot *sl)
         .pages_to_decide = (int)sitecrawl_pages_to_decide(sc),
         .fetches = sitecrawl_fetches(sc),
         .purpose = "crawl",
+        .prior = sitecrawl_prior(sc),
+        .verdict_by = sitecrawl_verdict_by(sc),
+        .read_stop = read_stop(sl, cut),
         .pages = cp,
         .n_pages = n_pages,
         .edges = edges,
         .n_edges = n_edges,
     };
-    enum err e = verdict_store(x->s, x->job, x->p->weights, &v);
+    e = verdict_store(x->s, x->job, x->p->weights, &v);
     free(cp);
     if (e == ERR_CONFLICT) {
         log_warn("extcrawl: %s", err_msg()); /* examined by another worker meanwhile */
@@ -242,32 +271,28 @@ static enum err slot_judged(struct ext *x, struct slot *sl)
 }
 
 /* The end of a deeper read: what it added stored, the verdict as it was. */
-static enum err slot_deepened(struct ext *x, struct slot *sl)
+static enum err slot_deepened(struct ext *x, struct slot *sl, const char *cut)
 {
     struct sitecrawl *sc = sl->sc;
-    size_t n_pages, n_edges;
-    const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n_pages);
+    size_t n_new, n_edges;
     const struct edge *edges = sitecrawl_edges(sc, &n_edges);
-    size_t n_new = n_pages - sl->pages_stored;
-    struct crawlstore_page *cp = calloc(n_new ? n_new : 1, sizeof *cp);
-    if (!cp)
-        return err_set(ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n_new; i++) {
-        const struct sitecrawl_page *pg = &pages[sl->pages_stored + i];
-        cp[i] = (struct crawlstore_page){pg->final_url, fetch_status_name(pg->status),
-                                         pg->http_status, pg->bytes, pg->pr_target};
-    }
+    struct crawlstore_page *cp;
+    enum err e = store_pages(sc, sl->pages_stored, &cp, &n_new);
+    if (e)
+        return e;
+    size_t n_pages = sl->pages_stored + n_new;
     struct verdict v = {
         .host = sl->host,
         .confidence = sitecrawl_confidence(sc),
         .fetches = sitecrawl_fetches(sc) - sl->fetches_stored,
         .purpose = "crawl",
+        .read_stop = read_stop(sl, cut),
         .pages = cp,
         .n_pages = n_new,
         .edges = edges + sl->edges_stored,
         .n_edges = n_edges - sl->edges_stored,
     };
-    enum err e = verdict_store_more(x->s, x->job, x->p->weights, &v);
+    e = verdict_store_more(x->s, x->job, x->p->weights, &v);
     free(cp);
     if (!e)
         e = know_edges(x, v.edges, v.n_edges);
@@ -308,9 +333,10 @@ static enum err slot_finish(struct ext *x, struct slot *sl, enum advance how)
     size_t classified = 0;
     for (size_t i = 0; i < n_pages; i++)
         classified += !isnan(pages[i].pr_target);
-    enum err e = sl->deepening                ? slot_deepened(x, sl)
+    /* Stopped before the internal crawler was done: no pages for its links to spare. */
+    enum err e = sl->deepening                ? slot_deepened(x, sl, "job_max_pages")
                  : how == ADVANCE_OVER_BUDGET ? slot_abandon(x, sl)
-                 : classified                 ? slot_judged(x, sl)
+                 : classified                 ? slot_judged(x, sl, "job_max_pages")
                                               : slot_unread(x, sl);
     slot_clear(sl);
     x->active--;
@@ -473,7 +499,7 @@ static void ext_finish(void *arg)
     for (int i = 0; x->slots && i < x->p->concurrency; i++) {
         struct slot *sl = &x->slots[i];
         if (write && sl->sc &&
-            (sl->deepening ? slot_deepened(x, sl) : slot_abandon(x, sl)) != ERR_OK)
+            (sl->deepening ? slot_deepened(x, sl, "job_stopped") : slot_abandon(x, sl)) != ERR_OK)
             log_warn("extcrawl: %s: %s", sl->host, err_msg());
         slot_clear(sl);
     }

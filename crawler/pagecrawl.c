@@ -239,8 +239,8 @@ static enum err site_keep_page(struct site *st, const char *url_as, const struct
     char *url = strdup(url_as);
     if (!url)
         return err_set(ERR_NOMEM, "out of memory");
-    st->pending[st->n_pending++] = (struct crawlstore_page){url, fetch_status_name(res->status),
-                                                            res->http_status, res->body_len, pr};
+    st->pending[st->n_pending++] = (struct crawlstore_page){
+        url, fetch_status_name(res->status), res->http_status, res->body_len, pr, NAN};
     st->dirty = 1;
     return ERR_OK;
 }

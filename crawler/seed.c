@@ -22,7 +22,8 @@ static enum err classify_pages(const struct trainset_site *site, int relevant,
         e = pagecls_classify(model, scratch, pg->text, pg->text_len, &r);
         if (e)
             break;
-        pages[i] = (struct crawlstore_page){pg->url, "ok", 200, pg->text_len, r.pr[PAGECLS_TARGET]};
+        pages[i] =
+            (struct crawlstore_page){pg->url, "ok", 200, pg->text_len, r.pr[PAGECLS_TARGET], NAN};
         /* Only the relevant training sites seed the border (DESIGN §3.4). */
         if (relevant)
             e = edgeset_add_page(es, pg->transversal, pg->n_transversal, r.pr[PAGECLS_TARGET]);
@@ -55,6 +56,7 @@ static enum err seed_site(struct store *s, int64_t job, const struct trainset_si
             .pages_to_decide = (int)site->n_pages,
             .fetches = site->fetches,
             .purpose = "train",
+            .prior = NAN, /* no website classifier: the verdict is known */
             .pages = pages,
             .n_pages = site->n_pages,
             .edges = es.edges,

@@ -38,6 +38,8 @@ struct sitecrawl {
     int verdict_closed; /* p_threshold reached or the classification budget spent */
     int fetches;
     int done;
+    enum sitecrawl_stop stop; /* why done */
+    double prior;             /* the posterior before any page */
 
     struct sitecrawl_page *pages;
     size_t n_pages, cap_pages;
@@ -90,6 +92,8 @@ enum err sitecrawl_new(const char *homepage, const struct sitecrawl_params *p,
     sitecls_linkrank_init(&sc->linkrank, p->c);
     enum err e = sitecls_init(&sc->cls, p->prior_target, p->p_err, p->p_threshold);
     if (!e)
+        sc->prior = sitecls_confidence(&sc->cls);
+    if (!e)
         e = url_normalize(homepage, &sc->home);
     if (!e)
         e = add_link(sc, sc->home, -1);
@@ -140,6 +144,7 @@ const char *sitecrawl_next(struct sitecrawl *sc)
     }
     if (best < 0) {
         sc->done = 1; /* nothing left to read on this website */
+        sc->stop = SITECRAWL_NO_PAGES;
         return NULL;
     }
     sc->cands[best].taken = 1;
@@ -241,6 +246,7 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
     }
     if (e)
         return e;
+    sc->pages[sc->n_pages - 1].posterior = sitecls_confidence(&sc->cls);
     if (!sc->verdict_closed) {
         sc->pages_to_decide = sitecls_pages(&sc->cls);
         sc->verdict_closed =
@@ -250,8 +256,13 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
     int enough_links =
         sc->p.l_threshold <= 0 ||
         sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls)) >= sc->p.l_threshold;
-    if (sc->fetches >= sc->p.max_pages || (sc->verdict_closed && enough_links))
+    if (sc->verdict_closed && enough_links) {
         sc->done = 1;
+        sc->stop = sc->p.l_threshold <= 0 ? SITECRAWL_VERDICT : SITECRAWL_LINKRANK;
+    } else if (sc->fetches >= sc->p.max_pages) {
+        sc->done = 1;
+        sc->stop = SITECRAWL_SITE_PAGES;
+    }
     return ERR_OK;
 }
 
@@ -305,10 +316,47 @@ int sitecrawl_can_deepen(const struct sitecrawl *sc)
     return 0;
 }
 
+double sitecrawl_prior(const struct sitecrawl *sc)
+{
+    return sc->prior;
+}
+
+enum sitecrawl_stop sitecrawl_stop(const struct sitecrawl *sc)
+{
+    return sc->done ? sc->stop : SITECRAWL_READING;
+}
+
+const char *sitecrawl_stop_name(enum sitecrawl_stop stop)
+{
+    switch (stop) {
+    case SITECRAWL_VERDICT:
+        return "verdict";
+    case SITECRAWL_LINKRANK:
+        return "linkrank";
+    case SITECRAWL_SITE_PAGES:
+        return "max_pages_per_site";
+    case SITECRAWL_NO_PAGES:
+        return "no_more_pages";
+    case SITECRAWL_READING:
+        break;
+    }
+    return "reading";
+}
+
+const char *sitecrawl_verdict_by(const struct sitecrawl *sc)
+{
+    if (sitecls_decided(&sc->cls))
+        return "threshold";
+    return sc->verdict_closed ? "decide_limit" : "undecided";
+}
+
 void sitecrawl_deepen(struct sitecrawl *sc, double l_threshold)
 {
     sc->p.l_threshold = l_threshold;
     sc->done = !sitecrawl_can_deepen(sc);
+    sc->stop = !sc->done                        ? SITECRAWL_READING
+               : sc->fetches >= sc->p.max_pages ? SITECRAWL_SITE_PAGES
+                                                : SITECRAWL_NO_PAGES;
 }
 
 const struct sitecrawl_page *sitecrawl_pages(const struct sitecrawl *sc, size_t *n)

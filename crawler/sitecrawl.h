@@ -47,7 +47,18 @@ struct sitecrawl_page {
     int http_status;
     size_t bytes;
     double pr_target;     /* Pr[p|target]; NaN when the page was not classified */
+    double posterior;     /* Pr[target|W] after this fetch (unchanged by pages that were
+                           * not classified or came after the verdict was final) */
     size_t n_transversal; /* transversal links on it */
+};
+
+/* Why the examination ended (sitecrawl_stop), as far as the internal crawler knows. */
+enum sitecrawl_stop {
+    SITECRAWL_READING,    /* not over */
+    SITECRAWL_VERDICT,    /* the verdict was final and no LinkRank was asked for */
+    SITECRAWL_LINKRANK,   /* the verdict was final and LinkRank reached l_threshold */
+    SITECRAWL_SITE_PAGES, /* max_pages fetches made */
+    SITECRAWL_NO_PAGES,   /* no page of the website left to read */
 };
 
 struct sitecrawl;
@@ -86,6 +97,18 @@ unsigned sitecrawl_pages_to_decide(const struct sitecrawl *sc);
 int sitecrawl_fetches(const struct sitecrawl *sc);
 /* LinkRank of the pages read so far. */
 double sitecrawl_linkrank(const struct sitecrawl *sc);
+/* Pr[target|W] before any page: the prior as the website classifier holds it. */
+double sitecrawl_prior(const struct sitecrawl *sc);
+
+/* Why it ended (SITECRAWL_READING while it goes on). */
+enum sitecrawl_stop sitecrawl_stop(const struct sitecrawl *sc);
+/* Stable names: "reading", "verdict", "linkrank", "max_pages_per_site", "no_more_pages". */
+const char *sitecrawl_stop_name(enum sitecrawl_stop stop);
+/*
+ * How the verdict as it stands was reached: "threshold" (p_threshold), "decide_limit"
+ * (max_pages_to_decide fetches spent first) or "undecided" (neither, so far).
+ */
+const char *sitecrawl_verdict_by(const struct sitecrawl *sc);
 
 /*
  * A second, deeper read of a website already judged (for its links only, issue 13):

@@ -24,6 +24,11 @@ struct verdict {
     int pages_to_decide;
     int fetches;         /* downloads the examination cost */
     const char *purpose; /* "crawl" or "train" */
+    /* Why (issue 17; crawlstore_site_result): the prior (NaN: none), how the verdict
+     * was reached and why the reading stopped (NULL: not known). */
+    double prior;
+    const char *verdict_by;
+    const char *read_stop;
     const struct crawlstore_page *pages;
     size_t n_pages;
     const struct edge *edges; /* aggregated transversal links, weighted here */

@@ -49,6 +49,8 @@ enum route_id {
     R_METRICS,
     R_SITES_CSV,
     R_SITES_NDJSON,
+    R_SITE_PAGES,
+    R_BORDER,
 };
 
 /* Indexed by enum route_id. */
@@ -57,6 +59,7 @@ static const char *const jobs_args[] = {"limit", "offset", "state", NULL};
 static const char *const sites_args[] = {"relevant", "role", "order", "limit", "offset", NULL};
 static const char *const metrics_args[] = {"since", NULL};
 static const char *const export_args[] = {"relevant", NULL};
+static const char *const border_args[] = {"limit", NULL};
 const struct api_route api_routes[] = {
     {"GET", "/api/health", no_args},
     {"GET", "/api/openapi.json", no_args},
@@ -73,6 +76,8 @@ const struct api_route api_routes[] = {
     {"GET", "/api/jobs/{id}/metrics", metrics_args},
     {"GET", "/api/jobs/{id}/sites.csv", export_args},
     {"GET", "/api/jobs/{id}/sites.ndjson", export_args},
+    {"GET", "/api/jobs/{id}/sites/{host}/pages", no_args},
+    {"GET", "/api/jobs/{id}/border", border_args},
 };
 const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
 
@@ -593,6 +598,20 @@ static void dispatch(struct call *c, enum route_id r)
     case R_SITES_NDJSON:
         export_sites(c, id, r == R_SITES_CSV ? SITEEXPORT_CSV : SITEEXPORT_NDJSON);
         return;
+    case R_SITE_PAGES:
+        if (!api_db(c))
+            return;
+        e = apistore_site_pages(c->s, id, c->params[1], &json);
+        reply_json(c, e, 200, json);
+        return;
+    case R_BORDER: {
+        int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
+        if (limit < 0 || !api_db(c))
+            return;
+        e = apistore_border(c->s, id, limit, &json);
+        reply_json(c, e, 200, json);
+        return;
+    }
     }
 }
 

@@ -181,6 +181,66 @@ enum err apistore_site(struct store *s, int64_t job, const char *host, char **js
         2, p, what, json);
 }
 
+enum err apistore_site_pages(struct store *s, int64_t job, const char *host, char **json)
+{
+    *json = NULL;
+    enum err e = job_exists(s, job);
+    if (e)
+        return e;
+    char ids[32];
+    const char *p[] = {NUM(ids, job), host};
+    char what[320];
+    snprintf(what, sizeof what, "job %" PRId64 " has no site %s", job, host);
+    /* pages.id is the order read: a site's pages go in with one INSERT, in order. */
+    return one_text(
+        s,
+        "SELECT json_build_object('host', s.host, 'homepage', s.homepage, 'role', s.role,"
+        " 'state', s.state, 'confidence', s.confidence, 'relevant', s.relevant,"
+        " 'prior', s.prior, 'pages_visited', s.pages_visited,"
+        " 'p_threshold', (j.params->>'p_threshold')::float8,"
+        " 'edge_weights', j.params->>'edge_weights',"
+        " 'p_err', (SELECT m.p_err FROM models m WHERE m.job_id = j.id AND m.kind = 'pages'"
+        "   ORDER BY m.created_at DESC LIMIT 1),"
+        " 'stop', json_build_object('reason', coalesce(s.read_stop,"
+        "   CASE WHEN s.state = 'failed' THEN 'unread' END),"
+        "   'verdict_by', s.verdict_by, 'pages_to_decide', s.pages_to_class,"
+        "   'error', s.error),"
+        " 'pages', coalesce((SELECT json_agg(json_build_object('n', g.n, 'url', g.url,"
+        "   'status', g.status, 'error', g.error, 'confidence', g.pr_target,"
+        "   'posterior', g.posterior, 'purpose', g.purpose) ORDER BY g.n)"
+        "   FROM (SELECT g.*, row_number() OVER (ORDER BY g.id) AS n FROM pages g"
+        "   WHERE g.job_id = s.job_id AND g.host = s.host) g), '[]'::json),"
+        " 'edges_in', coalesce((SELECT json_agg(json_build_object('host', e.src_host,"
+        "   'conf_sum', e.conf_sum, 'page_count', e.page_count, 'weight', e.weight,"
+        "   'source_confidence', v.confidence) ORDER BY e.weight DESC NULLS LAST, e.src_host)"
+        "   FROM edges e LEFT JOIN sites v ON v.job_id = e.job_id AND v.host = e.src_host"
+        "   WHERE e.job_id = s.job_id AND e.dst_host = s.host), '[]'::json)"
+        ")::text FROM sites s JOIN jobs j ON j.id = s.job_id WHERE s.job_id = $1 AND s.host = $2",
+        2, p, what, json);
+}
+
+enum err apistore_border(struct store *s, int64_t job, int64_t limit, char **json)
+{
+    *json = NULL;
+    enum err e = job_exists(s, job);
+    if (e)
+        return e;
+    char ids[32], l[32];
+    const char *p[] = {NUM(ids, job), NUM(l, limit)};
+    /* The claim's order (store/crawlstore.c, crawlstore_claim). */
+    return one_text(
+        s,
+        "SELECT json_build_object('border', coalesce((SELECT json_agg(json_build_object("
+        "  'host', x.host, 'homepage', x.homepage, 'rank', x.rank, 'in_sites', x.in_sites,"
+        "  'role', x.role, 'discovered_at', x.discovered_at) ORDER BY x.n) FROM ("
+        "  SELECT s.*, row_number() OVER (ORDER BY s.rank DESC, s.discovered_at, s.host) AS n"
+        "  FROM sites s WHERE s.job_id = $1 AND s.state = 'border'"
+        "  ORDER BY s.rank DESC, s.discovered_at, s.host LIMIT $2) x), '[]'::json),"
+        " 'total', (SELECT count(*) FROM sites s WHERE s.job_id = $1 AND s.state = 'border'),"
+        " 'limit', $2::bigint)::text",
+        2, p, "no border", json);
+}
+
 enum err apistore_metrics(struct store *s, int64_t job, double since, char **json)
 {
     *json = NULL;

@@ -36,6 +36,23 @@ enum err apistore_sites(struct store *s, int64_t job, int relevant, const char *
 /* One site of a job with its pages and edges (out and in). ERR_NOTFOUND. */
 enum err apistore_site(struct store *s, int64_t job, const char *host, char **json) WARN_UNUSED;
 
+/*
+ * A site's verdict explained (issue 17): the pages the internal crawler read, in order,
+ * each with its Pr[page | target] and the website's posterior after it (as stored at
+ * crawl time; null for jobs crawled before), how the verdict was reached and why the
+ * reading stopped, the job's p_threshold and edge-weight mode, and the links that
+ * brought the crawl there (edges_in, each with its stored weight). ERR_NOTFOUND when
+ * the job or the site does not exist.
+ */
+enum err apistore_site_pages(struct store *s, int64_t job, const char *host,
+                             char **json) WARN_UNUSED;
+
+/*
+ * {"border": [...], "total": N, "limit": L}: the websites waiting on the border, in the
+ * order the crawl claims them (best rank first). ERR_NOTFOUND when the job does not exist.
+ */
+enum err apistore_border(struct store *s, int64_t job, int64_t limit, char **json) WARN_UNUSED;
+
 /* {"metrics": [...]}: the job's time series with elapsed_s > since. ERR_NOTFOUND. */
 enum err apistore_metrics(struct store *s, int64_t job, double since, char **json) WARN_UNUSED;
 

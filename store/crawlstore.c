@@ -318,8 +318,8 @@ static enum err write_pages(struct store *s, const char *job,
 {
     if (!r->n_pages)
         return ERR_OK;
-    struct buf a[5];
-    enum err e = arrays_init(a, 5);
+    struct buf a[6];
+    enum err e = arrays_init(a, 6);
     for (size_t i = 0; !e && i < r->n_pages; i++) {
         const struct crawlstore_page *pg = &r->pages[i];
         e = array_text(&a[0], pg->url);
@@ -331,9 +331,11 @@ static enum err write_pages(struct store *s, const char *job,
             e = array_long(&a[3], (long long)pg->bytes);
         if (!e)
             e = array_double(&a[4], pg->pr_target);
+        if (!e)
+            e = array_double(&a[5], pg->posterior);
     }
     if (!e)
-        e = arrays_close(a, 5);
+        e = arrays_close(a, 6);
     if (!e) {
         const char *p[] = {job,
                            r->host,
@@ -342,16 +344,18 @@ static enum err write_pages(struct store *s, const char *job,
                            buf_str(&a[1]),
                            buf_str(&a[2]),
                            buf_str(&a[3]),
-                           buf_str(&a[4])};
+                           buf_str(&a[4]),
+                           buf_str(&a[5])};
+        /* unnest hands the rows out in array order, so pages.id keeps the order read. */
         e = store_exec(s,
                        "INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, "
-                       " pr_target) "
-                       "SELECT $1, $2, $3, u, nullif(st, 'ok'), nullif(hs, 0), b, pr "
+                       " pr_target, posterior) "
+                       "SELECT $1, $2, $3, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po "
                        "FROM unnest($4::text[], $5::text[], $6::int[], $7::int[], "
-                       " $8::float8[]) AS t(u, st, hs, b, pr)",
-                       8, p);
+                       " $8::float8[], $9::float8[]) AS t(u, st, hs, b, pr, po)",
+                       9, p);
     }
-    arrays_release(a, 5);
+    arrays_release(a, 6);
     return e;
 }
 
@@ -385,13 +389,15 @@ static enum err write_edges(struct store *s, const char *job,
                        buf_str(&a[3]),
                        buf_str(&a[4]),
                        DBL(conf, r->confidence)};
-    const char *pe[] = {job, r->host, buf_str(&a[0]), buf_str(&a[2]), buf_str(&a[3])};
+    const char *pe[] = {job,           r->host, buf_str(&a[0]), buf_str(&a[2]), buf_str(&a[3]),
+                        buf_str(&a[4])};
     if (!e)
         e = store_exec(s,
-                       "INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count) "
-                       "SELECT $1, $2, d, cs, pc FROM unnest($3::text[], $4::float8[], $5::int[]) "
-                       " AS t(d, cs, pc) ON CONFLICT DO NOTHING",
-                       5, pe);
+                       "INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count, "
+                       " weight) "
+                       "SELECT $1, $2, d, cs, pc, w FROM unnest($3::text[], $4::float8[], "
+                       " $5::int[], $6::float8[]) AS t(d, cs, pc, w) ON CONFLICT DO NOTHING",
+                       6, pe);
     /* Every destination joins the border (if new); its rank is the average weight. */
     if (!e)
         e = store_exec(
@@ -416,24 +422,28 @@ static enum err write_edges(struct store *s, const char *job,
 
 static enum err site_done_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r)
 {
-    char ids[32], conf[40], ptd[16], fetches[16];
+    char ids[32], conf[40], ptd[16], fetches[16], prior[40];
     const char *job_id = NUM(ids, job);
     const char *p[] = {job_id,
                        r->host,
                        DBL(conf, r->confidence),
                        r->relevant ? "true" : "false",
                        NUM(fetches, r->fetches),
-                       NUM(ptd, r->pages_to_decide)};
+                       NUM(ptd, r->pages_to_decide),
+                       !r->read_stop || isnan(r->prior) ? NULL : DBL(prior, r->prior),
+                       r->verdict_by,
+                       r->read_stop};
     struct store_rows *rows;
     enum err e = store_query(s,
                              "UPDATE sites SET state = 'examined', confidence = $3, relevant = $4,"
                              " pages_visited = $5, pages_to_class = $6, examined_at = now(),"
                              " claimed_by = NULL, error = NULL,"
+                             " prior = $7, verdict_by = $8, read_stop = $9,"
                              " found_pages = CASE WHEN $4 THEN (SELECT pages_downloaded + $5::int"
                              "  FROM jobs WHERE id = $1) END "
                              "WHERE job_id = $1 AND host = $2 AND state <> 'examined' "
                              "RETURNING role",
-                             6, p, &rows);
+                             9, p, &rows);
     if (e)
         return e;
     int found = store_rows_count(rows) == 1;
@@ -486,13 +496,14 @@ static enum err site_more_tx(struct store *s, int64_t job, const struct crawlsto
 {
     char ids[32], fetches[16];
     const char *job_id = NUM(ids, job);
-    const char *p[] = {job_id, r->host, NUM(fetches, r->fetches)};
+    const char *p[] = {job_id, r->host, NUM(fetches, r->fetches), r->read_stop};
     struct store_rows *rows;
     enum err e = store_query(s,
-                             "UPDATE sites SET pages_visited = pages_visited + $3 "
+                             "UPDATE sites SET pages_visited = pages_visited + $3,"
+                             " read_stop = coalesce($4, read_stop) "
                              "WHERE job_id = $1 AND host = $2 AND state = 'examined' "
                              "RETURNING 1",
-                             3, p, &rows);
+                             4, p, &rows);
     if (e)
         return e;
     int found = store_rows_count(rows) == 1;

@@ -96,6 +96,7 @@ struct crawlstore_page {
     int http_status;    /* 0 for none */
     size_t bytes;
     double pr_target; /* NaN: not classified */
+    double posterior; /* Pr[target|W] after this page; NaN: not known (stored NULL) */
 };
 
 struct crawlstore_edge {
@@ -120,6 +121,13 @@ struct crawlstore_site_result {
     const char *homepage; /* crawlstore_sites_update: for a site not yet in the table */
     int64_t found_pages;  /* crawlstore_sites_update: the job's pages when it was judged
                            * relevant (site_done works it out itself) */
+    /* Why the verdict (issue 17; site_done, and read_stop for site_more too): the prior
+     * Pr[target] (NaN: not known), how the verdict was reached and why the reading
+     * stopped (sitecrawl_verdict_by, sitecrawl_stop_name, ...); NULL: not known. The
+     * prior is stored only with a read_stop. */
+    double prior;
+    const char *verdict_by;
+    const char *read_stop;
 };
 
 /*
@@ -137,7 +145,8 @@ enum err crawlstore_site_done(struct store *s, int64_t job,
  * transaction its new pages r->pages and its new links r->edges join the tables (each
  * destination's rank takes the new link as above; a link the site had before is not
  * counted twice), and the fetches count in the site's pages_visited and the job's
- * pages_downloaded. The verdict is left as it is (r->relevant and the rest unused).
+ * pages_downloaded. The verdict is left as it is (r->relevant and the rest unused);
+ * r->read_stop, when set, replaces the site's (why this read ended).
  */
 enum err crawlstore_site_more(struct store *s, int64_t job,
                               const struct crawlstore_site_result *r) WARN_UNUSED;

@@ -1,6 +1,7 @@
 /*
- * The sitescout dashboard: plain JavaScript, no build step. Two views, chosen by the
- * URL hash: #/ (the jobs and a form to start one) and #/jobs/ID (one job, live). It
+ * The sitescout dashboard: plain JavaScript, no build step. Three views, chosen by the
+ * URL hash: #/ (the jobs and a form to start one), #/jobs/ID (one job, live, with its
+ * border) and #/jobs/ID/sites/HOST (one website's verdict explained). It
  * polls the JSON API of `sitescout serve` (docs/api.md) and draws with uPlot
  * (web/vendor/, made by scripts/vendor-web.sh).
  */
@@ -98,7 +99,7 @@ let view = null;       // {name, id}
 let jobView = null;    // the state of the job page
 
 function showView(name) {
-  for (const v of ['home', 'job', 'token']) $(`#view-${v}`).hidden = v !== name;
+  for (const v of ['home', 'job', 'site', 'token']) $(`#view-${v}`).hidden = v !== name;
 }
 
 function schedule(fn, ms) {
@@ -109,9 +110,13 @@ function schedule(fn, ms) {
 function route() {
   clearTimeout(timer);
   const m = location.hash.match(/^#\/jobs\/(\d+)$/);
+  const ms = location.hash.match(/^#\/jobs\/(\d+)\/sites\/([^/]+)$/);
   if (m) {
     view = {name: 'job', id: Number(m[1])};
     openJob(view.id);
+  } else if (ms) {
+    view = {name: 'site', id: Number(ms[1]), host: decodeURIComponent(ms[2])};
+    openSite(view.id, view.host);
   } else {
     view = {name: 'home'};
     openHome();
@@ -320,14 +325,16 @@ async function pollJob() {
   let job = null;
   try {
     job = await api('GET', `/api/jobs/${jv.id}`);
-    const [m, s] = await Promise.all([
+    const [m, s, b] = await Promise.all([
       api('GET', `/api/jobs/${jv.id}/metrics?since=${jv.since}`),
       api('GET', `/api/jobs/${jv.id}/sites?relevant=true&order=confidence&limit=1000`),
+      api('GET', `/api/jobs/${jv.id}/border?limit=${BORDER_ROWS}`),
     ]);
     if (jv !== jobView) return;
     renderJob(job);
     addMetrics(m.metrics);
     renderSites(s);
+    renderBorder(b);
     jv.first = false;
   } catch (err) {
     if (err.status === 401) return;
@@ -422,12 +429,7 @@ function renderSites(s) {
       jv.sites.add(site.host);
       if (!jv.first) tr.className = 'new';
     }
-    const a = document.createElement('a');
-    a.href = site.homepage || `http://${site.host}/`;
-    a.textContent = site.host;
-    a.target = '_blank';
-    a.rel = 'noopener noreferrer';
-    cell(tr, a);
+    cell(tr, siteLinks(jv.id, site.host, site.homepage));
     const conf = document.createElement('span');
     conf.className = 'conf';
     conf.style.setProperty('--w', `${Math.round(100 * site.confidence)}%`);
@@ -440,6 +442,192 @@ function renderSites(s) {
   }
   $('#sites-count').textContent = s.total ? `(${fmtInt(s.total)})` : '';
   $('#sites-empty').hidden = s.sites.length !== 0;
+}
+
+/* A host linked to its site page (#/jobs/ID/sites/HOST), then to its homepage. */
+function siteLinks(job, host, homepage) {
+  const span = document.createElement('span');
+  const a = document.createElement('a');
+  a.href = `#/jobs/${job}/sites/${encodeURIComponent(host)}`;
+  a.textContent = host;
+  a.className = 'site';
+  const ext = document.createElement('a');
+  ext.href = homepage || `http://${host}/`;
+  ext.textContent = '\u2197';
+  ext.title = 'open the homepage';
+  ext.className = 'ext';
+  ext.target = '_blank';
+  ext.rel = 'noopener noreferrer';
+  span.append(a, ext);
+  return span;
+}
+
+const BORDER_ROWS = 50;
+
+function renderBorder(b) {
+  const tbody = $('#border-table tbody');
+  tbody.replaceChildren();
+  b.border.forEach((site, i) => {
+    const tr = document.createElement('tr');
+    cell(tr, String(i + 1), 'num');
+    cell(tr, siteLinks(jobView.id, site.host, site.homepage));
+    cell(tr, fmtNum(site.rank, 3), 'num');
+    cell(tr, fmtInt(site.in_sites), 'num');
+    cell(tr, site.role || '');
+    cell(tr, fmtTime(site.discovered_at), 'nowrap');
+    tbody.appendChild(tr);
+  });
+  $('#border-count').textContent = b.total > b.border.length
+    ? `(the first ${fmtInt(b.border.length)} of ${fmtInt(b.total)})` : `(${fmtInt(b.total)})`;
+  $('#border-table').hidden = b.border.length === 0;
+  $('#border-empty').hidden = b.border.length !== 0;
+}
+
+/* ---- #/jobs/ID/sites/HOST: one website's verdict explained ---- */
+
+let siteChart = null;
+
+const VERDICT_BY = {
+  threshold: (d) => `The verdict is decided: max(Pr[target | pages], Pr[other | pages]) reached `
+    + `p_threshold = ${fmtNum(d.p_threshold, 2)} after ${fmtInt(d.stop.pages_to_decide)} classified pages.`,
+  decide_limit: (d) => `Undecided after the classification budget (max_pages_to_decide) was `
+    + `spent: judged by its posterior as it stood after ${fmtInt(d.stop.pages_to_decide)} classified pages.`,
+  undecided: (d) => `The reading ended before the posterior reached p_threshold = `
+    + `${fmtNum(d.p_threshold, 2)}: judged by its posterior as it stood.`,
+};
+
+const STOP_WORDS = {
+  verdict: 'Reading stopped at the verdict.',
+  linkrank: 'After the verdict, reading went on for links until LinkRank reached its threshold.',
+  max_pages_per_site: 'Reading stopped at the page limit per website (max_pages_per_site).',
+  no_more_pages: 'Reading stopped: no page of the website was left to read.',
+  job_max_pages: 'Reading stopped: the job\'s page budget (max_pages) had no page to spare for more links.',
+  job_stopped: 'Reading stopped when the job stopped or paused.',
+  unread: 'None of its pages could be read, so it has no verdict',
+};
+
+function openSite(id, host) {
+  showView('site');
+  document.title = `sitescout: ${host}`;
+  $('#s-back').href = `#/jobs/${id}`;
+  $('#s-back').textContent = `\u2190 job ${id}`;
+  $('#s-job').textContent = id;
+  $('#s-host').textContent = host;
+  $('#s-error').hidden = true;
+  $('#view-site').dataset.loaded = '';
+  loadSite(id, host);
+}
+
+async function loadSite(id, host) {
+  let d;
+  try {
+    d = await api('GET', `/api/jobs/${id}/sites/${encodeURIComponent(host)}/pages`);
+  } catch (err) {
+    if (err.status === 401) return;
+    $('#s-error').textContent = err.status === 404 ? `Job ${id} has no website ${host}.` : err.message;
+    $('#s-error').hidden = false;
+    return;
+  }
+  if (!view || view.name !== 'site' || view.id !== id || view.host !== host) return;
+  renderSite(id, d);
+}
+
+function renderSite(id, d) {
+  const verdict = d.relevant == null ? d.state : d.relevant ? 'relevant' : 'not relevant';
+  $('#s-verdict').textContent = verdict;
+  $('#s-verdict').className = `state ${d.relevant ? 'state-done' : d.relevant === false ? 'state-failed' : ''}`;
+  $('#s-home').href = d.homepage;
+  $('#s-conf').textContent = fmtNum(d.confidence, 4);
+  $('#s-prior').textContent = fmtNum(d.prior, 3);
+  $('#s-threshold').textContent = fmtNum(d.p_threshold, 2);
+  $('#s-pages').textContent = fmtInt(d.pages.length);
+  $('#s-decide').textContent = fmtInt(d.stop.pages_to_decide);
+  $('#s-state').textContent = d.state;
+  const how = d.stop.verdict_by && VERDICT_BY[d.stop.verdict_by];
+  $('#s-how').textContent = how ? how(d) : '';
+  const words = d.stop.reason && STOP_WORDS[d.stop.reason];
+  $('#s-stop').textContent = !d.stop.reason
+    ? (d.state === 'examined'
+      ? 'Why the reading stopped was not recorded (a job crawled before it was, a training website, or a page crawler).'
+      : `Not examined (${d.state}).`)
+    : d.stop.reason === 'unread' ? `${words}: ${d.stop.error || 'unknown'}.` : words || d.stop.reason;
+  $('#s-stop').dataset.reason = d.stop.reason || '';
+
+  const tbody = $('#spages-table tbody');
+  tbody.replaceChildren();
+  for (const p of d.pages) {
+    const tr = document.createElement('tr');
+    cell(tr, String(p.n), 'num');
+    cell(tr, p.url, 'url');
+    cell(tr, p.error ? `${p.error}${p.status ? ` (${p.status})` : ''}` : String(p.status ?? ''));
+    cell(tr, p.confidence == null ? 'not classified' : fmtNum(p.confidence, 3), 'num');
+    cell(tr, fmtNum(p.posterior, 4), 'num');
+    tbody.appendChild(tr);
+  }
+  $('#spages-count').textContent = `(${fmtInt(d.pages.length)})`;
+  $('#spages-empty').hidden = d.pages.length !== 0;
+
+  const edges = $('#in-table tbody');
+  edges.replaceChildren();
+  for (const e of d.edges_in) {
+    const tr = document.createElement('tr');
+    cell(tr, siteLinks(id, e.host));
+    cell(tr, fmtInt(e.page_count), 'num');
+    cell(tr, fmtNum(e.conf_sum, 3), 'num');
+    cell(tr, fmtNum(e.source_confidence, 3), 'num');
+    cell(tr, fmtNum(e.weight, 3), 'num');
+    edges.appendChild(tr);
+  }
+  $('#in-mode').textContent = d.edge_weights ? `(weights: ${d.edge_weights})` : '';
+  $('#in-table').hidden = d.edges_in.length === 0;
+  $('#in-empty').hidden = d.edges_in.length !== 0;
+
+  drawPosterior(d);
+  $('#view-site').dataset.loaded = 'true';
+}
+
+/* The posterior after each page (page 0: the prior), and the two decision lines. */
+function drawPosterior(d) {
+  const el = $('#chart-posterior');
+  const xs = [], post = [], hi = [], lo = [];
+  const t = d.p_threshold;
+  if (d.prior != null) {
+    xs.push(0);
+    post.push(d.prior);
+  }
+  for (const p of d.pages) {
+    if (p.posterior == null) continue;
+    xs.push(p.n);
+    post.push(p.posterior);
+  }
+  for (let i = 0; i < xs.length; i++) {
+    hi.push(t);
+    lo.push(t == null ? null : 1 - t);
+  }
+  const fmt = (u, v) => fmtNum(v, 4);
+  const opts = {
+    width: Math.max(300, el.clientWidth),
+    height: 260,
+    scales: {x: {time: false}, y: {range: () => [0, 1]}},
+    axes: [{label: 'pages read'}, {size: 50}],
+    legend: {live: true},
+    cursor: {drag: {x: false, y: false}},
+    series: [
+      {label: 'page', value: (u, v) => (v == null ? '–' : String(v))},
+      {label: 'Pr[target | pages]', stroke: '#2563eb', width: 2, points: {show: true}, value: fmt},
+      {label: 'p_threshold (relevant)', stroke: '#059669', width: 1, dash: [6, 4], points: {show: false}, value: fmt},
+      {label: '1 - p_threshold (not relevant)', stroke: '#dc2626', width: 1, dash: [6, 4], points: {show: false}, value: fmt},
+    ],
+  };
+  if (siteChart) siteChart.destroy();
+  el.replaceChildren();
+  siteChart = xs.length ? new uPlot(opts, [xs, post, hi, lo], el) : null;
+  if (!siteChart) {
+    const p = document.createElement('p');
+    p.className = 'muted';
+    p.textContent = 'No posterior recorded for this website.';
+    el.appendChild(p);
+  }
 }
 
 /* The relevant sites as a CSV file (fetched with the token, then saved). */
@@ -479,6 +667,7 @@ async function control(what) {
 }
 
 function resizeCharts() {
+  if (siteChart) siteChart.setSize({width: Math.max(300, $('#chart-posterior').clientWidth), height: 260});
   if (!jobView) return;
   for (const [c, el] of [[jobView.harvest, '#chart-harvest'], [jobView.pprs, '#chart-pprs']])
     c.setSize({width: Math.max(300, $(el).clientWidth), height: 260});

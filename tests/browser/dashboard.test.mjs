@@ -3,7 +3,9 @@
 // plots drawn and the relevant sites table filled, and keep a screenshot.
 // Run by tests/integration/browser.sh, which starts PostgreSQL, the replay web and
 // `sitescout serve`. Env: SITESCOUT_URL, SITESCOUT_JOB (a job body), SCREENSHOT (png) for
-// the job; SITESCOUT_TOKEN_URL, SITESCOUT_TOKEN for a server run with --token.
+// the job; SITESCOUT_EXPLAIN_JOB (the id of a finished job with a border left) for the
+// site page and the border view; SITESCOUT_TOKEN_URL, SITESCOUT_TOKEN for a server run
+// with --token.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
@@ -110,14 +112,16 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     });
     assert.ok(inked > 1000, `the harvest chart is drawn (${inked} pixels)`);
 
-    // The relevant sites table: at least 10 rows, hosts linked.
+    // The relevant sites table: at least 10 rows, hosts linked to their site pages.
     await page.waitForFunction(() => document.querySelectorAll('#sites-table tbody tr').length >= 10,
                                null, {timeout: 10_000});
     const rows = await page.locator('#sites-table tbody tr').count();
     const relevant = Number((await page.textContent('#j-relevant')).replace(/,/g, ''));
     assert.equal(rows, relevant, 'a row per relevant site');
-    const href = await page.getAttribute('#sites-table tbody tr:first-child a', 'href');
-    assert.match(href, /^https?:\/\//);
+    const href = await page.getAttribute('#sites-table tbody tr:first-child a.site', 'href');
+    assert.match(href, new RegExp(`^#/jobs/${id}/sites/`));
+    const ext = await page.getAttribute('#sites-table tbody tr:first-child a.ext', 'href');
+    assert.match(ext, /^https?:\/\//);
     assert.ok(await page.isDisabled('#b-pause'), 'a finished job cannot be paused');
 
     // The relevant sites to take away: the CSV download.
@@ -139,6 +143,85 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     await page.screenshot({path: home, fullPage: true});
     console.log(`# screenshot: ${home}`);
     assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+// The API's answer, as the page gets it (no token: this server has none).
+const apiGet = async (path) => {
+  const r = await fetch(`${URL_}${path}`);
+  assert.equal(r.status, 200, `GET ${path}`);
+  return r.json();
+};
+
+test('the border view and a website\'s verdict explained', {timeout: 60_000,
+  skip: !URL_ || !process.env.SITESCOUT_EXPLAIN_JOB}, async () => {
+  const id = process.env.SITESCOUT_EXPLAIN_JOB;
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({viewport: {width: 1360, height: 1100}});
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith(URL_) ? route.continue() : route.abort());
+
+    // The border on the job page: the API's first 50 candidates, best rank first.
+    const border = await apiGet(`/api/jobs/${id}/border?limit=50`);
+    assert.ok(border.total >= 2, `a border is left: ${border.total}`);
+    await page.goto(`${URL_}/#/jobs/${id}`);
+    await page.waitForFunction((n) => document.querySelectorAll('#border-table tbody tr').length === n,
+                               border.border.length);
+    const rows = await page.$$eval('#border-table tbody tr', (trs) => trs.map((tr) => ({
+      host: tr.querySelector('a.site').textContent,
+      rank: Number(tr.children[2].textContent),
+    })));
+    assert.deepEqual(rows.map((r) => r.host), border.border.map((b) => b.host), 'the border in the API\'s order');
+    for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].rank >= rows[i].rank, 'best rank first');
+    assert.match(await page.textContent('#border-count'), new RegExp(String(border.total)));
+    assert.ok(await page.isHidden('#border-empty'));
+
+    // Click the most confident relevant website: its site page.
+    await page.waitForSelector('#sites-table tbody tr a.site');
+    const host = await page.textContent('#sites-table tbody tr:first-child a.site');
+    await page.click('#sites-table tbody tr:first-child a.site');
+    await page.waitForURL(new RegExp(`#/jobs/${id}/sites/`));
+    await page.waitForSelector('#view-site[data-loaded="true"]');
+    const d = await apiGet(`/api/jobs/${id}/sites/${host}/pages`);
+    assert.equal(await page.textContent('#s-host'), host);
+    assert.equal(await page.textContent('#s-verdict'), 'relevant');
+    assert.equal(await page.textContent('#s-conf'), d.confidence.toFixed(4));
+    // The pages in order, with the posterior after each; the last is the confidence.
+    const cells = await page.$$eval('#spages-table tbody tr', (trs) => trs.map((tr) => [
+      tr.children[0].textContent, tr.children[1].textContent, tr.children[4].textContent]));
+    assert.deepEqual(cells, d.pages.map((p) => [String(p.n), p.url, p.posterior.toFixed(4)]));
+    assert.equal(cells.at(-1)[2], d.confidence.toFixed(4));
+    // Why: the verdict and the stop reason in words.
+    assert.match(await page.textContent('#s-how'), /p_threshold/);
+    assert.equal(await page.getAttribute('#s-stop', 'data-reason'), d.stop.reason);
+    assert.match(await page.textContent('#s-stop'), /^(Reading|After the verdict)/);
+    // The plot of the posterior against pages read, drawn.
+    const box = await page.locator('#chart-posterior .uplot canvas').boundingBox();
+    assert.ok(box && box.width > 200 && box.height > 100, `the posterior chart: ${JSON.stringify(box)}`);
+    assert.equal(await page.evaluate(() => siteChart.data[0].length), d.pages.length + 1,
+                 'the prior and a point per page');
+    // The links that brought the crawl there, with their weights; a source links to its page.
+    const edges = await page.$$eval('#in-table tbody tr', (trs) => trs.map((tr) => [
+      tr.querySelector('a.site').textContent, tr.children[4].textContent]));
+    assert.deepEqual(edges, d.edges_in.map((e) => [e.host, e.weight.toFixed(3)]));
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-site.png'), fullPage: true});
+    if (edges.length) {
+      await page.click('#in-table tbody tr:first-child a.site');
+      await page.waitForFunction((h) => document.querySelector('#s-host').textContent === h, edges[0][0]);
+      await page.waitForSelector('#view-site[data-loaded="true"]');
+      console.log(`# ${host}: ${d.pages.length} pages, ${edges.length} in-edges; followed one to ${edges[0][0]}`);
+    }
+    // An unknown website says so.
+    await page.goto(`${URL_}/#/jobs/${id}/sites/no.such.host`);
+    await page.waitForSelector('#s-error:not([hidden])');
+    assert.match(await page.textContent('#s-error'), /no website no\.such\.host/);
+    assert.deepEqual(problems.filter((p) => !/status of 404/.test(p)), []);
   } finally {
     await browser.close();
   }

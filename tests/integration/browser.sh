@@ -2,7 +2,8 @@
 # The dashboard (web/) in real headless Chromium: tests/browser/dashboard.test.mjs starts
 # the demo job through the form against `sitescout serve` (real PostgreSQL, the replay
 # web), watches it reach done, checks the plots and the relevant sites table, and saves
-# a screenshot, dashboard.png, in the test's working directory (the build directory).
+# a screenshot, dashboard.png, in the test's working directory (the build directory);
+# then, on a job stopped by its page budget, the border view and a site page.
 # Needs node, Debian's chromium and playwright-core (tests/browser/package-lock.json);
 # installs what is missing when it can (apt-get as root, npm ci).
 source "$(dirname "$0")/lib.sh"
@@ -67,11 +68,30 @@ d["params"] = {"politeness_delay_ms": 50, "concurrency": 4, "max_pages": 5000}
 json.dump(d, sys.stdout)
 PY
 
+# For the border view and a site page: the demo job through the API, without a delay,
+# stopped by a page budget that leaves a border (it empties at ~800 pages).
+python3 - "$SRC/demo/demo.jobs.json" >"$SCRATCH/explain.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["sci.space"]
+d["params"] = {"politeness_delay_ms": 0, "concurrency": 8, "max_pages": 300}
+json.dump(d, sys.stdout)
+PY
+explain_job=$(curl -s -H 'Content-Type: application/json' --data-binary "@$SCRATCH/explain.json" \
+  "$URL/api/jobs" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+for _ in $(seq 600); do
+  st=$(curl -s "$URL/api/jobs/$explain_job" | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])')
+  [[ $st == done || $st == failed ]] && break
+  sleep 0.2
+done
+assert_eq done "$st" "a job with a border left (#$explain_job) for the border view"
+
 shot="$PWD/dashboard.png"
 SITESCOUT_URL=$URL SITESCOUT_JOB=$SCRATCH/job.json SCREENSHOT=$shot CHROMIUM=$CHROMIUM \
+  SITESCOUT_EXPLAIN_JOB=$explain_job \
   node --test --test-reporter=spec "$SRC/tests/browser/dashboard.test.mjs" ||
   fail "the browser test failed (serve log: $(tail -5 "$SCRATCH/serve.out.err"))"
 ok "the demo job runs from the dashboard to done, with plots and relevant sites"
+ok "the border view lists the next candidates; a site page explains a verdict (pages, posterior plot, stop reason, in-edges)"
 [[ -s $shot ]] || fail "no screenshot at $shot"
 ok "screenshot: $shot"
 

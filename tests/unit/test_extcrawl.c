@@ -41,13 +41,29 @@ static double site_rank(struct store *s, int64_t job, const char *host)
     return v;
 }
 
+/* The one cell of sql ($1 = job) as text (a static copy). */
+static const char *one_cell(struct store *s, int64_t job, const char *sql)
+{
+    static char out[256];
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)job);
+    const char *p[] = {ids};
+    struct store_rows *r;
+    assert_int_equal(store_query(s, sql, 1, p, &r), ERR_OK);
+    assert_int_equal(store_rows_count(r), 1);
+    const char *v = store_rows_get(r, 0, 0);
+    snprintf(out, sizeof out, "%s", v ? v : "(null)");
+    store_rows_free(r);
+    return out;
+}
+
 static void examine(struct store *s, int64_t job, const char *host, double conf,
                     const struct crawlstore_edge *edges, size_t n_edges)
 {
-    struct crawlstore_page pages[] = {{"http://x/", "ok", 200, 100, conf},
-                                      {"http://x/gone", "http_error", 404, 10, NAN}};
-    struct crawlstore_site_result r = {host,  conf, conf > 0.5, 1,       2,    "crawl",
-                                       pages, 2,    edges,      n_edges, NULL, 0};
+    struct crawlstore_page pages[] = {{"http://x/", "ok", 200, 100, conf, conf},
+                                      {"http://x/gone", "http_error", 404, 10, NAN, conf}};
+    struct crawlstore_site_result r = {host,  conf,    conf > 0.5, 1, 2,   "crawl",     pages,    2,
+                                       edges, n_edges, NULL,       0, 0.5, "threshold", "verdict"};
     assert_int_equal(crawlstore_site_done(s, job, &r), ERR_OK);
 }
 
@@ -80,10 +96,25 @@ static void test_border_ranks_and_claims(void **state)
     assert_float_equal(site_rank(s, job, "v.test"), 0.75, 1e-9);
 
     /* Examining a site twice is refused and changes nothing. */
-    struct crawlstore_page pg[] = {{"http://x/", "ok", 200, 1, 0.5}};
-    struct crawlstore_site_result again = {"start.test", 0.1, 0,    1, 1,    "crawl",
-                                           pg,           1,   NULL, 0, NULL, 0};
+    struct crawlstore_page pg[] = {{"http://x/", "ok", 200, 1, 0.5, 0.5}};
+    struct crawlstore_site_result again = {"start.test", 0.1, 0,    1, 1,   "crawl", pg,  1,
+                                           NULL,         0,   NULL, 0, NAN, NULL,    NULL};
     assert_int_equal(crawlstore_site_done(s, job, &again), ERR_CONFLICT);
+
+    /* The explanation is stored with the verdict: prior, how, why, posteriors, weights. */
+    assert_string_equal(one_cell(s, job,
+                                 "SELECT prior || ' ' || verdict_by || ' ' || read_stop FROM sites"
+                                 " WHERE job_id = $1 AND host = 'start.test'"),
+                        "0.5 threshold verdict");
+    assert_string_equal(
+        one_cell(s, job,
+                 "SELECT string_agg(coalesce(posterior::text, '-'), ' ' ORDER BY id)"
+                 " FROM pages WHERE job_id = $1 AND host = 'start.test'"),
+        "0.6 0.6");
+    assert_string_equal(one_cell(s, job,
+                                 "SELECT string_agg(round(weight::numeric, 6)::text, ' '"
+                                 " ORDER BY dst_host) FROM edges WHERE job_id = $1"),
+                        "0.650000 0.750000");
 
     /* Highest rank first: v.test (0.75), by two workers: different sites. */
     char *h1, *h2, *x;

@@ -139,6 +139,9 @@ static void test_homepage_first_and_best_first(void **state)
     assert_null(sitecrawl_next(sc));
     assert_true(sitecrawl_done(sc));
     assert_int_equal(sitecrawl_fetches(sc), 5);
+    assert_int_equal(sitecrawl_stop(sc), SITECRAWL_NO_PAGES);
+    assert_string_equal(sitecrawl_stop_name(sitecrawl_stop(sc)), "no_more_pages");
+    assert_string_equal(sitecrawl_verdict_by(sc), "undecided");
 
     size_t n;
     const struct sitecrawl_page *pg = sitecrawl_pages(sc, &n);
@@ -195,6 +198,8 @@ static void test_stops_at_threshold(void **state)
     assert_int_equal(sitecrawl_pages_to_decide(sc), need);
     assert_int_equal(sitecrawl_fetches(sc), (int)need);
     assert_float_equal(sitecrawl_confidence(sc), 1 / (1 + exp(lo)), 1e-9);
+    assert_int_equal(sitecrawl_stop(sc), SITECRAWL_VERDICT); /* l_threshold 0: at once */
+    assert_string_equal(sitecrawl_verdict_by(sc), "threshold");
     sitecrawl_free(sc);
 }
 
@@ -210,9 +215,13 @@ static void test_page_cap(void **state)
     feed_status(sc, "http://example.com/1.html", FETCH_HTTP_ERROR, NULL);
     feed_status(sc, "http://example.com/2.html", FETCH_ROBOTS, NULL);
     assert_false(sitecrawl_done(sc));
+    assert_int_equal(sitecrawl_stop(sc), SITECRAWL_READING);
     feed_page(sc, "http://example.com/3.html", "zyzzyva", NULL, 0);
     assert_true(sitecrawl_done(sc));
     assert_null(sitecrawl_next(sc));
+    assert_int_equal(sitecrawl_stop(sc), SITECRAWL_SITE_PAGES);
+    assert_string_equal(sitecrawl_stop_name(SITECRAWL_SITE_PAGES), "max_pages_per_site");
+    assert_string_equal(sitecrawl_verdict_by(sc), "undecided");
     assert_false(sitecrawl_decided(sc));
     assert_int_equal(sitecrawl_fetches(sc), 3);
     assert_int_equal(sitecrawl_pages_to_decide(sc), 2); /* the two classified pages */
@@ -252,6 +261,7 @@ static void test_deepen(void **state)
         feed_page(sc, url, SPACE, NULL, 0);
     }
     assert_int_equal(sitecrawl_fetches(sc), 6);
+    assert_int_equal(sitecrawl_stop(sc), SITECRAWL_SITE_PAGES);
     assert_false(sitecrawl_can_deepen(sc));
     assert_float_equal(sitecrawl_confidence(sc), conf, 0); /* relevant pages changed nothing */
     assert_true(sitecrawl_decided(sc));
@@ -269,6 +279,85 @@ static void test_deepen(void **state)
     feed_page(sc, "http://example.com/", COOK, NULL, 0);
     assert_null(sitecrawl_next(sc)); /* nothing more on it */
     assert_false(sitecrawl_can_deepen(sc));
+    sitecrawl_free(sc);
+}
+
+/*
+ * The posterior after each fetch (issue 17) is the website classifier's own, page by
+ * page: it starts from the prior, pages that were not classified leave it, and so do
+ * pages after the verdict; the last one is the website's confidence.
+ */
+static void test_posterior_per_page(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.9, 10);
+    p.prior_target = 0.3;
+    p.l_threshold = 1e9; /* read on after the verdict, for links */
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    assert_float_equal(sitecrawl_prior(sc), 0.3, 1e-12);
+    static const char *links[] = {"/1.html", "/2.html", "/3.html", "/4.html", "/5.html", "/6.html"};
+    feed_page(sc, "http://example.com/", SPACE, links, 6);
+    feed_status(sc, "http://example.com/1.html", FETCH_HTTP_ERROR, NULL);
+    int i = 2;
+    char url[64];
+    while (!sitecrawl_verdict_final(sc)) {
+        snprintf(url, sizeof url, "http://example.com/%d.html", i++);
+        feed_page(sc, url, SPACE, NULL, 0);
+    }
+    snprintf(url, sizeof url, "http://example.com/%d.html", i++);
+    feed_page(sc, url, COOK, NULL, 0); /* after the verdict: changes nothing */
+    size_t n;
+    const struct sitecrawl_page *pg = sitecrawl_pages(sc, &n);
+    assert_int_equal(n, (size_t)i - 1 + 1);
+
+    /* The same classifier fed the same pages by hand gives the same series. */
+    struct sitecls cls;
+    assert_int_equal(sitecls_init(&cls, 0.3, 0.1, 0.9), ERR_OK);
+    for (size_t k = 0; k < n; k++) {
+        if (!isnan(pg[k].pr_target) && !sitecls_decided(&cls))
+            (void)sitecls_add_page(&cls, pg[k].pr_target);
+        assert_float_equal(pg[k].posterior, sitecls_confidence(&cls), 1e-15);
+    }
+    assert_float_equal(pg[1].posterior, pg[0].posterior, 0); /* the 404 */
+    assert_true(pg[0].posterior > 0.3);
+    assert_float_equal(pg[n - 1].posterior, pg[n - 2].posterior, 0);
+    assert_float_equal(pg[n - 1].posterior, sitecrawl_confidence(sc), 0);
+    assert_string_equal(sitecrawl_verdict_by(sc), "threshold");
+    assert_true(sitecrawl_confidence(sc) >= 0.9);
+    const char *next;
+    while ((next = sitecrawl_next(sc))) { /* LinkRank never content: to the end of the site */
+        assert_int_equal(sitecrawl_stop(sc), SITECRAWL_READING);
+        snprintf(url, sizeof url, "%s", next);
+        feed_page(sc, url, COOK, NULL, 0);
+    }
+    assert_true(sitecrawl_done(sc));
+    assert_int_equal(sitecrawl_stop(sc), SITECRAWL_NO_PAGES);
+    assert_int_equal(sitecrawl_fetches(sc), 7);
+    sitecrawl_free(sc);
+
+    /* A finite LinkRank threshold the links satisfy: stopped by LinkRank. */
+    p = params(0.9, 10);
+    p.l_threshold = 1e-6;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    feed_page(sc, "http://example.com/", SPACE, links, 6);
+    for (i = 1; !sitecrawl_done(sc); i++) {
+        snprintf(url, sizeof url, "http://example.com/%d.html", i);
+        feed_page(sc, url, SPACE, NULL, 0);
+    }
+    assert_int_equal(sitecrawl_stop(sc), SITECRAWL_LINKRANK);
+    assert_string_equal(sitecrawl_stop_name(sitecrawl_stop(sc)), "linkrank");
+    sitecrawl_free(sc);
+
+    /* max_pages_to_decide spent undecided: judged as it stood. */
+    p = params(0.999999, 10);
+    p.max_pages_to_decide = 2;
+    assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+    feed_page(sc, "http://example.com/", "zyzzyva", links, 6);
+    feed_page(sc, "http://example.com/1.html", "zyzzyva", NULL, 0);
+    assert_true(sitecrawl_done(sc));
+    assert_string_equal(sitecrawl_verdict_by(sc), "decide_limit");
+    assert_int_equal(sitecrawl_stop(sc), SITECRAWL_VERDICT);
     sitecrawl_free(sc);
 }
 
@@ -444,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_page_cap),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_deepen),
+        cmocka_unit_test(test_posterior_per_page),
         cmocka_unit_test(test_linkrank_new_links),
         cmocka_unit_test(test_same_site_redirect_not_fetched_twice),
         cmocka_unit_test(test_two_redirects_to_one_page_read_once),

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# A website's verdict explained and the border (issue 17), on a real job: the demo job
+# crawled through `sitescout serve` (real PostgreSQL, the replay web) with a page budget
+# that leaves a border. GET /api/jobs/{id}/sites/{host}/pages gives the pages in the
+# order read, the posterior after each (its last equal to the stored confidence), why
+# the reading stopped (consistent with what the site shows) and the links that brought
+# the crawl there (the edges table's); GET /api/jobs/{id}/border the waiting websites,
+# best first. Older rows without the new columns answer with nulls; unknowns are 404.
+source "$(dirname "$0")/lib.sh"
+make_scratch
+start_private_pg
+start_replay "$SCRATCH/access.log" --warc "$SRC/demo/demo.warc.gz"
+start_serve "$SCRATCH/serve.out" --workers 1
+
+req() { curl -s -o "$SCRATCH/body" -w '%{http_code}' "$API$1"; }
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$SCRATCH/body"; }
+
+# The demo job with a budget the border outlasts (it empties at ~800 pages).
+job_body 0 8 "$SCRATCH/job.json" 300
+curl -s -o "$SCRATCH/body" -H 'Content-Type: application/json' --data-binary "@$SCRATCH/job.json" \
+  "$API/api/jobs" >/dev/null
+job=$(field "d['id']")
+for _ in $(seq 1200); do
+  req "/api/jobs/$job" >/dev/null
+  [[ $(field "d['state']") == done || $(field "d['state']") == failed ]] && break
+  sleep 0.1
+done
+assert_eq done "$(field "d['state']")" "the job runs to the end ($(field "d['error']"))"
+assert_eq max_pages "$(field "d['stop_reason']")" "it stops at its page budget"
+p_threshold=$(field "d['params']['p_threshold']")
+
+# --- every website examined, explained
+hosts=$(psql_q "select host from sites where job_id = $job and state = 'examined'
+  and role not like 'train%' order by host")
+n_hosts=$(echo "$hosts" | wc -l)
+[[ $n_hosts -ge 5 ]] || fail "only $n_hosts websites examined"
+psql_q "select host, src_host, conf_sum, page_count, weight from (select dst_host host, * from edges
+  where job_id = $job) e order by 1, 2" >"$SCRATCH/edges.txt"
+for host in $hosts; do
+  assert_eq 200 "$(req "/api/jobs/$job/sites/$host/pages")" "GET pages of $host" >/dev/null
+  cp "$SCRATCH/body" "$SCRATCH/site.json"
+  python3 - "$SCRATCH/site.json" "$SCRATCH/edges.txt" "$p_threshold" "$host" \
+    "$(psql_q "select string_agg(url, ' ' order by id) from pages where job_id = $job and host = '$host'")" \
+    "$(psql_q "select max_pages_per_site from (select (params->>'max_pages_per_site')::int
+       max_pages_per_site from jobs where id = $job) j")" <<'PY' || fail "$host: $(cat "$SCRATCH/site.json")"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+thr, host, urls, per_site = float(sys.argv[3]), sys.argv[4], sys.argv[5].split(), int(sys.argv[6])
+pages, stop = d["pages"], d["stop"]
+assert d["host"] == host and d["state"] == "examined", d
+assert d["p_threshold"] == thr, d["p_threshold"]
+# In the order read (as stored), numbered from 1.
+assert [p["url"] for p in pages] == urls, "order"
+assert [p["n"] for p in pages] == list(range(1, len(pages) + 1))
+assert pages, "no pages"
+# The posterior after the last page is the website's confidence.
+assert all(p["posterior"] is not None and 0 <= p["posterior"] <= 1 for p in pages)
+assert abs(pages[-1]["posterior"] - d["confidence"]) <= 1e-9, (pages[-1], d["confidence"])
+assert d["prior"] is not None and 0 < d["prior"] < 1
+# An unclassified page leaves the posterior; so does every page after the verdict.
+prev, classified = d["prior"], 0
+for p in pages:
+    if p["confidence"] is None:
+        assert p["posterior"] == prev, p
+    else:
+        classified += 1
+        if classified > stop["pages_to_decide"]:
+            assert p["posterior"] == prev, ("after the verdict", p)
+    prev = p["posterior"]
+# Why it stopped, consistent with what it shows.
+top = max(d["confidence"], 1 - d["confidence"])
+assert stop["verdict_by"] in ("threshold", "decide_limit", "undecided"), stop
+assert (stop["verdict_by"] == "threshold") == (top >= thr), (stop, top, thr)
+assert stop["reason"] in ("verdict", "linkrank", "max_pages_per_site", "no_more_pages",
+                          "job_max_pages", "job_stopped"), stop
+if stop["reason"] in ("verdict", "linkrank"):
+    assert stop["verdict_by"] != "undecided", stop
+if stop["reason"] == "max_pages_per_site":
+    assert d["pages_visited"] == per_site, (d["pages_visited"], per_site)
+else:
+    assert d["pages_visited"] <= per_site
+if stop["verdict_by"] == "undecided":
+    assert stop["reason"] in ("max_pages_per_site", "no_more_pages"), stop
+# The links that brought the crawl here: the edges table's, with their weights.
+want = sorted(l.split("|")[1:] for l in open(sys.argv[2]).read().split("\n") if l.split("|")[0] == host)
+got = sorted([e["host"], repr(e["conf_sum"]), str(e["page_count"]), repr(e["weight"])]
+             for e in d["edges_in"])
+norm = lambda rows: sorted((r[0], float(r[1]), int(r[2]), float(r[3])) for r in rows)
+assert norm(got) == norm(want), (got, want)
+assert all(e["weight"] is not None for e in d["edges_in"])
+print(stop["reason"], stop["verdict_by"])
+PY
+done >"$SCRATCH/reasons.txt"
+ok "$n_hosts websites: pages in order, the last posterior is the confidence, a stop reason consistent with the site, in-edges as stored"
+echo "stop reasons: $(sort "$SCRATCH/reasons.txt" | uniq -c | tr -s ' \n' ' ')"
+grep -Eq '^(verdict|linkrank) threshold' "$SCRATCH/reasons.txt" || fail "no website stopped by its verdict"
+ok "some websites stopped once their verdict reached p_threshold"
+# A discovered site reached by links has in-edges (a start site may not).
+dhost=$(psql_q "select s.host from sites s where s.job_id = $job and s.state = 'examined'
+  and s.role = 'discovered' and exists (select 1 from edges e where e.job_id = $job
+  and e.dst_host = s.host) order by s.host limit 1")
+req "/api/jobs/$job/sites/$dhost/pages" >/dev/null
+[[ $(field "len(d['edges_in'])") -ge 1 ]] || fail "$dhost: no in-edges: $(cat "$SCRATCH/body")"
+ok "a discovered website shows the links that brought the crawl there"
+# The weight is the job's mode (combined): the average of the source's confidence and
+# the linking pages' mean Pr[page | target].
+assert_eq True "$(field "all(abs(e['weight'] - (e['source_confidence'] + e['conf_sum'] / e['page_count']) / 2) < 1e-9
+  for e in d['edges_in'] if e['source_confidence'] is not None)")" "in-edge weights are the combined weights"
+
+# --- the border, best rank first
+border_n=$(psql_q "select count(*) from sites where job_id = $job and state = 'border'")
+[[ $border_n -ge 2 ]] || fail "the border is only $border_n websites"
+assert_eq 200 "$(req "/api/jobs/$job/border?limit=1000")" "GET border"
+assert_eq "$border_n" "$(field "d['total']")" "total is the border's size"
+assert_eq "$((border_n < 1000 ? border_n : 1000))" "$(field "len(d['border'])")" "limit=1000 lists them all"
+assert_eq True "$(field "all(d['border'][i]['rank'] >= d['border'][i+1]['rank'] for i in range(len(d['border'])-1))")" \
+  "the border is sorted by rank, best first"
+assert_eq True "$(field "all(set(b) >= {'host','homepage','rank','in_sites','discovered_at'} for b in d['border'])")" \
+  "each candidate has host, homepage, rank, in_sites, discovered_at"
+assert_eq "$(psql_q "select host from sites where job_id = $job and state = 'border'
+  order by rank desc, discovered_at, host limit 1")" "$(field "d['border'][0]['host']")" \
+  "the first candidate is the one the crawl would claim next"
+assert_eq 200 "$(req "/api/jobs/$job/border")" "GET border (default limit)"
+assert_eq "$((border_n < 50 ? border_n : 50))" "$(field "len(d['border'])")" "the default limit is 50"
+req "/api/jobs/$job/border?limit=3" >/dev/null
+assert_eq 3 "$(field "len(d['border'])")" "limit=3"
+assert_eq 400 "$(req "/api/jobs/$job/border?limit=1001")" "limit over 1000 is 400"
+assert_eq 400 "$(req "/api/jobs/$job/border?order=rank")" "an unknown argument is 400"
+
+# --- unknowns are 404, as JSON
+assert_eq 404 "$(req "/api/jobs/999999/sites/x.test/pages")" "pages of an unknown job is 404"
+assert_eq not_found "$(field "d['error']['code']")" "... with a JSON error"
+assert_eq 404 "$(req "/api/jobs/$job/sites/no.such.host/pages")" "pages of an unknown host is 404"
+assert_eq 404 "$(req "/api/jobs/999999/border")" "border of an unknown job is 404"
+assert_eq 404 "$(req "/api/jobs/abc/border")" "border of a malformed job id is 404"
+
+# --- a job crawled before migration 006 (its new columns NULL) still answers
+host=$(echo "$hosts" | head -1)
+psql_q "update pages set posterior = null where job_id = $job and host = '$host';
+  update sites set prior = null, verdict_by = null, read_stop = null where job_id = $job and host = '$host';
+  update edges set weight = null where job_id = $job and dst_host = '$host'" >/dev/null
+assert_eq 200 "$(req "/api/jobs/$job/sites/$host/pages")" "an old site's pages still answer"
+assert_eq True "$(field "all(p['posterior'] is None for p in d['pages']) and d['stop']['reason'] is None
+  and d['prior'] is None and all(e['weight'] is None for e in d['edges_in'])")" "... with nulls"
+
+# A website that could not be read says so.
+failed=$(psql_q "select host from sites where job_id = $job and state = 'failed' limit 1")
+if [[ -n $failed ]]; then
+  req "/api/jobs/$job/sites/$failed/pages" >/dev/null
+  assert_eq unread "$(field "d['stop']['reason']")" "a website none of whose pages could be read: unread"
+fi
