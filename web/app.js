@@ -131,17 +131,55 @@ function openHome() {
   pollJobs();
 }
 
+/* The jobs list's page and filter: JOBS_PAGE jobs a page, newest first. */
+const JOBS_PAGE = 20;
+const jobsList = {offset: 0, state: ''};
+
 async function pollJobs() {
   if (!view || view.name !== 'home') return;
   let anyRunning = false;
   try {
-    const d = await api('GET', '/api/jobs?limit=100');
+    const q = `limit=${JOBS_PAGE}&offset=${jobsList.offset}` +
+      (jobsList.state ? `&state=${encodeURIComponent(jobsList.state)}` : '');
+    const d = await api('GET', `/api/jobs?${q}`);
+    if (!d.jobs.length && jobsList.offset > 0 && d.total > 0) { // the page emptied: go back
+      jobsList.offset = Math.max(0, jobsList.offset - JOBS_PAGE);
+      return pollJobs();
+    }
     renderJobs(d.jobs);
+    renderJobsPager(d.total);
     anyRunning = d.jobs.some((j) => RUNNING.has(j.state));
   } catch (err) {
     if (err.status === 401) return;
   }
   if (view.name === 'home') schedule(pollJobs, anyRunning ? POLL_RUNNING_MS : POLL_IDLE_MS);
+}
+
+function renderJobsPager(total) {
+  const first = total ? jobsList.offset + 1 : 0;
+  const last = Math.min(total, jobsList.offset + JOBS_PAGE);
+  $('#jobs-count').textContent = total ? `(${fmtInt(total)})` : '';
+  $('#jobs-page').textContent = total > JOBS_PAGE ? `${fmtInt(first)}–${fmtInt(last)} of ${fmtInt(total)}` : '';
+  $('#jobs-prev').disabled = jobsList.offset === 0;
+  $('#jobs-next').disabled = last >= total;
+}
+
+function jobsPage(delta) {
+  jobsList.offset = Math.max(0, jobsList.offset + delta * JOBS_PAGE);
+  pollJobs();
+}
+
+/* Delete an ended job (DELETE /api/jobs/ID), once the user has confirmed it. */
+async function deleteJob(j) {
+  if (!window.confirm(`Delete job ${j.id} (${j.topic}) and everything it found?`)) return;
+  $('#jobs-error').hidden = true;
+  try {
+    await api('DELETE', `/api/jobs/${j.id}`);
+  } catch (err) {
+    $('#jobs-error').textContent = `Job ${j.id} was not deleted: ${err.message}`;
+    $('#jobs-error').hidden = false;
+  }
+  pollJobs();
 }
 
 function renderJobs(jobs) {
@@ -164,6 +202,18 @@ function renderJobs(jobs) {
     cell(tr, fmtPct(j.harvest_rate), 'num');
     cell(tr, fmtNum(j.pprs), 'num');
     cell(tr, fmtTime(j.created_at), 'nowrap');
+    if (j.state === 'done' || j.state === 'failed') {
+      const del = document.createElement('button');
+      del.type = 'button';
+      del.className = 'link-del';
+      del.title = `delete job ${j.id}`;
+      del.setAttribute('aria-label', `delete job ${j.id}`);
+      del.textContent = '✕';
+      del.addEventListener('click', () => deleteJob(j));
+      cell(tr, del);
+    } else {
+      cell(tr, '');
+    }
     tbody.appendChild(tr);
   }
   $('#jobs-table').hidden = jobs.length === 0;
@@ -276,18 +326,30 @@ async function submitJob(ev) {
 
 /* ---- #/jobs/ID: one job, live ---- */
 
-function makeChart(el, series, yFmt) {
+/* The last non-null value of a series: what the legend shows with the cursor away. */
+function lastValue(data) {
+  for (let i = data.length - 1; i >= 0; i--) if (data[i] != null) return data[i];
+  return null;
+}
+
+/*
+ * A chart against pages downloaded; yLabel titles the y axis. Each series' value(u, v)
+ * formats a point; with the cursor off the plot the legend shows the latest values.
+ */
+function makeChart(el, series, yFmt, yLabel) {
+  const latest = (fmt) => (u, v, si, idx) => fmt(u, idx == null ? lastValue(u.data[si]) : v);
+  series = series.map((s) => ({...s, value: latest(s.value)}));
   const opts = {
     width: Math.max(300, el.clientWidth),
     height: 260,
     scales: {x: {time: false}, y: {range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1]}},
     axes: [
       {label: 'pages downloaded', values: (u, ticks) => ticks.map((v) => fmtInt(v))},
-      {values: (u, ticks) => ticks.map(yFmt), size: 60},
+      {label: yLabel, values: (u, ticks) => ticks.map(yFmt), size: 60},
     ],
     legend: {live: true},
     cursor: {drag: {x: false, y: false}},
-    series: [{label: 'pages', value: (u, v) => fmtInt(v)}, ...series],
+    series: [{label: 'pages', value: latest((u, v) => fmtInt(v))}, ...series],
   };
   el.replaceChildren();
   return new uPlot(opts, [[], [], []], el);
@@ -310,11 +372,11 @@ function openJob(id) {
     harvest: makeChart($('#chart-harvest'), [
       {label: 'overall', stroke: '#2563eb', width: 2, value: pct},
       {label: 'windowed', stroke: '#f59e0b', width: 2, dash: [6, 4], value: pct},
-    ], (v) => `${Math.round(100 * v)} %`),
+    ], (v) => `${Math.round(100 * v)} %`, 'harvest rate'),
     pprs: makeChart($('#chart-pprs'), [
       {label: 'overall', stroke: '#059669', width: 2, value: num},
       {label: 'windowed', stroke: '#db2777', width: 2, dash: [6, 4], value: num},
-    ], (v) => (Number.isInteger(v) ? String(v) : fmtNum(v, v < 10 ? 1 : 0))),
+    ], (v) => (Number.isInteger(v) ? String(v) : fmtNum(v, v < 10 ? 1 : 0)), 'pages per relevant site'),
   };
   pollJob();
 }
@@ -325,15 +387,17 @@ async function pollJob() {
   let job = null;
   try {
     job = await api('GET', `/api/jobs/${jv.id}`);
-    const [m, s, b] = await Promise.all([
+    const [m, s, st, b] = await Promise.all([
       api('GET', `/api/jobs/${jv.id}/metrics?since=${jv.since}`),
-      api('GET', `/api/jobs/${jv.id}/sites?relevant=true&order=confidence&limit=1000`),
+      api('GET', `/api/jobs/${jv.id}/sites?relevant=true&role=discovered&order=confidence&limit=1000`),
+      api('GET', `/api/jobs/${jv.id}/sites?role=start&order=confidence&limit=1000`),
       api('GET', `/api/jobs/${jv.id}/border?limit=${BORDER_ROWS}`),
     ]);
     if (jv !== jobView) return;
     renderJob(job);
     addMetrics(m.metrics);
     renderSites(s);
+    renderStartSites(st);
     renderBorder(b);
     jv.first = false;
   } catch (err) {
@@ -366,6 +430,16 @@ function renderJob(j) {
   const start = j.started_at && Date.parse(j.started_at);
   const end = j.finished_at ? Date.parse(j.finished_at) : Date.now();
   $('#j-elapsed').textContent = start ? fmtDuration((end - start) / 1000) : '–';
+  const rate = j.pages_per_second || {};
+  const recent = RUNNING.has(j.state) && rate.recent != null ? ` (now ${fmtNum(rate.recent)})` : '';
+  $('#j-rate').textContent = rate.overall == null ? '–' : `${fmtNum(rate.overall)}${recent}`;
+  $('#j-border').textContent = j.border_sites == null ? '–' : `${fmtInt(j.border_sites)} sites`;
+  const fetches = Object.entries(j.fetches || {}).sort((a, b) => b[1] - a[1]);
+  $('#j-fetches').textContent = fetches.length
+    ? `Fetches: ${fetches.map(([k, n]) => `${k.replace(/_/g, ' ')} ${fmtInt(n)}`).join(' · ')}` : '';
+  const win = j.params && j.params.pprs_window;
+  for (const note of document.querySelectorAll('.window-note'))
+    note.textContent = win ? `Windowed: over the last ${fmtInt(win)} pages downloaded.` : '';
 
   // Progress toward each stop condition that is set.
   const box = $('#j-progress');
@@ -442,6 +516,22 @@ function renderSites(s) {
   }
   $('#sites-count').textContent = s.total ? `(${fmtInt(s.total)})` : '';
   $('#sites-empty').hidden = s.sites.length !== 0;
+}
+
+/* The job's own start sites with their verdicts, apart from the websites found. */
+function renderStartSites(s) {
+  const tbody = $('#start-table tbody');
+  tbody.replaceChildren();
+  for (const site of s.sites) {
+    const tr = document.createElement('tr');
+    cell(tr, siteLinks(jobView.id, site.host, site.homepage));
+    cell(tr, site.relevant ? 'relevant' : 'not relevant');
+    cell(tr, site.confidence == null ? '–' : site.confidence.toFixed(3), 'num');
+    cell(tr, fmtInt(site.pages_visited), 'num');
+    tbody.appendChild(tr);
+  }
+  $('#start-count').textContent = s.total ? `(${fmtInt(s.total)})` : '';
+  $('#start-card').hidden = s.total === 0;
 }
 
 /* A host linked to its site page (#/jobs/ID/sites/HOST), then to its homepage. */
@@ -682,6 +772,13 @@ document.addEventListener('DOMContentLoaded', () => {
   $('#b-pause').addEventListener('click', () => control('pause'));
   $('#b-resume').addEventListener('click', () => control('resume'));
   $('#b-csv').addEventListener('click', downloadCsv);
+  $('#jobs-prev').addEventListener('click', () => jobsPage(-1));
+  $('#jobs-next').addEventListener('click', () => jobsPage(1));
+  $('#jobs-state').addEventListener('change', (ev) => {
+    jobsList.state = ev.target.value;
+    jobsList.offset = 0;
+    pollJobs();
+  });
   $('#b-stop').addEventListener('click', () => {
     if (confirm('Stop this job? It cannot be resumed afterwards.')) control('stop');
   });

@@ -22,6 +22,13 @@ const launch = () => chromium.launch({
          '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 
+// The API's answer, as the page gets it (no token: this server has none).
+const apiGet = async (path) => {
+  const r = await fetch(`${URL_}${path}`);
+  assert.equal(r.status, 200, `GET ${path}`);
+  return r.json();
+};
+
 test('start the demo job from the form and watch it finish', {timeout: 150_000, skip: !URL_}, async () => {
   const JOB = JSON.parse(readFileSync(process.env.SITESCOUT_JOB, 'utf8'));
   const browser = await launch();
@@ -117,7 +124,29 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
                                null, {timeout: 10_000});
     const rows = await page.locator('#sites-table tbody tr').count();
     const relevant = Number((await page.textContent('#j-relevant')).replace(/,/g, ''));
-    assert.equal(rows, relevant, 'a row per relevant site');
+    // The job's own start sites are shown apart, relevant or not, with their verdicts.
+    const starts = await apiGet(`/api/jobs/${id}/sites?role=start&limit=1000`);
+    const startRelevant = starts.sites.filter((x) => x.relevant).length;
+    assert.equal(rows + startRelevant, relevant, 'a row per relevant site found, start sites apart');
+    if (starts.total) {
+      assert.equal(await page.locator('#start-table tbody tr').count(), starts.total, 'a row per start site');
+      assert.match(await page.textContent('#start-table tbody'), /relevant/);
+    }
+    for (const tr of await page.locator('#sites-table tbody tr a.site').allTextContents())
+      assert.ok(!starts.sites.some((x) => x.host === tr), `start site ${tr} among the sites found`);
+    // Pages per second, the border's size and the fetches by outcome, as the API has them.
+    const jobNow = await apiGet(`/api/jobs/${id}`);
+    assert.match(await page.textContent('#j-rate'), /^\d+(\.\d)?/);
+    assert.equal(await page.textContent('#j-border'), `${jobNow.border_sites} sites`);
+    assert.match(await page.textContent('#j-fetches'), new RegExp(`ok ${jobNow.fetches.ok.toLocaleString('en')}`));
+    // The plots: y axes titled, the window stated, and the legend showing the latest
+    // values with the cursor away (not an empty "–").
+    const axisText = await page.textContent('#chart-harvest .uplot');
+    assert.match(axisText, /harvest rate/);
+    assert.match(await page.textContent('#chart-pprs .uplot'), /pages per relevant site/);
+    assert.match(await page.textContent('.window-note'), /over the last [\d,]+ pages/);
+    const legend = await page.locator('#chart-harvest .u-legend .u-value').allTextContents();
+    assert.ok(legend.length >= 3 && legend.every((v) => v && v !== '–'), `legend: ${legend}`);
     const href = await page.getAttribute('#sites-table tbody tr:first-child a.site', 'href');
     assert.match(href, new RegExp(`^#/jobs/${id}/sites/`));
     const ext = await page.getAttribute('#sites-table tbody tr:first-child a.ext', 'href');
@@ -142,18 +171,34 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     const home = SCREENSHOT.replace(/\.png$/, '-jobs.png');
     await page.screenshot({path: home, fullPage: true});
     console.log(`# screenshot: ${home}`);
+    // The CREATED column is whole: its cell is not clipped by the card.
+    const created = await page.locator('#jobs-table tbody tr:first-child td.nowrap').boundingBox();
+    const card = await page.locator('#jobs-table').locator('xpath=ancestor::section[1]').boundingBox();
+    const wrap = await page.$eval('#jobs-table', (t) => t.parentElement.scrollWidth <= t.parentElement.clientWidth + 1 ||
+      getComputedStyle(t.parentElement).overflowX === 'auto');
+    assert.ok(created && card && (created.x + created.width <= card.x + card.width || wrap),
+              'the created column is inside the card or scrolls');
+    // Filter by state: no failed job here, then all again.
+    await page.selectOption('#jobs-state', 'failed');
+    await page.waitForFunction((jid) => !document.querySelector(`#jobs-table a[href="#/jobs/${jid}"]`), id,
+                               {timeout: 5000});
+    assert.equal(await page.locator(`#jobs-table a[href="#/jobs/${id}"]`).count(), 0,
+                 'state=failed hides the done job');
+    await page.selectOption('#jobs-state', '');
+    await page.waitForSelector(`#jobs-table a[href="#/jobs/${id}"]`);
+    // Delete the ended job, after the confirmation.
+    page.once('dialog', (d) => d.accept());
+    await page.click(`button[aria-label="delete job ${id}"]`);
+    await page.waitForFunction((jid) => !document.querySelector(`#jobs-table a[href="#/jobs/${jid}"]`), id,
+                               {timeout: 5000});
+    const gone = await fetch(`${URL_}/api/jobs/${id}`);
+    assert.equal(gone.status, 404, 'the deleted job is gone from the API');
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
   }
 });
 
-// The API's answer, as the page gets it (no token: this server has none).
-const apiGet = async (path) => {
-  const r = await fetch(`${URL_}${path}`);
-  assert.equal(r.status, 200, `GET ${path}`);
-  return r.json();
-};
 
 test('the border view and a website\'s verdict explained', {timeout: 60_000,
   skip: !URL_ || !process.env.SITESCOUT_EXPLAIN_JOB}, async () => {

@@ -67,7 +67,7 @@ sleep 0.2
 assert_status 3 "status after kill -9 says stopped (exit 3)" -- db status
 db start >/dev/null || fail "start after kill -9 failed: $(tail -5 "$PGDIR/postgres.log")"
 ok "start after kill -9 recovers"
-assert_eq "2" "$(psql_q 'select count(*) from relevant_websites where job_id = 7')" "data survives the crash"
+assert_eq "3" "$(psql_q 'select count(*) from relevant_websites where job_id = 7')" "data survives the crash"
 kill "$sleeper" 2>/dev/null || true
 
 # --- a stale pid file naming a live process that is not PostgreSQL
