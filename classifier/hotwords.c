@@ -36,7 +36,25 @@ static double mean_weight(const struct pagecls *m, uint32_t t, uint32_t cls)
     return m->k[cls] ? sum / m->k[cls] : 0;
 }
 
-/* How much more typical of the target than of the rest term t is. */
+/* A term's lowest weight among class cls's centroids. */
+static double min_weight(const struct pagecls *m, uint32_t t, uint32_t cls)
+{
+    double low = 0;
+    for (uint32_t j = 0; j < m->k[cls]; j++) {
+        double w = m->cent[(size_t)t * m->k_total + m->first[cls] + j];
+        if (j == 0 || w < low)
+            low = w;
+    }
+    return low;
+}
+
+/*
+ * How much more typical of the target than of the rest term t is: its lowest weight in
+ * the target's centroids less its mean weight in the other classes'. The lowest, not
+ * the mean: a centroid often gathers one training website's pages, and the words of
+ * that website alone (its name, its authors) would otherwise come first; a key term of
+ * the topic is in every target centroid.
+ */
 static double typicality(const struct pagecls *m, uint32_t t)
 {
     double other = 0;
@@ -46,7 +64,7 @@ static double typicality(const struct pagecls *m, uint32_t t)
             other += mean_weight(m, t, c);
             n_other++;
         }
-    return mean_weight(m, t, PAGECLS_TARGET) - (n_other ? other / n_other : 0);
+    return min_weight(m, t, PAGECLS_TARGET) - (n_other ? other / n_other : 0);
 }
 
 enum err hotwords_new(const struct pagecls *m, uint32_t k, struct hotwords **out)

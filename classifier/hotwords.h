@@ -1,8 +1,8 @@
 /*
  * Hot words (Tsay et al., seed 000 §3.1): the similarity between a link's anchor text and
  * the topic's query words. Our jobs have no query: the key terms stand for it, the terms
- * whose weight in the page model's target centroids most exceeds their weight in the
- * other class's (docs/crawl.md, Strategies, says why).
+ * whose lowest weight among the page model's target centroids most exceeds their mean
+ * weight in the other class's (docs/crawl.md, Strategies, says why).
  *
  * Ownership: a struct hotwords owns copies of its terms and a tokenizer of the model's
  * options (stemmer included), so it does not borrow the model after hotwords_new. It is
@@ -24,9 +24,9 @@ struct hotwords;
 #define HOTWORDS_KEYS 10
 
 /*
- * The k terms of model m with the greatest positive difference between their mean weight
- * in the target class's centroids and in the other classes' (fewer when fewer terms are
- * more typical of the target). Free with hotwords_free (NULL is fine).
+ * The k terms of model m with the greatest positive difference between their lowest
+ * weight among the target class's centroids and their mean weight in the other classes'
+ * (fewer when fewer terms are more typical of the target). Free with hotwords_free (NULL is fine).
  */
 enum err hotwords_new(const struct pagecls *m, uint32_t k, struct hotwords **out) WARN_UNUSED;
 void hotwords_free(struct hotwords *h);
