@@ -36,8 +36,8 @@ struct hotwords;
 
 struct pagecrawl_params {
     pageorder_fn priority; /* the frontier's order (crawler/pageorder.h) */
-    double prior_target;            /* Pr[C_target] for a website ... */
-    int prior_harvest;              /* ... or following the harvest rate (paper §4.3.3) */
+    double prior_target;   /* Pr[C_target] for a website ... */
+    int prior_harvest;     /* ... or following the harvest rate (paper §4.3.3) */
     int prior_sites;
     double p_err;           /* the page classifier's error rate */
     double p_threshold;     /* the website classifier stops at max_k Pr >= this */

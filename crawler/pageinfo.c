@@ -91,8 +91,9 @@ static enum err extract(const char *url, const char *body, size_t len, const cha
     if (e)
         goto out;
     p = calloc(1, sizeof *p);
-    if (!p || (h->n_links && (!(p->intrinsic = calloc(h->n_links, sizeof *p->intrinsic)) ||
-                              !(p->transversal = calloc(h->n_links, sizeof *p->transversal)))) ||
+    if (!p ||
+        (h->n_links && (!(p->intrinsic = calloc(h->n_links, sizeof *p->intrinsic)) ||
+                        !(p->transversal = calloc(h->n_links, sizeof *p->transversal)))) ||
         (p && anchors && h->n_links &&
          (!(p->intrinsic_anchor = calloc(h->n_links, sizeof *p->intrinsic_anchor)) ||
           !(p->transversal_anchor = calloc(h->n_links, sizeof *p->transversal_anchor))))) {
@@ -155,12 +156,12 @@ enum err pageinfo_extract(const char *url, const char *body, size_t len, const c
 
 enum err pageinfo_from_fetch(const struct fetch_result *r, struct pageinfo **out)
 {
-    return extract(r->final_url ? r->final_url : r->url, r->body, r->body_len, r->content_type,
-                   0, out);
+    return extract(r->final_url ? r->final_url : r->url, r->body, r->body_len, r->content_type, 0,
+                   out);
 }
 
 enum err pageinfo_from_fetch_anchors(const struct fetch_result *r, struct pageinfo **out)
 {
-    return extract(r->final_url ? r->final_url : r->url, r->body, r->body_len, r->content_type,
-                   1, out);
+    return extract(r->final_url ? r->final_url : r->url, r->body, r->body_len, r->content_type, 1,
+                   out);
 }

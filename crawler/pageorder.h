@@ -49,7 +49,8 @@ double pageorder_page(const struct pageorder_links *in);      /* average conf */
 double pageorder_bfs(const struct pageorder_links *in);       /* 0: found order */
 double pageorder_bestfirst(const struct pageorder_links *in); /* conf_max */
 double pageorder_history(const struct pageorder_links *in);   /* -dist_min */
-double pageorder_hotwords(const struct pageorder_links *in);  /* 1 + hot_max when hot, else conf_max */
+double
+pageorder_hotwords(const struct pageorder_links *in); /* 1 + hot_max when hot, else conf_max */
 
 /*
  * Seed 004 §6.5, equation 6.1: the distance of a page whose correlation score (here

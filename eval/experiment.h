@@ -26,13 +26,14 @@ struct experiment_opts {
     unsigned repeat;         /* each selected run is made this many times (0 is 1) */
     const char *const *sets; /* "key=value" job parameter overrides, as given */
     size_t n_sets;
-    const char *db_url;  /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
-    const char *targets; /* a targets file, or NULL */
-    const char *runs;    /* "NAME,NAME,...": the runs to make (report_run_name); NULL: all */
+    const char *db_url;     /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
+    const char *targets;    /* a targets file, or NULL */
+    const char *runs;       /* "NAME,NAME,...": the runs to make (report_run_name); NULL:
+                             * the paper's, REPORT_DEFAULT_RUNS */
     const char *strategies; /* or "S,S,...": the run of each job strategy (combined edge
                              * weights, p_threshold 0.9); NULL: see runs */
-    int skip_eval;       /* leave out Table 2 */
-    int argc;            /* the command line as run (argv[0] the command), for summary.md */
+    int skip_eval;          /* leave out Table 2 */
+    int argc;               /* the command line as run (argv[0] the command), for summary.md */
     char **argv;
 };
 

@@ -1,4 +1,5 @@
-/* Hot words (classifier/hotwords.h): the cosine on hand-computed cases, key terms of a toy model. */
+/* Hot words (classifier/hotwords.h): the cosine on hand-computed cases, key terms of a toy model.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

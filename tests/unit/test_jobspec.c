@@ -272,10 +272,14 @@ static void test_strategies(void **state)
         const char *name;
         int strategy, pages;
     } cases[] = {
-        {"website", JOBSPEC_WEBSITE, 0},     {"page", JOBSPEC_PAGE, 1},
-        {"bfs", JOBSPEC_BFS, 1},             {"homepage", JOBSPEC_HOMEPAGE, 0},
-        {"page_homepage", JOBSPEC_PAGE_HOMEPAGE, 1}, {"bestfirst", JOBSPEC_BESTFIRST, 1},
-        {"history", JOBSPEC_HISTORY, 1},     {"hotwords", JOBSPEC_HOTWORDS, 1},
+        {"website", JOBSPEC_WEBSITE, 0},
+        {"page", JOBSPEC_PAGE, 1},
+        {"bfs", JOBSPEC_BFS, 1},
+        {"homepage", JOBSPEC_HOMEPAGE, 0},
+        {"page_homepage", JOBSPEC_PAGE_HOMEPAGE, 1},
+        {"bestfirst", JOBSPEC_BESTFIRST, 1},
+        {"history", JOBSPEC_HISTORY, 1},
+        {"hotwords", JOBSPEC_HOTWORDS, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct jobspec_params p;

@@ -9,15 +9,14 @@
 #include "crawler/fetch.h"
 #include "crawler/pageinfo.h"
 
-static const char page[] =
-    "<html><head><title>Space news</title></head><body>"
-    "<a href=\"/launch.html\">Next <b>launch</b></a>"
-    "<a href=\"http://www.nasa.example/\">NASA</a>"
-    "<a href=\"/launch.html\">rocket schedule</a>"
-    "<a href=\"http://www.site.example/\">this page</a>"
-    "<a href=\"/about.html\"><img src=x.png alt=\"About us\"></a>"
-    "<a href=\"http://www.nasa.example/\"></a>"
-    "</body></html>";
+static const char page[] = "<html><head><title>Space news</title></head><body>"
+                           "<a href=\"/launch.html\">Next <b>launch</b></a>"
+                           "<a href=\"http://www.nasa.example/\">NASA</a>"
+                           "<a href=\"/launch.html\">rocket schedule</a>"
+                           "<a href=\"http://www.site.example/\">this page</a>"
+                           "<a href=\"/about.html\"><img src=x.png alt=\"About us\"></a>"
+                           "<a href=\"http://www.nasa.example/\"></a>"
+                           "</body></html>";
 
 static struct fetch_result result(void)
 {

@@ -42,7 +42,7 @@ static void links_summary(void **state)
     pageorder_links_add(&in, &b);
     pageorder_links_add(&in, &c);
     assert_int_equal(in.links, 3);
-    assert_int_equal(in.seq, 7); /* when it was first found stays */
+    assert_int_equal(in.seq, 7);                              /* when it was first found stays */
     assert_float_equal(pageorder_page(&in), 0.6, 1e-12);      /* (0.9 + 0.3 + 0.6) / 3 */
     assert_float_equal(pageorder_bestfirst(&in), 0.9, 1e-15); /* the best parent */
     assert_float_equal(pageorder_history(&in), -0.2, 1e-15);  /* the nearest, negated */
