@@ -1,8 +1,8 @@
 /*
  * `sitescout experiment` (docs/experiment.md): the paper's crawling experiments on one
- * topic of a replay web. Up to seven crawl runs (eval/exprun) against a replay server of
- * its own (eval/replaythread), the Table 2 evaluation, then the CSV files, plots and
- * summary.md (eval/reportcsv, reportplot, reportsummary). It measures; whether a
+ * topic of a replay web. The crawl runs of eval/report.h (eval/exprun) against a replay
+ * server of its own (eval/replaythread), the Table 2 evaluation, then the CSV files,
+ * plots and summary.md (eval/reportcsv, reportplot, reportsummary). It measures; whether a
  * figure meets a target is the user's --targets file (eval/targets).
  *
  * Progress goes to stderr, one line when a run starts and one when it ends; the path of
