@@ -21,14 +21,15 @@ static const char *strategy_name(size_t i)
 }
 
 /* A heading and the names name(0), name(1), ... up to NULL, comma-separated, wrapped at
- * 80 columns (the names come from the job's own table, so the help cannot go stale). */
-static void print_list(const char *heading, const char *(*name)(size_t))
+ * 80 columns unless wrap is 0 (the names come from the job's own table, so the help
+ * cannot go stale). */
+static void print_list(const char *heading, const char *(*name)(size_t), int wrap)
 {
     int col = printf("%s", heading);
     for (size_t i = 0; name(i); i++) {
         const char *n = name(i);
         int w = (int)strlen(n) + (name(i + 1) ? 1 : 0);
-        if (col + 1 + w > 80) {
+        if (wrap && col + 1 + w > 80) {
             printf("\n ");
             col = 1;
         }
@@ -62,8 +63,9 @@ void cmd_crawl_usage(void)
            "  --labels FILE     ground truth (sites.tsv): report precision, recall, F1\n"
            "  --report FILE     write a JSON report, with a curve sampled during the crawl\n"
            "\n");
-    print_list("Parameters (--set or the body's \"params\"; docs/crawl.md):", param_name);
-    print_list("Strategies:", strategy_name);
+    print_list("Parameters (--set or the body's \"params\"; docs/crawl.md):", param_name, 1);
+    /* One line, whatever its length: scripts read the strategies from it. */
+    print_list("Strategies:", strategy_name, 0);
     printf("\nExit status: 0 when the job ends done or paused, 1 when it fails, 2 for bad "
            "usage.\n");
 }

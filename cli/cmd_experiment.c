@@ -16,7 +16,8 @@ void cmd_experiment_usage(void)
     printf(
         "usage: sitescout experiment --warc FILE --labels SITES.tsv --jobs JOBS.json --topic T\n"
         "                            --budget PAGES --out DIR [--set key=value]... [--db URL]\n"
-        "                            [--runs NAME,...] [--repeat N] [--fig7-window PAGES]\n"
+        "                            [--runs NAME,... | --strategies S,...] [--repeat N]\n"
+        "                            [--fig7-window PAGES]\n"
         "                            [--skip-eval] [--targets FILE]\n"
         "\n"
         "Run the crawling experiments of Ester, Kriegel & Schubert (VLDB 2004, §5.1 and\n"
@@ -37,6 +38,9 @@ void cmd_experiment_usage(void)
         "  bfs, homepage    strategy=bfs and strategy=homepage (baselines)\n"
         "  page-homepage    strategy=page_homepage: the focused page crawler with homepage\n"
         "                   post-processing (the paper's \"simplest way\", section 3.2)\n"
+        "  bestfirst, history, hotwords\n"
+        "                   the other papers' page-level strategies (docs/crawl.md):\n"
+        "                   made only when --runs names them\n"
         "\n"
         "Options:\n"
         "  --warc FILE       the web to crawl (.warc or .warc.gz)\n"
@@ -50,8 +54,13 @@ void cmd_experiment_usage(void)
         "                    (e.g. pprs_window=500); repeatable. strategy, edge_weights,\n"
         "                    p_threshold and max_pages are set by the experiment itself\n"
         "  --db URL          PostgreSQL connection URL\n"
-        "  --runs NAME,...   make only these runs (names as above; default all). A\n"
-        "                    comparison whose runs are left out cannot be made\n"
+        "  --runs NAME,...   make only these runs (names as above; default all but\n"
+        "                    bestfirst, history and hotwords). A comparison whose\n"
+        "                    runs are left out cannot be made\n"
+        "  --strategies S,...\n"
+        "                    or name them by job strategy (sitescout crawl --help):\n"
+        "                    the run of each with combined edge weights and\n"
+        "                    p_threshold 0.9 (website: website-combined)\n"
         "  --repeat N        make every selected run N times (1..100, default 1), each a\n"
         "                    job of its own with the same parameters (the crawls differ\n"
         "                    by timing); the runs table gives the mean and the range.\n"
@@ -129,6 +138,7 @@ int cmd_experiment(int argc, char **argv)
         OPTS_LIST("set", &set_list, "at most " OPTS_STR(MAX_SETS) " --set options"),
         OPTS_STRING("db", &o.db_url),
         OPTS_STRING("runs", &o.runs),
+        OPTS_STRING("strategies", &o.strategies),
         OPTS_INT("repeat", &repeat, 1, MAX_REPEAT,
                  "a number of repeats (1.." OPTS_STR(MAX_REPEAT) ")"),
         OPTS_FLAG("skip-eval", &o.skip_eval),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classifier/hotwords.h"
 #include "classifier/pagecls.h"
 #include "classifier/sitecls.h"
 #include "common/grow.h"
@@ -40,7 +41,7 @@ enum page_state { PAGE_FRONTIER, PAGE_FETCHING, PAGE_DONE };
 struct page {
     char *url;
     struct site *site;
-    struct pagecrawl_links in; /* the downloaded pages linking here */
+    struct pageorder_links in; /* the downloaded pages linking here */
     double priority;           /* p->priority(&in) */
     size_t heap_pos;           /* index + 1 in the frontier heap; 0 = not in it */
     enum page_state state;
@@ -63,17 +64,6 @@ struct run {
 };
 
 /* ---- the frontier: a heap of pages, best first -------------------------- */
-
-double pagecrawl_focused(const struct pagecrawl_links *in)
-{
-    return in->links ? in->conf_sum / in->links : 0;
-}
-
-double pagecrawl_bfs(const struct pagecrawl_links *in)
-{
-    (void)in;
-    return 0; /* every page alike: found order decides */
-}
 
 /* a before b? The higher priority first, then the earlier found. */
 static int before(const struct run *r, const struct page *a, const struct page *b)
@@ -175,17 +165,16 @@ static struct site *site_get(struct run *r, const char *url)
 }
 
 /*
- * A link to url from a downloaded page with Pr[p|target] = conf: a new page joins
- * the frontier, a page already there has its average updated.
+ * Links to url (one from a downloaded page, or all a redirect's source had): a new page
+ * joins the frontier, a page already there has its summary updated.
  */
-static enum err add_link(struct run *r, const char *url, double conf)
+static enum err add_link(struct run *r, const char *url, const struct pageorder_links *from)
 {
     struct page *pg = strmap_get(&r->pages, url, strlen(url));
     if (pg) {
         if (pg->state != PAGE_FRONTIER)
             return ERR_OK;
-        pg->in.conf_sum += conf;
-        pg->in.links++;
+        pageorder_links_add(&pg->in, from);
         double was = pg->priority;
         pg->priority = r->p->priority(&pg->in);
         if (pg->heap_pos && pg->priority != was) {
@@ -197,15 +186,16 @@ static enum err add_link(struct run *r, const char *url, double conf)
     struct site *st = site_get(r, url);
     if (!st)
         return ERR_OK; /* not a URL with a host: nothing to fetch */
-    if (conf > st->best)
-        st->best = conf;
+    if (from->conf_max > st->best)
+        st->best = from->conf_max;
     pg = calloc(1, sizeof *pg);
     if (!pg || !(pg->url = strdup(url))) {
         free(pg);
         return err_set(ERR_NOMEM, "out of memory");
     }
     pg->site = st;
-    pg->in = (struct pagecrawl_links){conf, 1, ++r->seq};
+    pg->in = *from;
+    pg->in.seq = ++r->seq;
     pg->priority = r->p->priority(&pg->in);
     if (strmap_put(&r->pages, url, strlen(url), pg) != ERR_OK) {
         free(pg->url);
@@ -218,7 +208,8 @@ static enum err add_link(struct run *r, const char *url, double conf)
 /* A URL that was downloaded under another name (a redirect's target): not again. */
 static enum err mark_done(struct run *r, const char *url)
 {
-    enum err e = add_link(r, url, 0);
+    struct pageorder_links none = pageorder_link(0, 1, 0);
+    enum err e = add_link(r, url, &none);
     struct page *pg = strmap_get(&r->pages, url, strlen(url));
     if (!e && pg && pg->state == PAGE_FRONTIER) {
         if (pg->heap_pos)
@@ -294,7 +285,6 @@ static enum err submit_more(struct run *r)
     return ERR_OK;
 }
 
-/* Classify a downloaded page, feed its website's verdict, put its links on the frontier. */
 /* The website's verdict as it stands now, counted in the meter. */
 static void site_judged(struct run *r, struct site *st, int relevant)
 {
@@ -328,11 +318,27 @@ static double site_confidence(const struct run *r, const struct site *st)
     return sitecls_confidence(&st->cls);
 }
 
-static enum err read_page(struct run *r, struct site *st, const struct fetch_result *res,
+/* Link i of a page (out: what the page passes on), its anchor scored when anchors is set. */
+static enum err add_link_from(struct run *r, const char *url, char *const *anchors, size_t i,
+                              struct pageorder_links *out)
+{
+    out->hot_max = 0;
+    if (anchors && r->p->hot) {
+        enum err e = hotwords_score(r->p->hot, anchors[i], strlen(anchors[i]), &out->hot_max);
+        if (e)
+            return e;
+    }
+    return add_link(r, url, out);
+}
+
+/* Classify a downloaded page, feed its website's verdict, put its links on the frontier. */
+static enum err read_page(struct run *r, struct page *pg, const struct fetch_result *res,
                           double *pr)
 {
+    struct site *st = pg->site;
     struct pageinfo *info;
-    if (pageinfo_from_fetch(res, &info) != ERR_OK)
+    if ((r->p->hot ? pageinfo_from_fetch_anchors(res, &info) : pageinfo_from_fetch(res, &info)) !=
+        ERR_OK)
         return ERR_OK; /* unparseable: downloaded, not classified */
     struct pagecls_result cr;
     enum err e = pagecls_classify(r->model, r->scratch, info->text, info->text_len, &cr);
@@ -354,10 +360,16 @@ static enum err read_page(struct run *r, struct site *st, const struct fetch_res
         else
             site_judged(r, st, sitecls_relevant(&st->cls));
     }
-    for (size_t i = 0; !e && i < info->n_intrinsic; i++)
-        e = add_link(r, info->intrinsic[i], *pr);
-    for (size_t i = 0; !e && i < info->n_transversal; i++)
-        e = add_link(r, info->transversal[i], *pr);
+    if (!e) {
+        /* Its out-links take its score and its history-path distance, the parent's
+         * distance being the lowest its in-links brought (seed 004, eq. 6.1). */
+        struct pageorder_links out =
+            pageorder_link(*pr, pageorder_history_distance(*pr, pg->in.dist_min), 0);
+        for (size_t i = 0; !e && i < info->n_intrinsic; i++)
+            e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &out);
+        for (size_t i = 0; !e && i < info->n_transversal; i++)
+            e = add_link_from(r, info->transversal[i], info->transversal_anchor, i, &out);
+    }
     pageinfo_free(info);
     return e;
 }
@@ -383,9 +395,9 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
             e = mark_done(r, res->final_url);
     }
     if (!e && res->status == FETCH_REDIRECT && res->redirect_url)
-        e = add_link(r, res->redirect_url, pagecrawl_focused(&pg->in)); /* takes its rank */
+        e = add_link(r, res->redirect_url, &pg->in); /* takes all its links brought */
     if (!e && res->status == FETCH_OK && !again)
-        e = read_page(r, st, res, &pr);
+        e = read_page(r, pg, res, &pr);
     if (!e)
         e = site_keep_page(st,
                            again            ? res->url
@@ -453,6 +465,17 @@ static enum err flush(struct run *r)
     return ERR_OK;
 }
 
+/*
+ * A border website's homepage, linked from the training websites (or a start site). Its
+ * rank stands for its parent's score; its parents are relevant training pages, whose
+ * history-path distance is 0 (seed 004 §6.5), so the border keeps its rank order.
+ */
+static enum err seed_link(struct run *r, const char *url, double rank)
+{
+    struct pageorder_links l = pageorder_link(rank, 0, 0);
+    return add_link(r, url, &l);
+}
+
 /* The frontier starts from the job's border; examined websites are not crawled again. */
 static enum err pagecrawl_seed(struct run *r)
 {
@@ -470,7 +493,7 @@ static enum err pagecrawl_seed(struct run *r)
     }
     for (size_t i = 0; !e && i < n; i++)
         if (strcmp(rows[i].state, "border") == 0)
-            e = add_link(r, rows[i].homepage, rows[i].rank);
+            e = seed_link(r, rows[i].homepage, rows[i].rank);
     crawlstore_site_rows_free(rows, n);
     return e;
 }

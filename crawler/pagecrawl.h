@@ -1,10 +1,10 @@
 /*
  * The page crawlers, baselines for the website crawler (paper §3.2 and §5.1,
  * Figure 5; issue 8). One frontier of pages for the whole crawl, ordered by a
- * priority hook (pagecrawl_priority_fn; a new page-ordering strategy is a new hook):
- *  - focused (strategy page): an unexplored page's rank is the average Pr[p|target]
- *    of the downloaded pages linking to it; the best page is fetched next;
- *  - breadth-first (strategy bfs): pages in the order they were found.
+ * priority hook (pageorder_fn; a new page-ordering strategy is a new hook in
+ * crawler/pageorder.h): page (the average Pr[p|target] of the downloaded pages linking
+ * to it), bfs (the order found), bestfirst (the best linking page), history (the
+ * history-path distance) and hotwords (anchor text against the topic's key terms).
  * The crawl runs on crawler/crawlrun (stop conditions, polls, metrics) as a strategy.
  * A guard stops taking pages from a website that already gave max_pages_per_site.
  * Website post-processing: the downloaded pages are grouped by website and each
@@ -27,33 +27,17 @@
 #include "common/err.h"
 #include "crawler/crawlrun.h"
 #include "crawler/crawl.h"
+#include "crawler/pageorder.h"
 
 struct store;
 struct fetcher;
 struct pagecls;
-
-/* What the downloaded pages linking to a frontier page say about it. */
-struct pagecrawl_links {
-    double conf_sum; /* sum of their Pr[p|target] */
-    int links;       /* how many */
-    uint64_t seq;    /* when the page was first found (1, 2, ...) */
-};
-
-/*
- * The strategy hook of the page crawlers: a frontier page's priority (higher is
- * fetched first; equal priorities in the order found), recomputed as links arrive.
- */
-typedef double (*pagecrawl_priority_fn)(const struct pagecrawl_links *in);
-
-/* Focused (paper Fig. 5): the average Pr[p|target] of the pages linking here. */
-double pagecrawl_focused(const struct pagecrawl_links *in);
-/* Breadth-first: every page alike, so the order found. */
-double pagecrawl_bfs(const struct pagecrawl_links *in);
+struct hotwords;
 
 struct pagecrawl_params {
-    pagecrawl_priority_fn priority; /* the frontier's order */
-    double prior_target;            /* Pr[C_target] for a website ... */
-    int prior_harvest;              /* ... or following the harvest rate (paper §4.3.3) */
+    pageorder_fn priority; /* the frontier's order (crawler/pageorder.h) */
+    double prior_target;   /* Pr[C_target] for a website ... */
+    int prior_harvest;     /* ... or following the harvest rate (paper §4.3.3) */
     int prior_sites;
     double p_err;           /* the page classifier's error rate */
     double p_threshold;     /* the website classifier stops at max_k Pr >= this */
@@ -63,6 +47,9 @@ struct pagecrawl_params {
      * is relevant when its homepage was downloaded and this homepage classifier says
      * Pr[target] > 0.5; its confidence is that Pr (0.5 while its homepage is unread). */
     const struct pagecls *home_model;
+    /* Set (strategy hotwords): each link's anchor text is read and scored against these
+     * key terms (classifier/hotwords.h); used by the crawl's one thread only. */
+    struct hotwords *hot;
 };
 
 /* Crawl job c->job with c's fetcher, budgets and progress (crawler/crawlrun), as extcrawl_run. */

@@ -15,12 +15,20 @@ void pageinfo_free(struct pageinfo *p)
     if (!p)
         return;
     free(p->text);
-    for (size_t i = 0; i < p->n_intrinsic; i++)
+    for (size_t i = 0; i < p->n_intrinsic; i++) {
         free(p->intrinsic[i]);
-    for (size_t i = 0; i < p->n_transversal; i++)
+        if (p->intrinsic_anchor)
+            free(p->intrinsic_anchor[i]);
+    }
+    for (size_t i = 0; i < p->n_transversal; i++) {
         free(p->transversal[i]);
+        if (p->transversal_anchor)
+            free(p->transversal_anchor[i]);
+    }
     free(p->intrinsic);
     free(p->transversal);
+    free(p->intrinsic_anchor);
+    free(p->transversal_anchor);
     free(p);
 }
 
@@ -42,8 +50,36 @@ static enum err make_text(const struct html_page *h, struct pageinfo *p)
     return ERR_OK;
 }
 
-enum err pageinfo_extract(const char *url, const char *body, size_t len, const char *content_type,
-                          struct pageinfo **out)
+/* A URL linked again from the same page: its anchor joins the first one's. */
+static enum err anchor_join(char **slot, const char *more)
+{
+    size_t have = strlen(*slot), add = strlen(more);
+    if (!add)
+        return ERR_OK;
+    if (have + 1 + add > PAGEINFO_MAX_ANCHOR)
+        return ERR_OK; /* enough of it: the cap keeps a page's anchors small */
+    char *s = realloc(*slot, have + 1 + add + 1);
+    if (!s)
+        return err_set(ERR_NOMEM, "out of memory");
+    if (have)
+        s[have++] = ' ';
+    memcpy(s + have, more, add + 1);
+    *slot = s;
+    return ERR_OK;
+}
+
+/* The anchor of a new link, into its slot; NULL slot: anchors were not asked for. */
+static enum err anchor_keep(char **slot, const char *anchor)
+{
+    if (!slot)
+        return ERR_OK;
+    size_t n = strlen(anchor);
+    *slot = strndup(anchor, n < PAGEINFO_MAX_ANCHOR ? n : PAGEINFO_MAX_ANCHOR);
+    return *slot ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+}
+
+static enum err extract(const char *url, const char *body, size_t len, const char *content_type,
+                        int anchors, struct pageinfo **out)
 {
     *out = NULL;
     struct html_page *h = NULL;
@@ -55,8 +91,12 @@ enum err pageinfo_extract(const char *url, const char *body, size_t len, const c
     if (e)
         goto out;
     p = calloc(1, sizeof *p);
-    if (!p || (h->n_links && (!(p->intrinsic = calloc(h->n_links, sizeof *p->intrinsic)) ||
-                              !(p->transversal = calloc(h->n_links, sizeof *p->transversal))))) {
+    if (!p ||
+        (h->n_links && (!(p->intrinsic = calloc(h->n_links, sizeof *p->intrinsic)) ||
+                        !(p->transversal = calloc(h->n_links, sizeof *p->transversal)))) ||
+        (p && anchors && h->n_links &&
+         (!(p->intrinsic_anchor = calloc(h->n_links, sizeof *p->intrinsic_anchor)) ||
+          !(p->transversal_anchor = calloc(h->n_links, sizeof *p->transversal_anchor))))) {
         e = err_set(ERR_NOMEM, "out of memory");
         goto out;
     }
@@ -75,19 +115,28 @@ enum err pageinfo_extract(const char *url, const char *body, size_t len, const c
         if (url_resolve(base, h->links[i].href, &link) != ERR_OK)
             continue; /* mailto:, javascript:, junk: not a page */
         size_t n = strlen(link);
-        if (strcmp(link, url) == 0 || strmap_get(&seen, link, n)) {
+        char **again = strmap_get(&seen, link, n);
+        if (strcmp(link, url) == 0 || again) {
             free(link);
+            if (anchors && again && (e = anchor_join(again, h->links[i].anchor)))
+                goto out;
             continue;
         }
-        e = strmap_put(&seen, link, n, p);
+        int same = url_same_site(url, link);
+        char **anchor = !anchors ? NULL
+                        : same   ? &p->intrinsic_anchor[p->n_intrinsic]
+                                 : &p->transversal_anchor[p->n_transversal];
+        e = strmap_put(&seen, link, n, anchor ? (void *)anchor : (void *)p);
         if (e) {
             free(link);
             goto out;
         }
-        if (url_same_site(url, link))
+        if (same)
             p->intrinsic[p->n_intrinsic++] = link;
         else
             p->transversal[p->n_transversal++] = link;
+        if ((e = anchor_keep(anchor, h->links[i].anchor)))
+            goto out;
     }
     *out = p;
     p = NULL;
@@ -99,8 +148,20 @@ out:
     return e;
 }
 
+enum err pageinfo_extract(const char *url, const char *body, size_t len, const char *content_type,
+                          struct pageinfo **out)
+{
+    return extract(url, body, len, content_type, 0, out);
+}
+
 enum err pageinfo_from_fetch(const struct fetch_result *r, struct pageinfo **out)
 {
-    return pageinfo_extract(r->final_url ? r->final_url : r->url, r->body, r->body_len,
-                            r->content_type, out);
+    return extract(r->final_url ? r->final_url : r->url, r->body, r->body_len, r->content_type, 0,
+                   out);
+}
+
+enum err pageinfo_from_fetch_anchors(const struct fetch_result *r, struct pageinfo **out)
+{
+    return extract(r->final_url ? r->final_url : r->url, r->body, r->body_len, r->content_type, 1,
+                   out);
 }

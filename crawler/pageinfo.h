@@ -20,7 +20,14 @@ struct pageinfo {
     size_t n_intrinsic;
     char **transversal; /* links to pages of other websites */
     size_t n_transversal;
+    /* With anchors asked for (pageinfo_from_fetch_anchors): the anchor text of each link,
+     * parallel to intrinsic and transversal ("" if none; the anchors of a URL linked
+     * more than once joined by a space, up to PAGEINFO_MAX_ANCHOR bytes). NULL otherwise. */
+    char **intrinsic_anchor;
+    char **transversal_anchor;
 };
+
+#define PAGEINFO_MAX_ANCHOR 1024
 
 /*
  * Extract a page fetched with status FETCH_OK. Links resolve against <base href> (if
@@ -30,7 +37,13 @@ struct pageinfo {
  */
 enum err pageinfo_from_fetch(const struct fetch_result *r, struct pageinfo **out) WARN_UNUSED;
 
-/* Same, from a body and the URL it came from (content_type may be NULL). */
+/* Same, keeping each link's anchor text (the strategies that read it; the others do
+ * without the copies). */
+enum err pageinfo_from_fetch_anchors(const struct fetch_result *r,
+                                     struct pageinfo **out) WARN_UNUSED;
+
+/* Same as pageinfo_from_fetch, from a body and the URL it came from (content_type may be
+ * NULL). */
 enum err pageinfo_extract(const char *url, const char *body, size_t len, const char *content_type,
                           struct pageinfo **out) WARN_UNUSED;
 

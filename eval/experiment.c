@@ -34,10 +34,12 @@ struct run_def {
 
 /* Indexed by enum report_role: the runs in the order they are made. */
 static const struct run_def run_defs[REPORT_RUNS] = {
-    {"website", "global", "0.9"},    {"website", "local", "0.9"},
-    {"website", "combined", "0.9"},  {"page", "combined", "0.9"},
-    {"website", "combined", "0.7"},  {"bfs", "combined", "0.9"},
-    {"homepage", "combined", "0.9"}, {"page_homepage", "combined", "0.9"},
+    {"website", "global", "0.9"},     {"website", "local", "0.9"},
+    {"website", "combined", "0.9"},   {"page", "combined", "0.9"},
+    {"website", "combined", "0.7"},   {"bfs", "combined", "0.9"},
+    {"homepage", "combined", "0.9"},  {"page_homepage", "combined", "0.9"},
+    {"bestfirst", "combined", "0.9"}, {"history", "combined", "0.9"},
+    {"hotwords", "combined", "0.9"},
 };
 
 /* The parameters the experiment sets per run: --set may not change them. */
@@ -134,13 +136,40 @@ static enum err apply_sets(struct exp *x)
     return ERR_OK;
 }
 
-/* --runs: the runs to make, by name; all without it. */
+/* The run of job strategy name: its run with combined edge weights and p_threshold
+ * 0.9 (website: website-combined); -1 if none. */
+static int strategy_role(const char *name)
+{
+    for (int i = 0; i < REPORT_RUNS; i++)
+        if (strcmp(run_defs[i].strategy, name) == 0 &&
+            strcmp(run_defs[i].edge_weights, "combined") == 0 &&
+            strcmp(run_defs[i].p_threshold, "0.9") == 0)
+            return i;
+    return -1;
+}
+
+/* The names a list option takes, for its error message. */
+static void list_names(char *names, size_t size, int strategies)
+{
+    names[0] = '\0';
+    for (int i = 0, n = 0, k = 0; i < REPORT_RUNS && n >= 0 && (size_t)n < size; i++)
+        if (!strategies || strategy_role(run_defs[i].strategy) == i)
+            n += snprintf(names + n, size - (size_t)n, "%s%s", k++ ? ", " : "",
+                          strategies ? run_defs[i].strategy : report_run_name((enum report_role)i));
+}
+
+/* --runs (run names) or --strategies (job strategies): the runs to make; without either
+ * the paper's (REPORT_DEFAULT_RUNS). */
 static enum err select_runs(struct exp *x)
 {
-    const char *list = x->o->runs;
+    int by_strategy = x->o->strategies != NULL;
+    const char *list = by_strategy ? x->o->strategies : x->o->runs;
+    const char *opt = by_strategy ? "--strategies" : "--runs";
+    if (x->o->runs && x->o->strategies)
+        return err_set(ERR_INVAL, "--runs and --strategies: give one of them");
     for (int i = 0; i < REPORT_RUNS; i++)
-        x->selected[i] = !list;
-    x->n_selected = list ? 0 : REPORT_RUNS;
+        x->selected[i] = !list && i < REPORT_DEFAULT_RUNS;
+    x->n_selected = list ? 0 : REPORT_DEFAULT_RUNS;
     if (!list)
         return ERR_OK;
     for (const char *p = list;;) {
@@ -148,14 +177,13 @@ static enum err select_runs(struct exp *x)
         char name[64] = "";
         if (len < sizeof name)
             snprintf(name, sizeof name, "%.*s", (int)len, p);
-        int role = report_role_find(name);
+        int role = by_strategy ? strategy_role(name) : report_role_find(name);
         if (role < 0) {
-            char names[256] = "";
-            for (int i = 0, n = 0; i < REPORT_RUNS && n >= 0 && (size_t)n < sizeof names; i++)
-                n += snprintf(names + n, sizeof names - (size_t)n, "%s%s", i ? ", " : "",
-                              report_run_name((enum report_role)i));
-            return err_set(ERR_INVAL, "--runs: no run '%.*s' (runs: %s)",
-                           (int)(len > 64 ? 64 : len), p, names);
+            char names[256];
+            list_names(names, sizeof names, by_strategy);
+            return err_set(ERR_INVAL, "%s: no %s '%.*s' (%s: %s)", opt,
+                           by_strategy ? "strategy" : "run", (int)(len > 64 ? 64 : len), p,
+                           by_strategy ? "strategies" : "runs", names);
         }
         x->n_selected += !x->selected[role];
         x->selected[role] = 1;

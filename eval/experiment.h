@@ -1,8 +1,8 @@
 /*
  * `sitescout experiment` (docs/experiment.md): the paper's crawling experiments on one
- * topic of a replay web. Up to seven crawl runs (eval/exprun) against a replay server of
- * its own (eval/replaythread), the Table 2 evaluation, then the CSV files, plots and
- * summary.md (eval/reportcsv, reportplot, reportsummary). It measures; whether a
+ * topic of a replay web. The crawl runs of eval/report.h (eval/exprun) against a replay
+ * server of its own (eval/replaythread), the Table 2 evaluation, then the CSV files,
+ * plots and summary.md (eval/reportcsv, reportplot, reportsummary). It measures; whether a
  * figure meets a target is the user's --targets file (eval/targets).
  *
  * Progress goes to stderr, one line when a run starts and one when it ends; the path of
@@ -26,11 +26,14 @@ struct experiment_opts {
     unsigned repeat;         /* each selected run is made this many times (0 is 1) */
     const char *const *sets; /* "key=value" job parameter overrides, as given */
     size_t n_sets;
-    const char *db_url;  /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
-    const char *targets; /* a targets file, or NULL */
-    const char *runs;    /* "NAME,NAME,...": the runs to make (report_run_name); NULL: all */
-    int skip_eval;       /* leave out Table 2 */
-    int argc;            /* the command line as run (argv[0] the command), for summary.md */
+    const char *db_url;     /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
+    const char *targets;    /* a targets file, or NULL */
+    const char *runs;       /* "NAME,NAME,...": the runs to make (report_run_name); NULL:
+                             * the paper's, REPORT_DEFAULT_RUNS */
+    const char *strategies; /* or "S,S,...": the run of each job strategy (combined edge
+                             * weights, p_threshold 0.9); NULL: see runs */
+    int skip_eval;          /* leave out Table 2 */
+    int argc;               /* the command line as run (argv[0] the command), for summary.md */
     char **argv;
 };
 

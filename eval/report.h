@@ -27,8 +27,16 @@ enum report_role {
     REPORT_BFS,           /* breadth-first page crawler + post-processing */
     REPORT_HOMEPAGE,      /* websites judged by their homepage alone */
     REPORT_PAGE_HOMEPAGE, /* focused page crawler + homepage post-processing (paper §3.2) */
+    /* The other papers' strategies (issue 18): made only when --runs names them. */
+    REPORT_BESTFIRST, /* page crawler, best-first as seed 004 defines it */
+    REPORT_HISTORY,   /* page crawler, history path (seed 004) */
+    REPORT_HOTWORDS,  /* page crawler, hot words (seed 000) */
     REPORT_RUNS
 };
+
+/* The runs made without --runs: the paper's experiment and its baselines, the roles
+ * before this one. */
+#define REPORT_DEFAULT_RUNS REPORT_BESTFIRST
 
 /* The runs of Figure 6 (the three edge weightings) and Figure 7 (page crawler, website
  * crawler at p_threshold 0.9 and 0.7), in the order they are drawn. */

@@ -245,6 +245,8 @@ static void summary_runs(FILE *f, const struct report *r)
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < REPORT_RUNS; i++) {
         const struct report_run *run = r->runs[i];
+        if (!run->ran && !run->selected && i >= REPORT_DEFAULT_RUNS)
+            continue; /* made only when asked for: no row unless it was */
         if (!run->ran) {
             fprintf(f, "| %s | | %s | %s | %.2f | | | | | | | | | | %s |\n", run->name,
                     run->strategy, run->edge_weights, run->p_threshold,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classifier/hotwords.h"
 #include "classifier/pagecls.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -263,13 +264,46 @@ static enum err load_model(struct ctx *c)
     return e;
 }
 
-/* The baselines of issue 8: a page crawler with website post-processing. */
+/* The hotwords strategy's key terms, in the log: what it looks for in anchors. */
+static void jobrun_log_hotwords(const struct ctx *c, const struct hotwords *h)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    for (uint32_t i = 0; i < hotwords_count(h); i++) {
+        size_t n;
+        const char *t = hotwords_term(h, i, &n);
+        if ((i && buf_append_str(&b, ", ")) || buf_append(&b, t, n))
+            break;
+    }
+    log_info("job %lld: hot words (the topic's key terms, stemmed): %s", (long long)c->id,
+             b.len ? b.data : "none");
+    buf_release(&b);
+}
+
+/* The frontier order of a page-level strategy (crawler/pageorder.h). */
+static pageorder_fn jobrun_page_order(int strategy)
+{
+    switch (strategy) {
+    case JOBSPEC_BFS:
+        return pageorder_bfs;
+    case JOBSPEC_BESTFIRST:
+        return pageorder_bestfirst;
+    case JOBSPEC_HISTORY:
+        return pageorder_history;
+    case JOBSPEC_HOTWORDS:
+        return pageorder_hotwords;
+    default:
+        return pageorder_page;
+    }
+}
+
+/* The page-level strategies (issues 8 and 18): a page crawler with website post-processing. */
 static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *rc,
                                    enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     struct pagecrawl_params p = {
-        .priority = jp->strategy == JOBSPEC_BFS ? pagecrawl_bfs : pagecrawl_focused,
+        .priority = jobrun_page_order(jp->strategy),
         .prior_target = jp->prior_target,
         .prior_harvest = jp->prior == 1,
         .prior_sites = jp->prior_sites,
@@ -279,7 +313,13 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .concurrency = jp->concurrency,
         .home_model = jp->strategy == JOBSPEC_PAGE_HOMEPAGE ? c->home_model : NULL,
     };
-    return pagecrawl_run(rc, c->model, &p, stop);
+    enum err e = ERR_OK;
+    if (jp->strategy == JOBSPEC_HOTWORDS && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
+        jobrun_log_hotwords(c, p.hot);
+    if (!e)
+        e = pagecrawl_run(rc, c->model, &p, stop);
+    hotwords_free(p.hot);
+    return e;
 }
 
 static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
@@ -303,8 +343,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .progress = jobrun_crawl_progress,
         .ctx = c,
     };
-    if (jp->strategy == JOBSPEC_PAGE || jp->strategy == JOBSPEC_BFS ||
-        jp->strategy == JOBSPEC_PAGE_HOMEPAGE)
+    if (jobspec_strategy_pages(jp->strategy))
         return jobrun_crawl_pages(c, &rc, stop);
     struct extcrawl_params p = {
         .weights = (enum edges_weights)jp->edge_weights,

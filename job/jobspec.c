@@ -36,7 +36,8 @@ struct pdef {
 };
 
 static const char *const strategies[] = {"website",  "page",          "bfs",
-                                         "homepage", "page_homepage", NULL};
+                                         "homepage", "page_homepage", "bestfirst",
+                                         "history",  "hotwords",      NULL};
 static const char *const edge_weight_modes[] = {"global", "local", "combined", NULL};
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 static const char *const calibrations[] = {"none", "platt", NULL};
@@ -59,8 +60,9 @@ static const struct pdef pdefs[] = {
     {"concurrency", P_INT, OFF(concurrency), 1, 10000, 0, 0, "an integer from 1 to 10000", NULL},
     {"cv_folds", P_INT, OFF(cv_folds), 2, 100, 0, 0, "an integer from 2 to 100", NULL},
     {"seed", P_INT64, OFF(seed), 0, 9007199254740992.0, 0, 0, "an integer from 0 to 2^53", NULL},
-    {"strategy", P_CHOICE, OFF(strategy), 0, 4, 0, 0,
-     "one of: website, page, bfs, homepage, page_homepage", strategies},
+    {"strategy", P_CHOICE, OFF(strategy), 0, 7, 0, 0,
+     "one of: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords",
+     strategies},
     {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, 0, "one of: global, local, combined",
      edge_weight_modes},
     {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0,
@@ -142,6 +144,11 @@ const char *jobspec_choice_name(const char *param, int value)
 const char *jobspec_param_name(size_t i)
 {
     return i < N_PDEFS ? pdefs[i].name : NULL;
+}
+
+int jobspec_strategy_pages(int strategy)
+{
+    return strategy != JOBSPEC_WEBSITE && strategy != JOBSPEC_HOMEPAGE;
 }
 
 int jobspec_strategy_homepages(int strategy)

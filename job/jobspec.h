@@ -29,6 +29,9 @@ enum jobspec_strategy {
     JOBSPEC_BFS,      /* breadth-first page crawler + the same post-processing */
     JOBSPEC_HOMEPAGE, /* website-level crawl judging each site by its homepage alone */
     JOBSPEC_PAGE_HOMEPAGE, /* focused page crawler + homepage post-processing (paper §3.2) */
+    JOBSPEC_BESTFIRST,     /* page crawler, out-links take the parent's score (seed 004 §6.3) */
+    JOBSPEC_HISTORY,       /* page crawler, history-path distance (seed 004 §6.5, eq. 6.1) */
+    JOBSPEC_HOTWORDS,      /* page crawler, hot-word anchors first (seed 000 §3.1) */
 };
 
 /*
@@ -71,6 +74,9 @@ const char *jobspec_choice_name(const char *param, int value);
 
 /* The name of the i-th parameter (in the table's order), or NULL past the last. */
 const char *jobspec_param_name(size_t i);
+
+/* Is the strategy a page crawler (crawler/pagecrawl) rather than a website-level one? */
+int jobspec_strategy_pages(int strategy);
 
 /* Does the strategy judge websites by their homepage (and so need a homepage model)? */
 int jobspec_strategy_homepages(int strategy);

@@ -16,7 +16,7 @@ args=(--warc "$WARC" --labels "$LABELS" --jobs "$JOBS" --topic sci.space)
 # --- the command line (checked before anything starts: no database needed)
 assert_status 0 "--help exits 0" -- ex --help
 assert_contains "$(ex --help)" "fig7_pprs.csv" "--help lists the outputs"
-for w in found.csv fig_found.png "--runs NAME" "--repeat N" "--fig7-window PAGES"; do
+for w in found.csv fig_found.png "--runs NAME" "--strategies S" "--repeat N" "--fig7-window PAGES"; do
   assert_contains "$(ex --help)" "$w" "--help names $w"
 done
 for opt in --warc --labels --jobs --topic --budget --out; do
@@ -66,12 +66,17 @@ assert_status 2 "a bad targets file exits 2" -- ex "${args[@]}" --budget 10 --ou
 assert_status 2 "a missing targets file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" \
   --targets "$SCRATCH/none.targets"
 err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites 2>&1 || true)
-assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage, page-homepage)" \
+assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage, page-homepage, bestfirst, history, hotwords)" \
   "an unknown run name lists the runs"
 [[ $(wc -l <<<"$err") == 2 && $err == *"Try 'sitescout experiment --help'."* ]] || fail "not one error line: $err"
 ok "an unknown run name gets one error line"
 assert_status 2 "an unknown run name exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites
 assert_status 2 "an empty run name exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,
+err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --strategies page,best_first 2>&1 || true)
+assert_contains "$err" "--strategies: no strategy 'best_first' (strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords)" \
+  "an unknown strategy is refused, naming every strategy"
+assert_status 2 "an unknown strategy exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --strategies page,best_first
+assert_status 2 "--runs with --strategies exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page --strategies page
 assert_status 2 "--repeat 0 exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --repeat 0
 assert_status 2 "--fig7-window 0 exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --fig7-window 0
 touch "$SCRATCH/file"
@@ -367,6 +372,29 @@ if command -v gnuplot >/dev/null; then
   [[ $(grep -c '^\$d[0-9]*_1_0 << EOD' "$SUB/fig_found.gp") -ge 1 ]] || fail "fig_found.gp lacks the second repeats"
   ok "fig_found draws every repeat"
 fi
+
+# --- --strategies: runs named by job strategy, issue 18's among them
+STR=$SCRATCH/strategies
+ex "${args[@]}" --budget 100 --out "$STR" --db "$DB_URL" --skip-eval --strategies website,hotwords \
+  >/dev/null 2>"$SCRATCH/str.err" || fail "experiment --strategies failed: $(cat "$SCRATCH/str.err")"
+out=$(python3 - "$STR" <<'EOF'
+import csv, re, sys
+out = sys.argv[1]
+runs = list(csv.DictReader(open(f"{out}/runs.csv")))
+assert [(r["run"], r["strategy"], r["state"]) for r in runs] == [
+    ("website-combined", "website", "done"), ("hotwords", "hotwords", "done")], runs
+assert all(0 < int(r["pages"]) <= 100 for r in runs), runs
+found = list(csv.DictReader(open(f"{out}/found.csv")))
+assert {p["run"] for p in found} == {"website-combined", "hotwords"}, {p["run"] for p in found}
+summary = open(f"{out}/summary.md").read()
+assert re.search(r"^\| hotwords \| \d+ \| hotwords \|", summary, re.M), "summary.md has the hotwords run"
+for name in ("bestfirst", "history"):  # made only when asked for: no row otherwise
+    assert not re.search(r"^\| %s \|" % name, summary, re.M), name
+assert re.search(r"^\| bfs \|.*not selected", summary, re.M), "the paper's runs are listed as not selected"
+print(", ".join(r["run"] for r in runs))
+EOF
+) || fail "--strategies outputs: $out"
+ok "--strategies website,hotwords makes website-combined and hotwords: $out"
 
 # --- without gnuplot: CSV files and summary anyway, the plots reported as skipped
 nogp=$SCRATCH/nogp

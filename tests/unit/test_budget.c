@@ -249,8 +249,9 @@ static void website_crawler_reads_relevant_websites_deeper(void **state)
 static void page_crawlers_keep_the_budget(void **state)
 {
     struct fixture *f = *state;
-    pagecrawl_priority_fn orders[] = {pagecrawl_focused, pagecrawl_bfs};
-    for (size_t i = 0; i < 2; i++) {
+    pageorder_fn orders[] = {pageorder_page, pageorder_bfs, pageorder_bestfirst, pageorder_history,
+                             pageorder_hotwords};
+    for (size_t i = 0; i < sizeof orders / sizeof *orders; i++) {
         struct fetcher *fetcher;
         int64_t job = new_job(f, &fetcher);
         struct crawlrun_config c = config(f, job, fetcher, BUDGET);

@@ -257,7 +257,39 @@ static void test_params_set(void **state)
     assert_int_equal(jobspec_params_set(&p, "p_threshold", "inf"), ERR_INVAL);
     assert_int_equal(jobspec_params_set(&p, "seed", "-1"), ERR_INVAL);
     assert_int_equal(jobspec_params_set(&p, "seed", "99999999999999999999999"), ERR_INVAL);
+    assert_int_equal(jobspec_params_set(&p, "strategy", "best_first"), ERR_INVAL);
+    assert_string_equal(err_msg(), "params.strategy: must be one of: website, page, bfs, homepage, "
+                                   "page_homepage, bestfirst, history, hotwords, not "
+                                   "'best_first'");
     assert_params_equal(&p, &before); /* failures change nothing */
+}
+
+/* Issue 18's strategies: each name is a strategy of its own, a page crawler. */
+static void test_strategies(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int strategy, pages;
+    } cases[] = {
+        {"website", JOBSPEC_WEBSITE, 0},
+        {"page", JOBSPEC_PAGE, 1},
+        {"bfs", JOBSPEC_BFS, 1},
+        {"homepage", JOBSPEC_HOMEPAGE, 0},
+        {"page_homepage", JOBSPEC_PAGE_HOMEPAGE, 1},
+        {"bestfirst", JOBSPEC_BESTFIRST, 1},
+        {"history", JOBSPEC_HISTORY, 1},
+        {"hotwords", JOBSPEC_HOTWORDS, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct jobspec_params p;
+        jobspec_params_default(&p);
+        assert_int_equal(jobspec_params_set(&p, "strategy", cases[i].name), ERR_OK);
+        assert_int_equal(p.strategy, cases[i].strategy);
+        assert_int_equal(jobspec_strategy_pages(p.strategy), cases[i].pages);
+        assert_string_equal(jobspec_choice_name("strategy", p.strategy), cases[i].name);
+    }
+    assert_null(jobspec_choice_name("strategy", 8));
 }
 
 static void test_params_json_round_trip(void **state)
@@ -366,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_invalid_bodies_name_the_field),
         cmocka_unit_test(test_bad_url_message_whole),
         cmocka_unit_test(test_params_set),
+        cmocka_unit_test(test_strategies),
         cmocka_unit_test(test_params_json_round_trip),
         cmocka_unit_test(test_jobs_file),
         cmocka_unit_test(test_load_file),

@@ -1,0 +1,63 @@
+/* The page crawlers' frontier orders, from the seeds' formulas. */
+#include "crawler/pageorder.h"
+
+#include <math.h>
+
+struct pageorder_links pageorder_link(double conf, double dist, double hot)
+{
+    return (struct pageorder_links){conf, 1, conf, dist, hot, 0};
+}
+
+void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_links *src)
+{
+    dst->conf_sum += src->conf_sum;
+    dst->links += src->links;
+    /* Seed 004 does not say what a page found again takes: the best parent (bestfirst),
+     * the nearest relevant ancestor (history) and the hottest anchor (hotwords) count. */
+    if (src->conf_max > dst->conf_max)
+        dst->conf_max = src->conf_max;
+    if (src->dist_min < dst->dist_min)
+        dst->dist_min = src->dist_min;
+    if (src->hot_max > dst->hot_max)
+        dst->hot_max = src->hot_max;
+}
+
+double pageorder_page(const struct pageorder_links *in)
+{
+    return in->links ? in->conf_sum / in->links : 0;
+}
+
+double pageorder_bfs(const struct pageorder_links *in)
+{
+    (void)in;
+    return 0; /* every page alike: found order decides */
+}
+
+/* Seed 004 §6.3, Algorithm 2: score := apply_rule(doc); save_score(out_links, score). */
+double pageorder_bestfirst(const struct pageorder_links *in)
+{
+    return in->conf_max;
+}
+
+/* Seed 004 §6.5, Algorithm 4: save_score(out_links, distance), the lowest first. */
+double pageorder_history(const struct pageorder_links *in)
+{
+    return -in->dist_min;
+}
+
+/* Seed 000 §3.1 and Figure 6: hot(u) > theta puts u in queue 0, served before the rest;
+ * within it the hotter first. The rest (queue k of the context graph's layers in the
+ * seed, which we have not) in bestfirst order. Scores are in [0, 1], so 1 + hot is above
+ * every score of the rest. */
+double pageorder_hotwords(const struct pageorder_links *in)
+{
+    return in->hot_max > PAGEORDER_HOT_THETA ? 1 + in->hot_max : in->conf_max;
+}
+
+/* Seed 004 §6.5, equation 6.1: distance = min(1, (1 - c) e^(2 d_p / C)), 0 if relevant. */
+double pageorder_history_distance(double c, double d_parent)
+{
+    if (c > PAGEORDER_RELEVANT)
+        return 0;
+    return fmin(1.0, (1 - c) * exp(2 * d_parent / PAGEORDER_HISTORY_CUTOFF));
+}

@@ -1,0 +1,62 @@
+/*
+ * The page crawlers' frontier orders (crawler/pagecrawl), one per page-level strategy,
+ * each from its source's own formula (docs/crawl.md, Strategies):
+ *  - page: the average Pr[p|target] of the downloaded pages linking here (paper §5.1);
+ *  - bfs: the order found;
+ *  - bestfirst: the best Pr[p|target] of a page linking here (Dorado, seed 004,
+ *    §6.3, Algorithm 2: "save_score(out_links, score)");
+ *  - history: the lowest history-path distance of a page linking here, lowest first
+ *    (seed 004, §6.5, equation 6.1 and Algorithm 4);
+ *  - hotwords: a link whose anchor text is similar enough to the topic's key terms goes
+ *    to the front queue (Tsay et al., seed 000, §3.1); the others follow by bestfirst.
+ * The summary of a frontier page's in-links is kept as links arrive; a strategy reads
+ * it through a priority function, recomputed at every new link. Pure functions only.
+ */
+#ifndef SITESCOUT_CRAWLER_PAGEORDER_H
+#define SITESCOUT_CRAWLER_PAGEORDER_H
+
+#include <stdint.h>
+
+/* Seed 004 §6.5: the cut-off C of equation 6.1 ("in this case they use 20"). */
+#define PAGEORDER_HISTORY_CUTOFF 20.0
+/* A page is relevant (distance 0) when the page classifier says Pr[p|target] > this. */
+#define PAGEORDER_RELEVANT 0.5
+/* Seed 000 §3.1: hot(h, q) > theta_h sends a link to queue 0. The seed gives no value. */
+#define PAGEORDER_HOT_THETA 0.2
+
+/* What the downloaded pages linking to a frontier page say about it. */
+struct pageorder_links {
+    double conf_sum; /* sum of their Pr[p|target] */
+    int links;       /* how many */
+    double conf_max; /* the best of them */
+    double dist_min; /* the lowest history-path distance among them */
+    double hot_max;  /* the best hot-word score of the links' anchors */
+    uint64_t seq;    /* when the page was first found (1, 2, ...) */
+};
+
+/* One link, from a parent page with Pr[p|target] = conf and history-path distance dist,
+ * whose anchor text scored hot; seq 0 (the frontier sets it). */
+struct pageorder_links pageorder_link(double conf, double dist, double hot);
+
+/* Add the links summed in src to dst (a new link, or a redirect's source passing on
+ * all it had); dst->seq stays. */
+void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_links *src);
+
+/* A strategy: a frontier page's priority, higher first (equal ones in the order found). */
+typedef double (*pageorder_fn)(const struct pageorder_links *in);
+
+double pageorder_page(const struct pageorder_links *in);      /* average conf */
+double pageorder_bfs(const struct pageorder_links *in);       /* 0: found order */
+double pageorder_bestfirst(const struct pageorder_links *in); /* conf_max */
+double pageorder_history(const struct pageorder_links *in);   /* -dist_min */
+double
+pageorder_hotwords(const struct pageorder_links *in); /* 1 + hot_max when hot, else conf_max */
+
+/*
+ * Seed 004 §6.5, equation 6.1: the distance of a page whose correlation score (here
+ * Pr[p|target]) is c and whose parent's distance is d_parent: 0 when the page is
+ * relevant (c > PAGEORDER_RELEVANT), else min(1, (1 - c) e^(2 d_parent / C)), C the cut-off.
+ */
+double pageorder_history_distance(double c, double d_parent);
+
+#endif

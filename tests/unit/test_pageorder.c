@@ -1,0 +1,93 @@
+/* The page crawlers' frontier orders (crawler/pageorder.h) on hand-computed cases. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "crawler/pageorder.h"
+
+/* Seed 004 eq. 6.1: 0 if relevant, else min(1, (1 - c) e^(2 d_p / 20)). */
+static void history_distance_formula(void **state)
+{
+    (void)state;
+    /* Relevant pages are at distance 0, whatever their ancestors. */
+    assert_float_equal(pageorder_history_distance(0.8, 1.0), 0, 1e-15);
+    assert_float_equal(pageorder_history_distance(0.51, 0.9), 0, 1e-15);
+    /* 0.5 is not relevant (the page classifier's decision is > 0.5): (1 - 0.5) e^0. */
+    assert_float_equal(pageorder_history_distance(0.5, 0), 0.5, 1e-15);
+    /* c 0.3, d_p 0.5: 0.7 e^0.05 = 0.7 * 1.0512710964 = 0.7358897675. */
+    assert_float_equal(pageorder_history_distance(0.3, 0.5), 0.7358897675, 1e-9);
+    /* c 0.1, d_p 1: 0.9 e^0.1 = 0.9 * 1.1051709181 = 0.9946538263. */
+    assert_float_equal(pageorder_history_distance(0.1, 1), 0.9946538263, 1e-9);
+    /* c 0.05, d_p 1: 0.95 e^0.1 = 1.0499 is capped at 1; so is c 0 at any d_p > 0. */
+    assert_float_equal(pageorder_history_distance(0.05, 1), 1, 1e-15);
+    assert_float_equal(pageorder_history_distance(0, 0.2), 1, 1e-15);
+    /* A chain from a relevant page: child c 0.2 -> 0.8; grandchild c 0.2 -> 0.8 e^0.08. */
+    double child = pageorder_history_distance(0.2, 0);
+    assert_float_equal(child, 0.8, 1e-15);
+    assert_float_equal(pageorder_history_distance(0.2, child), 0.8666296541, 1e-9);
+    /* The further from a relevant ancestor, the greater the distance at equal c. */
+    assert_true(pageorder_history_distance(0.2, child) > child);
+}
+
+/* Three parents with Pr 0.9, 0.3, 0.6, distances 0.7, 0.2, 0.5 and hot scores 0.1, 0.25, 0. */
+static void links_summary(void **state)
+{
+    (void)state;
+    struct pageorder_links in = pageorder_link(0.9, 0.7, 0.1);
+    struct pageorder_links b = pageorder_link(0.3, 0.2, 0.25), c = pageorder_link(0.6, 0.5, 0);
+    in.seq = 7;
+    pageorder_links_add(&in, &b);
+    pageorder_links_add(&in, &c);
+    assert_int_equal(in.links, 3);
+    assert_int_equal(in.seq, 7);                              /* when it was first found stays */
+    assert_float_equal(pageorder_page(&in), 0.6, 1e-12);      /* (0.9 + 0.3 + 0.6) / 3 */
+    assert_float_equal(pageorder_bestfirst(&in), 0.9, 1e-15); /* the best parent */
+    assert_float_equal(pageorder_history(&in), -0.2, 1e-15);  /* the nearest, negated */
+    assert_float_equal(pageorder_hotwords(&in), 1.25, 1e-15); /* 0.25 > theta 0.2: queue 0 */
+    assert_float_equal(pageorder_bfs(&in), 0, 1e-15);
+    /* A redirect passes everything its source had on to its target. */
+    struct pageorder_links to = pageorder_link(0.2, 0.9, 0);
+    pageorder_links_add(&to, &in);
+    assert_int_equal(to.links, 4);
+    assert_float_equal(pageorder_page(&to), 0.5, 1e-12); /* 2.0 / 4 */
+    assert_float_equal(pageorder_history(&to), -0.2, 1e-15);
+}
+
+/* Where page (the average) and bestfirst (the best parent) disagree. */
+static void page_and_bestfirst_differ(void **state)
+{
+    (void)state;
+    struct pageorder_links a = pageorder_link(0.9, 0, 0), a2 = pageorder_link(0.1, 0, 0);
+    pageorder_links_add(&a, &a2); /* average 0.5, best 0.9 */
+    struct pageorder_links b = pageorder_link(0.6, 0, 0);
+    assert_true(pageorder_page(&b) > pageorder_page(&a));
+    assert_true(pageorder_bestfirst(&a) > pageorder_bestfirst(&b));
+}
+
+/* Queue 0 takes a link only above theta_h; below, the parent's score orders it. */
+static void hotwords_queues(void **state)
+{
+    (void)state;
+    struct pageorder_links at = pageorder_link(0.7, 0, PAGEORDER_HOT_THETA);
+    assert_float_equal(pageorder_hotwords(&at), 0.7, 1e-15); /* not > theta */
+    struct pageorder_links cold = pageorder_link(0.95, 0, 0.1);
+    struct pageorder_links hot = pageorder_link(0.05, 0, 0.21);
+    assert_float_equal(pageorder_hotwords(&hot), 1.21, 1e-15);
+    assert_true(pageorder_hotwords(&hot) > pageorder_hotwords(&cold)); /* whatever the parent */
+    struct pageorder_links hotter = pageorder_link(0.05, 0, 0.5);
+    assert_true(pageorder_hotwords(&hotter) > pageorder_hotwords(&hot));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(history_distance_formula),
+        cmocka_unit_test(links_summary),
+        cmocka_unit_test(page_and_bestfirst_differ),
+        cmocka_unit_test(hotwords_queues),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
