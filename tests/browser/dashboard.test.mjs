@@ -141,9 +141,9 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     assert.match(await page.textContent('#j-fetches'), new RegExp(`ok ${jobNow.fetches.ok.toLocaleString('en')}`));
     // The plots: y axes titled, the window stated, and the legend showing the latest
     // values with the cursor away (not an empty "–").
-    const axisText = await page.textContent('#chart-harvest .uplot');
-    assert.match(axisText, /harvest rate/);
-    assert.match(await page.textContent('#chart-pprs .uplot'), /pages per relevant site/);
+    // (uPlot draws axis titles on its canvas: read them from the charts' options.)
+    assert.deepEqual(await page.evaluate(() => [jobView.harvest.axes[1].label, jobView.pprs.axes[1].label]),
+                     ['harvest rate', 'pages per relevant site']);
     assert.match(await page.textContent('.window-note'), /over the last [\d,]+ pages/);
     const legend = await page.locator('#chart-harvest .u-legend .u-value').allTextContents();
     assert.ok(legend.length >= 3 && legend.every((v) => v && v !== '–'), `legend: ${legend}`);
