@@ -52,10 +52,13 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
 #define JOB_JSON_WITH(EXTRA)                                                                       \
     "json_build_object('id', j.id, 'topic', j.topic, 'state', j.state,"                            \
     " 'phase', CASE WHEN j.state IN ('training', 'crawling') THEN j.state END,"                    \
-    " 'training', CASE WHEN j.state = 'training' THEN json_build_object("                          \
-    "   'sites_read', (SELECT count(*) FROM train_sites t WHERE t.job_id = j.id),"                 \
-    "   'sites', jsonb_array_length(j.body->'relevant_sites')"                                     \
-    "     + jsonb_array_length(j.body->'other_sites')) END,"                                       \
+    " 'training', CASE WHEN j.state = 'training' THEN (SELECT json_build_object("                  \
+    "   'sites_read', t.n, 'sites', t.sites, 'pages', t.pages,"                                    \
+    "   'step', CASE WHEN t.n < t.sites THEN 'reading' ELSE 'cross-validating' END) FROM ("         \
+    "   SELECT count(*) AS n, coalesce(sum((r.record->>'fetches')::bigint), 0) AS pages,"          \
+    "     jsonb_array_length(j.body->'relevant_sites')"                                            \
+    "       + jsonb_array_length(j.body->'other_sites') AS sites"                                  \
+    "   FROM train_sites r WHERE r.job_id = j.id) t) END,"                                         \
     " 'stop_requested', j.stop_requested, 'stop_reason', j.stop_reason, 'error', j.error,"         \
     " 'params', j.params,"                                                                         \
     " 'counters', json_build_object('pages_downloaded', j.pages_downloaded,"                       \
@@ -329,7 +332,7 @@ static enum err prom_family(struct buf *out, const char *name, const char *help)
 
 enum err apistore_prometheus(struct store *s, struct buf *out)
 {
-    struct store_rows *jobs = NULL, *fetch = NULL;
+    struct store_rows *jobs = NULL, *fetch = NULL, *train = NULL;
     /* Jobs that run, wait, or ended within the hour: an ended job's series then go
      * stale, as Prometheus expects of a target's series that end. */
 #define PROM_JOBS                                                                                  \
@@ -345,6 +348,12 @@ enum err apistore_prometheus(struct store *s, struct buf *out)
                         " WHERE p.purpose = 'crawl' AND p.job_id IN (" PROM_JOBS ")"
                         " GROUP BY 1, 2 ORDER BY 1, 2",
                         0, NULL, &fetch);
+    if (!e)
+        e = store_query(s,
+                        "SELECT j.id, count(r.idx), coalesce(sum((r.record->>'fetches')::bigint), 0)"
+                        " FROM jobs j LEFT JOIN train_sites r ON r.job_id = j.id"
+                        " WHERE j.state = 'training' GROUP BY j.id ORDER BY j.id",
+                        0, NULL, &train);
 #undef PROM_JOBS
     static const char *const fam[][2] = {
         {"sitescout_pages_fetched_total", "Pages downloaded by a job's crawl."},
@@ -373,7 +382,19 @@ enum err apistore_prometheus(struct store *s, struct buf *out)
         e = buf_appendf(out, "sitescout_fetches_total{job_id=\"%s\",kind=\"%s\"} %s\n",
                         store_rows_get(fetch, i, 0), store_rows_get(fetch, i, 1),
                         store_rows_get(fetch, i, 2));
+    static const char *const train_fam[][2] = {
+        {"sitescout_training_sites_read", "Training websites a training job has read so far."},
+        {"sitescout_training_pages_fetched", "Pages fetched for those training websites."},
+    };
+    for (int f = 0; f < 2 && !e; f++) {
+        e = buf_appendf(out, "# HELP %s %s\n# TYPE %s gauge\n", train_fam[f][0], train_fam[f][1],
+                        train_fam[f][0]);
+        for (int i = 0; !e && i < store_rows_count(train); i++)
+            e = buf_appendf(out, "%s{job_id=\"%s\"} %s\n", train_fam[f][0],
+                            store_rows_get(train, i, 0), store_rows_get(train, i, 1 + f));
+    }
     store_rows_free(jobs);
     store_rows_free(fetch);
+    store_rows_free(train);
     return e;
 }

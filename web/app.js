@@ -418,7 +418,9 @@ function renderJob(j) {
   $('#j-state').replaceChildren(stateBadge(j.state));
   $('#j-state').dataset.state = j.state;
   $('#j-phase').textContent = j.stop_requested && RUNNING.has(j.state) ? `${j.stop_requested} requested`
-    : j.training ? `reading the training websites: ${fmtInt(j.training.sites_read)} of ${fmtInt(j.training.sites)}`
+    : j.training && j.training.step === 'cross-validating'
+      ? `cross-validating and training the classifier on ${fmtInt(j.training.sites)} websites (${fmtInt(j.training.pages)} pages)`
+    : j.training ? `reading the training websites: ${fmtInt(j.training.sites_read)} of ${fmtInt(j.training.sites)}, ${fmtInt(j.training.pages)} pages`
     : '';
   const strategy = (j.params && j.params.strategy) || 'website';
   $('#j-strategy').textContent = strategy === 'website' ? '' : `${strategy} crawler (baseline)`;

@@ -44,16 +44,20 @@ training_underway "$job"
 # training JOB: "READ ALL" from the job's training progress, or "none".
 training() { curl -sf "$API/api/jobs/$1" | python3 -c 'import json, sys
 t = json.load(sys.stdin)["training"]
-print("%d %d" % (t["sites_read"], t["sites"]) if t else "none")'; }
+print("%d %d %d %s" % (t["sites_read"], t["sites"], t["pages"], t["step"]) if t else "none")'; }
 read_sites=0
 for _ in $(seq 120); do
-  read -r read_sites all_sites <<<"$(training "$job")"
+  read -r read_sites all_sites train_pages step <<<"$(training "$job")"
   ((read_sites >= 1)) && break
   sleep 0.5
 done
 assert_eq 55 "$all_sites" "a training job says how many training websites it reads"
 ((read_sites >= 1)) || fail "no training website read after 60 s: $(training "$job")"
 ok "... and how many it has read ($read_sites)"
+((train_pages >= read_sites)) || fail "training pages $train_pages below the $read_sites websites read"
+assert_eq reading "$step" "... the pages it fetched for them ($train_pages), and that it is reading them"
+assert_contains "$(curl -sf "$API/metrics")" "sitescout_training_sites_read{job_id=\"$job\"}" \
+  "... also in the Prometheus output"
 curl -sf -X POST "$API/api/jobs/$job/stop" >/dev/null
 wait_state "$job" done 15
 assert_eq "done user_stop" "$(state "$job")" "a stop during training ends the job at once"
