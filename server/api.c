@@ -28,6 +28,7 @@
 #include "store/crawlstore.h"
 #include "store/store.h"
 #include "server/httpcheck.h"
+#include "server/respcache.h"
 
 #define API_MAX_LIMIT     1000
 #define API_DEFAULT_LIMIT 50
@@ -239,54 +240,10 @@ static void reply_json(struct call *c, enum err e, int status, char *json)
     set_body(c->resp, status, json);
 }
 
-/*
- * GET /api/jobs/{id} is what dashboards and scripts poll; a job's figures change a few
- * times a second at most. Answers are kept for JOB_CACHE_MS so that polling clients do
- * not compete with the crawl for PostgreSQL; a change made through the API drops them.
- */
-#define JOB_CACHE_MS    250
-#define JOB_CACHE_SLOTS 64
-
-static struct {
-    pthread_mutex_t lock;
-    struct {
-        int64_t id;
-        int64_t until_ms;
-        char *json;
-    } slot[JOB_CACHE_SLOTS];
-} job_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-/* A fresh cached answer for job id (malloc'd copy), or NULL. */
-static char *job_cache_get(int64_t id)
-{
-    char *copy = NULL;
-    pthread_mutex_lock(&job_cache.lock);
-    size_t i = (size_t)id % JOB_CACHE_SLOTS;
-    if (job_cache.slot[i].json && job_cache.slot[i].id == id &&
-        job_cache.slot[i].until_ms > monotime_ms())
-        copy = strdup(job_cache.slot[i].json);
-    pthread_mutex_unlock(&job_cache.lock);
-    return copy;
-}
-
-/* Keep json (copied) as job id's answer; json NULL drops it. */
-static void job_cache_put(int64_t id, const char *json)
-{
-    char *copy = json ? strdup(json) : NULL;
-    pthread_mutex_lock(&job_cache.lock);
-    size_t i = (size_t)id % JOB_CACHE_SLOTS;
-    free(job_cache.slot[i].json);
-    job_cache.slot[i].id = id;
-    job_cache.slot[i].json = copy;
-    job_cache.slot[i].until_ms = monotime_ms() + JOB_CACHE_MS;
-    pthread_mutex_unlock(&job_cache.lock);
-}
-
 static void job_reply(struct call *c, int64_t id, int status)
 {
     char *json;
     enum err e = apistore_job(c->s, id, &json);
-    job_cache_put(id, e || status != 200 ? NULL : json);
     reply_json(c, e, status, json);
 }
 
@@ -484,6 +441,7 @@ static void job_control(struct call *c, int64_t id, const char *what)
     } else {
         e = apistore_job_resume(c->s, id);
     }
+    respcache_drop_job(id); /* changed through the API: polls see it at once */
     if (e) {
         reply_json(c, e, 200, NULL);
         return;
@@ -509,11 +467,45 @@ static void prometheus(struct call *c)
     c->resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
+static void dispatch_route(struct call *c, enum route_id r, int64_t id);
+
+/*
+ * The cache key of a polled GET (server/respcache.h): the route, the job and the
+ * route's arguments in the route's order; 0 for a route whose answers are not kept.
+ */
+static int cache_key(const struct call *c, enum route_id r, int64_t id, char *key, size_t cap)
+{
+    if (r != R_JOB_GET && r != R_SITES && r != R_BORDER)
+        return 0;
+    int n = snprintf(key, cap, "%d|%" PRId64, (int)r, id);
+    for (const char *const *a = api_routes[r].args; *a && n > 0 && (size_t)n < cap; a++) {
+        const char *v = http_request_arg(c->req, *a);
+        n += snprintf(key + n, cap - (size_t)n, "|%s", v ? v : "\x01");
+    }
+    return n > 0 && (size_t)n < cap;
+}
+
 static void dispatch(struct call *c, enum route_id r)
 {
     int64_t id = 0;
     if (r >= R_JOB_GET && !job_id(c, &id))
         return;
+    char key[512];
+    int cached = cache_key(c, r, id, key, sizeof key);
+    if (cached) {
+        char *json = respcache_get(key);
+        if (json) {
+            set_body(c->resp, 200, json);
+            return;
+        }
+    }
+    dispatch_route(c, r, id);
+    if (cached && c->resp->status == 200 && c->resp->body)
+        respcache_put(key, id, c->resp->body);
+}
+
+static void dispatch_route(struct call *c, enum route_id r, int64_t id)
+{
     char *json = NULL;
     enum err e;
     switch (r) {
@@ -548,15 +540,12 @@ static void dispatch(struct call *c, enum route_id r)
         return;
     }
     case R_JOB_GET: {
-        char *cached = job_cache_get(id);
-        if (cached)
-            set_body(c->resp, 200, cached);
-        else if (api_db(c))
+        if (api_db(c))
             job_reply(c, id, 200);
         return;
     }
     case R_JOB_DELETE:
-        job_cache_put(id, NULL);
+        respcache_drop_job(id);
         if (!api_db(c))
             return;
         e = apistore_job_delete(c->s, id);
@@ -730,23 +719,25 @@ static int reply_fault(const struct http_request *req, struct http_response *res
                     "send the body with a Content-Length, not in chunks (Transfer-Encoding)",
                     NULL);
         return 1;
-    case HTTP_FAULT_MALFORMED:
-        reply_error(resp, 400, "bad_request", req->fault_detail, NULL);
-        return 1;
-    case HTTP_FAULT_URI_TOO_LONG:
-        reply_error(resp, 414, "too_big", req->fault_detail, NULL);
-        return 1;
-    case HTTP_FAULT_HEAD_TOO_BIG:
-        reply_error(resp, 431, "too_big", req->fault_detail, NULL);
-        return 1;
-    case HTTP_FAULT_VERSION:
-        reply_error(resp, 505, "bad_request", req->fault_detail, NULL);
-        return 1;
-    case HTTP_FAULT_HEAD_TIMEOUT:
-        reply_error(resp, 408, "timeout", req->fault_detail, NULL);
+    default: { /* the gate's faults: their detail says what */
+        static const struct {
+            enum http_fault fault;
+            int status;
+            const char *code;
+        } gate[] = {
+            {HTTP_FAULT_MALFORMED, 400, "bad_request"},   {HTTP_FAULT_URI_TOO_LONG, 414, "too_big"},
+            {HTTP_FAULT_HEAD_TOO_BIG, 431, "too_big"},    {HTTP_FAULT_VERSION, 505, "bad_request"},
+            {HTTP_FAULT_HEAD_TIMEOUT, 408, "timeout"},
+        };
+        for (size_t i = 0; i < sizeof gate / sizeof gate[0]; i++)
+            if (gate[i].fault == req->fault) {
+                reply_error(resp, gate[i].status, gate[i].code, req->fault_detail, NULL);
+                return 1;
+            }
+        reply_error(resp, 400, "bad_request", "malformed request", NULL);
         return 1;
     }
-    return 0;
+    }
 }
 
 /*

@@ -154,7 +154,9 @@ enum err apistore_sites(struct store *s, int64_t job, int relevant, const char *
     return one_text(s, sql[order], 5, p, "no sites", json);
 }
 
-enum err apistore_site(struct store *s, int64_t job, const char *host, char **json)
+/* One JSON text about site host of job: sql takes $1 job, $2 host. ERR_NOTFOUND. */
+static enum err site_text(struct store *s, int64_t job, const char *host, const char *sql,
+                          char **json)
 {
     *json = NULL;
     enum err e = job_exists(s, job);
@@ -164,8 +166,13 @@ enum err apistore_site(struct store *s, int64_t job, const char *host, char **js
     const char *p[] = {NUM(ids, job), host};
     char what[320];
     snprintf(what, sizeof what, "job %" PRId64 " has no site %s", job, host);
-    return one_text(
-        s,
+    return one_text(s, sql, 2, p, what, json);
+}
+
+enum err apistore_site(struct store *s, int64_t job, const char *host, char **json)
+{
+    return site_text(
+        s, job, host,
         "SELECT json_build_object('host', s.host, 'homepage', s.homepage, 'role', s.role,"
         " 'state', s.state, 'confidence', s.confidence, 'relevant', s.relevant,"
         " 'pages_visited', s.pages_visited, 'pages_to_classify', s.pages_to_class,"
@@ -181,22 +188,14 @@ enum err apistore_site(struct store *s, int64_t job, const char *host, char **js
         "   'conf_sum', e.conf_sum, 'page_count', e.page_count) ORDER BY e.src_host)"
         "   FROM edges e WHERE e.job_id = s.job_id AND e.dst_host = s.host), '[]'::json)"
         ")::text FROM sites s WHERE s.job_id = $1 AND s.host = $2",
-        2, p, what, json);
+        json);
 }
 
 enum err apistore_site_pages(struct store *s, int64_t job, const char *host, char **json)
 {
-    *json = NULL;
-    enum err e = job_exists(s, job);
-    if (e)
-        return e;
-    char ids[32];
-    const char *p[] = {NUM(ids, job), host};
-    char what[320];
-    snprintf(what, sizeof what, "job %" PRId64 " has no site %s", job, host);
     /* pages.id is the order read: a site's pages go in with one INSERT, in order. */
-    return one_text(
-        s,
+    return site_text(
+        s, job, host,
         "SELECT json_build_object('host', s.host, 'homepage', s.homepage, 'role', s.role,"
         " 'state', s.state, 'confidence', s.confidence, 'relevant', s.relevant,"
         " 'prior', s.prior, 'pages_visited', s.pages_visited,"
@@ -219,7 +218,7 @@ enum err apistore_site_pages(struct store *s, int64_t job, const char *host, cha
         "   FROM edges e LEFT JOIN sites v ON v.job_id = e.job_id AND v.host = e.src_host"
         "   WHERE e.job_id = s.job_id AND e.dst_host = s.host), '[]'::json)"
         ")::text FROM sites s JOIN jobs j ON j.id = s.job_id WHERE s.job_id = $1 AND s.host = $2",
-        2, p, what, json);
+        json);
 }
 
 enum err apistore_border(struct store *s, int64_t job, int64_t limit, char **json)

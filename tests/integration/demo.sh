@@ -35,6 +35,17 @@ left_behind() {
   echo "$what"
 }
 
+# terminate PID WHAT: SIGTERM the demo; it must end non-zero and leave nothing behind
+# (uses $api and $proxy, the addresses it printed).
+terminate() {
+  kill -TERM "$1"
+  local status=0
+  wait "$1" || status=$?
+  ((status != 0)) || fail "the demo exited 0 on SIGTERM"
+  ok "$2 (exit $status)"
+  assert_eq "" "$(left_behind "$api" "$proxy")" "... leaving no server, process or temporary file"
+}
+
 # --- the whole demo, kept up with --keep, then SIGTERM
 "$DEMO" --port 0 --keep </dev/null >"$SCRATCH/keep.out" 2>"$SCRATCH/keep.out.err" &
 demo=$!
@@ -50,12 +61,7 @@ read -r proxy api < <(sed -n 's/^ *replay web: http:\/\/\([^ ]*\) *dashboard: ht
 [[ -n $api && -n $proxy ]] || fail "no addresses in: $out"
 assert_eq 200 "$(curl -s -o /dev/null -w '%{http_code}' "http://$api/api/jobs/1")" \
   "with --keep the dashboard stays up after the job"
-kill -TERM "$demo"
-status=0
-wait "$demo" || status=$?
-((status != 0)) || fail "the demo exited 0 on SIGTERM"
-ok "SIGTERM ends the kept demo (exit $status)"
-assert_eq "" "$(left_behind "$api" "$proxy")" "... leaving no server, process or temporary file"
+terminate "$demo" "SIGTERM ends the kept demo"
 
 # --- stopped in the middle of its crawl
 "$DEMO" --port 0 </dev/null >"$SCRATCH/stop.out" 2>"$SCRATCH/stop.out.err" &
@@ -63,12 +69,7 @@ demo=$!
 at_exit "kill $demo"
 wait_for "$SCRATCH/stop.out" '== job 2 posted' 300 "$demo"
 read -r proxy api < <(sed -n 's/^ *replay web: http:\/\/\([^ ]*\) *dashboard: http:\/\/\([^/]*\)\/.*/\1 \2/p' "$SCRATCH/stop.out")
-kill -TERM "$demo"
-status=0
-wait "$demo" || status=$?
-((status != 0)) || fail "the demo exited 0 on SIGTERM"
-ok "SIGTERM during the crawl ends the demo (exit $status)"
-assert_eq "" "$(left_behind "$api" "$proxy")" "... leaving no server, process or temporary file"
+terminate "$demo" "SIGTERM during the crawl ends the demo"
 
 # --- a usage error says so
 assert_status 2 "an unknown option is a usage error" -- "$DEMO" --bogus

@@ -1,0 +1,25 @@
+/*
+ * Answers of the API's polled GET routes (a job, its sites, its border), kept for
+ * RESPCACHE_MS so that many polling clients (dashboards, scripts) cost PostgreSQL one
+ * query per route and arguments every RESPCACHE_MS, not one each: they would otherwise
+ * compete with the crawl for the database. A change made through the API drops its
+ * job's answers at once. Thread-safe.
+ */
+#ifndef SITESCOUT_SERVER_RESPCACHE_H
+#define SITESCOUT_SERVER_RESPCACHE_H
+
+#include <stdint.h>
+
+#define RESPCACHE_MS    250
+#define RESPCACHE_SLOTS 256 /* answers kept at most (a slot per key hash) */
+
+/* The fresh answer kept for key (a malloc'd copy), or NULL. */
+char *respcache_get(const char *key);
+
+/* Keep json (copied) as key's answer, for job's sake (respcache_drop_job). */
+void respcache_put(const char *key, int64_t job, const char *json);
+
+/* Forget every answer kept for job. */
+void respcache_drop_job(int64_t job);
+
+#endif
