@@ -256,6 +256,25 @@ static int is_json_type(const char *ct)
            (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
+/*
+ * A new job, and the answer read in the same transaction: the job as created (queued),
+ * whichever runner takes it up the moment it is committed.
+ */
+struct create {
+    const struct jobspec *js;
+    int64_t id;
+    char *json;
+};
+
+static enum err create_tx(struct store *s, void *arg)
+{
+    struct create *x = arg;
+    free(x->json); /* a transaction run again after a lost connection */
+    x->json = NULL;
+    enum err e = jobrun_create(s, x->js, &x->id);
+    return e ? e : apistore_job(s, x->id, &x->json);
+}
+
 static void create_job(struct call *c)
 {
     if (!is_json_type(http_request_header(c->req, "Content-Type"))) {
@@ -272,8 +291,11 @@ static void create_job(struct call *c)
     }
     if (!api_db(c))
         goto out;
-    e = jobrun_create(c->s, js, &id);
+    struct create x = {js, 0, NULL};
+    e = store_tx(c->s, create_tx, &x);
+    id = x.id;
     if (e) {
+        free(x.json);
         c->db_bad = e == ERR_DB;
         reply_err(c->resp, e, 422);
         goto out;
@@ -281,7 +303,7 @@ static void create_job(struct call *c)
     char loc[64];
     snprintf(loc, sizeof loc, "/api/jobs/%" PRId64, id);
     http_response_header(c->resp, "Location", loc);
-    job_reply(c, id, 201);
+    reply_json(c, ERR_OK, 201, x.json);
 out:
     jobspec_free(js);
 }
