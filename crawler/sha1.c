@@ -57,6 +57,8 @@ void sha1_init(struct sha1 *s)
 void sha1_update(struct sha1 *s, const void *data, size_t len)
 {
     const unsigned char *p = data;
+    if (!len)
+        return; /* data may be NULL then */
     s->len += len;
     if (s->fill) {
         size_t take = 64 - s->fill < len ? 64 - s->fill : len;
