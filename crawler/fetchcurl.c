@@ -23,9 +23,9 @@
 #include "crawler/warcwrite.h"
 
 #define WARC_HEAD_MAX   (64 * 1024) /* request or response head kept for the WARC record */
-#define HEADER_MAX      8192 /* longest header value we keep */
-#define BLOCKED_MSG_MAX 160  /* "destination ADDRESS is ..." */
-#define ROBOTS_HOPS_MAX 5    /* robots.txt redirects followed (RFC 9309 §2.3.1.2) */
+#define HEADER_MAX      8192        /* longest header value we keep */
+#define BLOCKED_MSG_MAX 160         /* "destination ADDRESS is ..." */
+#define ROBOTS_HOPS_MAX 5           /* robots.txt redirects followed (RFC 9309 §2.3.1.2) */
 
 enum abort_reason { ABORT_NONE, ABORT_NOT_HTML, ABORT_TOO_BIG, ABORT_BLOCKED };
 
@@ -253,8 +253,7 @@ static void warc_capture(struct fetchcurl *fc, struct transfer *t, CURLcode rc)
         .truncated = truncated,
     };
     if (warcwrite_exchange(t->warc, &x) != ERR_OK && fc->warc_errors++ % 1000 == 0)
-        log_error("WARC capture: %s (%" PRIu64 " records lost so far)", err_msg(),
-                  fc->warc_errors);
+        log_error("WARC capture: %s (%" PRIu64 " records lost so far)", err_msg(), fc->warc_errors);
     buf_reset(&t->warc_req);
     buf_reset(&t->warc_head);
 }

@@ -28,8 +28,8 @@ void warcrec_new_id(char out[WARCREC_ID_LEN])
     r[8] = (unsigned char)((r[8] & 0x3f) | 0x80); /* RFC 4122 variant */
     snprintf(out, WARCREC_ID_LEN,
              "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x>",
-             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12],
-             r[13], r[14], r[15]);
+             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+             r[14], r[15]);
 }
 
 void warcrec_date(time_t t, char out[WARCREC_DATE_LEN])
@@ -42,15 +42,13 @@ void warcrec_date(time_t t, char out[WARCREC_DATE_LEN])
 enum err warcrec_header(struct buf *out, const struct warcrec_fields *f)
 {
     static const char *const names[] = {
-        "WARC-Type",          "WARC-Record-ID",       "WARC-Date",
-        "WARC-Target-URI",    "WARC-Filename",        "WARC-Concurrent-To",
-        "WARC-IP-Address",    "Content-Type",         "WARC-Block-Digest",
-        "WARC-Payload-Digest", "WARC-Truncated",
+        "WARC-Type",         "WARC-Record-ID",      "WARC-Date",       "WARC-Target-URI",
+        "WARC-Filename",     "WARC-Concurrent-To",  "WARC-IP-Address", "Content-Type",
+        "WARC-Block-Digest", "WARC-Payload-Digest", "WARC-Truncated",
     };
-    const char *values[] = {f->type,         f->id,           f->date,
-                            f->target_uri,   f->filename,     f->concurrent_to,
-                            f->ip,           f->content_type, f->block_digest,
-                            f->payload_digest, f->truncated};
+    const char *values[] = {
+        f->type, f->id,           f->date,         f->target_uri,     f->filename, f->concurrent_to,
+        f->ip,   f->content_type, f->block_digest, f->payload_digest, f->truncated};
     enum err e = buf_append_str(out, "WARC/1.1\r\n");
     for (size_t i = 0; !e && i < sizeof names / sizeof names[0]; i++)
         if (values[i])

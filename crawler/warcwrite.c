@@ -222,8 +222,8 @@ static enum err file_open(struct warcwrite *w)
                                .date = date,
                                .filename = name,
                                .content_type = "application/warc-fields"};
-    enum err e = record_write(w, &f, info, (size_t)n < sizeof info ? (size_t)n : sizeof info - 1,
-                              NULL, 0);
+    enum err e =
+        record_write(w, &f, info, (size_t)n < sizeof info ? (size_t)n : sizeof info - 1, NULL, 0);
     if (e)
         file_close(w);
     return e;

@@ -29,9 +29,9 @@
 struct warcwrite;
 
 struct warcwrite_config {
-    const char *dir;    /* must exist */
-    const char *prefix; /* file names: PREFIX-NNNNN.warc.gz; no '/' */
-    uint64_t max_size;  /* rotate past this many (compressed) bytes; 0: the default */
+    const char *dir;        /* must exist */
+    const char *prefix;     /* file names: PREFIX-NNNNN.warc.gz; no '/' */
+    uint64_t max_size;      /* rotate past this many (compressed) bytes; 0: the default */
     const char *is_part_of; /* warcinfo's isPartOf ("job 12"), or NULL */
 };
 
@@ -49,14 +49,14 @@ void warcwrite_unref(struct warcwrite *w);
  * names the other with WARC-Concurrent-To when both are written.
  */
 struct warcwrite_exchange {
-    const char *url;      /* WARC-Target-URI */
-    const char *ip;       /* the server's address, or NULL when unknown */
-    time_t when;          /* when the request went out */
-    const char *request;  /* request line and headers as sent */
+    const char *url;     /* WARC-Target-URI */
+    const char *ip;      /* the server's address, or NULL when unknown */
+    time_t when;         /* when the request went out */
+    const char *request; /* request line and headers as sent */
     size_t request_len;
-    const char *head;     /* response status line and headers as received */
+    const char *head; /* response status line and headers as received */
     size_t head_len;
-    const char *body;     /* the body as curl handed it on (decoded, see warcrec.h) */
+    const char *body; /* the body as curl handed it on (decoded, see warcrec.h) */
     size_t body_len;
     const char *truncated; /* WARC-Truncated reason (length, time, disconnect, unspecified) */
 };

@@ -421,10 +421,8 @@ static enum err warc_start(struct ctx *c)
     char prefix[64], part_of[64];
     snprintf(prefix, sizeof prefix, "sitescout-job-%" PRId64, c->id);
     snprintf(part_of, sizeof part_of, "sitescout job %" PRId64, c->id);
-    struct warcwrite_config wc = {.dir = o->warc_dir,
-                                  .prefix = prefix,
-                                  .max_size = o->warc_max_size,
-                                  .is_part_of = part_of};
+    struct warcwrite_config wc = {
+        .dir = o->warc_dir, .prefix = prefix, .max_size = o->warc_max_size, .is_part_of = part_of};
     struct warcwrite *w;
     enum err e = warcwrite_new(&wc, &w);
     if (e)

@@ -1,4 +1,5 @@
-/* Unit tests for crawler/sha1, warcrec and warcwrite: digests, records read back by the replay's reader. */
+/* Unit tests for crawler/sha1, warcrec and warcwrite: digests, records read back by the replay's
+ * reader. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -319,7 +320,8 @@ static void test_records(void **state)
     assert_string_equal(field(recs[5], "WARC-Concurrent-To", v, sizeof v), "");
     /* the block is Content-Length long */
     const char *body = strstr(recs[2], "\r\n\r\n") + 4;
-    assert_int_equal(strtoul(field(recs[2], "Content-Length", v, sizeof v), NULL, 10), strlen(block));
+    assert_int_equal(strtoul(field(recs[2], "Content-Length", v, sizeof v), NULL, 10),
+                     strlen(block));
     assert_memory_equal(body, block, strlen(block));
     for (size_t i = 0; i < n; i++)
         free(recs[i]);
