@@ -53,7 +53,7 @@ enum err warcwrite_new(const struct warcwrite_config *c, struct warcwrite **out)
     buf_init(&w->head, 0);
     pthread_mutex_init(&w->lock, NULL);
     if (!w->dir || !w->prefix || (c->is_part_of && !w->is_part_of) ||
-        deflateInit2(&w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        deflateInit2(&w->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
             Z_OK) {
         warcwrite_unref(w);
         return err_set(ERR_NOMEM, "out of memory");
