@@ -57,7 +57,7 @@ struct fetchcurl {
     long connect_timeout_ms, timeout_ms, low_speed_bytes, low_speed_secs;
     size_t max_body;
     struct addrcheck *guard; /* NULL with allow_private */
-    uint64_t warc_errors;    /* records the disk refused */
+    uint64_t warc_errors;    /* exchanges not archived for want of memory */
 };
 
 /* ---- addresses ---------------------------------------------------------- */
@@ -253,7 +253,8 @@ static void warc_capture(struct fetchcurl *fc, struct transfer *t, CURLcode rc)
         .truncated = truncated,
     };
     if (warcwrite_exchange(t->warc, &x) != ERR_OK && fc->warc_errors++ % 1000 == 0)
-        log_error("WARC capture: %s (%" PRIu64 " records lost so far)", err_msg(), fc->warc_errors);
+        log_error("WARC capture: %s (%" PRIu64 " exchanges lost so far)", err_msg(),
+                  fc->warc_errors);
     buf_reset(&t->warc_req);
     buf_reset(&t->warc_head);
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,9 +21,28 @@
 #define SEQ_MAX  99999 /* five digits */
 #define OPEN_EXT ".open"
 
+/* An exchange waiting for the writer thread: a copy of a struct warcwrite_exchange. */
+struct item {
+    struct item *next;
+    struct warcwrite_exchange x; /* its strings point into data */
+    size_t size;                 /* bytes held, for the queue's cap */
+    char data[];
+};
+
 struct warcwrite {
-    pthread_mutex_t lock; /* guards everything below */
+    pthread_mutex_t lock; /* guards refs, the queue, stop, busy and stats */
+    pthread_cond_t work;  /* an item was queued, or stop */
+    pthread_cond_t room;  /* an item was written */
     int refs;
+    struct item *first, *last;
+    size_t queued; /* bytes in the queue */
+    int busy;      /* the writer is writing an item */
+    int stop;
+    pthread_t thread;
+    int thread_started;
+    struct warcwrite_stats stats; /* as of the last item written */
+
+    /* The writer thread's own (and warcwrite_new's and the last unref's, around it). */
     char *dir, *prefix, *is_part_of;
     uint64_t max_size;
     int fd;       /* the open file, or -1 */
@@ -31,8 +51,11 @@ struct warcwrite {
     z_stream z;
     int z_ready;
     struct buf rec, gz, head; /* scratch: a record, its gzip member, an HTTP head */
-    struct warcwrite_stats stats;
+    struct warcwrite_stats wstats;
+    uint64_t errors;
 };
+
+static void *writer_main(void *arg);
 
 enum err warcwrite_new(const struct warcwrite_config *c, struct warcwrite **out)
 {
@@ -52,13 +75,19 @@ enum err warcwrite_new(const struct warcwrite_config *c, struct warcwrite **out)
     buf_init(&w->gz, (size_t)1 << 30);
     buf_init(&w->head, 0);
     pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->work, NULL);
+    pthread_cond_init(&w->room, NULL);
     if (!w->dir || !w->prefix || (c->is_part_of && !w->is_part_of) ||
-        deflateInit2(&w->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-            Z_OK) {
+        deflateInit2(&w->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         warcwrite_unref(w);
         return err_set(ERR_NOMEM, "out of memory");
     }
     w->z_ready = 1;
+    if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+        warcwrite_unref(w);
+        return err_set(ERR_NOMEM, "cannot start the WARC writer thread");
+    }
+    w->thread_started = 1;
     *out = w;
     return ERR_OK;
 }
@@ -68,7 +97,7 @@ void warcwrite_path(const struct warcwrite *w, unsigned seq, char *out, size_t c
     snprintf(out, cap, "%s/%s-%05u.warc.gz", w->dir, w->prefix, seq);
 }
 
-/* Close the open file and give it its final name. Under lock. */
+/* Close the open file and give it its final name. The writer thread (or the last unref). */
 static void file_close(struct warcwrite *w)
 {
     if (w->fd < 0)
@@ -97,11 +126,18 @@ void warcwrite_unref(struct warcwrite *w)
         return;
     pthread_mutex_lock(&w->lock);
     int last = --w->refs == 0;
-    if (last)
-        file_close(w);
+    if (last) {
+        w->stop = 1; /* the writer drains the queue first */
+        pthread_cond_signal(&w->work);
+    }
     pthread_mutex_unlock(&w->lock);
     if (!last)
         return;
+    if (w->thread_started)
+        pthread_join(w->thread, NULL);
+    file_close(w);
+    pthread_cond_destroy(&w->work);
+    pthread_cond_destroy(&w->room);
     pthread_mutex_destroy(&w->lock);
     if (w->z_ready)
         deflateEnd(&w->z);
@@ -144,7 +180,7 @@ static enum err gz_add(struct warcwrite *w, const void *data, size_t len, int la
     }
 }
 
-/* Write all of data[len] to the open file. Under lock. */
+/* Write all of data[len] to the open file. The writer thread. */
 static enum err file_write(struct warcwrite *w, const char *data, size_t len)
 {
     while (len) {
@@ -159,14 +195,14 @@ static enum err file_write(struct warcwrite *w, const char *data, size_t len)
         data += n;
         len -= (size_t)n;
         w->size += (uint64_t)n;
-        w->stats.bytes += (uint64_t)n;
+        w->wstats.bytes += (uint64_t)n;
     }
     return ERR_OK;
 }
 
 /*
  * One record as one gzip member: the header (fields f, Content-Length the sum of the
- * parts), then the block in up to two parts, then the two CRLFs. Under lock.
+ * parts), then the block in up to two parts, then the two CRLFs. The writer thread.
  */
 static enum err record_write(struct warcwrite *w, struct warcrec_fields *f, const char *a,
                              size_t alen, const char *b, size_t blen)
@@ -183,7 +219,7 @@ static enum err record_write(struct warcwrite *w, struct warcrec_fields *f, cons
     return e;
 }
 
-/* Open the next free file number and write its warcinfo. Under lock. */
+/* Open the next free file number and write its warcinfo. The writer thread. */
 static enum err file_open(struct warcwrite *w)
 {
     char path[PATH_MAX], open_path[PATH_MAX + sizeof OPEN_EXT];
@@ -202,7 +238,7 @@ static enum err file_open(struct warcwrite *w)
             return err_set(ERR_IO, "WARC %s: %s", open_path, strerror(errno));
     }
     w->size = 0;
-    w->stats.files++;
+    w->wstats.files++;
 
     char host[256] = "", info[1024], id[WARCREC_ID_LEN], date[WARCREC_DATE_LEN];
     gethostname(host, sizeof host - 1);
@@ -241,7 +277,7 @@ static void digest_of(const char *a, size_t alen, const char *b, size_t blen,
     sha1_warc_label(d, out);
 }
 
-/* The exchange's records. Under lock, with a file open. */
+/* The exchange's records. The writer thread, with a file open. */
 static enum err exchange_records(struct warcwrite *w, const struct warcwrite_exchange *x)
 {
     char req_id[WARCREC_ID_LEN], resp_id[WARCREC_ID_LEN], date[WARCREC_DATE_LEN];
@@ -262,7 +298,7 @@ static enum err exchange_records(struct warcwrite *w, const struct warcwrite_exc
                                    .block_digest = block_digest};
         if ((e = record_write(w, &f, x->request, x->request_len, NULL, 0)))
             return e;
-        w->stats.requests++;
+        w->wstats.requests++;
     }
     if (!x->head)
         return ERR_OK;
@@ -284,22 +320,101 @@ static enum err exchange_records(struct warcwrite *w, const struct warcwrite_exc
                                .truncated = x->truncated};
     if ((e = record_write(w, &f, w->head.data, w->head.len, x->body, x->body_len)))
         return e;
-    w->stats.responses++;
+    w->wstats.responses++;
     return ERR_OK;
+}
+
+/* Write one exchange. The writer thread. */
+static void item_write(struct warcwrite *w, const struct warcwrite_exchange *x)
+{
+    enum err e = w->fd < 0 ? file_open(w) : ERR_OK;
+    if (!e)
+        e = exchange_records(w, x);
+    if (w->fd >= 0 && w->size >= w->max_size)
+        file_close(w);
+    if (e && w->errors++ % 1000 == 0)
+        log_error("WARC capture: %s (%" PRIu64 " exchanges lost so far)", err_msg(), w->errors);
+}
+
+static void *writer_main(void *arg)
+{
+    struct warcwrite *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->first && !w->stop)
+            pthread_cond_wait(&w->work, &w->lock);
+        struct item *it = w->first;
+        if (!it)
+            break; /* stopped, and nothing is left */
+        w->first = it->next;
+        if (!w->first)
+            w->last = NULL;
+        w->busy = 1;
+        pthread_mutex_unlock(&w->lock);
+        item_write(w, &it->x);
+        pthread_mutex_lock(&w->lock);
+        w->busy = 0;
+        w->queued -= it->size;
+        w->stats = w->wstats;
+        pthread_cond_broadcast(&w->room);
+        free(it);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* Copy s[n] into *at and return where the copy starts (NULL for NULL). */
+static const char *put(char **at, const char *s, size_t n)
+{
+    if (!s)
+        return NULL;
+    char *start = *at;
+    memcpy(start, s, n);
+    start[n] = '\0';
+    *at += n + 1;
+    return start;
 }
 
 enum err warcwrite_exchange(struct warcwrite *w, const struct warcwrite_exchange *x)
 {
     if (!x->request && !x->head)
         return ERR_OK;
+    size_t url_len = strlen(x->url), ip_len = x->ip ? strlen(x->ip) : 0;
+    size_t body_len = x->head ? x->body_len : 0;
+    size_t n = url_len + ip_len + x->request_len + x->head_len + body_len + 5;
+    struct item *it = malloc(sizeof *it + n);
+    if (!it)
+        return err_set(ERR_NOMEM, "out of memory queueing a WARC record");
+    char *at = it->data;
+    it->next = NULL;
+    it->size = sizeof *it + n;
+    it->x = *x;
+    it->x.url = put(&at, x->url, url_len);
+    it->x.ip = put(&at, x->ip, ip_len);
+    it->x.request = put(&at, x->request, x->request_len);
+    it->x.head = put(&at, x->head, x->head_len);
+    it->x.body = put(&at, x->head ? (x->body ? x->body : "") : NULL, body_len);
+    it->x.body_len = body_len;
     pthread_mutex_lock(&w->lock);
-    enum err e = w->fd < 0 ? file_open(w) : ERR_OK;
-    if (!e)
-        e = exchange_records(w, x);
-    if (w->fd >= 0 && w->size >= w->max_size)
-        file_close(w);
+    while (w->queued && w->queued + it->size > WARCWRITE_QUEUE_MAX)
+        pthread_cond_wait(&w->room, &w->lock); /* the disk is behind: the crawl waits */
+    if (w->last)
+        w->last->next = it;
+    else
+        w->first = it;
+    w->last = it;
+    w->queued += it->size;
+    pthread_cond_signal(&w->work);
     pthread_mutex_unlock(&w->lock);
-    return e;
+    return ERR_OK;
+}
+
+void warcwrite_flush(struct warcwrite *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (w->first || w->busy)
+        pthread_cond_wait(&w->room, &w->lock);
+    pthread_mutex_unlock(&w->lock);
 }
 
 void warcwrite_stats(struct warcwrite *w, struct warcwrite_stats *out)

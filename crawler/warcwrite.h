@@ -7,13 +7,20 @@
  * is written as NAME.open and renamed to NAME when closed, as Heritrix does: when it
  * has passed max_size bytes (checked after each exchange, so a file ends with a whole
  * exchange) and when the writer is freed. A file is opened at the first exchange, and
- * starts with a warcinfo record. Each record is compressed and handed to the kernel
- * with write() as soon as it is made, so a killed process loses at most the record
- * being written; its last file keeps its .open name.
+ * starts with a warcinfo record.
+ *
+ * Each writer has a thread of its own that digests, compresses and writes, so that the
+ * fetch thread only copies an exchange into a queue (capped at WARCWRITE_QUEUE_MAX
+ * bytes: past it warcwrite_exchange waits for the disk). Each record is handed to the
+ * kernel with write() as soon as it is made; a killed process loses the exchanges still
+ * queued (normally none: the writer keeps up with a crawl) and the record being
+ * written, and its last file keeps its .open name. Dropping the last reference writes
+ * everything queued, then closes.
  *
  * Threads: any; one lock per writer. Ownership: reference counted, so that a transfer
  * still running when its job ends (a shared host's robots.txt) can finish its record;
- * the file is closed when the last reference goes.
+ * the file is closed when the last reference goes. Write errors are logged by the
+ * writer thread (the first and every 1000th) and counted as lost.
  */
 #ifndef SITESCOUT_CRAWLER_WARCWRITE_H
 #define SITESCOUT_CRAWLER_WARCWRITE_H
@@ -25,6 +32,7 @@
 #include "common/err.h"
 
 #define WARCWRITE_MAX_SIZE_DEFAULT ((uint64_t)1 << 30) /* 1 GiB */
+#define WARCWRITE_QUEUE_MAX        ((size_t)32 << 20)  /* bytes of exchanges waiting */
 
 struct warcwrite;
 
@@ -61,8 +69,14 @@ struct warcwrite_exchange {
     const char *truncated; /* WARC-Truncated reason (length, time, disconnect, unspecified) */
 };
 
-/* Append the records of x. ERR_IO (with the file named) if the disk refuses. */
+/*
+ * Queue the records of x (copied) for the writer thread. ERR_NOMEM only; the disk's
+ * errors are the writer's (above).
+ */
 enum err warcwrite_exchange(struct warcwrite *w, const struct warcwrite_exchange *x) WARN_UNUSED;
+
+/* Wait until everything queued so far is written (for tests and figures). */
+void warcwrite_flush(struct warcwrite *w);
 
 struct warcwrite_stats {
     uint64_t files;     /* opened so far */
@@ -71,6 +85,7 @@ struct warcwrite_stats {
     uint64_t bytes;     /* written, compressed */
 };
 
+/* What was written so far (not what is still queued: see warcwrite_flush). */
 void warcwrite_stats(struct warcwrite *w, struct warcwrite_stats *out);
 
 /* The path of file number seq as this writer names it (without .open), into out[cap]. */

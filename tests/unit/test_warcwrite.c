@@ -259,6 +259,7 @@ static void test_records(void **state)
         .url = "http://a.test/x", .when = 1, .request = req, .request_len = sizeof req - 1};
     assert_int_equal(warcwrite_exchange(w, &failed), ERR_OK);
     /* While the writer lives the file is NAME.open. */
+    warcwrite_flush(w);
     assert_true(exists(dir, "t-00000.warc.gz.open"));
     assert_false(exists(dir, "t-00000.warc.gz"));
     struct warcwrite_stats st;
@@ -365,13 +366,16 @@ static void test_rotation(void **state)
     }
     body[sizeof body - 1] = '\0';
     assert_int_equal(write_page(w, "http://a.test/1", "small"), ERR_OK);
+    warcwrite_flush(w);
     struct warcwrite_stats st;
     warcwrite_stats(w, &st);
     assert_true(st.bytes < 1500);
     assert_true(exists(dir, "r-00000.warc.gz.open")); /* under max_size yet */
     assert_int_equal(write_page(w, "http://a.test/2", body), ERR_OK);
+    warcwrite_flush(w);
     assert_true(exists(dir, "r-00000.warc.gz")); /* passed max_size: closed */
     assert_int_equal(write_page(w, "http://a.test/3", body), ERR_OK);
+    warcwrite_flush(w);
     assert_true(exists(dir, "r-00001.warc.gz"));
     assert_false(exists(dir, "r-00002.warc.gz.open")); /* opened only when needed */
     warcwrite_stats(w, &st);
@@ -417,6 +421,7 @@ static void test_references(void **state)
     warcwrite_ref(w);
     assert_int_equal(write_page(w, "http://a.test/", "x"), ERR_OK);
     warcwrite_unref(w);
+    warcwrite_flush(w);
     assert_true(exists(dir, "f-00000.warc.gz.open"));
     assert_int_equal(write_page(w, "http://a.test/late", "y"), ERR_OK);
     warcwrite_unref(w);
