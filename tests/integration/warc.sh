@@ -73,6 +73,63 @@ requested() { python3 -c 'import json,sys; print("\n".join(sorted({json.loads(l)
 assert_eq "$(requested "$SCRATCH/access1.log")" "$(requested "$SCRATCH/access2.log")" \
   "and requests the same URLs (training pages and robots.txt included)"
 
+# --- kill -9 mid-crawl: the file stays .open, whole records up to at most one cut off at
+# its end; the replay serves it; the job resumed with --warc-dir adds a file.
+mkdir "$SCRATCH/warc4"
+start_replay "$SCRATCH/access4.log" --warc "$WARC"
+"$BIN" crawl --db "$DB_URL" --job "$JOBS" --topic sci.space --proxy "$PROXY" \
+  --set politeness_delay_ms=0 --warc-dir "$SCRATCH/warc4" >"$SCRATCH/out4" 2>&1 &
+crawl_pid=$!
+at_exit "kill -9 $crawl_pid"
+for _ in $(seq 600); do
+  f=$(ls "$SCRATCH/warc4"/*.open 2>/dev/null || true)
+  [[ -n $f && $(stat -c %s "$f") -gt 200000 ]] && break
+  kill -0 "$crawl_pid" 2>/dev/null || fail "the crawl ended before 200 KB were archived"
+  sleep 0.1
+done
+kill -9 "$crawl_pid"
+wait "$crawl_pid" 2>/dev/null || true
+job4=$(psql_q "select max(id) from jobs")
+open_file="$SCRATCH/warc4/sitescout-job-$job4-00000.warc.gz.open"
+[[ -f $open_file ]] || fail "no .open file after kill -9: $(ls "$SCRATCH/warc4")"
+out=$(python3 - "$open_file" "$SCRATCH/first_url" <<'PY'
+import sys, zlib
+data = open(sys.argv[1], "rb").read()
+whole = cut = 0
+first = None
+while data:
+    d = zlib.decompressobj(wbits=31)
+    try:
+        rec = d.decompress(data)
+    except zlib.error:
+        rec, d = b"", None
+    if d is None or not d.eof:
+        cut += 1  # the last member, cut off by the kill
+        break
+    assert rec.startswith(b"WARC/1.1\r\n") and rec.endswith(b"\r\n\r\n"), "a member is not a whole record"
+    whole += 1
+    if first is None and b"WARC-Type: response\r\n" in rec and b"\r\n\r\nHTTP/1.1 200 " in rec:
+        first = rec.split(b"WARC-Target-URI: ", 1)[1].split(b"\r\n", 1)[0].decode()
+    data = d.unused_data
+open(sys.argv[2], "w").write(first or "")
+print(f"{whole} whole records, {cut} cut off")
+PY
+) || fail "the killed crawl's file: $out"
+ok "after kill -9 the file keeps its .open name and holds whole records ($out)"
+stop_replay
+start_replay "$SCRATCH/access5.log" --warc "$SCRATCH/warc4"
+[[ -s $SCRATCH/first_url ]] || fail "no response record in the killed crawl's file"
+code=$(curl -s -o /dev/null -w '%{http_code}' -x "$PROXY" "$(cat "$SCRATCH/first_url")" || true)
+assert_eq 200 "$code" "the replay serves the killed crawl's .open file ($(cat "$SCRATCH/first_url"))"
+stop_replay
+start_replay "$SCRATCH/access6.log" --warc "$WARC"
+crawl --resume "$job4" --proxy "$PROXY" --warc-dir "$SCRATCH/warc4" >"$SCRATCH/out6" 2>&1 ||
+  fail "the resumed crawl failed: $(cat "$SCRATCH/out6")"
+stop_replay
+[[ -f $open_file && -f $SCRATCH/warc4/sitescout-job-$job4-00001.warc.gz ]] ||
+  fail "the resumed job's files: $(ls "$SCRATCH/warc4")"
+ok "the resumed job writes sitescout-job-$job4-00001.warc.gz and leaves the killed file alone"
+
 # --- serve: "warc": true needs --warc-dir
 start_replay "$SCRATCH/access3.log" --warc "$WARC"
 start_serve "$SCRATCH/serve.out"
