@@ -47,6 +47,7 @@ struct transfer {
     /* WARC capture (one reference held), or NULL: the request and response heads. */
     struct warcwrite *warc;
     struct buf warc_req, warc_head;
+    int warc_head_lost; /* the head passed WARC_HEAD_MAX: not archived */
     time_t warc_when;
 };
 
@@ -132,10 +133,12 @@ static size_t on_header(char *data, size_t size, size_t n, void *userp)
     struct transfer *t = userp;
     size_t len = size * n;
     if (t->warc) {
-        if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
+        if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
             buf_reset(&t->warc_head); /* the last response is the one archived */
-        if (buf_append(&t->warc_head, data, len) != ERR_OK)
-            t->warc_head.len = 0; /* too long a head: not archived, see warc_capture */
+            t->warc_head_lost = 0;
+        }
+        if (!t->warc_head_lost && buf_append(&t->warc_head, data, len) != ERR_OK)
+            t->warc_head_lost = 1;
     }
     if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
         /* A new response (after a redirect followed by curl, or a 100): forget the last. */
@@ -227,7 +230,8 @@ static void warc_capture(struct fetchcurl *fc, struct transfer *t, CURLcode rc)
     /* The head came whole: it ends with its empty line. */
     int have_head = (hl >= 4 && memcmp(h + hl - 4, "\r\n\r\n", 4) == 0) ||
                     (hl >= 2 && memcmp(h + hl - 2, "\n\n", 2) == 0);
-    int response = code > 0 && have_head && !t->proxy_error && t->abort != ABORT_BLOCKED;
+    int response =
+        code > 0 && have_head && !t->warc_head_lost && !t->proxy_error && t->abort != ABORT_BLOCKED;
     const char *truncated = NULL;
     if (t->abort == ABORT_TOO_BIG)
         truncated = "length";
@@ -257,6 +261,7 @@ static void warc_capture(struct fetchcurl *fc, struct transfer *t, CURLcode rc)
                   fc->warc_errors);
     buf_reset(&t->warc_req);
     buf_reset(&t->warc_head);
+    t->warc_head_lost = 0;
 }
 
 /* ---- transfers ---------------------------------------------------------- */
