@@ -102,6 +102,9 @@ int cmd_crawl(int argc, char **argv)
         return cli_usage_error("crawl", "--resume takes the job as stored: no --set or --topic");
     if ((rc = cli_check_warc("crawl", o.warc_dir, o.warc_max_size)))
         return rc;
+    for (int i = 0; i < set_list.n && !o.warc_dir; i++)
+        if (strcmp(sets[i], "warc=true") == 0)
+            return cli_usage_error("crawl", "--set warc=true needs --warc-dir DIR");
     o.sets = sets;
     o.n_sets = set_list.n;
     return fgcrawl_run(&o);

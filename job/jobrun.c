@@ -417,7 +417,8 @@ static enum err warc_start(struct ctx *c)
     if (!o->warc_all && !c->js->params.warc)
         return ERR_OK;
     if (!o->warc_dir)
-        return err_set(ERR_INVAL, "params.warc: this server captures no WARC (no --warc-dir)");
+        return err_set(ERR_INVAL, "params.warc: WARC capture needs --warc-dir, which this run "
+                                  "was not given");
     char prefix[64], part_of[64];
     snprintf(prefix, sizeof prefix, "sitescout-job-%" PRId64, c->id);
     snprintf(part_of, sizeof part_of, "sitescout job %" PRId64, c->id);

@@ -29,6 +29,8 @@ assert_status 2 "--warc-dir that is not a directory is a usage error" -- \
   crawl --job "$JOBS" --topic sci.space --warc-dir "$SCRATCH/none"
 assert_status 2 "--warc-max-size without --warc-dir is a usage error" -- \
   crawl --job "$JOBS" --topic sci.space --warc-max-size 1000
+assert_status 2 "--set warc=true without --warc-dir is a usage error" -- \
+  crawl --job "$JOBS" --topic sci.space --set warc=true
 "$BIN" crawl --help | grep -q -- "--warc-dir DIR" || fail "crawl --help does not show --warc-dir"
 "$BIN" serve --help | grep -q -- "--warc-dir DIR" || fail "serve --help does not show --warc-dir"
 ok "crawl and serve show --warc-dir in --help"
