@@ -73,3 +73,15 @@ int cli_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
+
+int cli_check_warc(const char *cmd, const char *dir, uint64_t max_size)
+{
+    struct stat st;
+    if (!dir)
+        return max_size ? cli_usage_error(cmd, "--warc-max-size needs --warc-dir") : CLI_OK;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cli_usage_error(cmd, "--warc-dir %s: not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return cli_usage_error(cmd, "--warc-dir %s: cannot write there", dir);
+    return CLI_OK;
+}

@@ -2,6 +2,8 @@
 #ifndef SITESCOUT_CLI_CLI_H
 #define SITESCOUT_CLI_CLI_H
 
+#include <stdint.h>
+
 #include "common/err.h"
 
 /* Exit codes: 0 success, 1 the command failed, 2 the command line was wrong. */
@@ -28,5 +30,12 @@ int cli_fail(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* True for "-h" and "--help". */
 int cli_is_help(const char *arg);
+
+/*
+ * The --warc-dir and --warc-max-size options of cmd: CLI_OK if dir (NULL: not given)
+ * is a directory this process can write to and max_size is 0 (not given) or given
+ * with dir; else a usage error printed, and its exit status.
+ */
+int cli_check_warc(const char *cmd, const char *dir, uint64_t max_size);
 
 #endif

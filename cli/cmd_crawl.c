@@ -42,6 +42,7 @@ void cmd_crawl_usage(void)
 {
     printf("usage: sitescout crawl --job FILE [--topic T] [--proxy URL] [--db URL]\n"
            "                       [--labels SITES.tsv] [--report OUT.json] [--set key=value]...\n"
+           "                       [--warc-dir DIR [--warc-max-size BYTES]]\n"
            "       sitescout crawl --resume JOB_ID [--proxy URL] [--db URL] [--labels ...] "
            "[--report ...]\n"
            "\n"
@@ -62,6 +63,10 @@ void cmd_crawl_usage(void)
            "  --db URL          PostgreSQL connection URL\n"
            "  --labels FILE     ground truth (sites.tsv): report precision, recall, F1\n"
            "  --report FILE     write a JSON report, with a curve sampled during the crawl\n"
+           "  --warc-dir DIR    archive every fetch (pages, training pages, robots.txt) as\n"
+           "                    WARC/1.1 files DIR/sitescout-job-ID-NNNNN.warc.gz, each\n"
+           "                    written as NAME.open until closed (docs/crawl.md, WARC capture)\n"
+           "  --warc-max-size BYTES  start a new WARC file past this size; default 1 GiB\n"
            "\n");
     print_list("Parameters (--set or the body's \"params\"; docs/crawl.md):", param_name, 1);
     /* One line, whatever its length: scripts read the strategies from it. */
@@ -84,6 +89,8 @@ int cmd_crawl(int argc, char **argv)
         OPTS_STRING("report", &o.report),
         OPTS_LIST("set", &set_list, "too many --set options"),
         OPTS_INT64("resume", &o.resume, 1, INT64_MAX, "a job id"),
+        OPTS_STRING("warc-dir", &o.warc_dir),
+        OPTS_UINT64("warc-max-size", &o.warc_max_size, "a size in bytes"),
     };
     const struct opts_parser parser = {"crawl", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
                                        .max_args = 0};
@@ -95,6 +102,11 @@ int cmd_crawl(int argc, char **argv)
         return cli_usage_error("crawl", "give either --job FILE or --resume JOB_ID");
     if (o.resume && (set_list.n || o.topic))
         return cli_usage_error("crawl", "--resume takes the job as stored: no --set or --topic");
+    if ((rc = cli_check_warc("crawl", o.warc_dir, o.warc_max_size)))
+        return rc;
+    for (int i = 0; i < set_list.n && !o.warc_dir; i++)
+        if (strcmp(sets[i], "warc=true") == 0)
+            return cli_usage_error("crawl", "--set warc=true needs --warc-dir DIR");
     o.sets = sets;
     o.n_sets = set_list.n;
     return fgcrawl_run(&o);

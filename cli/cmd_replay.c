@@ -9,7 +9,7 @@
 
 void cmd_replay_usage(void)
 {
-    printf("usage: sitescout replay --warc FILE [--warc FILE]... [OPTIONS]\n"
+    printf("usage: sitescout replay --warc FILE|DIR [--warc FILE|DIR]... [OPTIONS]\n"
            "\n"
            "Serve web archives (WARC) as if they were the live web: an HTTP proxy for\n"
            "crawlers (curl -x http://127.0.0.1:8081 http://HOST/) that also answers\n"
@@ -17,8 +17,10 @@ void cmd_replay_usage(void)
            "as recorded; an unknown URL on a known host gets 404, an unknown host 502.\n"
            "\n"
            "Options:\n"
-           "  --warc FILE          a .warc or .warc.gz file; repeatable (the first record\n"
-           "                       of a URL wins)\n"
+           "  --warc FILE|DIR      a .warc or .warc.gz file, or a directory: its *.warc,\n"
+           "                       *.warc.gz and *.open files in name order (e.g. the\n"
+           "                       files of 'sitescout crawl --warc-dir'); repeatable (the\n"
+           "                       first record of a URL wins)\n"
            "  --listen HOST:PORT   where to listen (default 127.0.0.1:8081); port 0 picks a\n"
            "                       free port; prints 'listening on IP:PORT' when ready\n"
            "  --access-log FILE    append one JSON line per request to FILE\n"

@@ -15,6 +15,7 @@ void cmd_serve_usage(void)
     printf("usage: sitescout serve [--listen 127.0.0.1:8080] [--db URL] [--proxy URL]\n"
            "                       [--workers N] [--fetch-slots N] [--token T]\n"
            "                       [--conns-per-ip N] [--header-timeout S]\n"
+           "                       [--warc-dir DIR [--warc-max-size BYTES]]\n"
            "\n"
            "Serve the HTTP API (docs/api.md) and run the jobs submitted to it, N at a time\n"
            "(each in its own worker). The running jobs share one fetcher fairly: while k jobs\n"
@@ -45,6 +46,10 @@ void cmd_serve_usage(void)
            "  --header-timeout S  seconds a request's line and headers may take to arrive,\n"
            "                      however steadily they trickle in (1..%d); then the\n"
            "                      connection is closed. Default %d\n"
+           "  --warc-dir DIR      jobs with the parameter \"warc\": true archive every fetch\n"
+           "                      as WARC/1.1 files DIR/sitescout-job-ID-NNNNN.warc.gz\n"
+           "                      (docs/crawl.md, WARC capture); without it such jobs get 422\n"
+           "  --warc-max-size BYTES  start a new WARC file past this size; default 1 GiB\n"
            "  --print-routes      print the routes the API serves and exit\n"
            "\n"
            "At most %d connections are open at once (fewer when half the open-file limit\n"
@@ -116,6 +121,8 @@ int cmd_serve(int argc, char **argv)
         OPTS_INT("header-timeout", &o.header_seconds, 1, HTTP_MAX_HEADER_SECONDS,
                  "1.." OPTS_STR(HTTP_MAX_HEADER_SECONDS)),
         OPTS_FLAG("print-routes", &routes),
+        OPTS_STRING("warc-dir", &o.warc_dir),
+        OPTS_UINT64("warc-max-size", &o.warc_max_size, "a size in bytes"),
     };
     const struct opts_parser parser = {"serve", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
                                        .max_args = 0};
@@ -127,6 +134,8 @@ int cmd_serve(int argc, char **argv)
         print_routes();
         return CLI_OK;
     }
+    if ((rc = cli_check_warc("serve", o.warc_dir, o.warc_max_size)))
+        return rc;
     if (!o.token) /* not on the command line, where `ps` shows it to every user */
         o.token = getenv("SITESCOUT_TOKEN");
     char host[64];

@@ -94,7 +94,12 @@ static int run_job(const struct fgcrawl_opts *o, struct fgcrawl *fc)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    struct jobrun_options jo = {.proxy = o->proxy, .progress = on_progress, .ctx = fc};
+    struct jobrun_options jo = {.proxy = o->proxy,
+                                .progress = on_progress,
+                                .ctx = fc,
+                                .warc_dir = o->warc_dir,
+                                .warc_max_size = o->warc_max_size,
+                                .warc_all = o->warc_dir != NULL};
     enum crawl_stop stop;
     enum err e = jobrun_run(fc->s, fc->job, &jo, &stop);
     double seconds = crawlui_elapsed(fc->ui);

@@ -15,6 +15,8 @@ struct fgcrawl_opts {
     const char *db_url;      /* NULL: $SITESCOUT_DB, else the embedded cluster */
     const char *labels_path; /* ground truth to score against, or NULL */
     const char *report;      /* write the JSON report here, or NULL */
+    const char *warc_dir;    /* archive every fetch as WARC files here, or NULL */
+    uint64_t warc_max_size;  /* rotate them past this size; 0: 1 GiB */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "crawler/fetchsched.h"
 #include "crawler/robots.h"
 #include "crawler/url.h"
+#include "crawler/warcwrite.h"
 
 struct fetcher;
 
@@ -62,6 +63,7 @@ struct fetcher {
     int outstanding;
     struct fetch_stats stats;
     int detaching, detached;
+    struct warcwrite *warc; /* WARC capture of this client's transfers, or NULL */
 };
 
 static const char *const status_names[FETCH_STATUS_COUNT] = {
@@ -199,8 +201,14 @@ static enum err pool_start_transfer(void *ctx, struct fetchsched_host *h, struct
 {
     struct fetch_pool *f = ctx;
     struct fetcher *c = (struct fetcher *)who;
-    /* Page transfers are grouped by client, to be cancelled when it leaves. */
-    enum err e = fetchcurl_start(f->curl, url, h, s, s ? c : NULL);
+    pthread_mutex_lock(&f->lock);
+    struct warcwrite *warc = c ? c->warc : NULL;
+    pthread_mutex_unlock(&f->lock);
+    /*
+     * Page transfers are grouped by client, to be cancelled when it leaves. A robots.txt
+     * goes into the WARC files of the client that asked for it.
+     */
+    enum err e = fetchcurl_start(f->curl, url, h, s, s ? c : NULL, warc);
     if (e)
         return e;
     pthread_mutex_lock(&f->lock);
@@ -520,6 +528,7 @@ void fetcher_free(struct fetcher *c)
     pthread_cond_destroy(&c->done_cond);
     if (c->owns_pool)
         fetch_pool_free(f);
+    warcwrite_unref(c->warc);
     free(c);
 }
 
@@ -610,4 +619,15 @@ void fetcher_stats(struct fetcher *c, struct fetch_stats *out)
     *out = c->stats;
     out->queued = c->outstanding - (int)c->done_len - out->in_flight;
     pthread_mutex_unlock(&c->pool->lock);
+}
+
+void fetcher_set_warc(struct fetcher *f, struct warcwrite *w)
+{
+    if (w)
+        warcwrite_ref(w);
+    pthread_mutex_lock(&f->pool->lock);
+    struct warcwrite *old = f->warc;
+    f->warc = w;
+    pthread_mutex_unlock(&f->pool->lock);
+    warcwrite_unref(old);
 }

@@ -145,4 +145,14 @@ int fetcher_outstanding(struct fetcher *f);
 
 void fetcher_stats(struct fetcher *f, struct fetch_stats *out);
 
+struct warcwrite;
+
+/*
+ * Archive this client's exchanges from now on into w (crawler/warcwrite.h), or stop
+ * with NULL: its pages, and the robots.txt it causes to be fetched. The fetcher takes
+ * a reference of its own (dropped by fetcher_free); a transfer running still holds
+ * one until it ends.
+ */
+void fetcher_set_warc(struct fetcher *f, struct warcwrite *w);
+
 #endif

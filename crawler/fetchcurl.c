@@ -2,6 +2,7 @@
 #include "crawler/fetchcurl.h"
 
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -14,14 +15,17 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "common/log.h"
 #include "common/monotime.h"
 #include "crawler/addrcheck.h"
 #include "crawler/robots.h"
 #include "crawler/url.h"
+#include "crawler/warcwrite.h"
 
-#define HEADER_MAX      8192 /* longest header value we keep */
-#define BLOCKED_MSG_MAX 160  /* "destination ADDRESS is ..." */
-#define ROBOTS_HOPS_MAX 5    /* robots.txt redirects followed (RFC 9309 §2.3.1.2) */
+#define WARC_HEAD_MAX   (64 * 1024) /* request or response head kept for the WARC record */
+#define HEADER_MAX      8192        /* longest header value we keep */
+#define BLOCKED_MSG_MAX 160         /* "destination ADDRESS is ..." */
+#define ROBOTS_HOPS_MAX 5           /* robots.txt redirects followed (RFC 9309 §2.3.1.2) */
 
 enum abort_reason { ABORT_NONE, ABORT_NOT_HTML, ABORT_TOO_BIG, ABORT_BLOCKED };
 
@@ -40,6 +44,11 @@ struct transfer {
     int64_t start_ms;
     char errbuf[CURL_ERROR_SIZE];
     char blocked[BLOCKED_MSG_MAX]; /* why, when abort == ABORT_BLOCKED */
+    /* WARC capture (one reference held), or NULL: the request and response heads. */
+    struct warcwrite *warc;
+    struct buf warc_req, warc_head;
+    int warc_head_lost; /* the head passed WARC_HEAD_MAX: not archived */
+    time_t warc_when;
 };
 
 struct fetchcurl {
@@ -49,6 +58,7 @@ struct fetchcurl {
     long connect_timeout_ms, timeout_ms, low_speed_bytes, low_speed_secs;
     size_t max_body;
     struct addrcheck *guard; /* NULL with allow_private */
+    uint64_t warc_errors;    /* exchanges not archived for want of memory */
 };
 
 /* ---- addresses ---------------------------------------------------------- */
@@ -122,6 +132,14 @@ static size_t on_header(char *data, size_t size, size_t n, void *userp)
 {
     struct transfer *t = userp;
     size_t len = size * n;
+    if (t->warc) {
+        if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+            buf_reset(&t->warc_head); /* the last response is the one archived */
+            t->warc_head_lost = 0;
+        }
+        if (!t->warc_head_lost && buf_append(&t->warc_head, data, len) != ERR_OK)
+            t->warc_head_lost = 1;
+    }
     if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
         /* A new response (after a redirect followed by curl, or a 100): forget the last. */
         free(t->content_type);
@@ -181,12 +199,80 @@ static size_t on_body(char *data, size_t size, size_t n, void *userp)
     return buf_append(&t->body, data, len) == ERR_OK ? len : 0;
 }
 
+/* The request head as curl sent it, for the WARC request record. */
+static int on_debug(CURL *e, curl_infotype type, char *data, size_t size, void *userp)
+{
+    (void)e;
+    struct transfer *t = userp;
+    if (type == CURLINFO_HEADER_OUT) { /* the whole head in one call; a CONNECT's comes first */
+        buf_reset(&t->warc_req);
+        if (buf_append(&t->warc_req, data, size) != ERR_OK)
+            t->warc_req.len = 0;
+    }
+    return 0;
+}
+
+/* ---- WARC capture ---------------------------------------------------------- */
+
+/*
+ * Archive t's exchange, just ended with rc: the request if one went out, the response
+ * if one came from the site (not from a proxy saying it could not get there, and not
+ * one cut off before its head ended).
+ */
+static void warc_capture(struct fetchcurl *fc, struct transfer *t, CURLcode rc)
+{
+    if (!t->warc)
+        return;
+    long code = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    const char *h = t->warc_head.data;
+    size_t hl = t->warc_head.len;
+    /* The head came whole: it ends with its empty line. */
+    int have_head = (hl >= 4 && memcmp(h + hl - 4, "\r\n\r\n", 4) == 0) ||
+                    (hl >= 2 && memcmp(h + hl - 2, "\n\n", 2) == 0);
+    int response =
+        code > 0 && have_head && !t->warc_head_lost && !t->proxy_error && t->abort != ABORT_BLOCKED;
+    const char *truncated = NULL;
+    if (t->abort == ABORT_TOO_BIG)
+        truncated = "length";
+    else if (t->abort == ABORT_NOT_HTML)
+        truncated = "unspecified"; /* not read on: not HTML */
+    else if (rc == CURLE_OPERATION_TIMEDOUT)
+        truncated = "time";
+    else if (rc != CURLE_OK)
+        truncated = "disconnect";
+    char *ip = NULL;
+    if (!fc->proxy) /* behind a proxy curl knows only the proxy's address */
+        curl_easy_getinfo(t->easy, CURLINFO_PRIMARY_IP, &ip);
+    struct warcwrite_exchange x = {
+        .url = t->url,
+        .ip = ip && *ip ? ip : NULL,
+        .when = t->warc_when,
+        .request = t->warc_req.len ? t->warc_req.data : NULL,
+        .request_len = t->warc_req.len,
+        .head = response ? h : NULL,
+        .head_len = hl,
+        .body = t->body.data,
+        .body_len = t->body.len,
+        .truncated = truncated,
+    };
+    if (warcwrite_exchange(t->warc, &x) != ERR_OK && fc->warc_errors++ % 1000 == 0)
+        log_error("WARC capture: %s (%" PRIu64 " exchanges lost so far)", err_msg(),
+                  fc->warc_errors);
+    buf_reset(&t->warc_req);
+    buf_reset(&t->warc_head);
+    t->warc_head_lost = 0;
+}
+
 /* ---- transfers ---------------------------------------------------------- */
 
 static void transfer_free(struct transfer *t)
 {
     if (!t)
         return;
+    warcwrite_unref(t->warc);
+    buf_release(&t->warc_req);
+    buf_release(&t->warc_head);
     if (t->easy)
         curl_easy_cleanup(t->easy);
     buf_release(&t->body);
@@ -239,10 +325,15 @@ static void easy_setup(const struct fetchcurl *fc, struct transfer *t)
         curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
         curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
     }
+    if (t->warc) { /* the debug callback is how curl shows the request it sent */
+        curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
+        curl_easy_setopt(e, CURLOPT_DEBUGDATA, t);
+        curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+    }
 }
 
 enum err fetchcurl_start(struct fetchcurl *fc, const char *url, void *host, void *req,
-                         const void *group)
+                         const void *group, struct warcwrite *warc)
 {
     struct transfer *t = calloc(1, sizeof *t);
     if (!t || !(t->easy = curl_easy_init()) || !(t->url = strdup(url))) {
@@ -256,6 +347,13 @@ enum err fetchcurl_start(struct fetchcurl *fc, const char *url, void *host, void
     t->body_max = req ? fc->max_body : ROBOTS_PARSE_MAX;
     buf_init(&t->body, t->body_max + 1);
     t->start_ms = monotime_ms();
+    buf_init(&t->warc_req, WARC_HEAD_MAX);
+    buf_init(&t->warc_head, WARC_HEAD_MAX);
+    if (warc) {
+        warcwrite_ref(warc);
+        t->warc = warc;
+        t->warc_when = time(NULL);
+    }
     easy_setup(fc, t);
     if (curl_multi_add_handle(fc->multi, t->easy) != CURLM_OK) {
         transfer_free(t);
@@ -351,7 +449,9 @@ static void page_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done 
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
     if (t->abort == ABORT_BLOCKED) {
         set_status(d, FETCH_BLOCKED, t->blocked[0] ? t->blocked : "destination refused");
-    } else if (t->abort == ABORT_NOT_HTML) {
+    } else if (t->abort == ABORT_NOT_HTML ||
+               (rc == CURLE_OK && code >= 200 && code < 300 && !is_html_type(t->content_type))) {
+        /* the second test: an empty body of another type, which on_body never saw */
         set_status(d, FETCH_NOT_HTML, t->content_type ? t->content_type : "not HTML");
     } else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG)) {
         set_status(d, curl_failure(rc), t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc));
@@ -396,6 +496,8 @@ static int robots_follow(struct fetchcurl *fc, struct transfer *t, CURLcode rc)
         free(target);
         return 0;
     }
+    warc_capture(fc, t, rc); /* this hop's exchange, before the next one starts */
+    t->warc_when = time(NULL);
     curl_multi_remove_handle(fc->multi, t->easy);
     free(t->url);
     t->url = target;
@@ -423,6 +525,7 @@ int fetchcurl_take_done(struct fetchcurl *fc, struct fetchcurl_done *out)
         curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
         if (!t->req && robots_follow(fc, t, rc))
             continue;
+        warc_capture(fc, t, rc);
         running_remove(fc, t);
         out->host = t->host;
         out->req = t->req;

@@ -25,14 +25,22 @@ enum err fetchcurl_new(const struct fetch_config *c, struct fetchcurl **out) WAR
 /* Cancel what is left (see fetchcurl_cancel first to get the caller's pointers back). */
 void fetchcurl_free(struct fetchcurl *fc);
 
+struct warcwrite;
+
 /*
  * Start fetching url: a page (req not NULL) or a robots.txt (req NULL: up to five
  * redirects followed here, each hop checked as fetchcurl_url_refused says; body read
  * up to ROBOTS_PARSE_MAX). host, req and group are the
  * caller's; group marks transfers fetchcurl_cancel may cancel together.
+ *
+ * warc, if not NULL, archives each exchange of the transfer (every robots.txt hop
+ * too) as it ends: the request as curl sent it, and the response as received when
+ * one came from the site (crawler/warcwrite.h; the body as curl handed it on,
+ * decoded, see crawler/warcrec.h). The transfer holds a reference to warc until it
+ * is freed.
  */
 enum err fetchcurl_start(struct fetchcurl *fc, const char *url, void *host, void *req,
-                         const void *group) WARN_UNUSED;
+                         const void *group, struct warcwrite *warc) WARN_UNUSED;
 
 /* An ended transfer. */
 struct fetchcurl_done {

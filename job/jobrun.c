@@ -1,6 +1,7 @@
 /* Runs a crawl job through its phases, durably, resuming where it stood. */
 #include "job/jobrun.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "crawler/pagecrawl.h"
 #include "crawler/trainset.h"
 #include "crawler/url.h"
+#include "crawler/warcwrite.h"
 #include "job/jobspec.h"
 #include "job/trainsave.h"
 #include "store/crawlstore.h"
@@ -447,6 +449,30 @@ enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
     return e;
 }
 
+/* WARC capture of the job's fetches, if asked for (jobrun_options). */
+static enum err warc_start(struct ctx *c)
+{
+    const struct jobrun_options *o = c->o;
+    if (!o->warc_all && !c->js->params.warc)
+        return ERR_OK;
+    if (!o->warc_dir)
+        return err_set(ERR_INVAL, "params.warc: WARC capture needs --warc-dir, which this run "
+                                  "was not given");
+    char prefix[64], part_of[64];
+    snprintf(prefix, sizeof prefix, "sitescout-job-%" PRId64, c->id);
+    snprintf(part_of, sizeof part_of, "sitescout job %" PRId64, c->id);
+    struct warcwrite_config wc = {
+        .dir = o->warc_dir, .prefix = prefix, .max_size = o->warc_max_size, .is_part_of = part_of};
+    struct warcwrite *w;
+    enum err e = warcwrite_new(&wc, &w);
+    if (e)
+        return e;
+    fetcher_set_warc(c->f, w);
+    warcwrite_unref(w); /* the fetcher holds it now */
+    log_info("job %" PRId64 ": WARC capture into %s/%s-*.warc.gz", c->id, o->warc_dir, prefix);
+    return ERR_OK;
+}
+
 enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
                     enum crawl_stop *stop)
 {
@@ -484,7 +510,9 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
         e = fetcher_new(&fc, &c.f);
     }
     if (!e) {
-        e = run_phases(&c, job.state, stop);
+        e = warc_start(&c);
+        if (!e)
+            e = run_phases(&c, job.state, stop);
         if (e && e != ERR_DB && !c.lease_lost) {
             /* The job cannot go on: say why in the job itself. */
             char msg[512];

@@ -35,6 +35,15 @@ struct jobrun_options {
     const char *worker;          /* name recorded on claimed sites; default host:pid */
     jobrun_progress_fn progress; /* may be NULL */
     void *ctx;
+    /*
+     * WARC capture (crawler/warcwrite.h): into warc_dir, as files
+     * sitescout-job-ID-NNNNN.warc.gz of at most warc_max_size bytes (0: 1 GiB), every
+     * job (warc_all, `sitescout crawl --warc-dir`) or jobs with params.warc (`serve`).
+     * A job with params.warc fails when warc_dir is NULL.
+     */
+    const char *warc_dir;
+    uint64_t warc_max_size;
+    int warc_all;
 };
 
 struct jobspec;

@@ -23,7 +23,7 @@
 
 /* ---- parameters ---- */
 
-enum ptype { P_DOUBLE, P_INT, P_INT64, P_CHOICE };
+enum ptype { P_DOUBLE, P_INT, P_INT64, P_CHOICE, P_BOOL };
 
 struct pdef {
     const char *name;
@@ -87,6 +87,7 @@ static const struct pdef pdefs[] = {
      linkrank_modes},
     {"deepen_sites", P_INT, OFF(deepen_sites), 0, 1000000, 0, 0,
      "an integer from 0 to 1000000 (0: no deeper reads)", NULL},
+    {"warc", P_BOOL, OFF(warc), 0, 1, 0, 0, "true or false", NULL},
 };
 #undef OFF
 #define N_PDEFS (sizeof pdefs / sizeof pdefs[0])
@@ -178,6 +179,7 @@ static enum err pdef_store(const struct pdef *d, struct jobspec_params *p, doubl
         memcpy(field, &v, sizeof v);
         break;
     case P_CHOICE:
+    case P_BOOL:
     case P_INT: {
         int i = (int)v;
         memcpy(field, &i, sizeof i);
@@ -197,6 +199,12 @@ enum err jobspec_params_set(struct jobspec_params *p, const char *key, const cha
     const struct pdef *d = pdef_find(key);
     if (!d)
         return err_set(ERR_NOTFOUND, "params.%s: unknown parameter", key);
+    if (d->type == P_BOOL) {
+        int i = strcmp(value, "true") == 0 ? 1 : strcmp(value, "false") == 0 ? 0 : -1;
+        if (i < 0)
+            return err_set(ERR_INVAL, "params.%s: must be %s, not '%s'", d->name, d->range, value);
+        return pdef_store(d, p, i, "");
+    }
     if (d->type == P_CHOICE) {
         int i = choice_index(d->choices, value);
         if (i < 0)
@@ -239,6 +247,10 @@ enum err jobspec_params_json(const struct jobspec_params *p, struct buf *out)
             int v;
             memcpy(&v, field, sizeof v);
             e = buf_appendf(out, "%s\"%s\":%d", sep, d->name, v);
+        } else if (d->type == P_BOOL) {
+            int v;
+            memcpy(&v, field, sizeof v);
+            e = buf_appendf(out, "%s\"%s\":%s", sep, d->name, v ? "true" : "false");
         } else {
             int64_t v;
             memcpy(&v, field, sizeof v);
@@ -381,6 +393,14 @@ static enum err parse_params(json_t *obj, const char *prefix, struct jobspec_par
         const struct pdef *d = pdef_find(key);
         if (!d)
             return err_set(ERR_INVAL, "%sparams.%s: unknown parameter", prefix, key);
+        if (d->type == P_BOOL) {
+            if (!json_is_boolean(v))
+                return err_set(ERR_INVAL, "%sparams.%s: must be %s", prefix, key, d->range);
+            enum err e = pdef_store(d, p, json_is_true(v), prefix);
+            if (e)
+                return e;
+            continue;
+        }
         int choice =
             d->choices && json_is_string(v) ? choice_index(d->choices, json_string_value(v)) : -1;
         if ((d->choices && choice < 0) || (!d->choices && !json_is_number(v)))

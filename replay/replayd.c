@@ -4,11 +4,13 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "common/log.h"
 #include "common/monotime.h"
 #include "replay/warc.h"
+#include "replay/warcdir.h"
 
 static struct replay_server *volatile replayd_running; /* for the signal handler */
 
@@ -19,17 +21,39 @@ static void replayd_on_signal(int sig)
         replay_server_stop(replayd_running);
 }
 
+/* Add path to a: a WARC file, or each WARC file of a directory (replay/warcdir.h). */
+static enum err replayd_add(struct warc_archive *a, const char *path, size_t *files)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        (*files)++;
+        return warc_archive_add(a, path);
+    }
+    char **paths;
+    size_t n;
+    enum err e = warcdir_list(path, &paths, &n);
+    if (!e && !n)
+        log_warn("replay: %s holds no .warc or .warc.gz files", path);
+    for (size_t i = 0; !e && i < n; i++) {
+        (*files)++;
+        e = warc_archive_add(a, paths[i]);
+    }
+    warcdir_free(paths, n);
+    return e;
+}
+
 /* Index every file into a; says on the log what was found. */
 static enum err replayd_index(struct warc_archive *a, const struct replayd_opts *o)
 {
     double t0 = monotime_s();
+    size_t files = 0;
     for (size_t i = 0; i < o->nwarcs; i++) {
-        enum err e = warc_archive_add(a, o->warcs[i]);
+        enum err e = replayd_add(a, o->warcs[i], &files);
         if (e)
             return e;
     }
     log_info("replay: indexed %zu records on %zu hosts from %zu file(s) in %.2f s",
-             warc_archive_count(a), warc_archive_hosts(a), o->nwarcs, monotime_s() - t0);
+             warc_archive_count(a), warc_archive_hosts(a), files, monotime_s() - t0);
     if (warc_archive_duplicates(a))
         log_info("replay: %zu records repeat an earlier URL; the first one is served",
                  warc_archive_duplicates(a));

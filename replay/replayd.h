@@ -11,7 +11,7 @@
 
 /* What `sitescout replay` was asked for; the caller owns every string. */
 struct replayd_opts {
-    const char *warcs[REPLAYD_WARCS_MAX]; /* at least one */
+    const char *warcs[REPLAYD_WARCS_MAX]; /* files or directories of them; at least one */
     size_t nwarcs;
     struct replay_config cfg;
 };

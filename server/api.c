@@ -285,6 +285,9 @@ static void create_job(struct call *c)
     struct jobspec *js = NULL;
     int64_t id = 0;
     enum err e = jobspec_parse(c->req->body, c->req->body_len, &js);
+    if (!e && js->params.warc && !c->cfg->warc)
+        e = err_set(ERR_INVAL, "params.warc: this server captures no WARC (start it with "
+                               "--warc-dir DIR)");
     if (e) {
         reply_err(c->resp, e, 422);
         goto out;

@@ -16,6 +16,7 @@ struct dbpool;
 struct api_config {
     struct dbpool *pool;
     const char *token; /* required as "Authorization: Bearer T" when set; or NULL */
+    int warc;          /* WARC capture is available (serve --warc-dir): jobs may ask for it */
 };
 
 /* The OpenAPI description (web/openapi.json, embedded at build time), served at

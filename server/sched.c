@@ -28,6 +28,8 @@ struct worker {
 /* Shared by the workers. */
 struct sched {
     const char *url;
+    const char *warc_dir; /* borrowed, see struct sched_config */
+    uint64_t warc_max_size;
     struct fetch_pool *pool;
     atomic_int stopping;
     struct worker *workers;
@@ -70,8 +72,12 @@ static void run_job(struct worker *w, int64_t id)
     w->job = id;
     w->pause_sent = 0;
     log_info("serve: worker %d runs job %" PRId64, w->slot, id);
-    struct jobrun_options o = {
-        .pool = w->sc->pool, .worker = w->name, .progress = on_progress, .ctx = w};
+    struct jobrun_options o = {.pool = w->sc->pool,
+                               .worker = w->name,
+                               .progress = on_progress,
+                               .ctx = w,
+                               .warc_dir = w->sc->warc_dir,
+                               .warc_max_size = w->sc->warc_max_size};
     enum crawl_stop why;
     enum err e = jobrun_run(w->s, id, &o, &why);
     if (e)
@@ -112,6 +118,8 @@ enum err sched_new(const struct sched_config *c, struct sched **out)
     if (!sc)
         return err_set(ERR_NOMEM, "out of memory");
     sc->url = c->db_url;
+    sc->warc_dir = c->warc_dir;
+    sc->warc_max_size = c->warc_max_size;
     sc->n_workers = c->workers;
     struct fetch_config fc;
     fetch_config_defaults(&fc);

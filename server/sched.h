@@ -11,6 +11,8 @@
 #ifndef SITESCOUT_SERVER_SCHED_H
 #define SITESCOUT_SERVER_SCHED_H
 
+#include <stdint.h>
+
 #include "common/err.h"
 
 #define SCHED_MAX_WORKERS 64
@@ -22,6 +24,9 @@ struct sched_config {
     const char *proxy;  /* HTTP proxy for every fetch, or NULL */
     int workers;        /* jobs run at once, 1..SCHED_MAX_WORKERS */
     int fetch_slots;    /* transfers in flight for all jobs together */
+    /* WARC capture for jobs with params.warc (NULL: none); rotation size, 0: 1 GiB. */
+    const char *warc_dir;
+    uint64_t warc_max_size;
 };
 
 /* Make the fetch pool; no thread runs yet. */

@@ -64,8 +64,12 @@ static enum err prepare(const struct serve_opts *o, const char *url, struct sche
     struct store *s;
     enum err e = dbopen_open(url, NULL, &s);
     if (!e) {
-        struct sched_config c = {
-            .db_url = url, .proxy = o->proxy, .workers = o->workers, .fetch_slots = o->fetch_slots};
+        struct sched_config c = {.db_url = url,
+                                 .proxy = o->proxy,
+                                 .workers = o->workers,
+                                 .fetch_slots = o->fetch_slots,
+                                 .warc_dir = o->warc_dir,
+                                 .warc_max_size = o->warc_max_size};
         e = sched_new(&c, sc);
     }
     store_free(s);
@@ -83,7 +87,7 @@ enum err serve_run(const struct serve_opts *o)
         e = prepare(o, url, &sc);
     if (!e)
         e = dbpool_new(url, 8, &pool);
-    struct api_config cfg = {.pool = pool, .token = o->token};
+    struct api_config cfg = {.pool = pool, .token = o->token, .warc = o->warc_dir != NULL};
     int bound = 0;
     if (!e) {
         catch_signals();

@@ -24,6 +24,10 @@ struct serve_opts {
     int fetch_slots;    /* 1..SERVE_MAX_SLOTS */
     int conns_per_ip;   /* HTTP connections one client address may hold; 0: the default */
     int header_seconds; /* time for a request's line and headers to arrive; 0: the default */
+    /* Jobs with params.warc write WARC files into warc_dir (NULL: none may), rotated
+     * past warc_max_size bytes (0: 1 GiB). */
+    const char *warc_dir;
+    uint64_t warc_max_size;
     /* Called once the API listens, with the port it got (e.g. to announce it). */
     void (*ready)(void *ctx, const char *host, int port);
     void *ctx;

@@ -76,6 +76,7 @@ serve=$!
 at_exit "kill $serve"
 for _ in $(seq 200); do grep -q '^listening on ' "$SCRATCH/serve.out" && break; sleep 0.05; done
 run_block README.md 3 "README: the curl session and export" \
+  -e "s|^\(curl -s http://127.0.0.1:$API_PORT/api/jobs/\$id/sites/.*\)$|wait_job crawling http://127.0.0.1:$API_PORT\n\1|" \
   -e "s|^\(build/sitescout export .*\)$|wait_job 'done\\|failed' http://127.0.0.1:$API_PORT\n\1|"
 rows=$(wc -l <sites.csv)
 ((rows >= 1)) || fail "export wrote no header line"

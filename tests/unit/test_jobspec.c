@@ -390,10 +390,46 @@ static void test_load_file(void **state)
     assert_null(j);
 }
 
+/* The warc parameter: a JSON boolean, "true" or "false" in --set, a boolean in the JSON out. */
+static void test_warc_param(void **state)
+{
+    (void)state;
+    static const char base[] = "{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", "
+                               "\"http://b.com/\"], \"other_sites\": [\"http://c.com/\", "
+                               "\"http://d.com/\"], \"params\": {\"warc\": %s}}";
+    char body[512];
+    snprintf(body, sizeof body, base, "true");
+    struct jobspec *j = parse_ok(body);
+    assert_int_equal(j->params.warc, 1);
+    struct buf out;
+    buf_init(&out, 0);
+    assert_int_equal(jobspec_params_json(&j->params, &out), ERR_OK);
+    assert_non_null(strstr(buf_str(&out), "\"warc\":true"));
+    buf_release(&out);
+    jobspec_free(j);
+    const char *bad[] = {"1", "\"true\"", "null"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(body, sizeof body, base, bad[i]);
+        j = NULL;
+        assert_int_equal(jobspec_parse(body, strlen(body), &j), ERR_INVAL);
+        assert_string_equal(err_msg(), "params.warc: must be true or false");
+        assert_null(j);
+    }
+    struct jobspec_params p;
+    jobspec_params_default(&p);
+    assert_int_equal(p.warc, 0);
+    assert_int_equal(jobspec_params_set(&p, "warc", "true"), ERR_OK);
+    assert_int_equal(p.warc, 1);
+    assert_int_equal(jobspec_params_set(&p, "warc", "false"), ERR_OK);
+    assert_int_equal(p.warc, 0);
+    assert_int_equal(jobspec_params_set(&p, "warc", "yes"), ERR_INVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_body),
+        cmocka_unit_test(test_warc_param),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_invalid_bodies_name_the_field),
         cmocka_unit_test(test_bad_url_message_whole),
