@@ -17,6 +17,7 @@
 #include <time.h>
 #include <strings.h>
 
+#include "common/ascii.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/monotime.h"
@@ -424,6 +425,29 @@ static void export_sites(struct call *c, int64_t id, enum siteexport_format f)
     set_body(c->resp, 200, buf_detach(&out));
 }
 
+/*
+ * GET /api/jobs/{id}/sites by content negotiation: the export's format when the Accept
+ * header's first media type is CSV or NDJSON, else -1 (JSON). Quality values are not
+ * weighed: clients that want a file ask for it first.
+ */
+static int negotiated_export(const struct call *c)
+{
+    const char *accept = http_request_header(c->req, "Accept");
+    if (!accept)
+        return -1;
+    while (*accept == ' ')
+        accept++;
+    size_t n = strcspn(accept, ",;");
+    while (n && accept[n - 1] == ' ')
+        n--;
+    if (n == 8 && ascii_starts_with_ci(accept, n, "text/csv"))
+        return SITEEXPORT_CSV;
+    if ((n == 20 && ascii_starts_with_ci(accept, n, "application/x-ndjson")) ||
+        (n == 18 && ascii_starts_with_ci(accept, n, "application/ndjson")))
+        return SITEEXPORT_NDJSON;
+    return -1;
+}
+
 /* stop, pause or resume. */
 static void job_control(struct call *c, int64_t id, const char *what)
 {
@@ -502,6 +526,8 @@ static int cache_key(const struct call *c, enum route_id r, int64_t id, char *ke
 {
     if (r != R_JOB_GET && r != R_SITES && r != R_BORDER)
         return 0;
+    if (r == R_SITES && negotiated_export(c) >= 0)
+        return 0; /* a file: not kept */
     int n = snprintf(key, cap, "%d|%" PRId64, (int)r, id);
     for (const char *const *a = api_routes[r].args; *a && n > 0 && (size_t)n < cap; a++) {
         const char *v = http_request_arg(c->req, *a);
@@ -593,7 +619,22 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
         return;
     }
     case R_SITES: {
-        list_sites(c, id);
+        int f = negotiated_export(c);
+        if (f < 0) {
+            list_sites(c, id);
+            return;
+        }
+        static const char *const list_only[] = {"role", "order", "limit", "offset"};
+        for (size_t i = 0; i < sizeof list_only / sizeof list_only[0]; i++)
+            if (http_request_arg(c->req, list_only[i])) {
+                char msg[128];
+                snprintf(msg, sizeof msg,
+                         "%s: not taken with Accept: %s (the file is the whole list)", list_only[i],
+                         f == SITEEXPORT_CSV ? "text/csv" : "application/x-ndjson");
+                reply_error(c->resp, 400, "invalid", msg, list_only[i]);
+                return;
+            }
+        export_sites(c, id, (enum siteexport_format)f);
         return;
     }
     case R_SITE:
@@ -741,8 +782,7 @@ static int reply_fault(const struct http_request *req, struct http_response *res
         return 1;
     case HTTP_FAULT_LENGTH_REQUIRED:
         reply_error(resp, 411, "length_required",
-                    "send the body with a Content-Length, not in chunks (Transfer-Encoding)",
-                    NULL);
+                    "send the body with a Content-Length, not in chunks (Transfer-Encoding)", NULL);
         return 1;
     default: { /* the gate's faults: their detail says what */
         static const struct {
@@ -750,8 +790,8 @@ static int reply_fault(const struct http_request *req, struct http_response *res
             int status;
             const char *code;
         } gate[] = {
-            {HTTP_FAULT_MALFORMED, 400, "bad_request"},   {HTTP_FAULT_URI_TOO_LONG, 414, "too_big"},
-            {HTTP_FAULT_HEAD_TOO_BIG, 431, "too_big"},    {HTTP_FAULT_VERSION, 505, "bad_request"},
+            {HTTP_FAULT_MALFORMED, 400, "bad_request"}, {HTTP_FAULT_URI_TOO_LONG, 414, "too_big"},
+            {HTTP_FAULT_HEAD_TOO_BIG, 431, "too_big"},  {HTTP_FAULT_VERSION, 505, "bad_request"},
             {HTTP_FAULT_HEAD_TIMEOUT, 408, "timeout"},
         };
         for (size_t i = 0; i < sizeof gate / sizeof gate[0]; i++)

@@ -418,12 +418,18 @@ static void hand_on(void *cls, int fd, const struct sockaddr *addr, socklen_t le
 static const char *reason_phrase(int status)
 {
     switch (status) {
-    case 400: return "Bad Request";
-    case 408: return "Request Timeout";
-    case 414: return "URI Too Long";
-    case 431: return "Request Header Fields Too Large";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Error";
+    case 400:
+        return "Bad Request";
+    case 408:
+        return "Request Timeout";
+    case 414:
+        return "URI Too Long";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        return "Error";
     }
 }
 
@@ -433,12 +439,24 @@ static char *refuse_head(void *cls, enum httpcheck_head what, const char *why, s
     struct http *h = cls;
     struct http_request req = {.method = "", .path = "", .body = "", .fault_detail = why};
     switch (what) {
-    case HTTPCHECK_HEAD_NUL: req.fault = HTTP_FAULT_NUL; break;
-    case HTTPCHECK_HEAD_URI_TOO_LONG: req.fault = HTTP_FAULT_URI_TOO_LONG; break;
-    case HTTPCHECK_HEAD_TOO_BIG: req.fault = HTTP_FAULT_HEAD_TOO_BIG; break;
-    case HTTPCHECK_HEAD_VERSION: req.fault = HTTP_FAULT_VERSION; break;
-    case HTTPCHECK_HEAD_MORE: req.fault = HTTP_FAULT_HEAD_TIMEOUT; break;
-    default: req.fault = HTTP_FAULT_MALFORMED; break;
+    case HTTPCHECK_HEAD_NUL:
+        req.fault = HTTP_FAULT_NUL;
+        break;
+    case HTTPCHECK_HEAD_URI_TOO_LONG:
+        req.fault = HTTP_FAULT_URI_TOO_LONG;
+        break;
+    case HTTPCHECK_HEAD_TOO_BIG:
+        req.fault = HTTP_FAULT_HEAD_TOO_BIG;
+        break;
+    case HTTPCHECK_HEAD_VERSION:
+        req.fault = HTTP_FAULT_VERSION;
+        break;
+    case HTTPCHECK_HEAD_MORE:
+        req.fault = HTTP_FAULT_HEAD_TIMEOUT;
+        break;
+    default:
+        req.fault = HTTP_FAULT_MALFORMED;
+        break;
     }
     struct http_response resp;
     memset(&resp, 0, sizeof resp);
@@ -446,12 +464,12 @@ static char *refuse_head(void *cls, enum httpcheck_head what, const char *why, s
     h->fn(h->ctx, &req, &resp);
     struct buf out;
     buf_init(&out, 0);
-    enum err e = buf_appendf(&out,
-                            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                            "Connection: close\r\n\r\n",
-                            resp.status, reason_phrase(resp.status),
-                            resp.content_type ? resp.content_type : "application/json",
-                            resp.body_len);
+    enum err e =
+        buf_appendf(&out,
+                    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                    "Connection: close\r\n\r\n",
+                    resp.status, reason_phrase(resp.status),
+                    resp.content_type ? resp.content_type : "application/json", resp.body_len);
     if (!e && resp.body_len)
         e = buf_append(&out, resp.body, resp.body_len);
     free(resp.body);
@@ -564,8 +582,7 @@ enum err http_start(const struct http_config *c, struct http **out, int *bound_p
         close(fd);
         return err_set(ERR_NOMEM, "out of memory");
     }
-    h->max_per_ip =
-        (unsigned)(c->conns_per_ip > 0 ? c->conns_per_ip : HTTP_DEFAULT_CONNS_PER_IP);
+    h->max_per_ip = (unsigned)(c->conns_per_ip > 0 ? c->conns_per_ip : HTTP_DEFAULT_CONNS_PER_IP);
     h->max_open = connection_limit();
     *bound_port = bound_port_of(fd);
     /*
@@ -578,9 +595,9 @@ enum err http_start(const struct http_config *c, struct http **out, int *bound_p
             MHD_USE_NO_LISTEN_SOCKET,
         0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(c->threads > 0 ? c->threads : 4),
-        MHD_OPTION_CONNECTION_LIMIT, h->max_open + 16, MHD_OPTION_NOTIFY_CONNECTION,
-        on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, h->max_open + 16, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_END);
     if (!h->d) {
         close(fd);
         http_free(h);

@@ -37,18 +37,18 @@
 /* Why a request is refused whatever its route (the handler answers it first). */
 enum http_fault {
     HTTP_FAULT_NONE,
-    HTTP_FAULT_NUL,     /* a NUL (%00 or a raw byte) in the path or the query */
-    HTTP_FAULT_NO_HOST, /* HTTP/1.1 without a Host header */
-    HTTP_FAULT_TOO_BIG, /* a body over HTTP_MAX_BODY, declared (answered before it is
-                           read, then the connection closes) or sent (dropped) */
+    HTTP_FAULT_NUL,             /* a NUL (%00 or a raw byte) in the path or the query */
+    HTTP_FAULT_NO_HOST,         /* HTTP/1.1 without a Host header */
+    HTTP_FAULT_TOO_BIG,         /* a body over HTTP_MAX_BODY, declared (answered before it is
+                                   read, then the connection closes) or sent (dropped) */
     HTTP_FAULT_LENGTH_REQUIRED, /* 411: a body sent with Transfer-Encoding (chunked) */
     /* Found by the gate in a connection's first head (server/httpgate.h); fault_detail
        says what, and the request has no method, path or headers. */
-    HTTP_FAULT_MALFORMED,     /* 400: the request line or a header line */
-    HTTP_FAULT_URI_TOO_LONG,  /* 414 */
-    HTTP_FAULT_HEAD_TOO_BIG,  /* 431 */
-    HTTP_FAULT_VERSION,       /* 505: not HTTP/1.0 or HTTP/1.1 */
-    HTTP_FAULT_HEAD_TIMEOUT,  /* 408: the head did not come within the deadline */
+    HTTP_FAULT_MALFORMED,    /* 400: the request line or a header line */
+    HTTP_FAULT_URI_TOO_LONG, /* 414 */
+    HTTP_FAULT_HEAD_TOO_BIG, /* 431 */
+    HTTP_FAULT_VERSION,      /* 505: not HTTP/1.0 or HTTP/1.1 */
+    HTTP_FAULT_HEAD_TIMEOUT, /* 408: the head did not come within the deadline */
 };
 
 struct http_request {

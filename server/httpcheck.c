@@ -80,10 +80,10 @@ static int line_end(struct scan *s)
     return 0;
 }
 
-#define HEAD_FAULT(code, text) \
-    do {                       \
-        *why = (text);         \
-        return (code);         \
+#define HEAD_FAULT(code, text)                                                                     \
+    do {                                                                                           \
+        *why = (text);                                                                             \
+        return (code);                                                                             \
     } while (0)
 
 /* The request line; HTTPCHECK_HEAD_OK once it has ended, the cursor past it. */

@@ -34,9 +34,9 @@ int httpcheck_content_length(const char *value, uint64_t *n);
  * 32 KiB libmicrohttpd has for a connection, so that it never meets a head it would
  * refuse with its own HTML page (server/httpgate.c checks every first head first).
  */
-#define HTTPCHECK_MAX_LINE   8192 /* the request line, without its end */
-#define HTTPCHECK_MAX_HEAD   8192 /* the whole head, with the empty line ending it */
-#define HTTPCHECK_MAX_FIELDS 100
+#define HTTPCHECK_MAX_LINE    8192 /* the request line, without its end */
+#define HTTPCHECK_MAX_HEAD    8192 /* the whole head, with the empty line ending it */
+#define HTTPCHECK_MAX_FIELDS  100
 #define HTTPCHECK_PEEK_ENOUGH (HTTPCHECK_MAX_LINE + HTTPCHECK_MAX_HEAD) /* see httpcheck_head */
 
 /* What the first bytes of a request show (httpcheck_head). */

@@ -18,8 +18,10 @@
 
 #define WAIT_MS    250 /* the longest epoll wait: deadlines are checked at least this often */
 #define MAX_EVENTS 64
-#define PEEK_BYTES (HTTPCHECK_PEEK_ENOUGH + 1) /* enough to see any head, or that it is too long */
-#define DRAIN_MAX  65536 /* bytes read and dropped before answering, so close sends no reset */
+#define PEEK_BYTES                                                                                 \
+    (HTTPCHECK_PEEK_ENOUGH + 1) /* enough to see any head, or that it is too long                  \
+                                 */
+#define DRAIN_MAX 65536 /* bytes read and dropped before answering, so close sends no reset */
 
 /* A connection held until its first head is in. */
 struct held {
@@ -132,8 +134,7 @@ static void accept_all(struct httpgate *g)
         k->fd = accept4(g->listen_fd, (struct sockaddr *)&k->addr, &k->addr_len,
                         SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (k->fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-                errno != ECONNABORTED)
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
                 log_warn("http: accept: %s", strerror(errno));
             free(k);
             return;

@@ -29,7 +29,8 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
 }
 
 /* A crawl fetch's outcome (p is a pages row): "ok", "http_404", or the fetch error. */
-#define FETCH_KIND "coalesce(p.error, CASE WHEN p.status >= 400 THEN 'http_' || p.status ELSE 'ok' END)"
+#define FETCH_KIND                                                                                 \
+    "coalesce(p.error, CASE WHEN p.status >= 400 THEN 'http_' || p.status ELSE 'ok' END)"
 
 /*
  * What only the one-job answer carries (it is cached; the list is not): the border's
@@ -37,7 +38,8 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
  * over the last 10 s of its metrics.
  */
 #define JOB_DETAIL                                                                                 \
-    " 'border_sites', (SELECT count(*) FROM sites b WHERE b.job_id = j.id AND b.state = 'border'),"\
+    " 'border_sites', (SELECT count(*) FROM sites b WHERE b.job_id = j.id AND b.state = "          \
+    "'border'),"                                                                                   \
     " 'fetches', coalesce((SELECT json_object_agg(f.kind, f.n ORDER BY f.kind) FROM ("             \
     "   SELECT " FETCH_KIND " AS kind, count(*) AS n FROM pages p"                                 \
     "   WHERE p.job_id = j.id AND p.purpose = 'crawl' GROUP BY 1) f), '{}'::json),"                \
@@ -45,7 +47,7 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     "   'overall', CASE WHEN m.elapsed_s > 0 THEN m.pages / m.elapsed_s END,"                      \
     "   'recent', (SELECT CASE WHEN m.elapsed_s > q.elapsed_s"                                     \
     "     THEN (m.pages - q.pages) / (m.elapsed_s - q.elapsed_s) END FROM metrics q"               \
-    "     WHERE q.job_id = j.id AND q.elapsed_s <= m.elapsed_s - 10 ORDER BY q.ts DESC LIMIT 1))"   \
+    "     WHERE q.job_id = j.id AND q.elapsed_s <= m.elapsed_s - 10 ORDER BY q.ts DESC LIMIT 1))"  \
     "   FROM metrics m WHERE m.job_id = j.id ORDER BY m.ts DESC LIMIT 1),"
 
 /* One job as a JSON object (j is the jobs row); EXTRA: more members, each ending in ','. */
@@ -54,7 +56,7 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     " 'phase', CASE WHEN j.state IN ('training', 'crawling') THEN j.state END,"                    \
     " 'training', CASE WHEN j.state = 'training' THEN (SELECT json_build_object("                  \
     "   'sites_read', t.n, 'sites', t.sites, 'pages', t.pages,"                                    \
-    "   'step', CASE WHEN t.n < t.sites THEN 'reading' ELSE 'cross-validating' END) FROM ("         \
+    "   'step', CASE WHEN t.n < t.sites THEN 'reading' ELSE 'cross-validating' END) FROM ("        \
     "   SELECT count(*) AS n, coalesce(sum((r.record->>'fetches')::bigint), 0) AS pages,"          \
     "     jsonb_array_length(j.body->'relevant_sites')"                                            \
     "       + jsonb_array_length(j.body->'other_sites') AS sites"                                  \
@@ -74,8 +76,8 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     "     THEN least(1, j.relevant_found / (j.params->>'max_relevant_sites')::float8) END,"        \
     "   'max_seconds', CASE WHEN (j.params->>'max_seconds')::float8 > 0"                           \
     "     THEN least(1, extract(epoch FROM coalesce(j.finished_at, now()) - j.started_at)"         \
-    "       / (j.params->>'max_seconds')::float8) END),"                                           \
-    EXTRA " 'created_at', j.created_at, 'started_at', j.started_at,"                               \
+    "       / (j.params->>'max_seconds')::float8) END)," EXTRA                                     \
+    " 'created_at', j.created_at, 'started_at', j.started_at,"                                     \
     " 'finished_at', j.finished_at, 'updated_at', j.updated_at)"
 #define JOB_JSON JOB_JSON_WITH("")
 
@@ -128,8 +130,8 @@ static enum err job_exists(struct store *s, int64_t job)
     "  'relevant', x.relevant, 'pages_visited', x.pages_visited, 'role', x.role,"                  \
     "  'rank', x.rank, 'found_at', x.examined_at) ORDER BY x.n) FROM ("                            \
     "  SELECT s.*, row_number() OVER (ORDER BY " ORDER ") AS n FROM sites s"                       \
-    "  WHERE " SITES_WHERE " ORDER BY " ORDER " LIMIT $3 OFFSET $4) x), '[]'::json),"             \
-    " 'total', (SELECT count(*) FROM sites s WHERE " SITES_WHERE "),"                               \
+    "  WHERE " SITES_WHERE " ORDER BY " ORDER " LIMIT $3 OFFSET $4) x), '[]'::json),"              \
+    " 'total', (SELECT count(*) FROM sites s WHERE " SITES_WHERE "),"                              \
     " 'limit', $3::bigint, 'offset', $4::bigint)::text"
 
 enum err apistore_sites(struct store *s, int64_t job, int relevant, const char *role,
@@ -348,11 +350,12 @@ enum err apistore_prometheus(struct store *s, struct buf *out)
                         " GROUP BY 1, 2 ORDER BY 1, 2",
                         0, NULL, &fetch);
     if (!e)
-        e = store_query(s,
-                        "SELECT j.id, count(r.idx), coalesce(sum((r.record->>'fetches')::bigint), 0)"
-                        " FROM jobs j LEFT JOIN train_sites r ON r.job_id = j.id"
-                        " WHERE j.state = 'training' GROUP BY j.id ORDER BY j.id",
-                        0, NULL, &train);
+        e = store_query(
+            s,
+            "SELECT j.id, count(r.idx), coalesce(sum((r.record->>'fetches')::bigint), 0)"
+            " FROM jobs j LEFT JOIN train_sites r ON r.job_id = j.id"
+            " WHERE j.state = 'training' GROUP BY j.id ORDER BY j.id",
+            0, NULL, &train);
 #undef PROM_JOBS
     static const char *const fam[][2] = {
         {"sitescout_pages_fetched_total", "Pages downloaded by a job's crawl."},

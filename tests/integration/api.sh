@@ -141,6 +141,25 @@ assert len(rows) == int(sys.argv[2]), (len(rows), sys.argv[2])
 assert {"host", "relevant", "confidence", "found_pages"} <= set(rows[0]), rows[0]
 PY
 ok "sites.ndjson has a line per website examined"
+# The same files by content negotiation on the list's route.
+cp "$SCRATCH/body" "$SCRATCH/ndjson"
+req GET "/api/jobs/$job/sites.csv?relevant=true" >/dev/null
+cp "$SCRATCH/body" "$SCRATCH/csv"
+assert_eq 200 "$(req GET "/api/jobs/$job/sites?relevant=true" -H 'Accept: text/csv')" \
+  "GET sites with Accept: text/csv"
+assert_contains "$(cat "$SCRATCH/headers")" "Content-Type: text/csv" "... answers text/csv"
+cmp -s "$SCRATCH/body" "$SCRATCH/csv" || fail "Accept: text/csv differs from sites.csv"
+ok "... the same file as sites.csv"
+assert_eq 200 "$(req GET "/api/jobs/$job/sites" -H 'Accept: application/x-ndjson, */*;q=0.1')" \
+  "GET sites with Accept: application/x-ndjson"
+cmp -s "$SCRATCH/body" "$SCRATCH/ndjson" || fail "Accept: application/x-ndjson differs from sites.ndjson"
+ok "... the same file as sites.ndjson"
+assert_eq 400 "$(req GET "/api/jobs/$job/sites?limit=5" -H 'Accept: text/csv')" \
+  "a list argument with Accept: text/csv is 400"
+assert_eq limit "$(field "d['error']['field']")" "... naming it"
+assert_eq 200 "$(req GET "/api/jobs/$job/sites?limit=5" -H 'Accept: application/json, text/csv')" \
+  "Accept: application/json first gets the JSON list"
+assert_eq 5 "$(field "len(d['sites'])")" "... of 5 sites"
 assert_eq 400 "$(req GET "/api/jobs/$job/sites.csv?relevant=false")" "sites.csv?relevant=false is 400"
 assert_eq 404 "$(req GET "/api/jobs/999999/sites.csv")" "sites.csv of an unknown job is 404"
 

@@ -111,7 +111,7 @@ static void test_head_good_and_partial(void **state)
     (void)state;
     static const struct head_row rows[] = {
         {"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0, HTTPCHECK_HEAD_OK},
-        {"GET / HTTP/1.0\n\n", 0, HTTPCHECK_HEAD_OK},           /* bare LF ends lines */
+        {"GET / HTTP/1.0\n\n", 0, HTTPCHECK_HEAD_OK},         /* bare LF ends lines */
         {"\r\nGET / HTTP/1.1\r\n\r\n", 0, HTTPCHECK_HEAD_OK}, /* a leading empty line */
         {"POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n"
          "content-length: 12\r\nX-Empty:\r\nX-Tab:\tv\xc3\xa9\r\n\r\n{\"topic\": 1}",
@@ -229,8 +229,8 @@ static void test_head_limits(void **state)
 static void test_head_enough_is_enough(void **state)
 {
     (void)state;
-    static const char *const fills[] = {"\r\n", "a", "GET /", "GET / HTTP/1.1\r\nX: ",
-                                        "GET / HTTP/1.1\r\nX-Name"};
+    static const char *const fills[] = {"\r\n", "a", "GET /",
+                                        "GET / HTTP/1.1\r\nX: ", "GET / HTTP/1.1\r\nX-Name"};
     size_t n = HTTPCHECK_PEEK_ENOUGH + 1, head_len;
     char *s = malloc(n);
     assert_non_null(s);
