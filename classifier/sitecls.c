@@ -69,6 +69,11 @@ bool sitecls_decided(const struct sitecls *s)
     return s->decided;
 }
 
+bool sitecls_relevant_min(const struct sitecls *s, unsigned min_pages)
+{
+    return sitecls_relevant(s) && (s->decided || s->pages >= min_pages);
+}
+
 unsigned sitecls_pages(const struct sitecls *s)
 {
     return s->pages;

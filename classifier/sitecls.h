@@ -46,6 +46,15 @@ bool sitecls_add_page(struct sitecls *s, double pr_target);
 
 double sitecls_confidence(const struct sitecls *s); /* Pr[target|W_t]: confidence(W) once decided */
 bool sitecls_relevant(const struct sitecls *s);     /* Pr[target|W_t] > Pr[other|W_t] */
+
+/*
+ * The verdict with an evidence floor (issue 14): relevant when Pr[target|W_t] > 1/2 and
+ * either p_threshold was reached or at least min_pages pages were added. A website that
+ * stays undecided on fewer pages than that is not relevant: the error correction above
+ * bounds each page's weight but presumes several pages, and one page a little above 1/2
+ * is no website's evidence. min_pages <= 1 gives sitecls_relevant.
+ */
+bool sitecls_relevant_min(const struct sitecls *s, unsigned min_pages);
 bool sitecls_decided(const struct sitecls *s);
 unsigned sitecls_pages(const struct sitecls *s);
 

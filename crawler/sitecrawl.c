@@ -278,7 +278,8 @@ double sitecrawl_confidence(const struct sitecrawl *sc)
 
 int sitecrawl_relevant(const struct sitecrawl *sc)
 {
-    return sitecls_relevant(&sc->cls);
+    return sitecls_relevant_min(
+        &sc->cls, sc->p.min_pages_relevant > 0 ? (unsigned)sc->p.min_pages_relevant : 0);
 }
 
 int sitecrawl_decided(const struct sitecrawl *sc)

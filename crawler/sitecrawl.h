@@ -33,6 +33,8 @@ struct sitecrawl_params {
     int max_pages;           /* hard cap of fetches on the website */
     int max_pages_to_decide; /* after this many fetches an undecided website is judged by
                               * its posterior as it stands (0: only p_threshold decides) */
+    int min_pages_relevant;  /* an undecided website read on fewer pages is not relevant
+                              * (sitecls_relevant_min); <= 1: no floor */
     /* When set, LinkRank counts a page's links to websites the crawl does not know yet
      * (new to this examination and host_known says no), not every transversal link. */
     int (*host_known)(void *ctx, const char *host);

@@ -231,6 +231,7 @@ static enum err target_start(struct run *run, struct target *t, const char *home
         .p_err = pagecls_p_err(t->m->site),
         .p_threshold = jp->p_threshold,
         .l_threshold = 0, /* Table 2: no LinkRank continuation */
+        .min_pages_relevant = jp->min_pages_relevant,
         .c = 1,
         /* Without LinkRank continuation the crawl ends with the classification. A
          * followed homepage redirect has used one fetch of the budget. */

@@ -354,7 +354,8 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
                  .l_threshold = jp->l_threshold,
                  .c = jp->c,
                  .max_pages = jp->max_pages_per_site,
-                 .max_pages_to_decide = jp->max_pages_to_decide},
+                 .max_pages_to_decide = jp->max_pages_to_decide,
+                 .min_pages_relevant = jp->min_pages_relevant},
         .p_err = pagecls_p_err(c->model),
         .prior_harvest = jp->prior == 1,
         .prior_sites = jp->prior_sites,
@@ -368,6 +369,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         p.site.max_pages = 1;
         p.site.l_threshold = 0;
         p.site.max_pages_to_decide = 0;
+        p.site.min_pages_relevant = 0;
         p.p_err = 0;
         p.deepen_sites = 0;
         return extcrawl_run(&rc, c->home_model, &p, stop);

@@ -54,6 +54,8 @@ static const struct pdef pdefs[] = {
      "an integer from 1 to 100000", NULL},
     {"max_pages_to_decide", P_INT, OFF(max_pages_to_decide), 0, 100000, 0, 0,
      "an integer from 0 to 100000 (0: no budget)", NULL},
+    {"min_pages_relevant", P_INT, OFF(min_pages_relevant), 0, 1000, 0, 0,
+     "an integer from 0 to 1000 (0 or 1: no floor)", NULL},
     {"prior_target", P_DOUBLE, OFF(prior_target), 0, 1, 1, 1, "a number in (0, 1)", NULL},
     {"politeness_delay_ms", P_INT, OFF(politeness_delay_ms), 0, 600000, 0, 0,
      "an integer from 0 to 600000", NULL},
@@ -102,6 +104,7 @@ void jobspec_params_default(struct jobspec_params *p)
     p->centroids_per_class = (int)pc.centroids;
     p->max_pages_per_site = 25;
     p->max_pages_to_decide = 0; /* none; `sitescout eval` reads 0 as its own default, 7 */
+    p->min_pages_relevant = 2;
     p->prior_target = 0.5;
     p->politeness_delay_ms = 1000;
     p->concurrency = 64;

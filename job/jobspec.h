@@ -47,6 +47,8 @@ struct jobspec_params {
     int max_pages_to_decide;  /* website classification budget: undecided after this many
                                  fetches, a site is classified by its posterior. 0 (default):
                                  no budget in a crawl; `sitescout eval` takes 0 as 7 */
+    int min_pages_relevant;   /* an undecided website needs this many classified pages to
+                                 be judged relevant (sitecls_relevant_min); 2 */
     double prior_target;      /* Pr[C_target] to start from; 0.5 */
     int politeness_delay_ms;  /* pause between two requests to one host; 1000 */
     int concurrency;          /* transfers (= websites) in flight at once; 64 */

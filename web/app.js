@@ -579,13 +579,19 @@ function renderBorder(b) {
 
 let siteChart = null;
 
+/* An undecided website above 1/2 on too few classified pages is not relevant (issue 14). */
+const tooFewPages = (d) => (!d.relevant && d.confidence > 0.5
+  ? ', which rests on too few classified pages to call the website relevant (min_pages_relevant).'
+  : '.');
+
 const VERDICT_BY = {
   threshold: (d) => `The verdict is decided: max(Pr[target | pages], Pr[other | pages]) reached `
     + `p_threshold = ${fmtNum(d.p_threshold, 2)} after ${fmtInt(d.stop.pages_to_decide)} classified pages.`,
   decide_limit: (d) => `Undecided after the classification budget (max_pages_to_decide) was `
-    + `spent: judged by its posterior as it stood after ${fmtInt(d.stop.pages_to_decide)} classified pages.`,
+    + `spent: judged by its posterior as it stood after ${fmtInt(d.stop.pages_to_decide)} classified pages`
+    + tooFewPages(d),
   undecided: (d) => `The reading ended before the posterior reached p_threshold = `
-    + `${fmtNum(d.p_threshold, 2)}: judged by its posterior as it stood.`,
+    + `${fmtNum(d.p_threshold, 2)}: judged by its posterior as it stood` + tooFewPages(d),
 };
 
 const STOP_WORDS = {

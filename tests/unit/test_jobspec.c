@@ -18,6 +18,7 @@ static void assert_params_equal(const struct jobspec_params *a, const struct job
     assert_int_equal(a->centroids_per_class, b->centroids_per_class);
     assert_int_equal(a->max_pages_per_site, b->max_pages_per_site);
     assert_int_equal(a->max_pages_to_decide, b->max_pages_to_decide);
+    assert_int_equal(a->min_pages_relevant, b->min_pages_relevant);
     assert_float_equal(a->prior_target, b->prior_target, 0);
     assert_int_equal(a->politeness_delay_ms, b->politeness_delay_ms);
     assert_int_equal(a->concurrency, b->concurrency);
@@ -77,6 +78,7 @@ static void test_defaults(void **state)
     assert_int_equal(d.centroids_per_class, 4);
     assert_int_equal(d.max_pages_per_site, 25);
     assert_int_equal(d.max_pages_to_decide, 0);
+    assert_int_equal(d.min_pages_relevant, 2);
     assert_float_equal(d.prior_target, 0.5, 0);
     assert_int_equal(d.politeness_delay_ms, 1000);
     assert_int_equal(d.concurrency, 64);

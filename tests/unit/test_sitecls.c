@@ -153,6 +153,34 @@ static void test_threshold_edge(void **state)
     assert_false(sitecls_decided(&s));
 }
 
+static void test_relevant_min(void **state)
+{
+    (void)state;
+    /* Undecided on one page at 0.6 (p_err 0.1: posterior 0.58): relevant without a floor,
+     * not with a floor of 2 until a second page agrees. */
+    struct sitecls s;
+    assert_int_equal(sitecls_init(&s, 0.5, 0.1, 0.9), ERR_OK);
+    assert_false(sitecls_add_page(&s, 0.6));
+    assert_float_equal(sitecls_confidence(&s), 0.58, TOL);
+    assert_true(sitecls_relevant(&s));
+    assert_true(sitecls_relevant_min(&s, 0));
+    assert_true(sitecls_relevant_min(&s, 1));
+    assert_false(sitecls_relevant_min(&s, 2));
+    assert_false(sitecls_add_page(&s, 0.6));
+    assert_true(sitecls_relevant_min(&s, 2));
+    assert_false(sitecls_relevant_min(&s, 3));
+    /* Decided by p_threshold on one page: the floor does not apply. */
+    assert_int_equal(sitecls_init(&s, 0.5, 0.0, 0.7), ERR_OK);
+    assert_true(sitecls_add_page(&s, 0.75));
+    assert_true(sitecls_relevant_min(&s, 5));
+    /* The floor never makes a website relevant. */
+    assert_int_equal(sitecls_init(&s, 0.5, 0.1, 0.9), ERR_OK);
+    sitecls_add_page(&s, 0.4);
+    sitecls_add_page(&s, 0.4);
+    assert_false(sitecls_relevant_min(&s, 0));
+    assert_false(sitecls_relevant_min(&s, 2));
+}
+
 static void test_init_rejects(void **state)
 {
     (void)state;
@@ -203,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_p_err_zero_does_not_nan),
         cmocka_unit_test(test_degenerate_pages_with_error),
         cmocka_unit_test(test_threshold_edge),
+        cmocka_unit_test(test_relevant_min),
         cmocka_unit_test(test_init_rejects),
         cmocka_unit_test(test_prior),
         cmocka_unit_test(test_linkrank),

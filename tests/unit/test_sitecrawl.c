@@ -359,6 +359,22 @@ static void test_posterior_per_page(void **state)
     assert_string_equal(sitecrawl_verdict_by(sc), "decide_limit");
     assert_int_equal(sitecrawl_stop(sc), SITECRAWL_VERDICT);
     sitecrawl_free(sc);
+
+    /* A website with one readable page, undecided: relevant by its posterior alone, not
+     * with the evidence floor of two pages (min_pages_relevant). */
+    for (int floor = 0; floor <= 2; floor += 2) {
+        p = params(0.999999, 10);
+        p.min_pages_relevant = floor;
+        assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+        feed_page(sc, "http://example.com/", SPACE, NULL, 0);
+        assert_null(sitecrawl_next(sc)); /* nothing more to read */
+        assert_true(sitecrawl_done(sc));
+        assert_int_equal(sitecrawl_stop(sc), SITECRAWL_NO_PAGES);
+        assert_false(sitecrawl_decided(sc));
+        assert_true(sitecrawl_confidence(sc) > 0.5);
+        assert_int_equal(sitecrawl_relevant(sc), floor == 0);
+        sitecrawl_free(sc);
+    }
 }
 
 static void test_edges(void **state)
