@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classifier/hotwords.h"
+#include "classifier/keyphrases.h"
 #include "classifier/pagecls.h"
 #include "classifier/sitecls.h"
 #include "common/grow.h"
@@ -365,7 +366,15 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
          * distance being the lowest its in-links brought (seed 004, eq. 6.1). */
         struct pageorder_links out =
             pageorder_link(*pr, pageorder_history_distance(*pr, pg->in.dist_min), 0);
-        for (size_t i = 0; !e && i < info->n_intrinsic; i++)
+        if (r->p->keys) {
+            /* Seed 001 eq. 1: R_i from the key phrases page i holds and R_j, the best
+             * degree its in-links brought. */
+            uint32_t lambda;
+            e = keyphrases_lambda(r->p->keys, info->text, info->text_len, &lambda);
+            out.rel_max = pageorder_relevance(lambda, keyphrases_count(r->p->keys), r->p->rho,
+                                              fmin(1.0, pg->in.rel_max));
+        }
+        for (size_t i = 0; !e && !r->p->other_sites_only && i < info->n_intrinsic; i++)
             e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &out);
         for (size_t i = 0; !e && i < info->n_transversal; i++)
             e = add_link_from(r, info->transversal[i], info->transversal_anchor, i, &out);
@@ -473,6 +482,9 @@ static enum err flush(struct run *r)
 static enum err seed_link(struct run *r, const char *url, double rank)
 {
     struct pageorder_links l = pageorder_link(rank, 0, 0);
+    /* Seed 001 starts from URLs "representative for a given topic": a border site's R is
+     * its rank, a start site's (SEED_START_RANK, served first) counts as 1 for its links. */
+    l.rel_max = rank;
     return add_link(r, url, &l);
 }
 

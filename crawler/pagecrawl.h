@@ -4,7 +4,8 @@
  * priority hook (pageorder_fn; a new page-ordering strategy is a new hook in
  * crawler/pageorder.h): page (the average Pr[p|target] of the downloaded pages linking
  * to it), bfs (the order found), bestfirst (the best linking page), history (the
- * history-path distance) and hotwords (anchor text against the topic's key terms).
+ * history-path distance), hotwords (anchor text against the topic's key terms) and
+ * relevance_degree (key phrases held by the linking page, seed 001).
  * The crawl runs on crawler/crawlrun (stop conditions, polls, metrics) as a strategy.
  * A guard stops taking pages from a website that already gave max_pages_per_site.
  * Website post-processing: the downloaded pages are grouped by website and each
@@ -33,6 +34,7 @@ struct store;
 struct fetcher;
 struct pagecls;
 struct hotwords;
+struct keyphrases;
 
 struct pagecrawl_params {
     pageorder_fn priority; /* the frontier's order (crawler/pageorder.h) */
@@ -50,6 +52,14 @@ struct pagecrawl_params {
     /* Set (strategy hotwords): each link's anchor text is read and scored against these
      * key terms (classifier/hotwords.h); used by the crawl's one thread only. */
     struct hotwords *hot;
+    /* Set (strategy relevance_degree): each downloaded page's key phrases are counted
+     * (lambda of seed 001 eq. 1, classifier/keyphrases.h) and its links take its degree
+     * of relevance R with this rho; used by the crawl's one thread only. */
+    struct keyphrases *keys;
+    double rho;
+    /* Set: only links to other websites (other host[:port]) join the frontier (seed 001
+     * §2.1: a link to the same host "is simply disregarded"). */
+    int other_sites_only;
 };
 
 /* Crawl job c->job with c's fetcher, budgets and progress (crawler/crawlrun), as extcrawl_run. */

@@ -5,7 +5,7 @@
 
 struct pageorder_links pageorder_link(double conf, double dist, double hot)
 {
-    return (struct pageorder_links){conf, 1, conf, dist, hot, 0};
+    return (struct pageorder_links){conf, 1, conf, dist, hot, 0, 0};
 }
 
 void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_links *src)
@@ -20,6 +20,9 @@ void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_lin
         dst->dist_min = src->dist_min;
     if (src->hot_max > dst->hot_max)
         dst->hot_max = src->hot_max;
+    /* Seed 001 gives R_j for one parent j; with several, the best (as bestfirst). */
+    if (src->rel_max > dst->rel_max)
+        dst->rel_max = src->rel_max;
 }
 
 double pageorder_page(const struct pageorder_links *in)
@@ -60,4 +63,18 @@ double pageorder_history_distance(double c, double d_parent)
     if (c > PAGEORDER_RELEVANT)
         return 0;
     return fmin(1.0, (1 - c) * exp(2 * d_parent / PAGEORDER_HISTORY_CUTOFF));
+}
+
+/* Seed 001 §2.1: "According to R_i, then, the hyperlinks ... can be prioritized into the
+ * queue": a link takes the degree of relevance of the page it was found on. */
+double pageorder_relevance_degree(const struct pageorder_links *in)
+{
+    return in->rel_max;
+}
+
+/* Seed 001 §2.1, eq. 1: R_i = (1 - rho) lambda_i / |K| + rho R_j. */
+double pageorder_relevance(uint32_t lambda, uint32_t n_keys, double rho, double r_parent)
+{
+    double own = n_keys ? (double)lambda / n_keys : 0;
+    return (1 - rho) * own + rho * r_parent;
 }

@@ -8,7 +8,9 @@
  *  - history: the lowest history-path distance of a page linking here, lowest first
  *    (seed 004, §6.5, equation 6.1 and Algorithm 4);
  *  - hotwords: a link whose anchor text is similar enough to the topic's key terms goes
- *    to the front queue (Tsay et al., seed 000, §3.1); the others follow by bestfirst.
+ *    to the front queue (Tsay et al., seed 000, §3.1); the others follow by bestfirst;
+ *  - relevance_degree: the degree of relevance R of the page linking here, R from the
+ *    key phrases the page holds and its own parent's R (Noh et al., seed 001, §2.1, eq. 1).
  * The summary of a frontier page's in-links is kept as links arrive; a strategy reads
  * it through a priority function, recomputed at every new link. Pure functions only.
  */
@@ -23,6 +25,8 @@
 #define PAGEORDER_RELEVANT 0.5
 /* Seed 000 §3.1: hot(h, q) > theta_h sends a link to queue 0. The seed gives no value. */
 #define PAGEORDER_HOT_THETA 0.2
+/* Seed 001 §3, Figure 2: rho of eq. 1; 0.3 was best for three of its four topics. */
+#define PAGEORDER_RHO 0.3
 
 /* What the downloaded pages linking to a frontier page say about it. */
 struct pageorder_links {
@@ -31,11 +35,13 @@ struct pageorder_links {
     double conf_max; /* the best of them */
     double dist_min; /* the lowest history-path distance among them */
     double hot_max;  /* the best hot-word score of the links' anchors */
+    double rel_max;  /* the best degree of relevance R among them (seed 001, eq. 1) */
     uint64_t seq;    /* when the page was first found (1, 2, ...) */
 };
 
 /* One link, from a parent page with Pr[p|target] = conf and history-path distance dist,
- * whose anchor text scored hot; seq 0 (the frontier sets it). */
+ * whose anchor text scored hot; rel_max 0 (the caller sets the parent's R when it has
+ * one), seq 0 (the frontier sets it). */
 struct pageorder_links pageorder_link(double conf, double dist, double hot);
 
 /* Add the links summed in src to dst (a new link, or a redirect's source passing on
@@ -51,6 +57,7 @@ double pageorder_bestfirst(const struct pageorder_links *in); /* conf_max */
 double pageorder_history(const struct pageorder_links *in);   /* -dist_min */
 double
 pageorder_hotwords(const struct pageorder_links *in); /* 1 + hot_max when hot, else conf_max */
+double pageorder_relevance_degree(const struct pageorder_links *in); /* rel_max */
 
 /*
  * Seed 004 §6.5, equation 6.1: the distance of a page whose correlation score (here
@@ -58,5 +65,12 @@ pageorder_hotwords(const struct pageorder_links *in); /* 1 + hot_max when hot, e
  * relevant (c > PAGEORDER_RELEVANT), else min(1, (1 - c) e^(2 d_parent / C)), C the cut-off.
  */
 double pageorder_history_distance(double c, double d_parent);
+
+/*
+ * Seed 001 §2.1, eq. 1: the degree of relevance of a page holding lambda of the n_keys
+ * key phrases, whose parent's degree is r_parent: (1 - rho) lambda / |K| + rho R_j.
+ * With no key phrase (n_keys 0) the lambda term is 0.
+ */
+double pageorder_relevance(uint32_t lambda, uint32_t n_keys, double rho, double r_parent);
 
 #endif

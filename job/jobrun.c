@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "classifier/hotwords.h"
+#include "classifier/keyphrases.h"
 #include "classifier/pagecls.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -35,6 +36,7 @@ struct ctx {
     struct fetcher *f;
     struct pagecls *model;
     struct pagecls *home_model; /* the homepage classifier, for the strategies that use it */
+    struct keyphrases *keys;    /* strategy relevance_degree's key phrases */
     char worker[128];
     struct joblease_keeper *keeper; /* renews the lease beside the run */
     int lease_lost;                 /* another worker took the job over: write nothing more */
@@ -174,6 +176,8 @@ static enum err fit(struct ctx *c, const struct trainset *ts)
     log_info("job %lld: training on %zu pages of %zu websites", (long long)c->id, n_docs,
              trainset_count(ts));
     e = pagecls_train_cv(&pp, docs, n_docs, (uint32_t)js->params.cv_folds, &c->model, NULL);
+    if (!e && js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
+        e = keyphrases_train(&pp.tok, docs, n_docs, KEYPHRASES_K, &c->keys);
     free(docs);
     if (e || !jobspec_strategy_homepages(js->params.strategy))
         return e;
@@ -210,6 +214,12 @@ static enum err save_model(struct ctx *c)
         e = models_save(c->s, c->id, MODELS_PAGES, PAGECLS_FORMAT_VERSION, cv->p_err, cv->accuracy,
                         cv_json, buf_str(&params_json), model_bytes.data, model_bytes.len,
                         &model_id);
+    if (!e && c->keys) {
+        buf_reset(&model_bytes);
+        if (!(e = keyphrases_format(c->keys, &model_bytes)))
+            e = models_save(c->s, c->id, MODELS_KEYPHRASES, 1, 0, NAN, NULL,
+                            buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
+    }
     if (!e && c->home_model) {
         buf_reset(&model_bytes);
         if (!(e = pagecls_serialize(c->home_model, &model_bytes)))
@@ -255,12 +265,30 @@ static enum err load_one(struct ctx *c, const char *kind, struct pagecls **out)
     return e;
 }
 
+/* The key phrases strategy relevance_degree trained (a model of their own kind). */
+static enum err load_keyphrases(struct ctx *c)
+{
+    struct models_record *m;
+    enum err e = models_load_latest(c->s, c->id, MODELS_KEYPHRASES, &m);
+    if (e == ERR_NOTFOUND)
+        return err_set(ERR_NOTFOUND, "job %lld has no key phrases", (long long)c->id);
+    if (e)
+        return e;
+    struct pagecls_params pp;
+    jobspec_pagecls_params(&c->js->params, &pp);
+    e = keyphrases_parse(&pp.tok, (const char *)m->data, m->len, &c->keys);
+    models_record_free(m);
+    return e;
+}
+
 /* The models of an interrupted job, for its crawl to go on. */
 static enum err load_model(struct ctx *c)
 {
     enum err e = load_one(c, MODELS_PAGES, &c->model);
     if (!e && jobspec_strategy_homepages(c->js->params.strategy))
         e = load_one(c, MODELS_HOMEPAGES, &c->home_model);
+    if (!e && c->js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
+        e = load_keyphrases(c);
     return e;
 }
 
@@ -280,6 +308,22 @@ static void jobrun_log_hotwords(const struct ctx *c, const struct hotwords *h)
     buf_release(&b);
 }
 
+/* The relevance_degree strategy's key phrases, in the log: what it counts in pages. */
+static void jobrun_log_keyphrases(const struct ctx *c)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    for (uint32_t i = 0; i < keyphrases_count(c->keys); i++) {
+        size_t n;
+        const char *t = keyphrases_term(c->keys, i, &n);
+        if ((i && buf_append_str(&b, ", ")) || buf_append(&b, t, n))
+            break;
+    }
+    log_info("job %lld: key phrases (TF-DF and information gain, stemmed): %s",
+             (long long)c->id, b.len ? b.data : "none");
+    buf_release(&b);
+}
+
 /* The frontier order of a page-level strategy (crawler/pageorder.h). */
 static pageorder_fn jobrun_page_order(int strategy)
 {
@@ -292,6 +336,8 @@ static pageorder_fn jobrun_page_order(int strategy)
         return pageorder_history;
     case JOBSPEC_HOTWORDS:
         return pageorder_hotwords;
+    case JOBSPEC_RELEVANCE_DEGREE:
+        return pageorder_relevance_degree;
     default:
         return pageorder_page;
     }
@@ -312,7 +358,12 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .max_pages_per_site = jp->max_pages_per_site,
         .concurrency = jp->concurrency,
         .home_model = jp->strategy == JOBSPEC_PAGE_HOMEPAGE ? c->home_model : NULL,
+        .keys = jp->strategy == JOBSPEC_RELEVANCE_DEGREE ? c->keys : NULL,
+        .rho = PAGEORDER_RHO,
+        .other_sites_only = jp->strategy == JOBSPEC_RELEVANCE_DEGREE,
     };
+    if (p.keys)
+        jobrun_log_keyphrases(c);
     enum err e = ERR_OK;
     if (jp->strategy == JOBSPEC_HOTWORDS && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
         jobrun_log_hotwords(c, p.hot);
@@ -504,6 +555,7 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     fetcher_free(c.f);
     pagecls_free(c.model);
     pagecls_free(c.home_model);
+    keyphrases_free(c.keys);
     jobspec_free(c.js);
     crawlstore_job_release(&job);
     return e;
