@@ -39,7 +39,7 @@ static const struct run_def run_defs[REPORT_RUNS] = {
     {"website", "combined", "0.7"},   {"bfs", "combined", "0.9"},
     {"homepage", "combined", "0.9"},  {"page_homepage", "combined", "0.9"},
     {"bestfirst", "combined", "0.9"}, {"history", "combined", "0.9"},
-    {"hotwords", "combined", "0.9"},
+    {"hotwords", "combined", "0.9"},  {"relevance_degree", "combined", "0.9"},
 };
 
 /* The parameters the experiment sets per run: --set may not change them. */

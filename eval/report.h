@@ -31,6 +31,7 @@ enum report_role {
     REPORT_BESTFIRST, /* page crawler, best-first as seed 004 defines it */
     REPORT_HISTORY,   /* page crawler, history path (seed 004) */
     REPORT_HOTWORDS,  /* page crawler, hot words (seed 000) */
+    REPORT_RELEVANCE, /* page crawler, degree of relevance (seed 001) */
     REPORT_RUNS
 };
 

@@ -26,7 +26,7 @@ struct plot {
 static const enum report_role all_roles[REPORT_RUNS] = {
     REPORT_WEB_GLOBAL, REPORT_WEB_LOCAL, REPORT_WEB_COMBINED, REPORT_PAGE,
     REPORT_WEB_P07,    REPORT_BFS,       REPORT_HOMEPAGE,     REPORT_PAGE_HOMEPAGE,
-    REPORT_BESTFIRST,  REPORT_HISTORY,   REPORT_HOTWORDS,
+    REPORT_BESTFIRST,  REPORT_HISTORY,   REPORT_HOTWORDS,     REPORT_RELEVANCE,
 };
 
 /* The exact curve of truly relevant websites from (0, 0) to the run's end. */
