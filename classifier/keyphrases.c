@@ -97,11 +97,11 @@ double keyphrases_gain(uint32_t with_target, uint32_t with_other, uint32_t n_tar
 
 /* Per term of the training pages. */
 struct term_stat {
-    uint32_t df[2];        /* pages holding it: target, other */
-    double tf_sum;         /* sum over the target pages of TF / max TF */
-    uint32_t sites;        /* target websites using it */
-    uint32_t last_site;    /* the last target website counted (site + 1) */
-    uint32_t count;        /* occurrences in the page being read */
+    uint32_t df[2];     /* pages holding it: target, other */
+    double tf_sum;      /* sum over the target pages of TF / max TF */
+    uint32_t sites;     /* target websites using it */
+    uint32_t last_site; /* the last target website counted (site + 1) */
+    uint32_t count;     /* occurrences in the page being read */
 };
 
 struct train {
@@ -183,8 +183,8 @@ static int by_gain(const void *a, const void *b)
     return cmp_score(x->gain, y->gain, x->id, y->id);
 }
 
-enum err keyphrases_train(const struct tokenize_opts *tok, const struct pagecls_doc *docs,
-                          size_t n, uint32_t k, struct keyphrases **out)
+enum err keyphrases_train(const struct tokenize_opts *tok, const struct pagecls_doc *docs, size_t n,
+                          uint32_t k, struct keyphrases **out)
 {
     *out = NULL;
     struct train t = {0};
@@ -216,9 +216,8 @@ enum err keyphrases_train(const struct tokenize_opts *tok, const struct pagecls_
             s->sites < KEYPHRASES_MIN_SITES)
             continue;
         /* The class's mean W_ij over its pages: the mean TF/maxTF times DF/n (eq. 2). */
-        cand[n_cand++] = (struct cand){
-            id, s->tf_sum / n_class[0] * ((double)s->df[0] / n_class[0]),
-            keyphrases_gain(s->df[0], s->df[1], n_class[0], n_class[1])};
+        cand[n_cand++] = (struct cand){id, s->tf_sum / n_class[0] * ((double)s->df[0] / n_class[0]),
+                                       keyphrases_gain(s->df[0], s->df[1], n_class[0], n_class[1])};
     }
     qsort(cand, n_cand, sizeof *cand, by_tfdf);
     size_t shortlist = (size_t)k * KEYPHRASES_SHORTLIST;

@@ -55,8 +55,8 @@ double keyphrases_gain(uint32_t with_target, uint32_t with_other, uint32_t n_tar
  * (eq. 4, "discriminative"), greatest first. Fewer when fewer terms qualify.
  * Free with keyphrases_free (NULL is fine).
  */
-enum err keyphrases_train(const struct tokenize_opts *tok, const struct pagecls_doc *docs,
-                          size_t n, uint32_t k, struct keyphrases **out) WARN_UNUSED;
+enum err keyphrases_train(const struct tokenize_opts *tok, const struct pagecls_doc *docs, size_t n,
+                          uint32_t k, struct keyphrases **out) WARN_UNUSED;
 
 /* Key phrases read back from keyphrases_format's text (one term a line), to be matched
  * with a tokenizer of options tok. */

@@ -217,8 +217,8 @@ static enum err save_model(struct ctx *c)
     if (!e && c->keys) {
         buf_reset(&model_bytes);
         if (!(e = keyphrases_format(c->keys, &model_bytes)))
-            e = models_save(c->s, c->id, MODELS_KEYPHRASES, 1, 0, NAN, NULL,
-                            buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
+            e = models_save(c->s, c->id, MODELS_KEYPHRASES, 1, 0, NAN, NULL, buf_str(&params_json),
+                            model_bytes.data, model_bytes.len, &model_id);
     }
     if (!e && c->home_model) {
         buf_reset(&model_bytes);
@@ -319,8 +319,8 @@ static void jobrun_log_keyphrases(const struct ctx *c)
         if ((i && buf_append_str(&b, ", ")) || buf_append(&b, t, n))
             break;
     }
-    log_info("job %lld: key phrases (TF-DF and information gain, stemmed): %s",
-             (long long)c->id, b.len ? b.data : "none");
+    log_info("job %lld: key phrases (TF-DF and information gain, stemmed): %s", (long long)c->id,
+             b.len ? b.data : "none");
     buf_release(&b);
 }
 

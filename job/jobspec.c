@@ -35,10 +35,9 @@ struct pdef {
     const char *const *choices; /* P_CHOICE: the names, NULL-terminated; stored as an int */
 };
 
-static const char *const strategies[] = {"website",  "page",          "bfs",
-                                         "homepage", "page_homepage", "bestfirst",
-                                         "history",  "hotwords",      "relevance_degree",
-                                         NULL};
+static const char *const strategies[] = {"website",          "page",      "bfs",     "homepage",
+                                         "page_homepage",    "bestfirst", "history", "hotwords",
+                                         "relevance_degree", NULL};
 static const char *const edge_weight_modes[] = {"global", "local", "combined", NULL};
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 static const char *const calibrations[] = {"none", "platt", NULL};

@@ -41,8 +41,8 @@ struct models_record {
 };
 
 /*
- * Insert a model of a kind (MODELS_PAGES, MODELS_HOMEPAGES, MODELS_KEYPHRASES). job_id <= 0 stores NULL;
- * page_accuracy NaN stores NULL; cv_json and params_json are JSON texts (checked by
+ * Insert a model of a kind (MODELS_PAGES, MODELS_HOMEPAGES, MODELS_KEYPHRASES). job_id <= 0 stores
+ * NULL; page_accuracy NaN stores NULL; cv_json and params_json are JSON texts (checked by
  * PostgreSQL) or NULL. *id_out gets the new id.
  */
 enum err models_save(struct store *s, int64_t job_id, const char *kind, int format_version,

@@ -16,7 +16,7 @@ static void tfdf_formula(void **state)
 {
     (void)state;
     assert_float_equal(keyphrases_tfdf(3, 6, 2, 4), 0.25, 1e-15); /* 0.5 * 0.5 */
-    assert_float_equal(keyphrases_tfdf(1, 1, 4, 4), 1, 1e-15);     /* the page's top term, everywhere */
+    assert_float_equal(keyphrases_tfdf(1, 1, 4, 4), 1, 1e-15); /* the page's top term, everywhere */
     assert_float_equal(keyphrases_tfdf(2, 5, 1, 10), 0.04, 1e-15); /* 0.4 * 0.1 */
     assert_float_equal(keyphrases_tfdf(0, 5, 1, 10), 0, 1e-15);
     assert_float_equal(keyphrases_tfdf(2, 0, 1, 10), 0, 1e-15); /* an empty page */

@@ -183,9 +183,9 @@ static void test_latest_of_a_job(void **state)
     models_record_free(rec);
     /* Strategy relevance_degree's key phrases (migration 008), text kept byte for byte. */
     int64_t keys;
-    assert_int_equal(models_save(s, job, MODELS_KEYPHRASES, 1, 0, NAN, NULL, NULL, "bank\nloan\n",
-                                 10, &keys),
-                     ERR_OK);
+    assert_int_equal(
+        models_save(s, job, MODELS_KEYPHRASES, 1, 0, NAN, NULL, NULL, "bank\nloan\n", 10, &keys),
+        ERR_OK);
     assert_int_equal(models_load_latest(s, job, MODELS_KEYPHRASES, &rec), ERR_OK);
     assert_int_equal(rec->id, keys);
     assert_string_equal(rec->kind, MODELS_KEYPHRASES);

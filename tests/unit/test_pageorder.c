@@ -127,12 +127,9 @@ static void relevance_degree_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(history_distance_formula),
-        cmocka_unit_test(links_summary),
-        cmocka_unit_test(page_and_bestfirst_differ),
-        cmocka_unit_test(hotwords_queues),
-        cmocka_unit_test(relevance_formula),
-        cmocka_unit_test(relevance_degree_order),
+        cmocka_unit_test(history_distance_formula),  cmocka_unit_test(links_summary),
+        cmocka_unit_test(page_and_bestfirst_differ), cmocka_unit_test(hotwords_queues),
+        cmocka_unit_test(relevance_formula),         cmocka_unit_test(relevance_degree_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
