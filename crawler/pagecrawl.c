@@ -7,6 +7,7 @@
 
 #include "classifier/hotwords.h"
 #include "classifier/keyphrases.h"
+#include "classifier/weighttable.h"
 #include "classifier/pagecls.h"
 #include "classifier/sitecls.h"
 #include "common/grow.h"
@@ -44,6 +45,7 @@ struct page {
     struct site *site;
     struct pageorder_links in; /* the downloaded pages linking here */
     double priority;           /* p->priority(&in) */
+    int admit;                 /* a border page: in the frontier whatever its priority */
     size_t heap_pos;           /* index + 1 in the frontier heap; 0 = not in it */
     enum page_state state;
 };
@@ -165,22 +167,33 @@ static struct site *site_get(struct run *r, const char *url)
     return st;
 }
 
+/* Is a frontier page's priority enough for it to be fetched (seed 002's threshold)? */
+static int admitted(const struct run *r, const struct page *pg)
+{
+    return !r->p->table || pg->admit || pg->priority > r->p->admit_above;
+}
+
 /*
  * Links to url (one from a downloaded page, or all a redirect's source had): a new page
- * joins the frontier, a page already there has its summary updated.
+ * joins the frontier, a page already there has its summary updated. always: a border
+ * page, admitted whatever its priority.
  */
-static enum err add_link(struct run *r, const char *url, const struct pageorder_links *from)
+static enum err add_link(struct run *r, const char *url, const struct pageorder_links *from,
+                         int always)
 {
     struct page *pg = strmap_get(&r->pages, url, strlen(url));
     if (pg) {
         if (pg->state != PAGE_FRONTIER)
             return ERR_OK;
         pageorder_links_add(&pg->in, from);
+        pg->admit |= always;
         double was = pg->priority;
         pg->priority = r->p->priority(&pg->in);
         if (pg->heap_pos && pg->priority != was) {
             heap_up(r, pg->heap_pos - 1);
             heap_down(r, pg->heap_pos - 1);
+        } else if (!pg->heap_pos && !pg->site->skip && admitted(r, pg)) {
+            return heap_push(r, pg); /* a new link took it over the threshold */
         }
         return ERR_OK;
     }
@@ -198,19 +211,20 @@ static enum err add_link(struct run *r, const char *url, const struct pageorder_
     pg->in = *from;
     pg->in.seq = ++r->seq;
     pg->priority = r->p->priority(&pg->in);
+    pg->admit = always;
     if (strmap_put(&r->pages, url, strlen(url), pg) != ERR_OK) {
         free(pg->url);
         free(pg);
         return err_set(ERR_NOMEM, "out of memory");
     }
-    return st->skip ? ERR_OK : heap_push(r, pg);
+    return st->skip || !admitted(r, pg) ? ERR_OK : heap_push(r, pg);
 }
 
 /* A URL that was downloaded under another name (a redirect's target): not again. */
 static enum err mark_done(struct run *r, const char *url)
 {
     struct pageorder_links none = pageorder_link(0, 1, 0);
-    enum err e = add_link(r, url, &none);
+    enum err e = add_link(r, url, &none, 0);
     struct page *pg = strmap_get(&r->pages, url, strlen(url));
     if (!e && pg && pg->state == PAGE_FRONTIER) {
         if (pg->heap_pos)
@@ -323,13 +337,19 @@ static double site_confidence(const struct run *r, const struct site *st)
 static enum err add_link_from(struct run *r, const char *url, char *const *anchors, size_t i,
                               struct pageorder_links *out)
 {
+    enum err e = ERR_OK;
     out->hot_max = 0;
-    if (anchors && r->p->hot) {
-        enum err e = hotwords_score(r->p->hot, anchors[i], strlen(anchors[i]), &out->hot_max);
-        if (e)
-            return e;
+    if (anchors && r->p->hot)
+        e = hotwords_score(r->p->hot, anchors[i], strlen(anchors[i]), &out->hot_max);
+    if (!e && r->p->table) {
+        /* Seed 002's Anchor_Relevancy_Score and, for the URL description the seed took
+         * from its search engine, the URL's own words. */
+        e = weighttable_relevance(r->p->table, anchors ? anchors[i] : "",
+                                  anchors ? strlen(anchors[i]) : 0, &out->anchor_max);
+        if (!e)
+            e = weighttable_relevance(r->p->table, url, strlen(url), &out->url_score);
     }
-    return add_link(r, url, out);
+    return e ? e : add_link(r, url, out, 0);
 }
 
 /* Classify a downloaded page, feed its website's verdict, put its links on the frontier. */
@@ -338,8 +358,8 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
 {
     struct site *st = pg->site;
     struct pageinfo *info;
-    if ((r->p->hot ? pageinfo_from_fetch_anchors(res, &info) : pageinfo_from_fetch(res, &info)) !=
-        ERR_OK)
+    if ((r->p->hot || r->p->table ? pageinfo_from_fetch_anchors(res, &info)
+                                  : pageinfo_from_fetch(res, &info)) != ERR_OK)
         return ERR_OK; /* unparseable: downloaded, not classified */
     struct pagecls_result cr;
     enum err e = pagecls_classify(r->model, r->scratch, info->text, info->text_len, &cr);
@@ -374,6 +394,8 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
             out.rel_max = pageorder_relevance(lambda, keyphrases_count(r->p->keys), r->p->rho,
                                               fmin(1.0, pg->in.rel_max));
         }
+        if (!e && r->p->table) /* seed 002: Relevancy(P) of the page linking on */
+            e = weighttable_relevance(r->p->table, info->text, info->text_len, &out.rel_sum);
         for (size_t i = 0; !e && !r->p->other_sites_only && i < info->n_intrinsic; i++)
             e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &out);
         for (size_t i = 0; !e && i < info->n_transversal; i++)
@@ -404,7 +426,7 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
             e = mark_done(r, res->final_url);
     }
     if (!e && res->status == FETCH_REDIRECT && res->redirect_url)
-        e = add_link(r, res->redirect_url, &pg->in); /* takes all its links brought */
+        e = add_link(r, res->redirect_url, &pg->in, pg->admit); /* takes all its links brought */
     if (!e && res->status == FETCH_OK && !again)
         e = read_page(r, pg, res, &pr);
     if (!e)
@@ -485,7 +507,10 @@ static enum err seed_link(struct run *r, const char *url, double rank)
     /* Seed 001 starts from URLs "representative for a given topic": a border site's R is
      * its rank, a start site's (SEED_START_RANK, served first) counts as 1 for its links. */
     l.rel_max = rank;
-    return add_link(r, url, &l);
+    /* Seed 002 enqueues its seed URLs as they are: the border is in the frontier whatever
+     * its link score, its rank standing for the parents' relevancy. */
+    l.rel_sum = rank;
+    return add_link(r, url, &l, 1);
 }
 
 /* The frontier starts from the job's border; examined websites are not crawled again. */

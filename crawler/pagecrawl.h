@@ -5,7 +5,8 @@
  * crawler/pageorder.h): page (the average Pr[p|target] of the downloaded pages linking
  * to it), bfs (the order found), bestfirst (the best linking page), history (the
  * history-path distance), hotwords (anchor text against the topic's key terms) and
- * relevance_degree (key phrases held by the linking page, seed 001).
+ * relevance_degree (key phrases held by the linking page, seed 001) and weight_table
+ * (seed 002's link score against a TF-IDF weight table, with its admission threshold).
  * The crawl runs on crawler/crawlrun (stop conditions, polls, metrics) as a strategy.
  * A guard stops taking pages from a website that already gave max_pages_per_site.
  * Website post-processing: the downloaded pages are grouped by website and each
@@ -35,6 +36,7 @@ struct fetcher;
 struct pagecls;
 struct hotwords;
 struct keyphrases;
+struct weighttable;
 
 struct pagecrawl_params {
     pageorder_fn priority; /* the frontier's order (crawler/pageorder.h) */
@@ -60,6 +62,12 @@ struct pagecrawl_params {
     /* Set: only links to other websites (other host[:port]) join the frontier (seed 001
      * §2.1: a link to the same host "is simply disregarded"). */
     int other_sites_only;
+    /* Set (strategy weight_table): the topic's weight table (classifier/weighttable.h):
+     * each page's relevancy, each link's anchor and URL words are scored against it (seed
+     * 002), and a link joins the frontier only when its page's priority is above
+     * admit_above (border pages always do); used by the crawl's one thread only. */
+    struct weighttable *table;
+    double admit_above;
 };
 
 /* Crawl job c->job with c's fetcher, budgets and progress (crawler/crawlrun), as extcrawl_run. */

@@ -5,7 +5,8 @@
 
 struct pageorder_links pageorder_link(double conf, double dist, double hot)
 {
-    return (struct pageorder_links){conf, 1, conf, dist, hot, 0, 0};
+    return (struct pageorder_links){
+        .conf_sum = conf, .links = 1, .conf_max = conf, .dist_min = dist, .hot_max = hot};
 }
 
 void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_links *src)
@@ -23,6 +24,13 @@ void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_lin
     /* Seed 001 gives R_j for one parent j; with several, the best (as bestfirst). */
     if (src->rel_max > dst->rel_max)
         dst->rel_max = src->rel_max;
+    /* Seed 002's link score sums the relevancies of the pages linking here, takes the
+     * best anchor (the seed scores one anchor a link) and the URL's own words. */
+    dst->rel_sum += src->rel_sum;
+    if (src->anchor_max > dst->anchor_max)
+        dst->anchor_max = src->anchor_max;
+    if (src->url_score > dst->url_score)
+        dst->url_score = src->url_score;
 }
 
 double pageorder_page(const struct pageorder_links *in)
@@ -77,4 +85,11 @@ double pageorder_relevance(uint32_t lambda, uint32_t n_keys, double rho, double 
 {
     double own = n_keys ? (double)lambda / n_keys : 0;
     return (1 - rho) * own + rho * r_parent;
+}
+
+/* Seed 002, "Calculation of Link Score": Link_Score(i) = Anchor_Relevancy_Score(i) +
+ * Relevance_Score_URL_Description(i) + [Relevancy(P1) + ... + Relevancy(Pn)]. */
+double pageorder_weight_table(const struct pageorder_links *in)
+{
+    return in->anchor_max + in->url_score + in->rel_sum;
 }

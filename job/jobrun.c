@@ -9,6 +9,7 @@
 
 #include "classifier/hotwords.h"
 #include "classifier/keyphrases.h"
+#include "classifier/weighttable.h"
 #include "classifier/pagecls.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -37,6 +38,7 @@ struct ctx {
     struct pagecls *model;
     struct pagecls *home_model; /* the homepage classifier, for the strategies that use it */
     struct keyphrases *keys;    /* strategy relevance_degree's key phrases */
+    struct weighttable *table;  /* strategy weight_table's topic weight table */
     char worker[128];
     struct joblease_keeper *keeper; /* renews the lease beside the run */
     int lease_lost;                 /* another worker took the job over: write nothing more */
@@ -178,6 +180,8 @@ static enum err fit(struct ctx *c, const struct trainset *ts)
     e = pagecls_train_cv(&pp, docs, n_docs, (uint32_t)js->params.cv_folds, &c->model, NULL);
     if (!e && js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
         e = keyphrases_train(&pp.tok, docs, n_docs, KEYPHRASES_K, &c->keys);
+    if (!e && js->params.strategy == JOBSPEC_WEIGHT_TABLE)
+        e = weighttable_train(&pp.tok, docs, n_docs, WEIGHTTABLE_M, &c->table);
     free(docs);
     if (e || !jobspec_strategy_homepages(js->params.strategy))
         return e;
@@ -218,6 +222,12 @@ static enum err save_model(struct ctx *c)
         buf_reset(&model_bytes);
         if (!(e = keyphrases_format(c->keys, &model_bytes)))
             e = models_save(c->s, c->id, MODELS_KEYPHRASES, 1, 0, NAN, NULL, buf_str(&params_json),
+                            model_bytes.data, model_bytes.len, &model_id);
+    }
+    if (!e && c->table) {
+        buf_reset(&model_bytes);
+        if (!(e = weighttable_format(c->table, &model_bytes)))
+            e = models_save(c->s, c->id, MODELS_WEIGHTTABLE, 1, 0, NAN, NULL, buf_str(&params_json),
                             model_bytes.data, model_bytes.len, &model_id);
     }
     if (!e && c->home_model) {
@@ -265,18 +275,22 @@ static enum err load_one(struct ctx *c, const char *kind, struct pagecls **out)
     return e;
 }
 
-/* The key phrases strategy relevance_degree trained (a model of their own kind). */
-static enum err load_keyphrases(struct ctx *c)
+/* The text a strategy trained (key phrases, weight table: a model kind of their own),
+ * read by the strategy's module with the job's tokenizer options. */
+static enum err load_text(struct ctx *c, const char *kind)
 {
     struct models_record *m;
-    enum err e = models_load_latest(c->s, c->id, MODELS_KEYPHRASES, &m);
+    enum err e = models_load_latest(c->s, c->id, kind, &m);
     if (e == ERR_NOTFOUND)
-        return err_set(ERR_NOTFOUND, "job %lld has no key phrases", (long long)c->id);
+        return err_set(ERR_NOTFOUND, "job %lld has no %s model", (long long)c->id, kind);
     if (e)
         return e;
     struct pagecls_params pp;
     jobspec_pagecls_params(&c->js->params, &pp);
-    e = keyphrases_parse(&pp.tok, (const char *)m->data, m->len, &c->keys);
+    if (strcmp(kind, MODELS_KEYPHRASES) == 0)
+        e = keyphrases_parse(&pp.tok, (const char *)m->data, m->len, &c->keys);
+    else
+        e = weighttable_parse(&pp.tok, (const char *)m->data, m->len, &c->table);
     models_record_free(m);
     return e;
 }
@@ -288,7 +302,9 @@ static enum err load_model(struct ctx *c)
     if (!e && jobspec_strategy_homepages(c->js->params.strategy))
         e = load_one(c, MODELS_HOMEPAGES, &c->home_model);
     if (!e && c->js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
-        e = load_keyphrases(c);
+        e = load_text(c, MODELS_KEYPHRASES);
+    if (!e && c->js->params.strategy == JOBSPEC_WEIGHT_TABLE)
+        e = load_text(c, MODELS_WEIGHTTABLE);
     return e;
 }
 
@@ -324,6 +340,23 @@ static void jobrun_log_keyphrases(const struct ctx *c)
     buf_release(&b);
 }
 
+/* The weight_table strategy's table, in the log: each keyword with its weight. */
+static void jobrun_log_weighttable(const struct ctx *c)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    for (uint32_t i = 0; i < weighttable_count(c->table); i++) {
+        size_t n;
+        const char *t = weighttable_term(c->table, i, &n);
+        if (buf_appendf(&b, "%s%.*s %.3f", i ? ", " : "", (int)n, t,
+                        weighttable_weight(c->table, i)))
+            break;
+    }
+    log_info("job %lld: topic weight table (TF-IDF, stemmed): %s", (long long)c->id,
+             b.len ? b.data : "none");
+    buf_release(&b);
+}
+
 /* The frontier order of a page-level strategy (crawler/pageorder.h). */
 static pageorder_fn jobrun_page_order(int strategy)
 {
@@ -338,6 +371,8 @@ static pageorder_fn jobrun_page_order(int strategy)
         return pageorder_hotwords;
     case JOBSPEC_RELEVANCE_DEGREE:
         return pageorder_relevance_degree;
+    case JOBSPEC_WEIGHT_TABLE:
+        return pageorder_weight_table;
     default:
         return pageorder_page;
     }
@@ -361,9 +396,13 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .keys = jp->strategy == JOBSPEC_RELEVANCE_DEGREE ? c->keys : NULL,
         .rho = PAGEORDER_RHO,
         .other_sites_only = jp->strategy == JOBSPEC_RELEVANCE_DEGREE,
+        .table = jp->strategy == JOBSPEC_WEIGHT_TABLE ? c->table : NULL,
+        .admit_above = PAGEORDER_LINK_THRESHOLD,
     };
     if (p.keys)
         jobrun_log_keyphrases(c);
+    if (p.table)
+        jobrun_log_weighttable(c);
     enum err e = ERR_OK;
     if (jp->strategy == JOBSPEC_HOTWORDS && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
         jobrun_log_hotwords(c, p.hot);
@@ -556,6 +595,7 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     pagecls_free(c.model);
     pagecls_free(c.home_model);
     keyphrases_free(c.keys);
+    weighttable_free(c.table);
     jobspec_free(c.js);
     crawlstore_job_release(&job);
     return e;

@@ -33,6 +33,7 @@ enum jobspec_strategy {
     JOBSPEC_HISTORY,          /* page crawler, history-path distance (seed 004 §6.5, eq. 6.1) */
     JOBSPEC_HOTWORDS,         /* page crawler, hot-word anchors first (seed 000 §3.1) */
     JOBSPEC_RELEVANCE_DEGREE, /* page crawler, degree of relevance (seed 001 §2.1, eq. 1) */
+    JOBSPEC_WEIGHT_TABLE,     /* page crawler, TF-IDF weight table + link score (seed 002) */
 };
 
 /*

@@ -124,12 +124,34 @@ static void relevance_degree_order(void **state)
     assert_int_equal(a.links, 3);
 }
 
+/* Seed 002's Link_Score: anchor + URL description + the sum of the parents' relevancies. */
+static void weight_table_link_score(void **state)
+{
+    (void)state;
+    struct pageorder_links a = pageorder_link(0.9, 0, 0);
+    a.anchor_max = 0.3;
+    a.url_score = 0.1;
+    a.rel_sum = 0.4;
+    assert_float_equal(pageorder_weight_table(&a), 0.8, 1e-15);
+    struct pageorder_links b = pageorder_link(0.2, 0, 0);
+    b.anchor_max = 0.5;
+    b.url_score = 0.1; /* the same URL: the same words */
+    b.rel_sum = 0.2;
+    pageorder_links_add(&a, &b);
+    /* the best anchor 0.5 + the URL 0.1 + parents 0.4 + 0.2 = 1.2 */
+    assert_float_equal(pageorder_weight_table(&a), 1.2, 1e-12);
+    /* A link with nothing of the topic scores 0, below the admission threshold. */
+    struct pageorder_links none = pageorder_link(0.7, 0, 0);
+    assert_true(pageorder_weight_table(&none) <= PAGEORDER_LINK_THRESHOLD);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(history_distance_formula),  cmocka_unit_test(links_summary),
         cmocka_unit_test(page_and_bestfirst_differ), cmocka_unit_test(hotwords_queues),
         cmocka_unit_test(relevance_formula),         cmocka_unit_test(relevance_degree_order),
+        cmocka_unit_test(weight_table_link_score),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
