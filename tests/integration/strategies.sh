@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The baselines of issue 8 and the strategies of issue 18 (bestfirst, history, hotwords,
-# relevance_degree) on
+# relevance_degree, weight_table) on
 # the demo web: the focused page crawler, the breadth-first
 # page crawler, the homepage-only website crawl and the page crawler with homepage
 # post-processing (issue 14) each run to their budget and report
@@ -100,12 +100,13 @@ assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $JOB and state 
   fail "page_homepage: no relevant website had more than its homepage read: the test shows nothing"
 
 # --- issue 18: the other papers' page-level strategies, each to the same budget and guard
-for s in bestfirst history hotwords relevance_degree; do
+for s in bestfirst history hotwords relevance_degree weight_table; do
   SITESCOUT_LOG=info run_strategy "$s" --set max_pages_per_site=5
   same_report "$s"
-  if [[ $s == relevance_degree ]]; then
-    # Links to other hosts only (seed 001 §2.1): on the small demo web its queue runs
-    # empty before the budget, and the crawl says so.
+  if [[ $s == relevance_degree || $s == weight_table ]]; then
+    # Links to other hosts only (seed 001 §2.1), or only links above the link-score
+    # threshold (seed 002): on the small demo web the queue may run empty before the
+    # budget, and the crawl then says so.
     got=$(json "$SCRATCH/$s.json" "['pages_downloaded']")
     [[ $got -eq 150 || $(psql_q "select stop_reason from jobs where id = $JOB") == border_empty ]] ||
       fail "$s: $got pages downloaded of 150, and its queue was not empty"
@@ -150,9 +151,19 @@ page_depth=$(per_site "$page_job")
 python3 -c "import sys; sys.exit(not $rd_depth < $page_depth)" ||
   fail "relevance_degree reads as deep into websites as page ($rd_depth vs $page_depth pages a website)"
 ok "relevance_degree reads $rd_depth pages a website, page $page_depth (links to other hosts only)"
+table=$(grep -o "topic weight table (TF-IDF, stemmed): .*" "$SCRATCH/weight_table.out" || true)
+[[ $table =~ :\ [a-z0-9]+\ 1\.000 ]] ||
+  fail "weight_table: no weight table, greatest weight 1 first, in its log: $(cat "$SCRATCH/weight_table.out")"
+ok "weight_table: $table"
+wt_job=$(json "$SCRATCH/weight_table.json" "['job_id']")
+assert_eq "pages weighttable" "$(psql_q "select string_agg(kind, ' ' order by kind) from models
+  where job_id = $wt_job")" "weight_table: the job keeps its weight table beside its page classifier"
+assert_eq 10 "$(psql_q "select array_length(regexp_split_to_array(rtrim(convert_from(data, 'UTF8'),
+  E'\n'), E'\n'), 1) from models where job_id = $wt_job and kind = 'weighttable'")" \
+  "weight_table: 10 keywords in the table (seed 002, Table I)"
 
 assert_contains "$("$BIN" crawl --help)" \
-  "Strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree" \
+  "Strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table" \
   "crawl --help lists every strategy"
 
 stop_replay
