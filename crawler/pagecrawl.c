@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classifier/hotwords.h"
+#include "classifier/anchorcls.h"
 #include "classifier/keyphrases.h"
 #include "classifier/weighttable.h"
 #include "classifier/pagecls.h"
@@ -19,7 +20,8 @@
 #include "crawler/url.h"
 #include "store/crawlstore.h"
 
-#define DEFER_MAX 256 /* frontier pages looked at to find one on an idle website */
+#define DEFER_MAX   256  /* frontier pages looked at to find one on an idle website */
+#define ANCHORS_MAX 1024 /* bytes of anchor text kept per frontier page (learning_anchor) */
 
 struct site {
     char *host, *homepage;
@@ -46,6 +48,7 @@ struct page {
     struct pageorder_links in; /* the downloaded pages linking here */
     double priority;           /* p->priority(&in) */
     int admit;                 /* a border page: in the frontier whatever its priority */
+    char *anchors;             /* learning_anchor: the anchors of its in-links, joined */
     size_t heap_pos;           /* index + 1 in the frontier heap; 0 = not in it */
     enum page_state state;
 };
@@ -333,6 +336,26 @@ static double site_confidence(const struct run *r, const struct site *st)
     return sitecls_confidence(&st->cls);
 }
 
+/* A frontier page keeps its in-links' anchor text (up to ANCHORS_MAX bytes), what the
+ * anchor classifier learns from once the page is read. */
+static enum err keep_anchor(struct run *r, const char *url, const char *anchor)
+{
+    struct page *pg = strmap_get(&r->pages, url, strlen(url));
+    if (!pg || pg->state != PAGE_FRONTIER)
+        return ERR_OK;
+    size_t have = pg->anchors ? strlen(pg->anchors) : 0, add = strlen(anchor);
+    if (have + 1 + add >= ANCHORS_MAX)
+        return ERR_OK;
+    char *s = realloc(pg->anchors, have + add + 2);
+    if (!s)
+        return err_set(ERR_NOMEM, "out of memory");
+    if (have)
+        s[have++] = ' ';
+    memcpy(s + have, anchor, add + 1);
+    pg->anchors = s;
+    return ERR_OK;
+}
+
 /* Link i of a page (out: what the page passes on), its anchor scored when anchors is set. */
 static enum err add_link_from(struct run *r, const char *url, char *const *anchors, size_t i,
                               struct pageorder_links *out)
@@ -349,7 +372,35 @@ static enum err add_link_from(struct run *r, const char *url, char *const *ancho
         if (!e)
             e = weighttable_relevance(r->p->table, url, strlen(url), &out->url_score);
     }
-    return e ? e : add_link(r, url, out, 0);
+    if (!e && r->p->learn) /* seed 004 Algorithm 5: anchor_score[] := classify(out_anchor[]) */
+        e = anchorcls_score(r->p->learn, anchors ? anchors[i] : "",
+                            anchors ? strlen(anchors[i]) : 0, &out->anchor_max);
+    if (!e)
+        e = add_link(r, url, out, 0);
+    if (!e && r->p->learn && anchors && anchors[i][0])
+        e = keep_anchor(r, url, anchors[i]);
+    return e;
+}
+
+/* Seed 004 Algorithm 5, "threshold := retrain_anchor; sorted_links :=
+ * sort_decreasing(non_processed_queue)": the frontier scored again by the anchor
+ * classifier as it now stands, each page by all its in-links' anchors together. */
+static enum err rescore(struct run *r)
+{
+    for (size_t i = 0; i < r->heap_len; i++) {
+        struct page *pg = r->heap[i];
+        double a = 0.5;
+        if (pg->anchors) {
+            enum err e = anchorcls_score(r->p->learn, pg->anchors, strlen(pg->anchors), &a);
+            if (e)
+                return e;
+        }
+        pg->in.anchor_max = a;
+        pg->priority = r->p->priority(&pg->in);
+    }
+    for (size_t i = r->heap_len / 2; i-- > 0;)
+        heap_down(r, i);
+    return ERR_OK;
 }
 
 /* Classify a downloaded page, feed its website's verdict, put its links on the frontier. */
@@ -358,8 +409,8 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
 {
     struct site *st = pg->site;
     struct pageinfo *info;
-    if ((r->p->hot || r->p->table ? pageinfo_from_fetch_anchors(res, &info)
-                                  : pageinfo_from_fetch(res, &info)) != ERR_OK)
+    if ((r->p->hot || r->p->table || r->p->learn ? pageinfo_from_fetch_anchors(res, &info)
+                                                 : pageinfo_from_fetch(res, &info)) != ERR_OK)
         return ERR_OK; /* unparseable: downloaded, not classified */
     struct pagecls_result cr;
     enum err e = pagecls_classify(r->model, r->scratch, info->text, info->text_len, &cr);
@@ -374,6 +425,10 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
             r->m->examined++;
         }
     }
+    if (!e && r->p->learn && pg->anchors && fabs(*pr - 0.5) > r->p->learn_margin)
+        /* Algorithm 5: if abs(score) > threshold then add_to_training: the anchors
+         * that led here, labelled by the page classifier's verdict on the page. */
+        e = anchorcls_add(r->p->learn, pg->anchors, strlen(pg->anchors), *pr > 0.5);
     if (!e) {
         (void)sitecls_add_page(&st->cls, *pr);
         if (r->p->home_model)
@@ -429,6 +484,8 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
         e = add_link(r, res->redirect_url, &pg->in, pg->admit); /* takes all its links brought */
     if (!e && res->status == FETCH_OK && !again)
         e = read_page(r, pg, res, &pr);
+    if (!e && r->p->learn && r->p->rescore_every > 0 && r->m->pages % r->p->rescore_every == 0)
+        e = rescore(r);
     if (!e)
         e = site_keep_page(st,
                            again            ? res->url
@@ -541,6 +598,7 @@ static void run_free(struct run *r)
         struct page *pg = r->pages.slots[i].value;
         if (r->pages.slots[i].key) {
             free(pg->url);
+            free(pg->anchors);
             free(pg);
         }
     }

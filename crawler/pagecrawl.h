@@ -6,7 +6,8 @@
  * to it), bfs (the order found), bestfirst (the best linking page), history (the
  * history-path distance), hotwords (anchor text against the topic's key terms) and
  * relevance_degree (key phrases held by the linking page, seed 001) and weight_table
- * (seed 002's link score against a TF-IDF weight table, with its admission threshold).
+ * (seed 002's link score against a TF-IDF weight table, with its admission threshold)
+ * and learning_anchor (an anchor classifier learned from the crawl's verdicts, seed 004).
  * The crawl runs on crawler/crawlrun (stop conditions, polls, metrics) as a strategy.
  * A guard stops taking pages from a website that already gave max_pages_per_site.
  * Website post-processing: the downloaded pages are grouped by website and each
@@ -37,6 +38,7 @@ struct pagecls;
 struct hotwords;
 struct keyphrases;
 struct weighttable;
+struct anchorcls;
 
 struct pagecrawl_params {
     pageorder_fn priority; /* the frontier's order (crawler/pageorder.h) */
@@ -68,6 +70,14 @@ struct pagecrawl_params {
      * admit_above (border pages always do); used by the crawl's one thread only. */
     struct weighttable *table;
     double admit_above;
+    /* Set (strategy learning_anchor): the anchor classifier (classifier/anchorcls.h),
+     * trained with the anchors that led to each downloaded page whose Pr[p|target] is
+     * further than learn_margin from 0.5 (labelled by Pr > 0.5); every rescore_every
+     * pages the frontier is scored again with it (seed 004, Algorithm 5). Used by the
+     * crawl's one thread only. */
+    struct anchorcls *learn;
+    double learn_margin;
+    int64_t rescore_every;
 };
 
 /* Crawl job c->job with c's fetcher, budgets and progress (crawler/crawlrun), as extcrawl_run. */

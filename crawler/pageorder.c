@@ -93,3 +93,11 @@ double pageorder_weight_table(const struct pageorder_links *in)
 {
     return in->anchor_max + in->url_score + in->rel_sum;
 }
+
+/* Seed 004 §6.6, Algorithm 5: final_score := svm_score * factor - anchor_score * (1 -
+ * factor). The minus is read as the plus of §9.2.4 ("TotalScore = anchorScore 10% +
+ * svmScore 90%"): a link whose anchor looks relevant must not lose by it. */
+double pageorder_learning_anchor(const struct pageorder_links *in)
+{
+    return PAGEORDER_ANCHOR_FACTOR * in->conf_max + (1 - PAGEORDER_ANCHOR_FACTOR) * in->anchor_max;
+}

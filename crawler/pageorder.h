@@ -13,7 +13,10 @@
  *    key phrases the page holds and its own parent's R (Noh et al., seed 001, §2.1, eq. 1);
  *  - weight_table: seed 002's link score, the anchor's and the URL's relevancy to the
  *    topic's weight table plus the relevancies of the pages linking here ("Calculation
- *    of Link Score"); only links scoring above a threshold join the frontier.
+ *    of Link Score"); only links scoring above a threshold join the frontier;
+ *  - learning_anchor: the best parent's score mixed with an anchor classifier's score of
+ *    the links' anchors, the classifier retrained from the crawl's verdicts (seed 004,
+ *    §6.6, Algorithm 5).
  * The summary of a frontier page's in-links is kept as links arrive; a strategy reads
  * it through a priority function, recomputed at every new link. Pure functions only.
  */
@@ -33,6 +36,9 @@
 /* Seed 002: "If the link score is greater than threshold value then and then only link
  * gets add into the frontier". The seed gives no value (docs/crawl.md says why 0.2). */
 #define PAGEORDER_LINK_THRESHOLD 0.2
+/* Seed 004 §9.2.4, Figure 9.9: "TotalScore = anchorScore 10% + svmScore 90%"; anchor
+ * shares of .1 to .3 beat Best-First there: we take .2, the page score's factor 0.8. */
+#define PAGEORDER_ANCHOR_FACTOR 0.8
 
 /* What the downloaded pages linking to a frontier page say about it. */
 struct pageorder_links {
@@ -43,7 +49,9 @@ struct pageorder_links {
     double hot_max;    /* the best hot-word score of the links' anchors */
     double rel_max;    /* the best degree of relevance R among them (seed 001, eq. 1) */
     double rel_sum;    /* the sum of their relevancies to the weight table (seed 002) */
-    double anchor_max; /* the best weight-table relevancy of the links' anchors */
+    double anchor_max; /* the best score of the links' anchors: their weight-table
+                        * relevancy (weight_table), their anchor classifier score
+                        * (learning_anchor) */
     double url_score;  /* the weight-table relevancy of this URL's words */
     uint64_t seq;      /* when the page was first found (1, 2, ...) */
 };
@@ -69,6 +77,8 @@ pageorder_hotwords(const struct pageorder_links *in); /* 1 + hot_max when hot, e
 double pageorder_relevance_degree(const struct pageorder_links *in); /* rel_max */
 /* Seed 002's Link_Score: anchor_max + url_score + rel_sum. */
 double pageorder_weight_table(const struct pageorder_links *in);
+/* Seed 004 Algorithm 5: factor conf_max + (1 - factor) anchor_max. */
+double pageorder_learning_anchor(const struct pageorder_links *in);
 
 /*
  * Seed 004 §6.5, equation 6.1: the distance of a page whose correlation score (here

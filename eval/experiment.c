@@ -40,7 +40,7 @@ static const struct run_def run_defs[REPORT_RUNS] = {
     {"homepage", "combined", "0.9"},     {"page_homepage", "combined", "0.9"},
     {"bestfirst", "combined", "0.9"},    {"history", "combined", "0.9"},
     {"hotwords", "combined", "0.9"},     {"relevance_degree", "combined", "0.9"},
-    {"weight_table", "combined", "0.9"},
+    {"weight_table", "combined", "0.9"}, {"learning_anchor", "combined", "0.9"},
 };
 
 /* The parameters the experiment sets per run: --set may not change them. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "classifier/hotwords.h"
+#include "classifier/anchorcls.h"
 #include "classifier/keyphrases.h"
 #include "classifier/weighttable.h"
 #include "classifier/pagecls.h"
@@ -357,6 +358,14 @@ static void jobrun_log_weighttable(const struct ctx *c)
     buf_release(&b);
 }
 
+/* Strategy learning_anchor (seed 004 §6.6): an anchor joins the classifier's training
+ * when the page it led to has Pr[p|target] further than this from 0.5 (the thesis's
+ * threshold on its SVM's scores, 0.4 to 1.0 of about +-1.5, on our scale), and the
+ * frontier is scored again every so many pages (the thesis retrains when its ready queue
+ * runs dry; ours never does, docs/crawl.md). */
+#define LEARN_MARGIN        0.1
+#define LEARN_RESCORE_PAGES 100
+
 /* The frontier order of a page-level strategy (crawler/pageorder.h). */
 static pageorder_fn jobrun_page_order(int strategy)
 {
@@ -373,6 +382,8 @@ static pageorder_fn jobrun_page_order(int strategy)
         return pageorder_relevance_degree;
     case JOBSPEC_WEIGHT_TABLE:
         return pageorder_weight_table;
+    case JOBSPEC_LEARNING_ANCHOR:
+        return pageorder_learning_anchor;
     default:
         return pageorder_page;
     }
@@ -398,6 +409,8 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .other_sites_only = jp->strategy == JOBSPEC_RELEVANCE_DEGREE,
         .table = jp->strategy == JOBSPEC_WEIGHT_TABLE ? c->table : NULL,
         .admit_above = PAGEORDER_LINK_THRESHOLD,
+        .learn_margin = LEARN_MARGIN,
+        .rescore_every = LEARN_RESCORE_PAGES,
     };
     if (p.keys)
         jobrun_log_keyphrases(c);
@@ -406,8 +419,15 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
     enum err e = ERR_OK;
     if (jp->strategy == JOBSPEC_HOTWORDS && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
         jobrun_log_hotwords(c, p.hot);
+    if (!e && jp->strategy == JOBSPEC_LEARNING_ANCHOR)
+        e = anchorcls_new(&pagecls_get_params(c->model)->tok, &p.learn);
     if (!e)
         e = pagecrawl_run(rc, c->model, &p, stop);
+    if (p.learn)
+        log_info("job %lld: anchor classifier learned from %llu relevant and %llu other anchors",
+                 (long long)c->id, (unsigned long long)anchorcls_examples(p.learn, 1),
+                 (unsigned long long)anchorcls_examples(p.learn, 0));
+    anchorcls_free(p.learn);
     hotwords_free(p.hot);
     return e;
 }

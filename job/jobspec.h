@@ -34,6 +34,7 @@ enum jobspec_strategy {
     JOBSPEC_HOTWORDS,         /* page crawler, hot-word anchors first (seed 000 §3.1) */
     JOBSPEC_RELEVANCE_DEGREE, /* page crawler, degree of relevance (seed 001 §2.1, eq. 1) */
     JOBSPEC_WEIGHT_TABLE,     /* page crawler, TF-IDF weight table + link score (seed 002) */
+    JOBSPEC_LEARNING_ANCHOR,  /* page crawler, anchor classifier learned online (seed 004 §6.6) */
 };
 
 /*

@@ -145,13 +145,28 @@ static void weight_table_link_score(void **state)
     assert_true(pageorder_weight_table(&none) <= PAGEORDER_LINK_THRESHOLD);
 }
 
+/* Seed 004 Algorithm 5 with factor 0.8: 0.8 best parent + 0.2 anchor score. */
+static void learning_anchor_mix(void **state)
+{
+    (void)state;
+    struct pageorder_links a = pageorder_link(0.6, 0, 0);
+    a.anchor_max = 0.9;
+    assert_float_equal(pageorder_learning_anchor(&a), 0.66, 1e-12); /* 0.48 + 0.18 */
+    struct pageorder_links b = pageorder_link(0.7, 0, 0);
+    b.anchor_max = 0.2;
+    assert_float_equal(pageorder_learning_anchor(&b), 0.6, 1e-12); /* 0.56 + 0.04 */
+    /* The anchor turns the order bestfirst would give. */
+    assert_true(pageorder_bestfirst(&b) > pageorder_bestfirst(&a));
+    assert_true(pageorder_learning_anchor(&a) > pageorder_learning_anchor(&b));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(history_distance_formula),  cmocka_unit_test(links_summary),
         cmocka_unit_test(page_and_bestfirst_differ), cmocka_unit_test(hotwords_queues),
         cmocka_unit_test(relevance_formula),         cmocka_unit_test(relevance_degree_order),
-        cmocka_unit_test(weight_table_link_score),
+        cmocka_unit_test(weight_table_link_score),   cmocka_unit_test(learning_anchor_mix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
