@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "classifier/hotwords.h"
+#include "classifier/anchorcls.h"
+#include "classifier/keyphrases.h"
+#include "classifier/weighttable.h"
 #include "classifier/pagecls.h"
 #include "classifier/sitecls.h"
 #include "common/grow.h"
@@ -17,7 +20,8 @@
 #include "crawler/url.h"
 #include "store/crawlstore.h"
 
-#define DEFER_MAX 256 /* frontier pages looked at to find one on an idle website */
+#define DEFER_MAX   256  /* frontier pages looked at to find one on an idle website */
+#define ANCHORS_MAX 1024 /* bytes of anchor text kept per frontier page (learning_anchor) */
 
 struct site {
     char *host, *homepage;
@@ -43,6 +47,8 @@ struct page {
     struct site *site;
     struct pageorder_links in; /* the downloaded pages linking here */
     double priority;           /* p->priority(&in) */
+    int admit;                 /* a border page: in the frontier whatever its priority */
+    char *anchors;             /* learning_anchor: the anchors of its in-links, joined */
     size_t heap_pos;           /* index + 1 in the frontier heap; 0 = not in it */
     enum page_state state;
 };
@@ -164,22 +170,33 @@ static struct site *site_get(struct run *r, const char *url)
     return st;
 }
 
+/* Is a frontier page's priority enough for it to be fetched (seed 002's threshold)? */
+static int admitted(const struct run *r, const struct page *pg)
+{
+    return !r->p->table || pg->admit || pg->priority > r->p->admit_above;
+}
+
 /*
  * Links to url (one from a downloaded page, or all a redirect's source had): a new page
- * joins the frontier, a page already there has its summary updated.
+ * joins the frontier, a page already there has its summary updated. always: a border
+ * page, admitted whatever its priority.
  */
-static enum err add_link(struct run *r, const char *url, const struct pageorder_links *from)
+static enum err add_link(struct run *r, const char *url, const struct pageorder_links *from,
+                         int always)
 {
     struct page *pg = strmap_get(&r->pages, url, strlen(url));
     if (pg) {
         if (pg->state != PAGE_FRONTIER)
             return ERR_OK;
         pageorder_links_add(&pg->in, from);
+        pg->admit |= always;
         double was = pg->priority;
         pg->priority = r->p->priority(&pg->in);
         if (pg->heap_pos && pg->priority != was) {
             heap_up(r, pg->heap_pos - 1);
             heap_down(r, pg->heap_pos - 1);
+        } else if (!pg->heap_pos && !pg->site->skip && admitted(r, pg)) {
+            return heap_push(r, pg); /* a new link took it over the threshold */
         }
         return ERR_OK;
     }
@@ -197,19 +214,20 @@ static enum err add_link(struct run *r, const char *url, const struct pageorder_
     pg->in = *from;
     pg->in.seq = ++r->seq;
     pg->priority = r->p->priority(&pg->in);
+    pg->admit = always;
     if (strmap_put(&r->pages, url, strlen(url), pg) != ERR_OK) {
         free(pg->url);
         free(pg);
         return err_set(ERR_NOMEM, "out of memory");
     }
-    return st->skip ? ERR_OK : heap_push(r, pg);
+    return st->skip || !admitted(r, pg) ? ERR_OK : heap_push(r, pg);
 }
 
 /* A URL that was downloaded under another name (a redirect's target): not again. */
 static enum err mark_done(struct run *r, const char *url)
 {
     struct pageorder_links none = pageorder_link(0, 1, 0);
-    enum err e = add_link(r, url, &none);
+    enum err e = add_link(r, url, &none, 0);
     struct page *pg = strmap_get(&r->pages, url, strlen(url));
     if (!e && pg && pg->state == PAGE_FRONTIER) {
         if (pg->heap_pos)
@@ -318,17 +336,71 @@ static double site_confidence(const struct run *r, const struct site *st)
     return sitecls_confidence(&st->cls);
 }
 
+/* A frontier page keeps its in-links' anchor text (up to ANCHORS_MAX bytes), what the
+ * anchor classifier learns from once the page is read. */
+static enum err keep_anchor(struct run *r, const char *url, const char *anchor)
+{
+    struct page *pg = strmap_get(&r->pages, url, strlen(url));
+    if (!pg || pg->state != PAGE_FRONTIER)
+        return ERR_OK;
+    size_t have = pg->anchors ? strlen(pg->anchors) : 0, add = strlen(anchor);
+    if (have + 1 + add >= ANCHORS_MAX)
+        return ERR_OK;
+    char *s = realloc(pg->anchors, have + add + 2);
+    if (!s)
+        return err_set(ERR_NOMEM, "out of memory");
+    if (have)
+        s[have++] = ' ';
+    memcpy(s + have, anchor, add + 1);
+    pg->anchors = s;
+    return ERR_OK;
+}
+
 /* Link i of a page (out: what the page passes on), its anchor scored when anchors is set. */
 static enum err add_link_from(struct run *r, const char *url, char *const *anchors, size_t i,
                               struct pageorder_links *out)
 {
+    enum err e = ERR_OK;
     out->hot_max = 0;
-    if (anchors && r->p->hot) {
-        enum err e = hotwords_score(r->p->hot, anchors[i], strlen(anchors[i]), &out->hot_max);
-        if (e)
-            return e;
+    if (anchors && r->p->hot)
+        e = hotwords_score(r->p->hot, anchors[i], strlen(anchors[i]), &out->hot_max);
+    if (!e && r->p->table) {
+        /* Seed 002's Anchor_Relevancy_Score and, for the URL description the seed took
+         * from its search engine, the URL's own words. */
+        e = weighttable_relevance(r->p->table, anchors ? anchors[i] : "",
+                                  anchors ? strlen(anchors[i]) : 0, &out->anchor_max);
+        if (!e)
+            e = weighttable_relevance(r->p->table, url, strlen(url), &out->url_score);
     }
-    return add_link(r, url, out);
+    if (!e && r->p->learn) /* seed 004 Algorithm 5: anchor_score[] := classify(out_anchor[]) */
+        e = anchorcls_score(r->p->learn, anchors ? anchors[i] : "",
+                            anchors ? strlen(anchors[i]) : 0, &out->anchor_max);
+    if (!e)
+        e = add_link(r, url, out, 0);
+    if (!e && r->p->learn && anchors && anchors[i][0])
+        e = keep_anchor(r, url, anchors[i]);
+    return e;
+}
+
+/* Seed 004 Algorithm 5, "threshold := retrain_anchor; sorted_links :=
+ * sort_decreasing(non_processed_queue)": the frontier scored again by the anchor
+ * classifier as it now stands, each page by all its in-links' anchors together. */
+static enum err rescore(struct run *r)
+{
+    for (size_t i = 0; i < r->heap_len; i++) {
+        struct page *pg = r->heap[i];
+        double a = 0.5;
+        if (pg->anchors) {
+            enum err e = anchorcls_score(r->p->learn, pg->anchors, strlen(pg->anchors), &a);
+            if (e)
+                return e;
+        }
+        pg->in.anchor_max = a;
+        pg->priority = r->p->priority(&pg->in);
+    }
+    for (size_t i = r->heap_len / 2; i-- > 0;)
+        heap_down(r, i);
+    return ERR_OK;
 }
 
 /* Classify a downloaded page, feed its website's verdict, put its links on the frontier. */
@@ -337,8 +409,8 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
 {
     struct site *st = pg->site;
     struct pageinfo *info;
-    if ((r->p->hot ? pageinfo_from_fetch_anchors(res, &info) : pageinfo_from_fetch(res, &info)) !=
-        ERR_OK)
+    if ((r->p->hot || r->p->table || r->p->learn ? pageinfo_from_fetch_anchors(res, &info)
+                                                 : pageinfo_from_fetch(res, &info)) != ERR_OK)
         return ERR_OK; /* unparseable: downloaded, not classified */
     struct pagecls_result cr;
     enum err e = pagecls_classify(r->model, r->scratch, info->text, info->text_len, &cr);
@@ -353,6 +425,10 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
             r->m->examined++;
         }
     }
+    if (!e && r->p->learn && pg->anchors && fabs(*pr - 0.5) > r->p->learn_margin)
+        /* Algorithm 5: if abs(score) > threshold then add_to_training: the anchors
+         * that led here, labelled by the page classifier's verdict on the page. */
+        e = anchorcls_add(r->p->learn, pg->anchors, strlen(pg->anchors), *pr > 0.5);
     if (!e) {
         (void)sitecls_add_page(&st->cls, *pr);
         if (r->p->home_model)
@@ -365,7 +441,17 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
          * distance being the lowest its in-links brought (seed 004, eq. 6.1). */
         struct pageorder_links out =
             pageorder_link(*pr, pageorder_history_distance(*pr, pg->in.dist_min), 0);
-        for (size_t i = 0; !e && i < info->n_intrinsic; i++)
+        if (r->p->keys) {
+            /* Seed 001 eq. 1: R_i from the key phrases page i holds and R_j, the best
+             * degree its in-links brought. */
+            uint32_t lambda;
+            e = keyphrases_lambda(r->p->keys, info->text, info->text_len, &lambda);
+            out.rel_max = pageorder_relevance(lambda, keyphrases_count(r->p->keys), r->p->rho,
+                                              fmin(1.0, pg->in.rel_max));
+        }
+        if (!e && r->p->table) /* seed 002: Relevancy(P) of the page linking on */
+            e = weighttable_relevance(r->p->table, info->text, info->text_len, &out.rel_sum);
+        for (size_t i = 0; !e && !r->p->other_sites_only && i < info->n_intrinsic; i++)
             e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &out);
         for (size_t i = 0; !e && i < info->n_transversal; i++)
             e = add_link_from(r, info->transversal[i], info->transversal_anchor, i, &out);
@@ -395,9 +481,11 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
             e = mark_done(r, res->final_url);
     }
     if (!e && res->status == FETCH_REDIRECT && res->redirect_url)
-        e = add_link(r, res->redirect_url, &pg->in); /* takes all its links brought */
+        e = add_link(r, res->redirect_url, &pg->in, pg->admit); /* takes all its links brought */
     if (!e && res->status == FETCH_OK && !again)
         e = read_page(r, pg, res, &pr);
+    if (!e && r->p->learn && r->p->rescore_every > 0 && r->m->pages % r->p->rescore_every == 0)
+        e = rescore(r);
     if (!e)
         e = site_keep_page(st,
                            again            ? res->url
@@ -473,7 +561,13 @@ static enum err flush(struct run *r)
 static enum err seed_link(struct run *r, const char *url, double rank)
 {
     struct pageorder_links l = pageorder_link(rank, 0, 0);
-    return add_link(r, url, &l);
+    /* Seed 001 starts from URLs "representative for a given topic": a border site's R is
+     * its rank, a start site's (SEED_START_RANK, served first) counts as 1 for its links. */
+    l.rel_max = rank;
+    /* Seed 002 enqueues its seed URLs as they are: the border is in the frontier whatever
+     * its link score, its rank standing for the parents' relevancy. */
+    l.rel_sum = rank;
+    return add_link(r, url, &l, 1);
 }
 
 /* The frontier starts from the job's border; examined websites are not crawled again. */
@@ -504,6 +598,7 @@ static void run_free(struct run *r)
         struct page *pg = r->pages.slots[i].value;
         if (r->pages.slots[i].key) {
             free(pg->url);
+            free(pg->anchors);
             free(pg);
         }
     }

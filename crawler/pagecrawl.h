@@ -4,7 +4,10 @@
  * priority hook (pageorder_fn; a new page-ordering strategy is a new hook in
  * crawler/pageorder.h): page (the average Pr[p|target] of the downloaded pages linking
  * to it), bfs (the order found), bestfirst (the best linking page), history (the
- * history-path distance) and hotwords (anchor text against the topic's key terms).
+ * history-path distance), hotwords (anchor text against the topic's key terms) and
+ * relevance_degree (key phrases held by the linking page, seed 001) and weight_table
+ * (seed 002's link score against a TF-IDF weight table, with its admission threshold)
+ * and learning_anchor (an anchor classifier learned from the crawl's verdicts, seed 004).
  * The crawl runs on crawler/crawlrun (stop conditions, polls, metrics) as a strategy.
  * A guard stops taking pages from a website that already gave max_pages_per_site.
  * Website post-processing: the downloaded pages are grouped by website and each
@@ -33,6 +36,9 @@ struct store;
 struct fetcher;
 struct pagecls;
 struct hotwords;
+struct keyphrases;
+struct weighttable;
+struct anchorcls;
 
 struct pagecrawl_params {
     pageorder_fn priority; /* the frontier's order (crawler/pageorder.h) */
@@ -50,6 +56,28 @@ struct pagecrawl_params {
     /* Set (strategy hotwords): each link's anchor text is read and scored against these
      * key terms (classifier/hotwords.h); used by the crawl's one thread only. */
     struct hotwords *hot;
+    /* Set (strategy relevance_degree): each downloaded page's key phrases are counted
+     * (lambda of seed 001 eq. 1, classifier/keyphrases.h) and its links take its degree
+     * of relevance R with this rho; used by the crawl's one thread only. */
+    struct keyphrases *keys;
+    double rho;
+    /* Set: only links to other websites (other host[:port]) join the frontier (seed 001
+     * §2.1: a link to the same host "is simply disregarded"). */
+    int other_sites_only;
+    /* Set (strategy weight_table): the topic's weight table (classifier/weighttable.h):
+     * each page's relevancy, each link's anchor and URL words are scored against it (seed
+     * 002), and a link joins the frontier only when its page's priority is above
+     * admit_above (border pages always do); used by the crawl's one thread only. */
+    struct weighttable *table;
+    double admit_above;
+    /* Set (strategy learning_anchor): the anchor classifier (classifier/anchorcls.h),
+     * trained with the anchors that led to each downloaded page whose Pr[p|target] is
+     * further than learn_margin from 0.5 (labelled by Pr > 0.5); every rescore_every
+     * pages the frontier is scored again with it (seed 004, Algorithm 5). Used by the
+     * crawl's one thread only. */
+    struct anchorcls *learn;
+    double learn_margin;
+    int64_t rescore_every;
 };
 
 /* Crawl job c->job with c's fetcher, budgets and progress (crawler/crawlrun), as extcrawl_run. */

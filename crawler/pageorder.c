@@ -5,7 +5,8 @@
 
 struct pageorder_links pageorder_link(double conf, double dist, double hot)
 {
-    return (struct pageorder_links){conf, 1, conf, dist, hot, 0};
+    return (struct pageorder_links){
+        .conf_sum = conf, .links = 1, .conf_max = conf, .dist_min = dist, .hot_max = hot};
 }
 
 void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_links *src)
@@ -20,6 +21,16 @@ void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_lin
         dst->dist_min = src->dist_min;
     if (src->hot_max > dst->hot_max)
         dst->hot_max = src->hot_max;
+    /* Seed 001 gives R_j for one parent j; with several, the best (as bestfirst). */
+    if (src->rel_max > dst->rel_max)
+        dst->rel_max = src->rel_max;
+    /* Seed 002's link score sums the relevancies of the pages linking here, takes the
+     * best anchor (the seed scores one anchor a link) and the URL's own words. */
+    dst->rel_sum += src->rel_sum;
+    if (src->anchor_max > dst->anchor_max)
+        dst->anchor_max = src->anchor_max;
+    if (src->url_score > dst->url_score)
+        dst->url_score = src->url_score;
 }
 
 double pageorder_page(const struct pageorder_links *in)
@@ -60,4 +71,33 @@ double pageorder_history_distance(double c, double d_parent)
     if (c > PAGEORDER_RELEVANT)
         return 0;
     return fmin(1.0, (1 - c) * exp(2 * d_parent / PAGEORDER_HISTORY_CUTOFF));
+}
+
+/* Seed 001 §2.1: "According to R_i, then, the hyperlinks ... can be prioritized into the
+ * queue": a link takes the degree of relevance of the page it was found on. */
+double pageorder_relevance_degree(const struct pageorder_links *in)
+{
+    return in->rel_max;
+}
+
+/* Seed 001 §2.1, eq. 1: R_i = (1 - rho) lambda_i / |K| + rho R_j. */
+double pageorder_relevance(uint32_t lambda, uint32_t n_keys, double rho, double r_parent)
+{
+    double own = n_keys ? (double)lambda / n_keys : 0;
+    return (1 - rho) * own + rho * r_parent;
+}
+
+/* Seed 002, "Calculation of Link Score": Link_Score(i) = Anchor_Relevancy_Score(i) +
+ * Relevance_Score_URL_Description(i) + [Relevancy(P1) + ... + Relevancy(Pn)]. */
+double pageorder_weight_table(const struct pageorder_links *in)
+{
+    return in->anchor_max + in->url_score + in->rel_sum;
+}
+
+/* Seed 004 §6.6, Algorithm 5: final_score := svm_score * factor - anchor_score * (1 -
+ * factor). The minus is read as the plus of §9.2.4 ("TotalScore = anchorScore 10% +
+ * svmScore 90%"): a link whose anchor looks relevant must not lose by it. */
+double pageorder_learning_anchor(const struct pageorder_links *in)
+{
+    return PAGEORDER_ANCHOR_FACTOR * in->conf_max + (1 - PAGEORDER_ANCHOR_FACTOR) * in->anchor_max;
 }

@@ -10,8 +10,11 @@
 #define REPORT_MAX_POINTS 1000000 /* samples per run */
 
 static const char *const run_names[REPORT_RUNS] = {
-    "website-global", "website-local", "website-combined", "page",    "website-p0.7", "bfs",
-    "homepage",       "page-homepage", "bestfirst",        "history", "hotwords",
+    "website-global", "website-local",   "website-combined",
+    "page",           "website-p0.7",    "bfs",
+    "homepage",       "page-homepage",   "bestfirst",
+    "history",        "hotwords",        "relevance-degree",
+    "weight-table",   "learning-anchor",
 };
 
 const enum report_role report_fig6_roles[3] = {REPORT_WEB_GLOBAL, REPORT_WEB_LOCAL,

@@ -28,9 +28,12 @@ enum report_role {
     REPORT_HOMEPAGE,      /* websites judged by their homepage alone */
     REPORT_PAGE_HOMEPAGE, /* focused page crawler + homepage post-processing (paper §3.2) */
     /* The other papers' strategies (issue 18): made only when --runs names them. */
-    REPORT_BESTFIRST, /* page crawler, best-first as seed 004 defines it */
-    REPORT_HISTORY,   /* page crawler, history path (seed 004) */
-    REPORT_HOTWORDS,  /* page crawler, hot words (seed 000) */
+    REPORT_BESTFIRST,       /* page crawler, best-first as seed 004 defines it */
+    REPORT_HISTORY,         /* page crawler, history path (seed 004) */
+    REPORT_HOTWORDS,        /* page crawler, hot words (seed 000) */
+    REPORT_RELEVANCE,       /* page crawler, degree of relevance (seed 001) */
+    REPORT_WEIGHT_TABLE,    /* page crawler, weight table and link score (seed 002) */
+    REPORT_LEARNING_ANCHOR, /* page crawler, learning anchor (seed 004) */
     REPORT_RUNS
 };
 

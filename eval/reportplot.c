@@ -24,9 +24,11 @@ struct plot {
 
 /* Every run, in the order they are made, for the found plot. */
 static const enum report_role all_roles[REPORT_RUNS] = {
-    REPORT_WEB_GLOBAL, REPORT_WEB_LOCAL, REPORT_WEB_COMBINED, REPORT_PAGE,
-    REPORT_WEB_P07,    REPORT_BFS,       REPORT_HOMEPAGE,     REPORT_PAGE_HOMEPAGE,
-    REPORT_BESTFIRST,  REPORT_HISTORY,   REPORT_HOTWORDS,
+    REPORT_WEB_GLOBAL,   REPORT_WEB_LOCAL,       REPORT_WEB_COMBINED,
+    REPORT_PAGE,         REPORT_WEB_P07,         REPORT_BFS,
+    REPORT_HOMEPAGE,     REPORT_PAGE_HOMEPAGE,   REPORT_BESTFIRST,
+    REPORT_HISTORY,      REPORT_HOTWORDS,        REPORT_RELEVANCE,
+    REPORT_WEIGHT_TABLE, REPORT_LEARNING_ANCHOR,
 };
 
 /* The exact curve of truly relevant websites from (0, 0) to the run's end. */

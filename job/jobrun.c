@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "classifier/hotwords.h"
+#include "classifier/anchorcls.h"
+#include "classifier/keyphrases.h"
+#include "classifier/weighttable.h"
 #include "classifier/pagecls.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -37,6 +40,8 @@ struct ctx {
     struct fetcher *f;
     struct pagecls *model;
     struct pagecls *home_model; /* the homepage classifier, for the strategies that use it */
+    struct keyphrases *keys;    /* strategy relevance_degree's key phrases */
+    struct weighttable *table;  /* strategy weight_table's topic weight table */
     char worker[128];
     struct joblease_keeper *keeper; /* renews the lease beside the run */
     int lease_lost;                 /* another worker took the job over: write nothing more */
@@ -176,6 +181,10 @@ static enum err fit(struct ctx *c, const struct trainset *ts)
     log_info("job %lld: training on %zu pages of %zu websites", (long long)c->id, n_docs,
              trainset_count(ts));
     e = pagecls_train_cv(&pp, docs, n_docs, (uint32_t)js->params.cv_folds, &c->model, NULL);
+    if (!e && js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
+        e = keyphrases_train(&pp.tok, docs, n_docs, KEYPHRASES_K, &c->keys);
+    if (!e && js->params.strategy == JOBSPEC_WEIGHT_TABLE)
+        e = weighttable_train(&pp.tok, docs, n_docs, WEIGHTTABLE_M, &c->table);
     free(docs);
     if (e || !jobspec_strategy_homepages(js->params.strategy))
         return e;
@@ -212,6 +221,18 @@ static enum err save_model(struct ctx *c)
         e = models_save(c->s, c->id, MODELS_PAGES, PAGECLS_FORMAT_VERSION, cv->p_err, cv->accuracy,
                         cv_json, buf_str(&params_json), model_bytes.data, model_bytes.len,
                         &model_id);
+    if (!e && c->keys) {
+        buf_reset(&model_bytes);
+        if (!(e = keyphrases_format(c->keys, &model_bytes)))
+            e = models_save(c->s, c->id, MODELS_KEYPHRASES, 1, 0, NAN, NULL, buf_str(&params_json),
+                            model_bytes.data, model_bytes.len, &model_id);
+    }
+    if (!e && c->table) {
+        buf_reset(&model_bytes);
+        if (!(e = weighttable_format(c->table, &model_bytes)))
+            e = models_save(c->s, c->id, MODELS_WEIGHTTABLE, 1, 0, NAN, NULL, buf_str(&params_json),
+                            model_bytes.data, model_bytes.len, &model_id);
+    }
     if (!e && c->home_model) {
         buf_reset(&model_bytes);
         if (!(e = pagecls_serialize(c->home_model, &model_bytes)))
@@ -257,12 +278,36 @@ static enum err load_one(struct ctx *c, const char *kind, struct pagecls **out)
     return e;
 }
 
+/* The text a strategy trained (key phrases, weight table: a model kind of their own),
+ * read by the strategy's module with the job's tokenizer options. */
+static enum err load_text(struct ctx *c, const char *kind)
+{
+    struct models_record *m;
+    enum err e = models_load_latest(c->s, c->id, kind, &m);
+    if (e == ERR_NOTFOUND)
+        return err_set(ERR_NOTFOUND, "job %lld has no %s model", (long long)c->id, kind);
+    if (e)
+        return e;
+    struct pagecls_params pp;
+    jobspec_pagecls_params(&c->js->params, &pp);
+    if (strcmp(kind, MODELS_KEYPHRASES) == 0)
+        e = keyphrases_parse(&pp.tok, (const char *)m->data, m->len, &c->keys);
+    else
+        e = weighttable_parse(&pp.tok, (const char *)m->data, m->len, &c->table);
+    models_record_free(m);
+    return e;
+}
+
 /* The models of an interrupted job, for its crawl to go on. */
 static enum err load_model(struct ctx *c)
 {
     enum err e = load_one(c, MODELS_PAGES, &c->model);
     if (!e && jobspec_strategy_homepages(c->js->params.strategy))
         e = load_one(c, MODELS_HOMEPAGES, &c->home_model);
+    if (!e && c->js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
+        e = load_text(c, MODELS_KEYPHRASES);
+    if (!e && c->js->params.strategy == JOBSPEC_WEIGHT_TABLE)
+        e = load_text(c, MODELS_WEIGHTTABLE);
     return e;
 }
 
@@ -282,6 +327,47 @@ static void jobrun_log_hotwords(const struct ctx *c, const struct hotwords *h)
     buf_release(&b);
 }
 
+/* The relevance_degree strategy's key phrases, in the log: what it counts in pages. */
+static void jobrun_log_keyphrases(const struct ctx *c)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    for (uint32_t i = 0; i < keyphrases_count(c->keys); i++) {
+        size_t n;
+        const char *t = keyphrases_term(c->keys, i, &n);
+        if ((i && buf_append_str(&b, ", ")) || buf_append(&b, t, n))
+            break;
+    }
+    log_info("job %lld: key phrases (TF-DF and information gain, stemmed): %s", (long long)c->id,
+             b.len ? b.data : "none");
+    buf_release(&b);
+}
+
+/* The weight_table strategy's table, in the log: each keyword with its weight. */
+static void jobrun_log_weighttable(const struct ctx *c)
+{
+    struct buf b;
+    buf_init(&b, 0);
+    for (uint32_t i = 0; i < weighttable_count(c->table); i++) {
+        size_t n;
+        const char *t = weighttable_term(c->table, i, &n);
+        if (buf_appendf(&b, "%s%.*s %.3f", i ? ", " : "", (int)n, t,
+                        weighttable_weight(c->table, i)))
+            break;
+    }
+    log_info("job %lld: topic weight table (TF-IDF, stemmed): %s", (long long)c->id,
+             b.len ? b.data : "none");
+    buf_release(&b);
+}
+
+/* Strategy learning_anchor (seed 004 §6.6): an anchor joins the classifier's training
+ * when the page it led to has Pr[p|target] further than this from 0.5 (the thesis's
+ * threshold on its SVM's scores, 0.4 to 1.0 of about +-1.5, on our scale), and the
+ * frontier is scored again every so many pages (the thesis retrains when its ready queue
+ * runs dry; ours never does, docs/crawl.md). */
+#define LEARN_MARGIN        0.1
+#define LEARN_RESCORE_PAGES 100
+
 /* The frontier order of a page-level strategy (crawler/pageorder.h). */
 static pageorder_fn jobrun_page_order(int strategy)
 {
@@ -294,6 +380,12 @@ static pageorder_fn jobrun_page_order(int strategy)
         return pageorder_history;
     case JOBSPEC_HOTWORDS:
         return pageorder_hotwords;
+    case JOBSPEC_RELEVANCE_DEGREE:
+        return pageorder_relevance_degree;
+    case JOBSPEC_WEIGHT_TABLE:
+        return pageorder_weight_table;
+    case JOBSPEC_LEARNING_ANCHOR:
+        return pageorder_learning_anchor;
     default:
         return pageorder_page;
     }
@@ -314,12 +406,30 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .max_pages_per_site = jp->max_pages_per_site,
         .concurrency = jp->concurrency,
         .home_model = jp->strategy == JOBSPEC_PAGE_HOMEPAGE ? c->home_model : NULL,
+        .keys = jp->strategy == JOBSPEC_RELEVANCE_DEGREE ? c->keys : NULL,
+        .rho = PAGEORDER_RHO,
+        .other_sites_only = jp->strategy == JOBSPEC_RELEVANCE_DEGREE,
+        .table = jp->strategy == JOBSPEC_WEIGHT_TABLE ? c->table : NULL,
+        .admit_above = PAGEORDER_LINK_THRESHOLD,
+        .learn_margin = LEARN_MARGIN,
+        .rescore_every = LEARN_RESCORE_PAGES,
     };
+    if (p.keys)
+        jobrun_log_keyphrases(c);
+    if (p.table)
+        jobrun_log_weighttable(c);
     enum err e = ERR_OK;
     if (jp->strategy == JOBSPEC_HOTWORDS && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
         jobrun_log_hotwords(c, p.hot);
+    if (!e && jp->strategy == JOBSPEC_LEARNING_ANCHOR)
+        e = anchorcls_new(&pagecls_get_params(c->model)->tok, &p.learn);
     if (!e)
         e = pagecrawl_run(rc, c->model, &p, stop);
+    if (p.learn)
+        log_info("job %lld: anchor classifier learned from %llu relevant and %llu other anchors",
+                 (long long)c->id, (unsigned long long)anchorcls_examples(p.learn, 1),
+                 (unsigned long long)anchorcls_examples(p.learn, 0));
+    anchorcls_free(p.learn);
     hotwords_free(p.hot);
     return e;
 }
@@ -534,6 +644,8 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     fetcher_free(c.f);
     pagecls_free(c.model);
     pagecls_free(c.home_model);
+    keyphrases_free(c.keys);
+    weighttable_free(c.table);
     jobspec_free(c.js);
     crawlstore_job_release(&job);
     return e;

@@ -28,10 +28,13 @@ enum jobspec_strategy {
     JOBSPEC_PAGE,     /* focused page crawler + website post-processing (paper §5.1, Fig. 5) */
     JOBSPEC_BFS,      /* breadth-first page crawler + the same post-processing */
     JOBSPEC_HOMEPAGE, /* website-level crawl judging each site by its homepage alone */
-    JOBSPEC_PAGE_HOMEPAGE, /* focused page crawler + homepage post-processing (paper §3.2) */
-    JOBSPEC_BESTFIRST,     /* page crawler, out-links take the parent's score (seed 004 §6.3) */
-    JOBSPEC_HISTORY,       /* page crawler, history-path distance (seed 004 §6.5, eq. 6.1) */
-    JOBSPEC_HOTWORDS,      /* page crawler, hot-word anchors first (seed 000 §3.1) */
+    JOBSPEC_PAGE_HOMEPAGE,    /* focused page crawler + homepage post-processing (paper §3.2) */
+    JOBSPEC_BESTFIRST,        /* page crawler, out-links take the parent's score (seed 004 §6.3) */
+    JOBSPEC_HISTORY,          /* page crawler, history-path distance (seed 004 §6.5, eq. 6.1) */
+    JOBSPEC_HOTWORDS,         /* page crawler, hot-word anchors first (seed 000 §3.1) */
+    JOBSPEC_RELEVANCE_DEGREE, /* page crawler, degree of relevance (seed 001 §2.1, eq. 1) */
+    JOBSPEC_WEIGHT_TABLE,     /* page crawler, TF-IDF weight table + link score (seed 002) */
+    JOBSPEC_LEARNING_ANCHOR,  /* page crawler, anchor classifier learned online (seed 004 §6.6) */
 };
 
 /*

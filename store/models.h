@@ -20,15 +20,19 @@ struct store;
 
 #define MODELS_MAX_BYTES ((size_t)256 << 20) /* largest model we store or load */
 
-/* What a model was trained on: a job's pages, or its training websites' homepages. */
-#define MODELS_PAGES     "pages"
-#define MODELS_HOMEPAGES "homepages"
+/* What a model was trained on: a job's pages, or its training websites' homepages; or
+ * the key phrases of strategy relevance_degree (classifier/keyphrases.h) or the weight
+ * table of strategy weight_table (classifier/weighttable.h), as text. */
+#define MODELS_PAGES       "pages"
+#define MODELS_HOMEPAGES   "homepages"
+#define MODELS_KEYPHRASES  "keyphrases"
+#define MODELS_WEIGHTTABLE "weighttable"
 
 struct models_record {
     int64_t id;
     int64_t job_id; /* 0 when the model belongs to no job */
     int format_version;
-    char kind[16]; /* MODELS_PAGES or MODELS_HOMEPAGES */
+    char kind[16]; /* MODELS_PAGES, MODELS_HOMEPAGES, MODELS_KEYPHRASES, ... */
     double p_err;
     double page_accuracy; /* NaN when not known */
     char *cv;             /* JSON text, or NULL */
@@ -39,8 +43,9 @@ struct models_record {
 };
 
 /*
- * Insert a model of a kind (MODELS_PAGES, MODELS_HOMEPAGES). job_id <= 0 stores NULL;
- * page_accuracy NaN stores NULL; cv_json and params_json are JSON texts (checked by
+ * Insert a model of a kind (MODELS_PAGES, MODELS_HOMEPAGES, MODELS_KEYPHRASES,
+ * MODELS_WEIGHTTABLE). job_id <= 0 stores
+ * NULL; page_accuracy NaN stores NULL; cv_json and params_json are JSON texts (checked by
  * PostgreSQL) or NULL. *id_out gets the new id.
  */
 enum err models_save(struct store *s, int64_t job_id, const char *kind, int format_version,

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classifier/anchorcls.h"
+#include "classifier/keyphrases.h"
 #include "classifier/pagecls.h"
+#include "classifier/weighttable.h"
 #include "crawler/crawlrun.h"
 #include "crawler/extcrawl.h"
 #include "crawler/fetch.h"
@@ -268,6 +271,63 @@ static void page_crawlers_keep_the_budget(void **state)
     }
 }
 
+/*
+ * The strategies of seeds 001, 002 and 004 with what they read pages with: a few key
+ * phrases, a small weight table, an untrained anchor classifier. relevance_degree (links
+ * to other hosts only) and weight_table (links above a threshold) may run out of links
+ * before the budget: the crawl then says so, and the accounts still hold.
+ */
+static void seed_strategies_keep_the_budget(void **state)
+{
+    struct fixture *f = *state;
+    struct tokenize_opts tok;
+    tokenize_opts_default(&tok);
+    static const char keys_text[] = "space\norbit\nlaunch\n";
+    static const char table_text[] = "space 1 1.5\norbit 0.6 2\nlaunch 0.4 1.2\n";
+    for (int i = 0; i < 3; i++) {
+        struct fetcher *fetcher;
+        int64_t job = new_job(f, &fetcher);
+        struct crawlrun_config c = config(f, job, fetcher, BUDGET);
+        struct pagecrawl_params p = {.prior_target = 0.5,
+                                     .p_err = 0.1,
+                                     .p_threshold = 0.9,
+                                     .max_pages_per_site = SITE_CAP,
+                                     .concurrency = CONCURRENCY,
+                                     .rho = PAGEORDER_RHO,
+                                     .admit_above = PAGEORDER_LINK_THRESHOLD,
+                                     .learn_margin = 0.1,
+                                     .rescore_every = 10};
+        if (i == 0) {
+            p.priority = pageorder_relevance_degree;
+            p.other_sites_only = 1;
+            assert_int_equal(keyphrases_parse(&tok, keys_text, strlen(keys_text), &p.keys), ERR_OK);
+        } else if (i == 1) {
+            p.priority = pageorder_weight_table;
+            assert_int_equal(weighttable_parse(&tok, table_text, strlen(table_text), &p.table),
+                             ERR_OK);
+        } else {
+            p.priority = pageorder_learning_anchor;
+            assert_int_equal(anchorcls_new(&tok, &p.learn), ERR_OK);
+        }
+        enum crawl_stop why;
+        assert_int_equal(pagecrawl_run(&c, f->model, &p, &why), ERR_OK);
+        struct crawlstore_counts n;
+        assert_int_equal(crawlstore_counts(f->s, job, &n), ERR_OK);
+        assert_true(why == CRAWL_MAX_PAGES || why == CRAWL_BORDER_EMPTY);
+        assert_int_equal(n.pages, fetched(fetcher)); /* every fetch answered counts */
+        assert_true(n.pages <= BUDGET);
+        if (why == CRAWL_MAX_PAGES)
+            assert_true(n.pages > BUDGET - SITE_CAP);
+        assert_int_equal(n.claimed, 0);
+        assert_true(n.examined > 0);
+        print_message("strategy %d: %lld pages, %s\n", i, (long long)n.pages, crawl_stop_name(why));
+        keyphrases_free(p.keys);
+        weighttable_free(p.table);
+        anchorcls_free(p.learn);
+        fetcher_free(fetcher);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +335,7 @@ int main(void)
         cmocka_unit_test(website_crawler_with_a_tiny_budget),
         cmocka_unit_test(website_crawler_reads_relevant_websites_deeper),
         cmocka_unit_test(page_crawlers_keep_the_budget),
+        cmocka_unit_test(seed_strategies_keep_the_budget),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

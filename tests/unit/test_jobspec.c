@@ -261,7 +261,8 @@ static void test_params_set(void **state)
     assert_int_equal(jobspec_params_set(&p, "seed", "99999999999999999999999"), ERR_INVAL);
     assert_int_equal(jobspec_params_set(&p, "strategy", "best_first"), ERR_INVAL);
     assert_string_equal(err_msg(), "params.strategy: must be one of: website, page, bfs, homepage, "
-                                   "page_homepage, bestfirst, history, hotwords, not "
+                                   "page_homepage, bestfirst, history, hotwords, "
+                                   "relevance_degree, weight_table, learning_anchor, not "
                                    "'best_first'");
     assert_params_equal(&p, &before); /* failures change nothing */
 }
@@ -282,6 +283,9 @@ static void test_strategies(void **state)
         {"bestfirst", JOBSPEC_BESTFIRST, 1},
         {"history", JOBSPEC_HISTORY, 1},
         {"hotwords", JOBSPEC_HOTWORDS, 1},
+        {"relevance_degree", JOBSPEC_RELEVANCE_DEGREE, 1},
+        {"weight_table", JOBSPEC_WEIGHT_TABLE, 1},
+        {"learning_anchor", JOBSPEC_LEARNING_ANCHOR, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct jobspec_params p;
@@ -291,7 +295,7 @@ static void test_strategies(void **state)
         assert_int_equal(jobspec_strategy_pages(p.strategy), cases[i].pages);
         assert_string_equal(jobspec_choice_name("strategy", p.strategy), cases[i].name);
     }
-    assert_null(jobspec_choice_name("strategy", 8));
+    assert_null(jobspec_choice_name("strategy", 11));
 }
 
 static void test_params_json_round_trip(void **state)

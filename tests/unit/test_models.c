@@ -181,6 +181,17 @@ static void test_latest_of_a_job(void **state)
     assert_string_equal(rec->kind, MODELS_HOMEPAGES);
     assert_int_equal(rec->data[0], 'h');
     models_record_free(rec);
+    /* Strategy relevance_degree's key phrases (migration 008), text kept byte for byte. */
+    int64_t keys;
+    assert_int_equal(
+        models_save(s, job, MODELS_KEYPHRASES, 1, 0, NAN, NULL, NULL, "bank\nloan\n", 10, &keys),
+        ERR_OK);
+    assert_int_equal(models_load_latest(s, job, MODELS_KEYPHRASES, &rec), ERR_OK);
+    assert_int_equal(rec->id, keys);
+    assert_string_equal(rec->kind, MODELS_KEYPHRASES);
+    assert_int_equal(rec->len, 10);
+    assert_memory_equal(rec->data, "bank\nloan\n", 10);
+    models_record_free(rec);
     /* A kind the table does not know is refused, not stored. */
     assert_int_equal(models_save(s, job, "anchors", 1, 0, NAN, NULL, NULL, "x", 1, &home), ERR_DB);
 

@@ -81,13 +81,92 @@ static void hotwords_queues(void **state)
     assert_true(pageorder_hotwords(&hotter) > pageorder_hotwords(&hot));
 }
 
+/* Seed 001 eq. 1: R_i = (1 - rho) lambda_i / |K| + rho R_j. */
+static void relevance_formula(void **state)
+{
+    (void)state;
+    /* rho 0.3, 5 of 20 key phrases, R_j 0.6: 0.7 * 0.25 + 0.3 * 0.6 = 0.175 + 0.18 = 0.355. */
+    assert_float_equal(pageorder_relevance(5, 20, 0.3, 0.6), 0.355, 1e-15);
+    /* All key phrases, R_j 1: 0.7 + 0.3 = 1, the top. */
+    assert_float_equal(pageorder_relevance(20, 20, 0.3, 1), 1, 1e-15);
+    /* None, R_j 0: 0; none, R_j 0.5 with rho 0.5: only the parent counts, 0.25. */
+    assert_float_equal(pageorder_relevance(0, 20, 0.3, 0), 0, 1e-15);
+    assert_float_equal(pageorder_relevance(0, 20, 0.5, 0.5), 0.25, 1e-15);
+    /* rho 0.9, 2 of 4, R_j 0.2: 0.1 * 0.5 + 0.9 * 0.2 = 0.05 + 0.18 = 0.23. */
+    assert_float_equal(pageorder_relevance(2, 4, 0.9, 0.2), 0.23, 1e-15);
+    /* No key phrases at all: the lambda term is 0, not a division by zero. */
+    assert_float_equal(pageorder_relevance(0, 0, 0.3, 0.8), 0.24, 1e-15);
+    /* A chain of pages holding 10 of 20 from a start R 1: 0.65, then 0.545, then 0.5135;
+     * the start's weight fades by rho a generation. */
+    double r1 = pageorder_relevance(10, 20, 0.3, 1);
+    double r2 = pageorder_relevance(10, 20, 0.3, r1);
+    assert_float_equal(r1, 0.65, 1e-15);
+    assert_float_equal(r2, 0.545, 1e-15);
+    assert_float_equal(pageorder_relevance(10, 20, 0.3, r2), 0.5135, 1e-15);
+}
+
+/* A frontier page takes the best R of the pages linking to it, whatever their Pr. */
+static void relevance_degree_order(void **state)
+{
+    (void)state;
+    struct pageorder_links a = pageorder_link(0.9, 0, 0);
+    assert_float_equal(a.rel_max, 0, 1e-15); /* no R until the crawl sets one */
+    a.rel_max = 0.2;
+    struct pageorder_links b = pageorder_link(0.1, 1, 0);
+    b.rel_max = 0.7;
+    struct pageorder_links c = pageorder_link(0.5, 1, 0);
+    c.rel_max = 0.4;
+    assert_true(pageorder_relevance_degree(&b) > pageorder_relevance_degree(&a));
+    assert_true(pageorder_bestfirst(&a) > pageorder_bestfirst(&b)); /* the classifier disagrees */
+    pageorder_links_add(&a, &b);
+    pageorder_links_add(&a, &c);
+    assert_float_equal(pageorder_relevance_degree(&a), 0.7, 1e-15);
+    assert_int_equal(a.links, 3);
+}
+
+/* Seed 002's Link_Score: anchor + URL description + the sum of the parents' relevancies. */
+static void weight_table_link_score(void **state)
+{
+    (void)state;
+    struct pageorder_links a = pageorder_link(0.9, 0, 0);
+    a.anchor_max = 0.3;
+    a.url_score = 0.1;
+    a.rel_sum = 0.4;
+    assert_float_equal(pageorder_weight_table(&a), 0.8, 1e-15);
+    struct pageorder_links b = pageorder_link(0.2, 0, 0);
+    b.anchor_max = 0.5;
+    b.url_score = 0.1; /* the same URL: the same words */
+    b.rel_sum = 0.2;
+    pageorder_links_add(&a, &b);
+    /* the best anchor 0.5 + the URL 0.1 + parents 0.4 + 0.2 = 1.2 */
+    assert_float_equal(pageorder_weight_table(&a), 1.2, 1e-12);
+    /* A link with nothing of the topic scores 0, below the admission threshold. */
+    struct pageorder_links none = pageorder_link(0.7, 0, 0);
+    assert_true(pageorder_weight_table(&none) <= PAGEORDER_LINK_THRESHOLD);
+}
+
+/* Seed 004 Algorithm 5 with factor 0.8: 0.8 best parent + 0.2 anchor score. */
+static void learning_anchor_mix(void **state)
+{
+    (void)state;
+    struct pageorder_links a = pageorder_link(0.6, 0, 0);
+    a.anchor_max = 0.9;
+    assert_float_equal(pageorder_learning_anchor(&a), 0.66, 1e-12); /* 0.48 + 0.18 */
+    struct pageorder_links b = pageorder_link(0.7, 0, 0);
+    b.anchor_max = 0.2;
+    assert_float_equal(pageorder_learning_anchor(&b), 0.6, 1e-12); /* 0.56 + 0.04 */
+    /* The anchor turns the order bestfirst would give. */
+    assert_true(pageorder_bestfirst(&b) > pageorder_bestfirst(&a));
+    assert_true(pageorder_learning_anchor(&a) > pageorder_learning_anchor(&b));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(history_distance_formula),
-        cmocka_unit_test(links_summary),
-        cmocka_unit_test(page_and_bestfirst_differ),
-        cmocka_unit_test(hotwords_queues),
+        cmocka_unit_test(history_distance_formula),  cmocka_unit_test(links_summary),
+        cmocka_unit_test(page_and_bestfirst_differ), cmocka_unit_test(hotwords_queues),
+        cmocka_unit_test(relevance_formula),         cmocka_unit_test(relevance_degree_order),
+        cmocka_unit_test(weight_table_link_score),   cmocka_unit_test(learning_anchor_mix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
