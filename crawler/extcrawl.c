@@ -284,6 +284,7 @@ static enum err slot_deepened(struct ext *x, struct slot *sl, const char *cut)
     struct verdict v = {
         .host = sl->host,
         .confidence = sitecrawl_confidence(sc),
+        .relevant = 1, /* only relevant websites are read deeper */
         .fetches = sitecrawl_fetches(sc) - sl->fetches_stored,
         .purpose = "crawl",
         .read_stop = read_stop(sl, cut),
@@ -294,6 +295,10 @@ static enum err slot_deepened(struct ext *x, struct slot *sl, const char *cut)
     };
     e = verdict_store_more(x->s, x->job, x->p->weights, &v);
     free(cp);
+    if (e == ERR_CONFLICT) { /* its row is gone too: nothing to add to */
+        log_warn("extcrawl: %s", err_msg());
+        return ERR_OK;
+    }
     if (!e)
         e = know_edges(x, v.edges, v.n_edges);
     if (e)

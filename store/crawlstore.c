@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "common/log.h"
 #include "store/bgexec.h"
 #include "store/store.h"
 
@@ -508,8 +509,18 @@ static enum err site_more_tx(struct store *s, int64_t job, const struct crawlsto
         return e;
     int found = store_rows_count(rows) == 1;
     store_rows_free(rows);
-    if (!found)
-        return err_set(ERR_NOTFOUND, "site %s is not examined", r->host);
+    /*
+     * Not examined: its examination was lost, as a crash loses the last commits of a
+     * database that runs with synchronous_commit = off (store/pgembed.c) although they
+     * were acknowledged. It is recorded now, from what this deeper read has (its verdict
+     * stands: only relevant websites are read deeper); the pages of the lost part, never
+     * counted, stay lost.
+     */
+    if (!found) {
+        log_warn("database: %s had lost its examination (a database crash?); recorded again",
+                 r->host);
+        return site_done_tx(s, job, r);
+    }
     e = write_pages(s, job_id, r);
     if (!e)
         e = write_edges(s, job_id, r);

@@ -146,7 +146,9 @@ enum err crawlstore_site_done(struct store *s, int64_t job,
  * destination's rank takes the new link as above; a link the site had before is not
  * counted twice), and the fetches count in the site's pages_visited and the job's
  * pages_downloaded. The verdict is left as it is (r->relevant and the rest unused);
- * r->read_stop, when set, replaces the site's (why this read ended).
+ * r->read_stop, when set, replaces the site's (why this read ended). A site found not
+ * examined (its examination lost to a database crash) is examined now, as by
+ * crawlstore_site_done with r (whose verdict must then be set: relevant, confidence).
  */
 enum err crawlstore_site_more(struct store *s, int64_t job,
                               const struct crawlstore_site_result *r) WARN_UNUSED;

@@ -149,11 +149,58 @@ static void test_border_ranks_and_claims(void **state)
     store_free(s);
 }
 
+/*
+ * A crash of a database with synchronous_commit = off can lose a website's acknowledged
+ * examination; the deeper read that follows finds it unexamined and records it then,
+ * counters and rows agreeing (it used to fail the job: "site ... is not examined").
+ */
+static void test_deeper_read_of_a_lost_examination(void **state)
+{
+    (void)state;
+    struct store *s;
+    assert_int_equal(testdb_open(&s), 0);
+    int64_t job;
+    assert_int_equal(crawlstore_job_create(s, "t", "{}", "{}", &job), ERR_OK);
+    assert_int_equal(crawlstore_site_add(s, job, "lost.test", "http://lost.test/", "discovered",
+                                         "border", NAN, -1, 1.0),
+                     ERR_OK);
+    char *host, *home;
+    assert_int_equal(crawlstore_claim(s, job, "w1", &host, &home, NULL), ERR_OK);
+    free(host);
+    free(home);
+    struct crawlstore_page pg[] = {{"http://lost.test/deep", "ok", 200, 1, 0.8, 0.9},
+                                   {"http://lost.test/deeper", "ok", 200, 1, 0.7, 0.9}};
+    struct crawlstore_site_result more = {
+        "lost.test", 0.9, 1, 0, 3, "crawl", pg, 2, NULL, 0, NULL, 0, NAN, NULL, "no_more_pages"};
+    assert_int_equal(crawlstore_site_more(s, job, &more), ERR_OK);
+    assert_string_equal(one_cell(s, job,
+                                 "SELECT state || ' ' || relevant || ' ' || pages_visited"
+                                 " || ' ' || coalesce(claimed_by, '-') FROM sites"
+                                 " WHERE job_id = $1 AND host = 'lost.test'"),
+                        "examined true 3 -");
+    struct crawlstore_counts c;
+    assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
+    assert_int_equal(c.examined, 1);
+    assert_int_equal(c.relevant, 1);
+    assert_int_equal(c.pages, 3);
+    assert_string_equal(one_cell(s, job,
+                                 "SELECT count(*) FROM pages WHERE job_id = $1"
+                                 " AND host = 'lost.test'"),
+                        "2");
+    /* A site with no row at all: refused, nothing written. */
+    more.host = "nowhere.test";
+    assert_int_equal(crawlstore_site_more(s, job, &more), ERR_CONFLICT);
+    assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
+    assert_int_equal(c.pages, 3);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_figure3_edge_weights),
         cmocka_unit_test(test_border_ranks_and_claims),
+        cmocka_unit_test(test_deeper_read_of_a_lost_examination),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
