@@ -26,6 +26,7 @@
 #define REAP_EVERY_MS 250
 #define NO_DEADLINE   INT64_MAX
 #define LOG_PER_SEC   10 /* libmicrohttpd lines logged per second; a flood says more */
+#define REFUSALS      16 /* the gate's different answers kept (one per kind of fault) */
 
 /*
  * A connection and the time by which it must have sent what it owes (a request's head,
@@ -55,6 +56,12 @@ struct http {
     int stopping;
     struct httpgate *gate;
     struct strmap per_ip; /* client address -> open connections (uintptr_t), gate's and MHD's */
+    struct {
+        enum httpcheck_head what;
+        const char *why;
+        char *text;
+        size_t len;
+    } refusals[REFUSALS]; /* the gate's answers (refuse_head), rendered once each */
     unsigned open, max_open, max_per_ip;
     pthread_t reaper;
     int reaping;
@@ -433,10 +440,42 @@ static const char *reason_phrase(int status)
     }
 }
 
-/* A head the gate refused: the handler words the answer, as for every other fault. */
+static char *render_refusal(struct http *h, enum httpcheck_head what, const char *why, size_t *len);
+
+/*
+ * A head the gate refused: the handler words the answer, as for every other fault. The
+ * answers are kept by (what, why), both fixed (why is a static string): a slow flood cut
+ * at its deadline gets thousands of the same 408, rendered once. The gate's thread
+ * alone calls this.
+ */
 static char *refuse_head(void *cls, enum httpcheck_head what, const char *why, size_t *len)
 {
     struct http *h = cls;
+    size_t i = 0;
+    for (; i < REFUSALS && h->refusals[i].text; i++)
+        if (h->refusals[i].what == what && h->refusals[i].why == why)
+            break;
+    if (i == REFUSALS || !h->refusals[i].text) {
+        size_t n = 0;
+        char *text = render_refusal(h, what, why, &n);
+        if (!text || i == REFUSALS) {
+            *len = n;
+            return text; /* not kept: every slot taken (or out of memory) */
+        }
+        h->refusals[i].what = what;
+        h->refusals[i].why = why;
+        h->refusals[i].text = text;
+        h->refusals[i].len = n;
+    }
+    char *copy = malloc(h->refusals[i].len);
+    if (copy)
+        memcpy(copy, h->refusals[i].text, h->refusals[i].len);
+    *len = h->refusals[i].len;
+    return copy;
+}
+
+static char *render_refusal(struct http *h, enum httpcheck_head what, const char *why, size_t *len)
+{
     struct http_request req = {.method = "", .path = "", .body = "", .fault_detail = why};
     switch (what) {
     case HTTPCHECK_HEAD_NUL:
@@ -544,6 +583,8 @@ static int bound_port_of(int fd)
 static void http_free(struct http *h)
 {
     strmap_release(&h->per_ip);
+    for (size_t i = 0; i < REFUSALS; i++)
+        free(h->refusals[i].text);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
     pthread_mutex_destroy(&h->log_lock);

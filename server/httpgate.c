@@ -18,10 +18,14 @@
 
 #define WAIT_MS    250 /* the longest epoll wait: deadlines are checked at least this often */
 #define MAX_EVENTS 64
-#define PEEK_BYTES                                                                                 \
-    (HTTPCHECK_PEEK_ENOUGH + 1) /* enough to see any head, or that it is too long                  \
-                                 */
-#define DRAIN_MAX 65536 /* bytes read and dropped before answering, so close sends no reset */
+/* Enough to see any head, or that it is too long. */
+#define PEEK_BYTES (HTTPCHECK_PEEK_ENOUGH + 1)
+/* Bytes read and dropped before answering, so that close sends no reset. */
+#define DRAIN_MAX 65536
+/* Connections accepted, or cut, in a row before the other events are seen to. */
+#define BATCH 64
+/* How often the held connections' deadlines are looked at. */
+#define SCAN_MS 100
 
 /* A connection held until its first head is in. */
 struct held {
@@ -38,6 +42,8 @@ struct httpgate {
     int64_t header_ms;
     struct httpgate_ops ops;
     struct held *held; /* the gate thread's alone */
+    int cut;           /* connections cut since the last log line */
+    int64_t next_scan; /* when expire() walks the held list next */
     pthread_t thread;
     int running;
     char peek[PEEK_BYTES];
@@ -124,9 +130,11 @@ static void inspect(struct httpgate *g, struct held *k, uint32_t events)
     }
 }
 
+/* Accept what waits, BATCH at most: the listening socket is level-triggered, so the rest
+   come back with the next epoll_wait, after the other events. */
 static void accept_all(struct httpgate *g)
 {
-    for (;;) {
+    for (int n = 0; n < BATCH; n++) {
         struct held *k = calloc(1, sizeof *k);
         if (!k)
             return; /* tried again at the next event */
@@ -157,20 +165,29 @@ static void accept_all(struct httpgate *g)
     }
 }
 
-static void expire(struct httpgate *g)
+/*
+ * Answer and close the connections past their deadline, BATCH at most: a slow flood's
+ * thousands, all due at once, would keep the gate from accepting meanwhile. 1 when
+ * more are due (the loop comes back at once, after the events).
+ */
+static int expire(struct httpgate *g)
 {
     int64_t now = monotime_ms();
     int cut = 0;
-    for (struct held *k = g->held, *next; k; k = next) {
+    for (struct held *k = g->held, *next; k && cut < BATCH; k = next) {
         next = k->next;
         if (k->deadline_ms > now)
             continue;
         refuse(g, k, HTTPCHECK_HEAD_MORE, "the request's head did not come in time");
         cut++;
     }
-    if (cut)
-        log_info("http: closed %d connection%s too slow to send a request", cut,
-                 cut == 1 ? "" : "s");
+    g->cut += cut;
+    if (cut < BATCH && g->cut) {
+        log_info("http: closed %d connection%s too slow to send a request", g->cut,
+                 g->cut == 1 ? "" : "s");
+        g->cut = 0;
+    }
+    return cut == BATCH;
 }
 
 static int set_nonblocking(int fd)
@@ -183,8 +200,8 @@ static void *gate_main(void *arg)
 {
     struct httpgate *g = arg;
     struct epoll_event ev[MAX_EVENTS];
-    for (;;) {
-        int n = epoll_wait(g->epoll_fd, ev, MAX_EVENTS, WAIT_MS);
+    for (int more = 0;;) {
+        int n = epoll_wait(g->epoll_fd, ev, MAX_EVENTS, more ? 0 : WAIT_MS);
         for (int i = 0; i < n; i++) {
             if (ev[i].data.ptr == &g->listen_fd)
                 accept_all(g);
@@ -193,7 +210,13 @@ static void *gate_main(void *arg)
             else
                 inspect(g, ev[i].data.ptr, ev[i].events);
         }
-        expire(g);
+        /* The held list is walked every SCAN_MS, not after every event: a slow flood
+           sends thousands of events a second. */
+        int64_t now = monotime_ms();
+        if (more || now >= g->next_scan) {
+            more = expire(g);
+            g->next_scan = now + SCAN_MS;
+        }
     }
 }
 
