@@ -30,6 +30,7 @@
 #include "store/store.h"
 #include "server/httpcheck.h"
 #include "server/respcache.h"
+#include "server/webfiles.h"
 
 #define API_MAX_LIMIT     1000
 #define API_DEFAULT_LIMIT 50
@@ -670,65 +671,6 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
     }
 }
 
-/*
- * The dashboard (web/, embedded at build time). Only the exact paths of this table are
- * served, so no request path ever reaches the file system. The files are public (they
- * are in the repository), so they need no token; the API calls they make do.
- */
-#define WEB_FILE(sym)                                                                              \
-    extern const char sym[];                                                                       \
-    extern const size_t sym##_len;
-WEB_FILE(web_index_html)
-WEB_FILE(web_app_js)
-WEB_FILE(web_app_css)
-WEB_FILE(web_uplot_js)
-WEB_FILE(web_uplot_css)
-#undef WEB_FILE
-
-#define CT_HTML "text/html; charset=utf-8"
-#define CT_JS   "text/javascript; charset=utf-8"
-#define CT_CSS  "text/css; charset=utf-8"
-static const struct {
-    const char *path, *content_type;
-    const char *data;
-    const size_t *len;
-} web_files[] = {
-    {"/", CT_HTML, web_index_html, &web_index_html_len},
-    {"/index.html", CT_HTML, web_index_html, &web_index_html_len},
-    {"/app.js", CT_JS, web_app_js, &web_app_js_len},
-    {"/app.css", CT_CSS, web_app_css, &web_app_css_len},
-    {"/vendor/uPlot.iife.min.js", CT_JS, web_uplot_js, &web_uplot_js_len},
-    {"/vendor/uPlot.min.css", CT_CSS, web_uplot_css, &web_uplot_css_len},
-};
-
-/* Answer a GET of a dashboard file; 0 when the path is not one. */
-static int web_file(const struct http_request *req, struct http_response *resp)
-{
-    if (strcmp(req->method, "GET") != 0)
-        return 0;
-    for (size_t i = 0; i < sizeof web_files / sizeof web_files[0]; i++) {
-        if (strcmp(req->path, web_files[i].path) != 0)
-            continue;
-        size_t n = *web_files[i].len;
-        char *body = malloc(n + 1);
-        if (!body) {
-            reply_error(resp, 500, "internal", "out of memory", NULL);
-            return 1;
-        }
-        memcpy(body, web_files[i].data, n);
-        body[n] = '\0';
-        free(resp->body);
-        resp->status = 200;
-        resp->body = body;
-        resp->body_len = n;
-        resp->content_type = web_files[i].content_type;
-        http_response_header(resp, "Cache-Control", "no-cache");
-        http_response_header(resp, "X-Content-Type-Options", "nosniff");
-        return 1;
-    }
-    return 0;
-}
-
 static int authorized(const struct api_config *cfg, const struct http_request *req)
 {
     if (!cfg->token)
@@ -814,7 +756,12 @@ static int reply_fault(const struct http_request *req, struct http_response *res
 void api_handle(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     struct call c = {.cfg = ctx, .req = req, .resp = resp};
-    if (reply_fault(req, resp) || web_file(req, resp))
+    if (reply_fault(req, resp))
+        return;
+    int web = webfiles_answer(req, resp);
+    if (web < 0)
+        reply_error(resp, 500, "internal", "out of memory", NULL);
+    if (web)
         return;
     if (!authorized(c.cfg, req)) {
         http_response_header(resp, "WWW-Authenticate", "Bearer");
