@@ -95,7 +95,11 @@ stop_replay
 stalled=$(grep '"fault": "stall"' "$SCRATCH/stall.log" | grep -vc '/robots.txt"' || true)
 [[ $stalled -gt 5 ]] || fail "only $stalled pages stalled"
 assert_eq "$stalled" "$(count timeout "$SCRATCH/stall.tsv")" "each of the $stalled stalled pages is reported as a timeout"
-[[ $(count ok "$SCRATCH/stall.tsv") -gt 200 ]] || fail "too few pages beside the stalls"
+# The budget of 400 is reached whatever else the breadth-first order met (dead hosts and
+# 404s vary with the order in which hosts answer, so the ok count is not fixed).
+results=$(wc -l <"$SCRATCH/stall.tsv")
+assert_eq 400 "$results" "the fetch used its whole budget past the stalls"
+[[ $(count ok "$SCRATCH/stall.tsv") -gt 0 ]] || fail "no page fetched beside the stalls: $(cut -f1 "$SCRATCH/stall.tsv" | sort | uniq -c)"
 [[ $took -lt 120 ]] || fail "stalls held the fetch for $took s"
 ok "the fetch goes on past the stalls ($took s; 600 s stalls)"
 
