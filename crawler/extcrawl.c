@@ -43,6 +43,7 @@ struct ext {
     int active;
     uint32_t gen;
     int border_empty;
+    uint64_t empty_poll; /* the crawl's poll when the border was found empty */
     struct strmap known; /* linkrank_links=new: every website the job knows */
     struct deepen kept;  /* relevant websites with pages left, for a deeper read */
     int deepen_turn;     /* alternates deeper reads with claims while the border is low */
@@ -380,6 +381,7 @@ static enum err slot_start(struct ext *x, struct slot *sl)
     enum err e = crawlstore_claim(x->s, x->job, x->worker, &sl->host, &sl->homepage, &sl->rank);
     if (e == ERR_NOTFOUND) {
         x->border_empty = 1;
+        x->empty_poll = x->m->polls;
         return ERR_OK;
     }
     if (e)
@@ -447,6 +449,10 @@ static enum err ext_refill(void *arg, enum crawl_stop *blocked)
     struct ext *x = arg;
     enum err e = ERR_OK;
     int affordable = 1;
+    /* Found empty, the border may have grown since (other runners of a shared job, a
+     * runner gone whose websites came back): the poll after says so. */
+    if (x->border_empty && x->m->polls != x->empty_poll && x->m->border > 0)
+        x->border_empty = 0;
     for (int i = 0; !e && i < x->p->concurrency && affordable; i++) {
         struct slot *sl = &x->slots[i];
         if (sl->sc)
@@ -528,6 +534,7 @@ static const struct crawl_strategy website_strategy = {
     .in_flight = ext_in_flight,
     .unrecorded_pages = ext_unrecorded,
     .finish = ext_finish,
+    .shared = 1,
 };
 
 enum err extcrawl_run(const struct crawlrun_config *c, const struct pagecls *model,
