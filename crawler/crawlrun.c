@@ -90,9 +90,11 @@ static enum err loop_refill(void *arg)
     if (e || blocked == CRAWL_RUNNING || r->st->in_flight(r->sctx) != 0)
         return e;
     /* With nothing left here, a shared job goes on while others examine websites, whose
-     * links may feed the border: a helper waits for the lead to end it; the lead ends it
-     * when nobody holds a website (a runner gone holds its own until its lease runs out). */
-    if (blocked == CRAWL_BORDER_EMPTY && (r->c->helper || team_busy(r)))
+     * links may feed the border and which may give back pages of the budget: a helper
+     * waits for the lead to end it; the lead ends it when nobody holds a website (a
+     * runner gone holds its own until its lease runs out). */
+    if ((blocked == CRAWL_BORDER_EMPTY || blocked == CRAWL_MAX_PAGES) &&
+        (r->c->helper || team_busy(r)))
         return ERR_OK;
     r->stop = blocked;
     return ERR_OK;
@@ -132,6 +134,8 @@ static void poll_team(struct run *r)
 {
     const struct crawlrun_config *c = r->c;
     int others = 0, back = 0;
+    if (jobteam_renew(c->s, c->job, c->worker) == ERR_CONFLICT) /* the keeper says so too */
+        log_warn("crawl: job %lld: %s", (long long)c->job, err_msg());
     if (jobteam_others(c->s, c->job, c->worker, &others) == ERR_OK)
         r->m.team = others;
     if (r->m.polls % RECLAIM_POLLS == 0 && jobteam_reclaim(c->s, c->job, &back) == ERR_OK && back)
@@ -225,6 +229,8 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
         e = err_set(ERR_NOMEM, "out of memory");
     for (size_t i = 0; !e && i < n_tail; i++)
         past[i] = (struct crawlmeter_point){tail[i].pages, tail[i].examined, tail[i].relevant};
+    if (!e && st->shared) /* its claims are its own while it lives (store/jobteam.h) */
+        e = jobteam_join(c->s, c->job, c->worker, c->helper ? JOBTEAM_HELPER : JOBTEAM_LEAD);
     if (!e)
         e = bgexec_new(c->s, &r.analyze);
     if (!e && (e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined, counts.relevant,

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/monotime.h"
 #include "crawler/fetch.h"
 #include "job/jobrun.h"
 #include "store/apistore.h"
@@ -16,15 +17,19 @@
 #include "store/jobteam.h"
 #include "store/store.h"
 
+#define SKIP_S 10 /* a job whose budget a helper found spent is not helped again before */
+
 struct worker {
     struct sched *sc;
     int slot;
     pthread_t thread;
     struct store *s;
-    int64_t job;    /* the job it runs (0: none), under sched.mu */
-    int helper;     /* ... as a helper beside its lead (store/jobteam.h) */
-    int pause_sent; /* we paused the job because the server stops */
-    char name[160]; /* its worker name, the holder of its job's lease (store/joblease.h) */
+    int64_t job;       /* the job it runs (0: none), under sched.mu */
+    int helper;        /* ... as a helper beside its lead (store/jobteam.h) */
+    int pause_sent;    /* we paused the job because the server stops */
+    int64_t skip;      /* a job it helped until its budget was spent ... */
+    double skip_until; /* ... is not helped again before then */
+    char name[160];    /* its worker name, the holder of its job's lease (store/joblease.h) */
 };
 
 /* Shared by the workers. */
@@ -56,7 +61,7 @@ static void sleep_ms(int ms)
 static int64_t pick(struct worker *w)
 {
     struct sched *sc = w->sc;
-    int64_t id = 0, busy[SCHED_MAX_WORKERS];
+    int64_t id = 0, busy[SCHED_MAX_WORKERS + 1];
     size_t n = 0;
     pthread_mutex_lock(&sc->mu);
     w->helper = 0;
@@ -66,6 +71,8 @@ static int64_t pick(struct worker *w)
         for (int i = 0; i < sc->started; i++)
             if (sc->workers[i].job)
                 busy[n++] = sc->workers[i].job;
+        if (w->skip && monotime_s() < w->skip_until)
+            busy[n++] = w->skip;
         if (jobteam_pick(w->s, busy, n, &id) != ERR_OK)
             log_warn("serve: cannot look for jobs to help: %s", err_msg());
         w->helper = id != 0;
@@ -106,6 +113,10 @@ static void run_job(struct worker *w, int64_t id)
         log_warn("serve: job %" PRId64 ": %s", id, err_msg());
     else if (w->helper)
         log_info("serve: worker %d left job %" PRId64 " (%s)", w->slot, id, crawl_stop_name(why));
+    if (w->helper && why == CRAWL_MAX_PAGES) { /* the lead ends it soon */
+        w->skip = id;
+        w->skip_until = monotime_s() + SKIP_S;
+    }
     if (e == ERR_DB) { /* a fresh connection for the next job */
         store_free(w->s);
         w->s = NULL;

@@ -9,6 +9,10 @@ CREATE TABLE job_workers (
     role         text NOT NULL CHECK (role IN ('lead', 'helper')),
     joined_at    timestamptz NOT NULL DEFAULT now(),
     heartbeat_at timestamptz NOT NULL DEFAULT now(),
+    -- pages of the job's budget this runner may download beyond those recorded in
+    -- jobs.pages_downloaded: pages_downloaded + the live runners' allowances never
+    -- pass max_pages, so the budget holds however many runners share it
+    allowance    bigint NOT NULL DEFAULT 0,
     PRIMARY KEY (job_id, worker)
 );
 

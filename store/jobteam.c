@@ -93,6 +93,48 @@ enum err jobteam_reclaim(struct store *s, int64_t job, int *count)
     return ERR_OK;
 }
 
+struct allow {
+    int64_t job;
+    const char *worker;
+    int64_t max_pages, keep, more, granted;
+};
+
+static enum err allow_tx(struct store *s, void *arg)
+{
+    struct allow *a = arg;
+    char id[32];
+    const char *p[] = {NUM(id, a->job), a->worker};
+    struct store_rows *r;
+    /* The job's row first, locked: the sums below are read after any other grant. */
+    enum err e = store_query(s, "SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", 1, p, &r);
+    if (!e) {
+        store_rows_free(r);
+        e = store_query(s,
+                        "SELECT j.pages_downloaded, (SELECT coalesce(sum(allowance), 0)"
+                        "  FROM job_workers w WHERE w.job_id = $1 AND w.worker <> $2) "
+                        "FROM jobs j WHERE j.id = $1",
+                        2, p, &r);
+    }
+    if (e)
+        return e;
+    int64_t left = a->max_pages - store_rows_i64(r, 0, 0, 0) - store_rows_i64(r, 0, 1, 0) - a->keep;
+    store_rows_free(r);
+    a->granted = left < 0 ? 0 : left < a->more ? left : a->more;
+    char allowance[32];
+    const char *q[] = {id, a->worker, NUM(allowance, a->keep + a->granted)};
+    return store_exec(s, "UPDATE job_workers SET allowance = $3 WHERE job_id = $1 AND worker = $2",
+                      3, q);
+}
+
+enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t max_pages,
+                       int64_t keep, int64_t more, int64_t *granted)
+{
+    struct allow a = {job, worker, max_pages, keep < 0 ? 0 : keep, more < 0 ? 0 : more, 0};
+    enum err e = store_tx(s, allow_tx, &a);
+    *granted = e ? 0 : a.granted;
+    return e;
+}
+
 enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n)
 {
     *n = 0;

@@ -42,6 +42,17 @@ enum err jobteam_leave(struct store *s, int64_t job, const char *worker) WARN_UN
  */
 enum err jobteam_reclaim(struct store *s, int64_t job, int *count) WARN_UNUSED;
 
+/*
+ * The page budget shared by a job's runners: worker keeps `keep` pages of its
+ * allowance (pages it may download beyond those recorded in jobs.pages_downloaded) and
+ * asks for up to `more`; *granted is how many of those the budget had left
+ * (max_pages - pages_downloaded - the other runners' allowances), worker's allowance
+ * becomes keep + *granted. In one transaction, the job's row locked, so two runners
+ * are never granted the same pages. Rows of runners gone count until reclaimed.
+ */
+enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t max_pages,
+                       int64_t keep, int64_t more, int64_t *granted) WARN_UNUSED;
+
 /* How many live runners job has besides worker. */
 enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n) WARN_UNUSED;
 
