@@ -109,7 +109,7 @@ assert_eq "$n_test" "$(python3 -c 'import json,sys; print(json.load(open(sys.arg
 id=$(sed -n 's/^model saved: id \([0-9]*\)$/\1/p' "$SCRATCH/heldout.out")
 [[ -n $id ]] || fail "no model id printed: $(cat "$SCRATCH/heldout.out")"
 ok "--save-model prints the model id ($id)"
-assert_eq "2|t|t" "$(psql_q "select format_version, length(data) > 10000, cv->>'folds' = '10' from models where id = $id")" \
+assert_eq "3|t|t" "$(psql_q "select format_version, length(data) > 10000, cv->>'folds' = '10' from models where id = $id")" \
   "the model is in the models table with its CV figures"
 want=$(python3 -c 'import json,sys; print("%.6f" % json.load(open(sys.argv[1]))["p_err"])' "$SCRATCH/heldout.json")
 assert_eq "$want" "$(psql_q "select round(p_err::numeric, 6) from models where id = $id")" \
