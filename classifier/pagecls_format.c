@@ -22,6 +22,7 @@
  *   SVM: f64 w[n_terms] f64 b                                     dense: most weights are not 0
  *   u32 folds u32 sites u64 pages f64 correct f64 accuracy f64 p_err
  *   f64 calib_a f64 calib_temper f64 calib_short_terms   (version >= 2; 1 has no calibration)
+ *   f64 calib_offset                                              (version 3)
  * No checksum: the store keeps bytes intact, and a checksum would hide the parser
  * from the fuzzer; instead every field is range-checked.
  */
@@ -144,6 +145,7 @@ enum err pagecls_serialize(const struct pagecls *m, struct buf *out)
     put_f64(&w, m->cv.calib.a);
     put_f64(&w, m->cv.calib.temper);
     put_f64(&w, m->cv.calib.short_terms);
+    put_f64(&w, m->cv.calib.offset);
     if (w.e) {
         out->len = start;
         if (out->data)
@@ -355,10 +357,12 @@ static enum err read_cv(struct reader *r, struct pagecls_cv *cv, uint32_t versio
         cv->calib.temper = get_f64(r);
         cv->calib.short_terms = get_f64(r);
     }
+    if (version >= 3)
+        cv->calib.offset = get_f64(r);
     SHORT(r);
     const struct calib *cb = &cv->calib;
     if (!(cb->a >= 0 && cb->a < 1e6) || !(cb->temper >= 0 && cb->temper <= 1e6) ||
-        !(cb->short_terms >= 0 && cb->short_terms < 1e9))
+        !(cb->short_terms >= 0 && cb->short_terms < 1e9) || !(fabs(cb->offset) < 1e6))
         BAD("bad calibration");
     if (!(cv->correct >= 0 && cv->correct <= (double)cv->pages) ||
         !(cv->accuracy >= 0 && cv->accuracy <= 1) || !(cv->p_err >= 0 && cv->p_err <= 1))

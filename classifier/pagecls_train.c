@@ -409,7 +409,7 @@ out:
  * calibrate their confidences in place, and count the held-out pages right again with
  * the calibrated classifier. Two classes only.
  */
-static enum err calibrate(const struct corpus *c, const struct pagecls_doc *docs,
+static enum err calibrate(uint32_t kind, const struct corpus *c, const struct pagecls_doc *docs,
                           struct held_out *ho, struct pagecls_cv *cv)
 {
     if (c->n_classes != 2)
@@ -425,7 +425,10 @@ static enum err calibrate(const struct corpus *c, const struct pagecls_doc *docs
         x[i] = ho->pr[i * 2 + PAGECLS_TARGET];
         target[i] = docs[i].cls == PAGECLS_TARGET;
     }
-    calib_fit(x, ho->terms, target, c->n, &cv->calib);
+    if (kind == PAGECLS_SVM)
+        calib_fit_shifted(x, ho->terms, target, c->n, &cv->calib);
+    else
+        calib_fit(x, ho->terms, target, c->n, &cv->calib);
     cv->correct = 0;
     cv->pages = 0;
     for (size_t i = 0; i < c->n; i++) {
@@ -464,7 +467,7 @@ static enum err cross_validate(const struct pagecls_params *p, const struct corp
     for (uint32_t f = 0; f < folds; f++)
         if ((e = run_fold(p, c, docs, fold, f, use, &v, &sims, cv, &ho)))
             goto out;
-    if (p->calibrate && (e = calibrate(c, docs, &ho, cv)))
+    if (p->calibrate && (e = calibrate(p->kind, c, docs, &ho, cv)))
         goto out;
     cv->folds = folds;
     cv->accuracy = cv->pages ? cv->correct / (double)cv->pages : 0;

@@ -345,19 +345,18 @@ static void expect_parse_error(const unsigned char *data, size_t len)
 
 /*
  * A kNN model's bytes as format version 1 or 2 wrote them: without the kind (bytes
- * 8..11) and svm_c (48..55) of version 3, and for version 1 without the calibration
- * (the last 24 bytes). out has room for len bytes; returns the length.
+ * 8..11), svm_c (48..55) and the calibration's offset (the last 8 bytes) of version 3,
+ * and for version 1 without the calibration (the 24 bytes before). out has room for
+ * len bytes; returns the length.
  */
 static size_t old_format(const unsigned char *v3, size_t len, uint32_t version, unsigned char *out)
 {
-    size_t n = 0;
+    size_t tail = len - 56 - 8 - (version == 1 ? 24 : 0);
     memcpy(out, v3, 8);
     out[4] = (unsigned char)version;
-    n = 8;
-    memcpy(out + n, v3 + 12, 36); /* flags .. eps */
-    n += 36;
-    memcpy(out + n, v3 + 56, len - 56 - (version == 1 ? 24 : 0));
-    return n + len - 56 - (version == 1 ? 24 : 0);
+    memcpy(out + 8, v3 + 12, 36); /* flags .. eps */
+    memcpy(out + 44, v3 + 56, tail);
+    return 44 + tail;
 }
 
 static void test_corrupt_models(void **state)
@@ -529,8 +528,8 @@ static void test_svm_round_trip(void **state)
         expect_parse_error(d, n);
     d[b.len] = 0;
     expect_parse_error(d, b.len + 1);
-    /* The bias is the f64 before the 64 bytes of cross-validation figures. */
-    size_t bias_msb = b.len - 64 - 1;
+    /* The bias is the f64 before the 72 bytes of cross-validation figures. */
+    size_t bias_msb = b.len - 72 - 1;
     d[bias_msb] = 0xff;
     d[bias_msb - 1] = 0xff;
     expect_parse_error(d, b.len);
@@ -601,7 +600,7 @@ static void test_svm_decision_known_vector(void **state)
     put32(&b, 0);  /* folds, sites, pages, correct, accuracy, p_err, calibration */
     put32(&b, 0);
     put64(&b, 0);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 7; i++)
         putf(&b, 0);
     struct pagecls *m = NULL;
     assert_int_equal(pagecls_deserialize(b.data, b.len, &m), ERR_OK);
