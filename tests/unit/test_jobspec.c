@@ -479,7 +479,7 @@ static void test_classifier_param(void **state)
     jobspec_params_default(&p);
     assert_int_equal(p.classifier, 0);
     assert_string_equal(jobspec_choice_name("classifier", p.classifier), "knn");
-    assert_float_equal(p.svm_c, 1, 0);
+    assert_float_equal(p.svm_c, 0.1, 0);
     jobspec_pagecls_params(&p, &pp);
     assert_int_equal(pp.kind, PAGECLS_KNN);
     assert_int_equal(jobspec_params_set(&p, "classifier", "svm"), ERR_OK);
