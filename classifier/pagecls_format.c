@@ -1,8 +1,8 @@
 /* Page classifier model bytes: writing (format version 3) and range-checked reading (1 to 3). */
 #include "classifier/pagecls_format.h"
 
-#include <stdbool.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,7 @@ static const char model_magic[4] = {'S', 'S', 'P', 'C'};
 #define FLAG_STEM      1u
 #define FLAG_NUMBERS   2u
 #define FLAG_SUBLINEAR 4u
-#define MAX_SVM_WEIGHT 1e6 /* |w|, |b|: far beyond a trained model's (below 100) */
+#define MAX_SVM_WEIGHT 1e6 /* |w|, |b|: far beyond a trained model's; keeps margins finite */
 
 _Static_assert(sizeof(double) == 8, "doubles must be IEEE-754 binary64");
 
