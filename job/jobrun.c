@@ -206,12 +206,13 @@ static enum err save_model(struct ctx *c)
     log_info("job %lld: page accuracy %.3f (p_err %.3f) in %u-fold cross-validation, "
              "calibration slope %.3f",
              (long long)c->id, cv->accuracy, cv->p_err, cv->folds, cv->calib.a);
-    char cv_json[320];
+    char cv_json[384];
     snprintf(cv_json, sizeof cv_json,
              "{\"folds\": %u, \"sites\": %u, \"pages\": %llu, \"accuracy\": %.6f, \"p_err\": %.6f, "
-             "\"calib_slope\": %.6f, \"calib_temper\": %.3f, \"calib_short_terms\": %.1f}",
+             "\"calib_slope\": %.6f, \"calib_temper\": %.3f, \"calib_short_terms\": %.1f, "
+             "\"calib_offset\": %.6f}",
              cv->folds, cv->sites, (unsigned long long)cv->pages, cv->accuracy, cv->p_err,
-             cv->calib.a, cv->calib.temper, cv->calib.short_terms);
+             cv->calib.a, cv->calib.temper, cv->calib.short_terms, cv->calib.offset);
     struct buf model_bytes, params_json;
     buf_init(&model_bytes, 0);
     buf_init(&params_json, 0);
