@@ -57,14 +57,14 @@ for _ in $(seq 1200); do grep -q '^listening' "$tmp/replay" && break; sleep 0.1;
 proxy="http://$(sed -n 's/^listening on //p' "$tmp/replay")"
 
 # A private cluster with pg_stat_statements loaded.
-"$bin" db --data-dir "$tmp/pg" start >/dev/null
-"$bin" db --data-dir "$tmp/pg" stop >/dev/null
+"$bin" db --data-dir "$tmp/pg" start >/dev/null 2>&1
+"$bin" db --data-dir "$tmp/pg" stop >/dev/null 2>&1
 echo "shared_preload_libraries = 'pg_stat_statements'" >>"$tmp/pg/data/postgresql.conf"
-"$bin" db --data-dir "$tmp/pg" start >/dev/null
+"$bin" db --data-dir "$tmp/pg" start >/dev/null 2>&1
 db=$("$bin" db --data-dir "$tmp/pg" url)
 q() { psql "$db" -X -q -tA -v ON_ERROR_STOP=1 -c "$1"; }
 q "create extension if not exists pg_stat_statements" >/dev/null
-"$bin" db --db "$db" migrate >/dev/null
+"$bin" db --db "$db" migrate >/dev/null 2>&1
 
 # CPU seconds of the cluster's processes (the postmaster and its children).
 pg_cpu() {
