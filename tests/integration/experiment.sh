@@ -73,7 +73,7 @@ ok "an unknown run name gets one error line"
 assert_status 2 "an unknown run name exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites
 assert_status 2 "an empty run name exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,
 err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --strategies page,best_first 2>&1 || true)
-assert_contains "$err" "--strategies: no strategy 'best_first' (strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor)" \
+assert_contains "$err" "--strategies: no strategy 'best_first' (strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor, context_graph)" \
   "an unknown strategy is refused, naming every strategy"
 assert_status 2 "an unknown strategy exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --strategies page,best_first
 assert_status 2 "--runs with --strategies exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page --strategies page

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The baselines of issue 8 and the strategies of issue 18 (bestfirst, history, hotwords,
-# relevance_degree, weight_table, learning_anchor) on
+# relevance_degree, weight_table, learning_anchor, context_graph) on
 # the demo web: the focused page crawler, the breadth-first
 # page crawler, the homepage-only website crawl and the page crawler with homepage
 # post-processing (issue 14) each run to their budget and report
@@ -100,7 +100,7 @@ assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $JOB and state 
   fail "page_homepage: no relevant website had more than its homepage read: the test shows nothing"
 
 # --- issue 18: the other papers' page-level strategies, each to the same budget and guard
-for s in bestfirst history hotwords relevance_degree weight_table learning_anchor; do
+for s in bestfirst history hotwords relevance_degree weight_table learning_anchor context_graph; do
   SITESCOUT_LOG=info run_strategy "$s" --set max_pages_per_site=5
   same_report "$s"
   if [[ $s == relevance_degree || $s == weight_table ]]; then
@@ -168,9 +168,21 @@ learned=$(grep -o "anchor classifier learned from [0-9]* relevant and [0-9]* oth
 ((BASH_REMATCH[1] > 0 && BASH_REMATCH[2] > 0)) ||
   fail "learning_anchor: it learned from one class only ($learned)"
 ok "learning_anchor: $learned (from the crawl's own verdicts)"
+layers=$(grep -o "context graph from [0-9]* training links: .*" "$SCRATCH/context_graph.out" || true)
+[[ $layers =~ other:\ [1-9][0-9]*, ]] ||
+  fail "context_graph: no layers with target pages in its log: $(cat "$SCRATCH/context_graph.out")"
+ok "context_graph: $layers"
+grep -q "context graph: pages read by layer" "$SCRATCH/context_graph.out" ||
+  fail "context_graph: the crawl did not classify pages into layers: $(cat "$SCRATCH/context_graph.out")"
+cg_job=$(json "$SCRATCH/context_graph.json" "['job_id']")
+assert_eq "ctxgraph pages" "$(psql_q "select string_agg(kind, ' ' order by kind) from models
+  where job_id = $cg_job")" "context_graph: the job keeps its layer classifier beside its page classifier"
+assert_eq "ctxgraph 1 layers 0" "$(psql_q "select substr(convert_from(substr(data, 1, 19), 'UTF8'), 1, 19)
+  from models where job_id = $cg_job and kind = 'ctxgraph'")" \
+  "context_graph: the stored model names its layers, layer 0 first"
 
 assert_contains "$("$BIN" crawl --help)" \
-  "Strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor" \
+  "Strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor, context_graph" \
   "crawl --help lists every strategy"
 
 stop_replay
