@@ -297,7 +297,7 @@ static void test_strategies(void **state)
         assert_int_equal(jobspec_strategy_pages(p.strategy), cases[i].pages);
         assert_string_equal(jobspec_choice_name("strategy", p.strategy), cases[i].name);
     }
-    assert_null(jobspec_choice_name("strategy", 11));
+    assert_null(jobspec_choice_name("strategy", 12));
 }
 
 static void test_params_json_round_trip(void **state)
