@@ -44,52 +44,68 @@ int ctxgraph_layer(const struct ctxgraph *g, uint32_t i)
     return g->layer_of[i];
 }
 
+/* Train on the kept layers' pages (kept[] per layer), the classes in layer order. */
+static enum err train_kept(const struct pagecls_params *p, const struct pagecls_doc *docs, size_t n,
+                           const int *keep, struct pagecls_doc *buf, struct ctxgraph *g)
+{
+    int class_of[CTXGRAPH_OTHER + 1];
+    g->n = 0;
+    for (int k = 0; k <= CTXGRAPH_OTHER; k++) {
+        class_of[k] = keep[k] ? (int)g->n : -1;
+        if (keep[k])
+            g->layer_of[g->n++] = k;
+    }
+    if (g->n < 2)
+        return err_set(ERR_INVAL,
+                       "context graph: one layer only: nothing to tell the layers apart");
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (docs[i].cls <= CTXGRAPH_OTHER && class_of[docs[i].cls] >= 0) {
+            buf[m] = docs[i];
+            buf[m++].cls = (uint32_t)class_of[docs[i].cls];
+        }
+    pagecls_free(g->cls);
+    g->cls = NULL;
+    return pagecls_train(p, buf, m, &g->cls);
+}
+
 enum err ctxgraph_train(const struct pagecls_params *p, const struct pagecls_doc *docs, size_t n,
                         struct ctxgraph **out, size_t *kept_pages)
 {
     *out = NULL;
     size_t count[CTXGRAPH_OTHER + 1] = {0};
+    int keep[CTXGRAPH_OTHER + 1];
     for (size_t i = 0; i < n; i++)
         if (docs[i].cls <= CTXGRAPH_OTHER)
             count[docs[i].cls]++;
+    for (int k = 0; k <= CTXGRAPH_OTHER; k++)
+        keep[k] = k == 0 || k == CTXGRAPH_OTHER ? count[k] > 0 : count[k] >= CTXGRAPH_MIN_PAGES;
+    if (!count[0])
+        return err_set(ERR_INVAL, "context graph: no target page (layer 0)");
     struct ctxgraph *g = calloc(1, sizeof *g);
-    struct pagecls_doc *kept = malloc((n ? n : 1) * sizeof *kept);
-    int class_of[CTXGRAPH_OTHER + 1];
-    enum err e = ERR_OK;
-    if (!g || !kept) {
-        e = err_set(ERR_NOMEM, "out of memory");
-        goto out;
+    struct pagecls_doc *buf = malloc((n ? n : 1) * sizeof *buf);
+    enum err e = g && buf ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    while (!e && (e = train_kept(p, docs, n, keep, buf, g)) == ERR_INVAL) {
+        /* A layer none of whose pages keeps a term of the model (one website's pages, say)
+         * cannot be a class: the smallest of layers 1..N goes, and training starts over. */
+        int drop = 0;
+        for (int k = 1; k <= CTXGRAPH_N; k++)
+            if (keep[k] && (!drop || count[k] < count[drop]))
+                drop = k;
+        if (!drop)
+            break;
+        keep[drop] = 0;
+        e = ERR_OK;
     }
-    for (int k = 0; k <= CTXGRAPH_OTHER; k++) {
-        int keep = k == 0 || k == CTXGRAPH_OTHER ? count[k] > 0 : count[k] >= CTXGRAPH_MIN_PAGES;
-        class_of[k] = keep ? (int)g->n : -1;
-        if (keep)
-            g->layer_of[g->n++] = k;
-        if (kept_pages)
-            kept_pages[k] = keep ? count[k] : 0;
-    }
-    if (!count[0] || g->n < 2) {
-        e = err_set(ERR_INVAL, "context graph: %s",
-                    !count[0] ? "no target page (layer 0)"
-                              : "one layer only: nothing to "
-                                "tell the layers apart");
-        goto out;
-    }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (docs[i].cls <= CTXGRAPH_OTHER && class_of[docs[i].cls] >= 0) {
-            kept[m] = docs[i];
-            kept[m++].cls = (uint32_t)class_of[docs[i].cls];
-        }
-    e = pagecls_train(p, kept, m, &g->cls);
-    if (e)
+    if (e) {
         e = err_set(e, "training the context graph's layer classifier: %s", err_msg());
-out:
-    free(kept);
-    if (e)
         ctxgraph_free(g);
-    else
+    } else {
         *out = g;
+    }
+    for (int k = 0; kept_pages && k <= CTXGRAPH_OTHER; k++)
+        kept_pages[k] = keep[k] ? count[k] : 0;
+    free(buf);
     return e;
 }
 

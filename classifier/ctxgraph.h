@@ -14,8 +14,9 @@
  * TF-IDF, k-means centroids per class, log-distance confidences) trained on the
  * layers' pages. A page goes to the layer of greatest confidence. A layer 1..N with
  * fewer than CTXGRAPH_MIN_PAGES pages gets no class (its pages are left out of the
- * training and no page is ever put there); layer 0 and "other" are kept whenever
- * they hold a page.
+ * training and no page is ever put there), nor does one none of whose pages keeps a
+ * term of the model (the pages of one website, say: the page classifier keeps only terms
+ * of min_sites websites); layer 0 and "other" are kept whenever they hold a page.
  *
  * Ownership: a struct ctxgraph owns its page classifier; free with ctxgraph_free. It is
  * read-only once made: classify with a scratch of its own per thread (ctxgraph_scratch_new).

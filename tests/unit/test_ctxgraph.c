@@ -197,6 +197,30 @@ static void train_and_classify(void **state)
     ctxgraph_free(NULL);
 }
 
+/* A layer of one website's own words (no term of two websites: none kept by the page
+ * classifier) cannot be a class: it is left out, the others are trained. */
+static void layer_without_known_terms(void **state)
+{
+    (void)state;
+    struct pagecls_doc docs[N_TEXTS];
+    for (uint32_t i = 0; i < N_TEXTS; i++) {
+        docs[i] = (struct pagecls_doc){texts[i], strlen(texts[i]), text_layer[i], i};
+        if (text_layer[i] == 1)
+            docs[i] = (struct pagecls_doc){"zebra quokka", 12, 1, 100}; /* one website */
+    }
+    struct pagecls_params p;
+    pagecls_params_default(&p);
+    p.centroids = 2;
+    struct ctxgraph *g = NULL;
+    size_t kept[CTXGRAPH_OTHER + 1];
+    assert_int_equal(ctxgraph_train(&p, docs, N_TEXTS, &g, kept), ERR_OK);
+    assert_int_equal(ctxgraph_count(g), 2);
+    assert_int_equal(ctxgraph_layer(g, 1), CTXGRAPH_OTHER);
+    assert_int_equal(kept[1], 0);
+    assert_int_equal(kept[0], 8);
+    ctxgraph_free(g);
+}
+
 /* Without a target page, or with one layer only, there is nothing to learn. */
 static void too_few_layers(void **state)
 {
@@ -284,6 +308,7 @@ int main(void)
         cmocka_unit_test(layers_of_a_small_graph),
         cmocka_unit_test(choice_on_hand_computed_confidences),
         cmocka_unit_test(train_and_classify),
+        cmocka_unit_test(layer_without_known_terms),
         cmocka_unit_test(too_few_layers),
         cmocka_unit_test(training_crawl_graph),
     };
