@@ -457,12 +457,12 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
         if (!e && r->p->ctx) {
             /* Seed 004 Algorithm 3: layer_belong := maximum(scoreL[i]); save_score(out_links,
              * scoreL, layer_belong): its links join the queue of its layer. */
-            int layer;
-            double conf;
+            int layer = CTXGRAPH_OTHER;
+            double conf = 0;
             e = ctxgraph_classify(r->p->ctx, r->ctx_scratch, info->text, info->text_len, &layer,
                                   &conf);
             out.layer_max = pageorder_layer_score(layer, conf);
-            r->layer_pages[e ? 0 : layer]++;
+            r->layer_pages[layer]++;
         }
         for (size_t i = 0; !e && !r->p->other_sites_only && i < info->n_intrinsic; i++)
             e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &out);
