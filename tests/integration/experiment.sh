@@ -66,7 +66,7 @@ assert_status 2 "a bad targets file exits 2" -- ex "${args[@]}" --budget 10 --ou
 assert_status 2 "a missing targets file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" \
   --targets "$SCRATCH/none.targets"
 err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites 2>&1 || true)
-assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage, page-homepage, bestfirst, history, hotwords, relevance-degree, weight-table, learning-anchor)" \
+assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage, page-homepage, bestfirst, history, hotwords, relevance-degree, weight-table, learning-anchor, context-graph)" \
   "an unknown run name lists the runs"
 [[ $(wc -l <<<"$err") == 2 && $err == *"Try 'sitescout experiment --help'."* ]] || fail "not one error line: $err"
 ok "an unknown run name gets one error line"
