@@ -180,6 +180,21 @@ assert_eq "ctxgraph pages" "$(psql_q "select string_agg(kind, ' ' order by kind)
 assert_eq "ctxgraph 1 layers 0" "$(psql_q "select substr(convert_from(substr(data, 1, 19), 'UTF8'), 1, 19)
   from models where job_id = $cg_job and kind = 'ctxgraph'")" \
   "context_graph: the stored model names its layers, layer 0 first"
+# A resumed context_graph job crawls with the layers it trained, read back from models:
+# the finished job is given 30 pages more and resumed (as a paused job is).
+psql_q "update jobs set state = 'paused', stop_reason = null,
+  body = jsonb_set(body, '{params,max_pages}', '180'),
+  params = jsonb_set(params, '{max_pages}', '180') where id = $cg_job" >/dev/null
+SITESCOUT_LOG=info crawl --resume "$cg_job" --proxy "$PROXY" >"$SCRATCH/resume_cg.out" 2>&1 ||
+  fail "context_graph resume failed: $(cat "$SCRATCH/resume_cg.out")"
+assert_eq "done 180" "$(psql_q "select state || ' ' || pages_downloaded from jobs where id = $cg_job")" \
+  "context_graph: the resumed job crawls on to its new budget"
+trained=$(grep -o "context graph layers with a class.*" "$SCRATCH/context_graph.out" || true)
+resumed=$(grep -o "context graph layers with a class.*" "$SCRATCH/resume_cg.out" || true)
+[[ -n $trained ]] || fail "context_graph: no layers in the first run's log"
+assert_eq "$trained" "$resumed" "context_graph: the resumed crawl uses the layers it trained"
+assert_eq 1 "$(psql_q "select count(*) from models where job_id = $cg_job and kind = 'ctxgraph'")" \
+  "context_graph: ... read back, not trained again"
 
 assert_contains "$("$BIN" crawl --help)" \
   "Strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor, context_graph" \
