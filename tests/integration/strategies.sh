@@ -187,8 +187,14 @@ psql_q "update jobs set state = 'paused', stop_reason = null,
   params = jsonb_set(params, '{max_pages}', '180') where id = $cg_job" >/dev/null
 SITESCOUT_LOG=info crawl --resume "$cg_job" --proxy "$PROXY" >"$SCRATCH/resume_cg.out" 2>&1 ||
   fail "context_graph resume failed: $(cat "$SCRATCH/resume_cg.out")"
-assert_eq "done 180" "$(psql_q "select state || ' ' || pages_downloaded from jobs where id = $cg_job")" \
-  "context_graph: the resumed job crawls on to its new budget"
+# (a resumed page crawl starts a new frontier from the border, without the websites
+# examined: with max_pages_per_site=5 on the demo web it may run dry before 180)
+assert_eq done "$(psql_q "select state from jobs where id = $cg_job")" \
+  "context_graph: the resumed job crawls to its end"
+got=$(psql_q "select pages_downloaded from jobs where id = $cg_job")
+((got > 150 && got <= 180)) || fail "context_graph: the resumed job has $got pages, not 151 to 180"
+ok "context_graph: the resumed job read $((got - 150)) pages more, then $(psql_q "select stop_reason
+  from jobs where id = $cg_job")"
 trained=$(grep -o "context graph layers with a class.*" "$SCRATCH/context_graph.out" || true)
 resumed=$(grep -o "context graph layers with a class.*" "$SCRATCH/resume_cg.out" || true)
 [[ -n $trained ]] || fail "context_graph: no layers in the first run's log"
