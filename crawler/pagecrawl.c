@@ -2,11 +2,13 @@
 #include "crawler/pagecrawl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "classifier/hotwords.h"
 #include "classifier/anchorcls.h"
+#include "classifier/ctxgraph.h"
+#include "classifier/hotwords.h"
 #include "classifier/keyphrases.h"
 #include "classifier/weighttable.h"
 #include "classifier/pagecls.h"
@@ -58,7 +60,7 @@ struct run {
     int64_t job;
     struct fetcher *f;
     const struct pagecls *model;
-    struct pagecls_scratch *scratch, *home_scratch;
+    struct pagecls_scratch *scratch, *home_scratch, *ctx_scratch;
     const struct pagecrawl_params *p;
     struct crawlmeter *m;
     struct strmap pages, sites;
@@ -66,7 +68,8 @@ struct run {
     size_t heap_len, heap_cap;
     uint64_t seq;
     int in_flight;
-    int64_t pages_flushed; /* meter pages already added to the job's counter */
+    int64_t pages_flushed;                   /* meter pages already added to the job's counter */
+    int64_t layer_pages[CTXGRAPH_OTHER + 1]; /* context_graph: pages read in each layer */
 };
 
 /* ---- the frontier: a heap of pages, best first -------------------------- */
@@ -451,6 +454,16 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
         }
         if (!e && r->p->table) /* seed 002: Relevancy(P) of the page linking on */
             e = weighttable_relevance(r->p->table, info->text, info->text_len, &out.rel_sum);
+        if (!e && r->p->ctx) {
+            /* Seed 004 Algorithm 3: layer_belong := maximum(scoreL[i]); save_score(out_links,
+             * scoreL, layer_belong): its links join the queue of its layer. */
+            int layer = CTXGRAPH_OTHER;
+            double conf = 0;
+            e = ctxgraph_classify(r->p->ctx, r->ctx_scratch, info->text, info->text_len, &layer,
+                                  &conf);
+            out.layer_max = pageorder_layer_score(layer, conf);
+            r->layer_pages[layer]++;
+        }
         for (size_t i = 0; !e && !r->p->other_sites_only && i < info->n_intrinsic; i++)
             e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &out);
         for (size_t i = 0; !e && i < info->n_transversal; i++)
@@ -567,6 +580,8 @@ static enum err seed_link(struct run *r, const char *url, double rank)
     /* Seed 002 enqueues its seed URLs as they are: the border is in the frontier whatever
      * its link score, its rank standing for the parents' relevancy. */
     l.rel_sum = rank;
+    /* The context graph's: found on relevant training pages, layer 0, at their rank. */
+    l.layer_max = pageorder_layer_score(0, rank);
     return add_link(r, url, &l, 1);
 }
 
@@ -618,7 +633,8 @@ static void run_free(struct run *r)
     r->heap = NULL;
     pagecls_scratch_free(r->scratch);
     pagecls_scratch_free(r->home_scratch);
-    r->scratch = r->home_scratch = NULL;
+    pagecls_scratch_free(r->ctx_scratch);
+    r->scratch = r->home_scratch = r->ctx_scratch = NULL;
 }
 
 /* ---- the strategy hooks (crawler/crawlrun) ---- */
@@ -631,6 +647,8 @@ static enum err page_start(void *arg, struct crawlmeter *m, const struct crawlst
     enum err e = pagecls_scratch_new(r->model, &r->scratch);
     if (!e && r->p->home_model)
         e = pagecls_scratch_new(r->p->home_model, &r->home_scratch);
+    if (!e && r->p->ctx)
+        e = ctxgraph_scratch_new(r->p->ctx, &r->ctx_scratch);
     return e ? e : pagecrawl_seed(r);
 }
 
@@ -665,7 +683,17 @@ static enum err page_flush(void *arg)
 
 static void page_finish(void *arg)
 {
-    run_free(arg);
+    struct run *r = arg;
+    if (r->p->ctx) {
+        char b[160];
+        int n = 0;
+        for (int k = 0; k <= CTXGRAPH_OTHER && n >= 0 && (size_t)n < sizeof b; k++)
+            n += snprintf(b + n, sizeof b - (size_t)n, "%s%lld", k ? " " : "",
+                          (long long)r->layer_pages[k]);
+        log_info("job %lld: context graph: pages read by layer 0..%d, other: %s", (long long)r->job,
+                 CTXGRAPH_N, b);
+    }
+    run_free(r);
 }
 
 static const struct crawl_strategy page_strategy = {

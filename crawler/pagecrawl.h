@@ -7,7 +7,8 @@
  * history-path distance), hotwords (anchor text against the topic's key terms) and
  * relevance_degree (key phrases held by the linking page, seed 001) and weight_table
  * (seed 002's link score against a TF-IDF weight table, with its admission threshold)
- * and learning_anchor (an anchor classifier learned from the crawl's verdicts, seed 004).
+ * and learning_anchor (an anchor classifier learned from the crawl's verdicts, seed 004)
+ * and context_graph (the layer of the linking page, seeds 000 and 004).
  * The crawl runs on crawler/crawlrun (stop conditions, polls, metrics) as a strategy.
  * A guard stops taking pages from a website that already gave max_pages_per_site.
  * Website post-processing: the downloaded pages are grouped by website and each
@@ -39,6 +40,7 @@ struct hotwords;
 struct keyphrases;
 struct weighttable;
 struct anchorcls;
+struct ctxgraph;
 
 struct pagecrawl_params {
     pageorder_fn priority; /* the frontier's order (crawler/pageorder.h) */
@@ -78,6 +80,11 @@ struct pagecrawl_params {
     struct anchorcls *learn;
     double learn_margin;
     int64_t rescore_every;
+    /* Set (strategy context_graph): each downloaded page is put in a layer of this context
+     * graph (classifier/ctxgraph.h) and its links join that layer's queue, at the
+     * layer classifier's confidence (pageorder_layer_score; seed 000 §3.2, seed 004
+     * §6.4). Read-only here. */
+    const struct ctxgraph *ctx;
 };
 
 /* Crawl job c->job with c's fetcher, budgets and progress (crawler/crawlrun), as extcrawl_run. */

@@ -31,6 +31,10 @@ void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_lin
         dst->anchor_max = src->anchor_max;
     if (src->url_score > dst->url_score)
         dst->url_score = src->url_score;
+    /* Seeds 000 and 004 put a link in the queue of the page it was found on; a link found
+     * on several pages joins the best of their queues (the nearest the targets). */
+    if (src->layer_max > dst->layer_max)
+        dst->layer_max = src->layer_max;
 }
 
 double pageorder_page(const struct pageorder_links *in)
@@ -100,4 +104,21 @@ double pageorder_weight_table(const struct pageorder_links *in)
 double pageorder_learning_anchor(const struct pageorder_links *in)
 {
     return PAGEORDER_ANCHOR_FACTOR * in->conf_max + (1 - PAGEORDER_ANCHOR_FACTOR) * in->anchor_max;
+}
+
+/* Seed 000 Figure 7, dequeue: "remove the element at the beginning of the first
+ * non-empty queue"; seed 004 §6.4: "if it is possible from L0, if not L1, if not L2". */
+double pageorder_context_graph(const struct pageorder_links *in)
+{
+    return in->layer_max;
+}
+
+double pageorder_layer_score(int layer, double conf)
+{
+    if (layer < 0)
+        layer = 0;
+    if (layer >= PAGEORDER_LAYERS)
+        layer = PAGEORDER_LAYERS - 1;
+    conf = fmax(0.0, fmin(conf, PAGEORDER_LAYER_WIDTH - 1e-9));
+    return (PAGEORDER_LAYERS - layer) * PAGEORDER_LAYER_WIDTH + conf;
 }

@@ -16,7 +16,10 @@
  *    of Link Score"); only links scoring above a threshold join the frontier;
  *  - learning_anchor: the best parent's score mixed with an anchor classifier's score of
  *    the links' anchors, the classifier retrained from the crawl's verdicts (seed 004,
- *    §6.6, Algorithm 5).
+ *    §6.6, Algorithm 5);
+ *  - context_graph: the context-graph layer of the page linking here, the lowest layer's
+ *    queue first, within a layer the classifier's confidence (seed 000 §3.2 and
+ *    Figures 6-7; seed 004 §6.4, Algorithm 3).
  * The summary of a frontier page's in-links is kept as links arrive; a strategy reads
  * it through a priority function, recomputed at every new link. Pure functions only.
  */
@@ -39,6 +42,11 @@
 /* Seed 004 §9.2.4, Figure 9.9: "TotalScore = anchorScore 10% + svmScore 90%"; anchor
  * shares of .1 to .3 beat Best-First there: we take .2, the page score's factor 0.8. */
 #define PAGEORDER_ANCHOR_FACTOR 0.8
+/* Context graph: layers 0 to PAGEORDER_LAYERS - 1, each a band this wide in priority, so
+ * that one frontier serves the layers' queues in order: any page of layer k before any
+ * page of layer k + 1, whatever their confidences (in [0, 1]; border ranks up to 2). */
+#define PAGEORDER_LAYERS      8
+#define PAGEORDER_LAYER_WIDTH 4.0
 
 /* What the downloaded pages linking to a frontier page say about it. */
 struct pageorder_links {
@@ -53,6 +61,7 @@ struct pageorder_links {
                         * relevancy (weight_table), their anchor classifier score
                         * (learning_anchor) */
     double url_score;  /* the weight-table relevancy of this URL's words */
+    double layer_max;  /* the best pageorder_layer_score of the pages linking here (0: none) */
     uint64_t seq;      /* when the page was first found (1, 2, ...) */
 };
 
@@ -79,6 +88,16 @@ double pageorder_relevance_degree(const struct pageorder_links *in); /* rel_max 
 double pageorder_weight_table(const struct pageorder_links *in);
 /* Seed 004 Algorithm 5: factor conf_max + (1 - factor) anchor_max. */
 double pageorder_learning_anchor(const struct pageorder_links *in);
+/* Seed 000 Figure 7 / seed 004 §6.4: layer_max, the lowest layer's queue first. */
+double pageorder_context_graph(const struct pageorder_links *in);
+
+/*
+ * The priority of a link found on a page the context graph puts in layer (0 lowest,
+ * clamped to 0..PAGEORDER_LAYERS - 1) with confidence conf (>= 0): (PAGEORDER_LAYERS -
+ * layer) bands above 0, conf within the band. Higher first; every layer above 0, the
+ * score of no link at all.
+ */
+double pageorder_layer_score(int layer, double conf);
 
 /*
  * Seed 004 §6.5, equation 6.1: the distance of a page whose correlation score (here

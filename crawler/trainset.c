@@ -2,9 +2,11 @@
 #include "crawler/trainset.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "classifier/ctxgraph.h"
 #include "classifier/pagecls.h"
 #include "common/grow.h"
 #include "common/strmap.h"
@@ -45,6 +47,9 @@ static void page_release(struct trainset_page *pg)
     for (size_t i = 0; i < pg->n_transversal; i++)
         free(pg->transversal[i]);
     free(pg->transversal);
+    for (size_t i = 0; i < pg->n_intrinsic; i++)
+        free(pg->intrinsic[i]);
+    free(pg->intrinsic);
 }
 
 static void state_release(struct site_state *st)
@@ -246,6 +251,11 @@ static enum err read_page(struct trainset_site *s, struct site_state *st,
     s->n_pages++;
     for (size_t i = 0; i < info->n_intrinsic && !e; i++)
         e = enqueue(st, info->intrinsic[i]);
+    /* then the intrinsic links too (the context graph's edges within a website) */
+    pg->intrinsic = info->intrinsic;
+    pg->n_intrinsic = info->n_intrinsic;
+    info->intrinsic = NULL;
+    info->n_intrinsic = 0;
 out:
     pageinfo_free(info);
     return e;
@@ -405,4 +415,76 @@ enum err trainset_home_docs(const struct trainset *ts, size_t n_relevant, struct
                             size_t *n_docs)
 {
     return docs_of(ts, n_relevant, 1, docs, n_docs);
+}
+
+static enum err add_edge(struct ctxgraph_edge **edges, size_t *n, size_t *cap, size_t from,
+                         size_t to)
+{
+    enum err e = grow_array((void **)edges, cap, *n + 1, sizeof **edges);
+    if (!e)
+        (*edges)[(*n)++] = (struct ctxgraph_edge){from, to};
+    return e;
+}
+
+/* Page from's link url as an edge: to the page read under that URL, else to the homepage
+ * of the relevant website it is on. seen: the pages from already links to (index + 1). */
+static enum err link_edge(const struct strmap *pages, const struct strmap *relevant,
+                          struct strmap *seen, size_t from, const char *url,
+                          struct ctxgraph_edge **edges, size_t *n, size_t *cap)
+{
+    void *to = strmap_get(pages, url, strlen(url));
+    char *home = NULL;
+    if (!to && url_homepage(url, &home) == ERR_OK)
+        to = strmap_get(relevant, home, strlen(home));
+    free(home);
+    if (!to)
+        return ERR_OK;
+    char key[32];
+    int kn = snprintf(key, sizeof key, "%zu", (size_t)(uintptr_t)to);
+    if (strmap_get(seen, key, (size_t)kn))
+        return ERR_OK;
+    enum err e = strmap_put(seen, key, (size_t)kn, (void *)1);
+    return e ? e : add_edge(edges, n, cap, from, (size_t)(uintptr_t)to - 1);
+}
+
+enum err trainset_links(const struct trainset *ts, size_t n_relevant, struct ctxgraph_edge **edges,
+                        size_t *n_edges)
+{
+    struct strmap pages, relevant, seen;
+    strmap_init(&pages);
+    strmap_init(&relevant);
+    strmap_init(&seen);
+    *edges = NULL;
+    *n_edges = 0;
+    size_t cap = 0, k = 0;
+    enum err e = ERR_OK;
+    for (size_t i = 0; !e && i < ts->n; i++) {
+        const struct trainset_site *s = &ts->sites[i];
+        if (i < n_relevant && s->n_pages && s->site)
+            e = strmap_put(&relevant, s->site, strlen(s->site), (void *)(uintptr_t)(k + 1));
+        for (size_t j = 0; !e && j < s->n_pages; j++, k++)
+            e = strmap_put(&pages, s->pages[j].url, strlen(s->pages[j].url),
+                           (void *)(uintptr_t)(k + 1));
+    }
+    k = 0;
+    for (size_t i = 0; !e && i < ts->n; i++)
+        for (size_t j = 0; !e && j < ts->sites[i].n_pages; j++, k++) {
+            const struct trainset_page *pg = &ts->sites[i].pages[j];
+            strmap_release(&seen);
+            strmap_init(&seen);
+            for (size_t l = 0; !e && l < pg->n_intrinsic; l++)
+                e = link_edge(&pages, &relevant, &seen, k, pg->intrinsic[l], edges, n_edges, &cap);
+            for (size_t l = 0; !e && l < pg->n_transversal; l++)
+                e = link_edge(&pages, &relevant, &seen, k, pg->transversal[l], edges, n_edges,
+                              &cap);
+        }
+    strmap_release(&pages);
+    strmap_release(&relevant);
+    strmap_release(&seen);
+    if (e) {
+        free(*edges);
+        *edges = NULL;
+        *n_edges = 0;
+    }
+    return e;
 }

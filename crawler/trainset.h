@@ -7,9 +7,10 @@
  * parallel). Used by `sitescout eval` and by a crawl job's training phase.
  *
  * Per page it keeps the text exactly as the internal crawler will see it (through
- * crawler/pageinfo, so training text == crawling text) and the page's transversal
- * links: a job seeds its border from the relevant training sites' links, weighted by
- * the trained model's Pr[p|target] of each page.
+ * crawler/pageinfo, so training text == crawling text) and the page's links: a job
+ * seeds its border from the relevant training sites' transversal links, weighted by
+ * the trained model's Pr[p|target] of each page; strategy context_graph builds its
+ * layers from all of them (trainset_links).
  *
  * Counting: only FETCH_OK pages whose HTML could be read count towards k; a page
  * reached again under another URL (same-site redirects) counts once. A site stops
@@ -36,6 +37,8 @@ struct trainset_page {
     size_t text_len;
     char **transversal; /* links to other websites (normalised, unique on the page) */
     size_t n_transversal;
+    char **intrinsic; /* links to pages of the same website (the context graph's) */
+    size_t n_intrinsic;
 };
 
 struct trainset_site {
@@ -130,5 +133,17 @@ enum err trainset_docs(const struct trainset *ts, size_t n_relevant, struct page
 enum err trainset_home_docs(const struct trainset *ts, size_t n_relevant, struct pagecls_doc **docs,
                             size_t *n_docs) WARN_UNUSED;
 const struct trainset_site *trainset_site(const struct trainset *ts, size_t i);
+
+struct ctxgraph_edge;
+
+/*
+ * The training crawl's link graph, its pages numbered as trainset_docs numbers them: an
+ * edge (i, j) when page i links to page j's URL, or to any URL of a website among the
+ * first n_relevant whose read page j is that website's homepage (pages[0]): every page
+ * of a relevant website is a target (the context graph's layer 0), read or not.
+ * *edges is the caller's to free; each edge once.
+ */
+enum err trainset_links(const struct trainset *ts, size_t n_relevant, struct ctxgraph_edge **edges,
+                        size_t *n_edges) WARN_UNUSED;
 
 #endif

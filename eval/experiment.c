@@ -34,13 +34,14 @@ struct run_def {
 
 /* Indexed by enum report_role: the runs in the order they are made. */
 static const struct run_def run_defs[REPORT_RUNS] = {
-    {"website", "global", "0.9"},        {"website", "local", "0.9"},
-    {"website", "combined", "0.9"},      {"page", "combined", "0.9"},
-    {"website", "combined", "0.7"},      {"bfs", "combined", "0.9"},
-    {"homepage", "combined", "0.9"},     {"page_homepage", "combined", "0.9"},
-    {"bestfirst", "combined", "0.9"},    {"history", "combined", "0.9"},
-    {"hotwords", "combined", "0.9"},     {"relevance_degree", "combined", "0.9"},
-    {"weight_table", "combined", "0.9"}, {"learning_anchor", "combined", "0.9"},
+    {"website", "global", "0.9"},         {"website", "local", "0.9"},
+    {"website", "combined", "0.9"},       {"page", "combined", "0.9"},
+    {"website", "combined", "0.7"},       {"bfs", "combined", "0.9"},
+    {"homepage", "combined", "0.9"},      {"page_homepage", "combined", "0.9"},
+    {"bestfirst", "combined", "0.9"},     {"history", "combined", "0.9"},
+    {"hotwords", "combined", "0.9"},      {"relevance_degree", "combined", "0.9"},
+    {"weight_table", "combined", "0.9"},  {"learning_anchor", "combined", "0.9"},
+    {"context_graph", "combined", "0.9"},
 };
 
 /* The parameters the experiment sets per run: --set may not change them. */

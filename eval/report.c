@@ -14,7 +14,7 @@ static const char *const run_names[REPORT_RUNS] = {
     "page",           "website-p0.7",    "bfs",
     "homepage",       "page-homepage",   "bestfirst",
     "history",        "hotwords",        "relevance-degree",
-    "weight-table",   "learning-anchor",
+    "weight-table",   "learning-anchor", "context-graph",
 };
 
 const enum report_role report_fig6_roles[3] = {REPORT_WEB_GLOBAL, REPORT_WEB_LOCAL,

@@ -34,6 +34,7 @@ enum report_role {
     REPORT_RELEVANCE,       /* page crawler, degree of relevance (seed 001) */
     REPORT_WEIGHT_TABLE,    /* page crawler, weight table and link score (seed 002) */
     REPORT_LEARNING_ANCHOR, /* page crawler, learning anchor (seed 004) */
+    REPORT_CONTEXT_GRAPH,   /* page crawler, context-graph layers (seeds 000 and 004) */
     REPORT_RUNS
 };
 

@@ -28,7 +28,7 @@ static const enum report_role all_roles[REPORT_RUNS] = {
     REPORT_PAGE,         REPORT_WEB_P07,         REPORT_BFS,
     REPORT_HOMEPAGE,     REPORT_PAGE_HOMEPAGE,   REPORT_BESTFIRST,
     REPORT_HISTORY,      REPORT_HOTWORDS,        REPORT_RELEVANCE,
-    REPORT_WEIGHT_TABLE, REPORT_LEARNING_ANCHOR,
+    REPORT_WEIGHT_TABLE, REPORT_LEARNING_ANCHOR, REPORT_CONTEXT_GRAPH,
 };
 
 /* The exact curve of truly relevant websites from (0, 0) to the run's end. */

@@ -12,6 +12,7 @@
 #include "classifier/anchorcls.h"
 #include "classifier/keyphrases.h"
 #include "classifier/weighttable.h"
+#include "classifier/ctxgraph.h"
 #include "classifier/pagecls.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -43,6 +44,7 @@ struct ctx {
     struct pagecls *home_model; /* the homepage classifier, for the strategies that use it */
     struct keyphrases *keys;    /* strategy relevance_degree's key phrases */
     struct weighttable *table;  /* strategy weight_table's topic weight table */
+    struct ctxgraph *ctx;       /* strategy context_graph's layers and layer classifier */
     char worker[128];
     struct joblease_keeper *keeper; /* renews the lease beside the run */
     int lease_lost;                 /* another worker took the job over: write nothing more */
@@ -169,6 +171,54 @@ static enum err collect(struct ctx *c, struct trainset **out)
     return e;
 }
 
+/*
+ * Strategy context_graph: the layers of the training crawl's link graph (seed 000 §3.2,
+ * seed 004 §6.4; classifier/ctxgraph.h), the relevant websites' pages in layer 0, and a
+ * classifier of the layers trained on their pages with the page classifier's parameters.
+ * docs are trainset_docs(ts): page i of the graph is docs[i].
+ */
+static enum err fit_context_graph(struct ctx *c, const struct trainset *ts,
+                                  const struct pagecls_doc *docs, size_t n,
+                                  const struct pagecls_params *pp)
+{
+    struct ctxgraph_edge *edges = NULL;
+    size_t n_edges = 0, kept[CTXGRAPH_OTHER + 1];
+    unsigned char *target = malloc(n ? n : 1);
+    int *layer = malloc((n ? n : 1) * sizeof *layer);
+    struct pagecls_doc *ld = malloc((n ? n : 1) * sizeof *ld);
+    enum err e = target && layer && ld ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    if (!e)
+        e = trainset_links(ts, c->js->n_relevant, &edges, &n_edges);
+    if (!e) {
+        for (size_t i = 0; i < n; i++)
+            target[i] = docs[i].cls == PAGECLS_TARGET;
+        ctxgraph_layers(n, target, edges, n_edges, layer);
+        for (size_t i = 0; i < n; i++) {
+            ld[i] = docs[i];
+            ld[i].cls = (uint32_t)layer[i];
+        }
+        e = ctxgraph_train(pp, ld, n, &c->ctx, kept);
+    }
+    if (!e) {
+        size_t all[CTXGRAPH_OTHER + 1] = {0};
+        for (size_t i = 0; i < n; i++)
+            all[layer[i]]++;
+        char b[256];
+        int w = 0;
+        for (int k = 0; k <= CTXGRAPH_OTHER && w >= 0 && (size_t)w < sizeof b; k++)
+            w += snprintf(b + w, sizeof b - (size_t)w, "%s%zu%s", k ? ", " : "", all[k],
+                          kept[k] || !all[k] ? "" : " (left out)");
+        log_info("job %lld: context graph from %zu training links: pages in layers 0..%d and "
+                 "other: %s",
+                 (long long)c->id, n_edges, CTXGRAPH_N, b);
+    }
+    free(edges);
+    free(target);
+    free(layer);
+    free(ld);
+    return e;
+}
+
 /* Train the page classifier on the collected pages, cross-validating p_err. */
 static enum err fit(struct ctx *c, const struct trainset *ts)
 {
@@ -187,6 +237,8 @@ static enum err fit(struct ctx *c, const struct trainset *ts)
         e = keyphrases_train(&pp.tok, docs, n_docs, KEYPHRASES_K, &c->keys);
     if (!e && js->params.strategy == JOBSPEC_WEIGHT_TABLE)
         e = weighttable_train(&pp.tok, docs, n_docs, WEIGHTTABLE_M, &c->table);
+    if (!e && js->params.strategy == JOBSPEC_CONTEXT_GRAPH)
+        e = fit_context_graph(c, ts, docs, n_docs, &pp);
     free(docs);
     if (e || !jobspec_strategy_homepages(js->params.strategy))
         return e;
@@ -235,6 +287,12 @@ static enum err save_model(struct ctx *c)
         if (!(e = weighttable_format(c->table, &model_bytes)))
             e = models_save(c->s, c->id, MODELS_WEIGHTTABLE, 1, 0, NAN, NULL, buf_str(&params_json),
                             model_bytes.data, model_bytes.len, &model_id);
+    }
+    if (!e && c->ctx) {
+        buf_reset(&model_bytes);
+        if (!(e = ctxgraph_format(c->ctx, &model_bytes)))
+            e = models_save(c->s, c->id, MODELS_CTXGRAPH, CTXGRAPH_FORMAT_VERSION, 0, NAN, NULL,
+                            buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
     }
     if (!e && c->home_model) {
         buf_reset(&model_bytes);
@@ -311,6 +369,16 @@ static enum err load_model(struct ctx *c)
         e = load_text(c, MODELS_KEYPHRASES);
     if (!e && c->js->params.strategy == JOBSPEC_WEIGHT_TABLE)
         e = load_text(c, MODELS_WEIGHTTABLE);
+    if (!e && c->js->params.strategy == JOBSPEC_CONTEXT_GRAPH) {
+        struct models_record *m;
+        e = models_load_latest(c->s, c->id, MODELS_CTXGRAPH, &m);
+        if (e == ERR_NOTFOUND)
+            e = err_set(e, "job %lld has no context graph model", (long long)c->id);
+        if (!e) {
+            e = ctxgraph_parse(m->data, m->len, &c->ctx);
+            models_record_free(m);
+        }
+    }
     return e;
 }
 
@@ -389,6 +457,8 @@ static pageorder_fn jobrun_page_order(int strategy)
         return pageorder_weight_table;
     case JOBSPEC_LEARNING_ANCHOR:
         return pageorder_learning_anchor;
+    case JOBSPEC_CONTEXT_GRAPH:
+        return pageorder_context_graph;
     default:
         return pageorder_page;
     }
@@ -416,11 +486,21 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .admit_above = PAGEORDER_LINK_THRESHOLD,
         .learn_margin = LEARN_MARGIN,
         .rescore_every = LEARN_RESCORE_PAGES,
+        .ctx = jp->strategy == JOBSPEC_CONTEXT_GRAPH ? c->ctx : NULL,
     };
     if (p.keys)
         jobrun_log_keyphrases(c);
     if (p.table)
         jobrun_log_weighttable(c);
+    if (p.ctx) {
+        char b[64];
+        int w = 0;
+        for (uint32_t i = 0; i < ctxgraph_count(p.ctx) && w >= 0 && (size_t)w < sizeof b; i++)
+            w += snprintf(b + w, sizeof b - (size_t)w, "%s%d", i ? " " : "",
+                          ctxgraph_layer(p.ctx, i));
+        log_info("job %lld: context graph layers with a class (%d: other): %s", (long long)c->id,
+                 CTXGRAPH_OTHER, b);
+    }
     enum err e = ERR_OK;
     if (jp->strategy == JOBSPEC_HOTWORDS && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
         jobrun_log_hotwords(c, p.hot);
@@ -618,6 +698,7 @@ static void ctx_release(struct ctx *c)
     pagecls_free(c->home_model);
     keyphrases_free(c->keys);
     weighttable_free(c->table);
+    ctxgraph_free(c->ctx);
     jobspec_free(c->js);
 }
 

@@ -36,9 +36,9 @@ struct pdef {
 };
 
 static const char *const strategies[] = {
-    "website",         "page",    "bfs",      "homepage",         "page_homepage",
-    "bestfirst",       "history", "hotwords", "relevance_degree", "weight_table",
-    "learning_anchor", NULL};
+    "website",         "page",          "bfs",      "homepage",         "page_homepage",
+    "bestfirst",       "history",       "hotwords", "relevance_degree", "weight_table",
+    "learning_anchor", "context_graph", NULL};
 static const char *const edge_weight_modes[] = {"global", "local", "combined", NULL};
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 static const char *const calibrations[] = {"none", "platt", NULL};
@@ -64,9 +64,9 @@ static const struct pdef pdefs[] = {
     {"concurrency", P_INT, OFF(concurrency), 1, 10000, 0, 0, "an integer from 1 to 10000", NULL},
     {"cv_folds", P_INT, OFF(cv_folds), 2, 100, 0, 0, "an integer from 2 to 100", NULL},
     {"seed", P_INT64, OFF(seed), 0, 9007199254740992.0, 0, 0, "an integer from 0 to 2^53", NULL},
-    {"strategy", P_CHOICE, OFF(strategy), 0, 10, 0, 0,
+    {"strategy", P_CHOICE, OFF(strategy), 0, 11, 0, 0,
      "one of: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, "
-     "relevance_degree, weight_table, learning_anchor",
+     "relevance_degree, weight_table, learning_anchor, context_graph",
      strategies},
     {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, 0, "one of: global, local, combined",
      edge_weight_modes},

@@ -35,6 +35,7 @@ enum jobspec_strategy {
     JOBSPEC_RELEVANCE_DEGREE, /* page crawler, degree of relevance (seed 001 §2.1, eq. 1) */
     JOBSPEC_WEIGHT_TABLE,     /* page crawler, TF-IDF weight table + link score (seed 002) */
     JOBSPEC_LEARNING_ANCHOR,  /* page crawler, anchor classifier learned online (seed 004 §6.6) */
+    JOBSPEC_CONTEXT_GRAPH,    /* page crawler, context-graph layers (seed 000 §3.2, 004 §6.4) */
 };
 
 /*

@@ -5,21 +5,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+static json_t *strings_json(char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_string(v[i])) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
+}
+
 static json_t *page_json(const struct trainset_page *pg)
 {
-    json_t *links = json_array();
-    for (size_t i = 0; links && i < pg->n_transversal; i++)
-        if (json_array_append_new(links, json_string(pg->transversal[i])) != 0) {
-            json_decref(links);
-            links = NULL;
-        }
+    json_t *links = strings_json(pg->transversal, pg->n_transversal);
+    json_t *intrinsic = strings_json(pg->intrinsic, pg->n_intrinsic);
     json_t *text = json_stringn(pg->text, pg->text_len);
-    if (!links || !text) {
+    if (!links || !intrinsic || !text) {
         json_decref(links);
+        json_decref(intrinsic);
         json_decref(text);
         return NULL;
     }
-    return json_pack("{s:s, s:o, s:o}", "url", pg->url, "text", text, "links", links);
+    /* json_pack's "o" steals the three references */
+    return json_pack("{s:s, s:o, s:o, s:o}", "url", pg->url, "text", text, "links", links,
+                     "intrinsic", intrinsic);
 }
 
 enum err trainsave_write(const struct trainset_site *s, struct buf *out)
@@ -49,6 +59,23 @@ static char *dup_string(const json_t *v)
     return json_is_string(v) ? strndup(json_string_value(v), json_string_length(v)) : NULL;
 }
 
+/* A JSON array of strings into *v (n of them); absent: none. */
+static enum err read_strings(const json_t *a, char ***v, size_t *n)
+{
+    if (!a)
+        return ERR_OK; /* a checkpoint written before intrinsic links were kept */
+    if (!json_is_array(a))
+        return err_set(ERR_PARSE, "training checkpoint: links that are not a list");
+    if (!(*v = calloc(json_array_size(a) + 1, sizeof **v)))
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        if (!((*v)[i] = dup_string(json_array_get(a, i))))
+            return err_set(ERR_PARSE, "training checkpoint: a link that is not a string");
+        (*n)++;
+    }
+    return ERR_OK;
+}
+
 /* One page of a record into *pg (zeroed first). */
 static enum err read_page(const json_t *v, struct trainset_page *pg)
 {
@@ -59,16 +86,11 @@ static enum err read_page(const json_t *v, struct trainset_page *pg)
         return err_set(ERR_PARSE, "training checkpoint: a page without url, text or links");
     pg->text_len = json_string_length(text);
     pg->text = malloc(pg->text_len + 1);
-    pg->transversal = calloc(json_array_size(links) + 1, sizeof *pg->transversal);
-    if (!pg->text || !pg->transversal)
+    if (!pg->text)
         return err_set(ERR_NOMEM, "out of memory");
     memcpy(pg->text, json_string_value(text), pg->text_len + 1);
-    for (size_t i = 0; i < json_array_size(links); i++) {
-        if (!(pg->transversal[i] = dup_string(json_array_get(links, i))))
-            return err_set(ERR_PARSE, "training checkpoint: a link that is not a string");
-        pg->n_transversal++;
-    }
-    return ERR_OK;
+    enum err e = read_strings(links, &pg->transversal, &pg->n_transversal);
+    return e ? e : read_strings(json_object_get(v, "intrinsic"), &pg->intrinsic, &pg->n_intrinsic);
 }
 
 enum err trainsave_read(const char *text, struct trainset_site *out)

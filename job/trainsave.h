@@ -2,7 +2,10 @@
  * A training website's record (crawler/trainset.h's struct trainset_site) as JSON text,
  * for the training checkpoint (store/trainstore.h), and back:
  *   {"homepage": URL, "site": URL, "fetches": N, "home_status": N, "home_http_status": N,
- *    "redirected": 0|1, "pages": [{"url": URL, "text": TEXT, "links": [URL, ...]}, ...]}
+ *    "redirected": 0|1, "pages": [{"url": URL, "text": TEXT, "links": [URL, ...], "intrinsic":
+ * [URL, ...]}, ...]}
+ * ("links" the transversal ones; "intrinsic" may be absent: a record written before
+ * they were kept)
  * home_status is enum fetch_status's number: the record lives only as long as a job's
  * training, within one version of sitescout.
  */

@@ -27,6 +27,8 @@ struct store;
 #define MODELS_HOMEPAGES   "homepages"
 #define MODELS_KEYPHRASES  "keyphrases"
 #define MODELS_WEIGHTTABLE "weighttable"
+/* Strategy context_graph's layers and layer classifier (classifier/ctxgraph.h). */
+#define MODELS_CTXGRAPH "ctxgraph"
 
 struct models_record {
     int64_t id;
@@ -44,7 +46,7 @@ struct models_record {
 
 /*
  * Insert a model of a kind (MODELS_PAGES, MODELS_HOMEPAGES, MODELS_KEYPHRASES,
- * MODELS_WEIGHTTABLE). job_id <= 0 stores
+ * MODELS_WEIGHTTABLE, MODELS_CTXGRAPH). job_id <= 0 stores
  * NULL; page_accuracy NaN stores NULL; cv_json and params_json are JSON texts (checked by
  * PostgreSQL) or NULL. *id_out gets the new id.
  */

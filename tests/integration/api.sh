@@ -229,7 +229,7 @@ d = json.load(open(sys.argv[1])); d['params']['strategy'] = 'best_first'; json.d
   "$SCRATCH/fast.json" "$SCRATCH/strategy.json"
 assert_eq 422 "$(post_json /api/jobs "$SCRATCH/strategy.json")" "an unknown strategy is 422"
 assert_eq params.strategy "$(field "d['error']['field']")" "... naming params.strategy"
-assert_contains "$(cat "$SCRATCH/body")" "bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor" "... and listing the strategies"
+assert_contains "$(cat "$SCRATCH/body")" "bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor, context_graph" "... and listing the strategies"
 python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1])); d['relevant_sites'][2] = 'ftp://nope'; json.dump(d, open(sys.argv[2], 'w'))" \

@@ -66,14 +66,14 @@ assert_status 2 "a bad targets file exits 2" -- ex "${args[@]}" --budget 10 --ou
 assert_status 2 "a missing targets file exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" \
   --targets "$SCRATCH/none.targets"
 err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites 2>&1 || true)
-assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage, page-homepage, bestfirst, history, hotwords, relevance-degree, weight-table, learning-anchor)" \
+assert_contains "$err" "--runs: no run 'websites' (runs: website-global, website-local, website-combined, page, website-p0.7, bfs, homepage, page-homepage, bestfirst, history, hotwords, relevance-degree, weight-table, learning-anchor, context-graph)" \
   "an unknown run name lists the runs"
 [[ $(wc -l <<<"$err") == 2 && $err == *"Try 'sitescout experiment --help'."* ]] || fail "not one error line: $err"
 ok "an unknown run name gets one error line"
 assert_status 2 "an unknown run name exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,websites
 assert_status 2 "an empty run name exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page,
 err=$(ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --strategies page,best_first 2>&1 || true)
-assert_contains "$err" "--strategies: no strategy 'best_first' (strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor)" \
+assert_contains "$err" "--strategies: no strategy 'best_first' (strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor, context_graph)" \
   "an unknown strategy is refused, naming every strategy"
 assert_status 2 "an unknown strategy exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --strategies page,best_first
 assert_status 2 "--runs with --strategies exits 2" -- ex "${args[@]}" --budget 10 --out "$SCRATCH/x" --runs page --strategies page

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The baselines of issue 8 and the strategies of issue 18 (bestfirst, history, hotwords,
-# relevance_degree, weight_table, learning_anchor) on
+# relevance_degree, weight_table, learning_anchor, context_graph) on
 # the demo web: the focused page crawler, the breadth-first
 # page crawler, the homepage-only website crawl and the page crawler with homepage
 # post-processing (issue 14) each run to their budget and report
@@ -100,7 +100,7 @@ assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $JOB and state 
   fail "page_homepage: no relevant website had more than its homepage read: the test shows nothing"
 
 # --- issue 18: the other papers' page-level strategies, each to the same budget and guard
-for s in bestfirst history hotwords relevance_degree weight_table learning_anchor; do
+for s in bestfirst history hotwords relevance_degree weight_table learning_anchor context_graph; do
   SITESCOUT_LOG=info run_strategy "$s" --set max_pages_per_site=5
   same_report "$s"
   if [[ $s == relevance_degree || $s == weight_table ]]; then
@@ -168,9 +168,42 @@ learned=$(grep -o "anchor classifier learned from [0-9]* relevant and [0-9]* oth
 ((BASH_REMATCH[1] > 0 && BASH_REMATCH[2] > 0)) ||
   fail "learning_anchor: it learned from one class only ($learned)"
 ok "learning_anchor: $learned (from the crawl's own verdicts)"
+layers=$(grep -o "context graph from [0-9]* training links: .*" "$SCRATCH/context_graph.out" || true)
+[[ $layers =~ other:\ [1-9][0-9]*, ]] ||
+  fail "context_graph: no layers with target pages in its log: $(cat "$SCRATCH/context_graph.out")"
+ok "context_graph: $layers"
+grep -q "context graph: pages read by layer" "$SCRATCH/context_graph.out" ||
+  fail "context_graph: the crawl did not classify pages into layers: $(cat "$SCRATCH/context_graph.out")"
+cg_job=$(json "$SCRATCH/context_graph.json" "['job_id']")
+assert_eq "ctxgraph pages" "$(psql_q "select string_agg(kind, ' ' order by kind) from models
+  where job_id = $cg_job")" "context_graph: the job keeps its layer classifier beside its page classifier"
+assert_eq "ctxgraph 1 layers 0" "$(psql_q "select substr(convert_from(substr(data, 1, 19), 'UTF8'), 1, 19)
+  from models where job_id = $cg_job and kind = 'ctxgraph'")" \
+  "context_graph: the stored model names its layers, layer 0 first"
+# A resumed context_graph job crawls with the layers it trained, read back from models:
+# the finished job is given 30 pages more and resumed (as a paused job is).
+psql_q "update jobs set state = 'paused', stop_reason = null,
+  body = jsonb_set(body, '{params,max_pages}', '180'),
+  params = jsonb_set(params, '{max_pages}', '180') where id = $cg_job" >/dev/null
+SITESCOUT_LOG=info crawl --resume "$cg_job" --proxy "$PROXY" >"$SCRATCH/resume_cg.out" 2>&1 ||
+  fail "context_graph resume failed: $(cat "$SCRATCH/resume_cg.out")"
+# (a resumed page crawl starts a new frontier from the border, without the websites
+# examined: with max_pages_per_site=5 on the demo web it may run dry before 180)
+assert_eq done "$(psql_q "select state from jobs where id = $cg_job")" \
+  "context_graph: the resumed job crawls to its end"
+got=$(psql_q "select pages_downloaded from jobs where id = $cg_job")
+((got > 150 && got <= 180)) || fail "context_graph: the resumed job has $got pages, not 151 to 180"
+ok "context_graph: the resumed job read $((got - 150)) pages more, then $(psql_q "select stop_reason
+  from jobs where id = $cg_job")"
+trained=$(grep -o "context graph layers with a class.*" "$SCRATCH/context_graph.out" || true)
+resumed=$(grep -o "context graph layers with a class.*" "$SCRATCH/resume_cg.out" || true)
+[[ -n $trained ]] || fail "context_graph: no layers in the first run's log"
+assert_eq "$trained" "$resumed" "context_graph: the resumed crawl uses the layers it trained"
+assert_eq 1 "$(psql_q "select count(*) from models where job_id = $cg_job and kind = 'ctxgraph'")" \
+  "context_graph: ... read back, not trained again"
 
 assert_contains "$("$BIN" crawl --help)" \
-  "Strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor" \
+  "Strategies: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor, context_graph" \
   "crawl --help lists every strategy"
 
 stop_replay

@@ -265,7 +265,8 @@ static void test_params_set(void **state)
     assert_int_equal(jobspec_params_set(&p, "strategy", "best_first"), ERR_INVAL);
     assert_string_equal(err_msg(), "params.strategy: must be one of: website, page, bfs, homepage, "
                                    "page_homepage, bestfirst, history, hotwords, "
-                                   "relevance_degree, weight_table, learning_anchor, not "
+                                   "relevance_degree, weight_table, learning_anchor, "
+                                   "context_graph, not "
                                    "'best_first'");
     assert_params_equal(&p, &before); /* failures change nothing */
 }
@@ -289,6 +290,7 @@ static void test_strategies(void **state)
         {"relevance_degree", JOBSPEC_RELEVANCE_DEGREE, 1},
         {"weight_table", JOBSPEC_WEIGHT_TABLE, 1},
         {"learning_anchor", JOBSPEC_LEARNING_ANCHOR, 1},
+        {"context_graph", JOBSPEC_CONTEXT_GRAPH, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct jobspec_params p;
@@ -298,7 +300,7 @@ static void test_strategies(void **state)
         assert_int_equal(jobspec_strategy_pages(p.strategy), cases[i].pages);
         assert_string_equal(jobspec_choice_name("strategy", p.strategy), cases[i].name);
     }
-    assert_null(jobspec_choice_name("strategy", 11));
+    assert_null(jobspec_choice_name("strategy", 12));
 }
 
 static void test_params_json_round_trip(void **state)

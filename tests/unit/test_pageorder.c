@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "crawler/pageorder.h"
 
@@ -160,6 +161,55 @@ static void learning_anchor_mix(void **state)
     assert_true(pageorder_learning_anchor(&a) > pageorder_learning_anchor(&b));
 }
 
+/* Context graph (seed 000 Figure 7, seed 004 §6.4): links in the queue of their page's layer;
+ * the lowest non-empty layer first, within a layer the higher confidence first. */
+static int by_priority(const void *a, const void *b)
+{
+    double x = pageorder_context_graph(a), y = pageorder_context_graph(b);
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void context_graph_queues(void **state)
+{
+    (void)state;
+    /* (layer, confidence) of the page each link was found on; 4 is "other" (N = 3). */
+    static const struct {
+        int layer;
+        double conf;
+    } found[] = {{2, 0.95}, {0, 0.30}, {4, 0.99}, {1, 0.40}, {0, 0.90}, {1, 0.85}, {3, 0.5}};
+    static const int want_layer[] = {0, 0, 1, 1, 2, 3, 4};
+    static const double want_conf[] = {0.90, 0.30, 0.85, 0.40, 0.95, 0.5, 0.99};
+    struct pageorder_links q[7];
+    for (int i = 0; i < 7; i++) {
+        q[i] = pageorder_link(0.5, 1, 0);
+        q[i].layer_max = pageorder_layer_score(found[i].layer, found[i].conf);
+    }
+    qsort(q, 7, sizeof *q, by_priority);
+    for (int i = 0; i < 7; i++)
+        assert_float_equal(q[i].layer_max, pageorder_layer_score(want_layer[i], want_conf[i]),
+                           1e-12);
+    /* A layer-1 page at confidence 0 still goes before a layer-2 page at 1, and a border
+     * page (layer 0) at its rank 2 (a start site) before every layer-0 link. */
+    assert_true(pageorder_layer_score(1, 0) > pageorder_layer_score(2, 1));
+    assert_true(pageorder_layer_score(0, 2.0) > pageorder_layer_score(0, 1));
+    assert_float_equal(pageorder_layer_score(0, 0.25), 8 * 4 + 0.25, 1e-12);
+    assert_float_equal(pageorder_layer_score(4, 0.5), 4 * 4 + 0.5, 1e-12);
+    /* No link of the context graph (layer_max 0) comes after every layer. */
+    struct pageorder_links none = pageorder_link(0.9, 0, 0);
+    assert_true(pageorder_context_graph(&none) < pageorder_layer_score(PAGEORDER_LAYERS - 1, 0));
+    /* Found again on a page of a lower layer, a link moves to that layer's queue; found
+     * again on a higher layer's page, it stays. */
+    struct pageorder_links l = pageorder_link(0.2, 1, 0), from1 = pageorder_link(0.2, 1, 0),
+                           from3 = pageorder_link(0.9, 1, 0);
+    l.layer_max = pageorder_layer_score(2, 0.9);
+    from1.layer_max = pageorder_layer_score(1, 0.1);
+    from3.layer_max = pageorder_layer_score(3, 0.99);
+    pageorder_links_add(&l, &from1);
+    assert_float_equal(pageorder_context_graph(&l), pageorder_layer_score(1, 0.1), 1e-12);
+    pageorder_links_add(&l, &from3);
+    assert_float_equal(pageorder_context_graph(&l), pageorder_layer_score(1, 0.1), 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +217,7 @@ int main(void)
         cmocka_unit_test(page_and_bestfirst_differ), cmocka_unit_test(hotwords_queues),
         cmocka_unit_test(relevance_formula),         cmocka_unit_test(relevance_degree_order),
         cmocka_unit_test(weight_table_link_score),   cmocka_unit_test(learning_anchor_mix),
+        cmocka_unit_test(context_graph_queues),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

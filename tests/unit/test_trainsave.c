@@ -35,6 +35,9 @@ static void assert_same_site(const struct trainset_site *a, const struct trainse
         assert_int_equal(p->n_transversal, q->n_transversal);
         for (size_t k = 0; k < p->n_transversal; k++)
             assert_string_equal(p->transversal[k], q->transversal[k]);
+        assert_int_equal(p->n_intrinsic, q->n_intrinsic);
+        for (size_t k = 0; k < p->n_intrinsic; k++)
+            assert_string_equal(p->intrinsic[k], q->intrinsic[k]);
     }
 }
 
@@ -44,9 +47,10 @@ static void test_record_round_trip(void **state)
     (void)state;
     static char text0[] = "Title\nsp\0ace \xc3\xa9t\xc3\xa9", text1[] = "";
     char *links0[] = {"http://a.example/", "http://b.example/x?y=1"};
+    char *own0[] = {"http://www.x.example/p"};
     struct trainset_page pages[] = {
-        {"http://www.x.example/", text0, sizeof text0 - 1, links0, 2},
-        {"http://www.x.example/p", text1, 0, NULL, 0},
+        {"http://www.x.example/", text0, sizeof text0 - 1, links0, 2, own0, 1},
+        {"http://www.x.example/p", text1, 0, NULL, 0, NULL, 0},
     };
     struct trainset_site s = {
         "http://x.example/", "http://www.x.example/", pages, 2, 7, FETCH_OK, 200, 1};
@@ -59,10 +63,24 @@ static void test_record_round_trip(void **state)
     trainset_site_release(&back);
     buf_release(&b);
 
-    static const char *const bad[] = {"", "[]", "{\"homepage\": \"h\"}",
+    /* A record written before intrinsic links were kept reads with none. */
+    static const char old[] = "{\"homepage\": \"h\", \"site\": \"s\", \"pages\": "
+                              "[{\"url\": \"u\", \"text\": \"t\", \"links\": [\"l\"]}]}";
+    assert_int_equal(trainsave_read(old, &back), ERR_OK);
+    assert_int_equal(back.n_pages, 1);
+    assert_int_equal(back.pages[0].n_transversal, 1);
+    assert_int_equal(back.pages[0].n_intrinsic, 0);
+    trainset_site_release(&back);
+
+    static const char *const bad[] = {"",
+                                      "[]",
+                                      "{\"homepage\": \"h\"}",
                                       "{\"homepage\": \"h\", \"site\": \"s\", \"pages\": [{}]}",
                                       "{\"homepage\": \"h\", \"site\": \"s\", \"pages\": "
-                                      "[{\"url\": \"u\", \"text\": \"t\", \"links\": [1]}]}"};
+                                      "[{\"url\": \"u\", \"text\": \"t\", \"links\": [1]}]}",
+                                      "{\"homepage\": \"h\", \"site\": \"s\", \"pages\": "
+                                      "[{\"url\": \"u\", \"text\": \"t\", \"links\": [], "
+                                      "\"intrinsic\": [1]}]}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(trainsave_read(bad[i], &back), ERR_PARSE);
 
