@@ -17,80 +17,17 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/monotime.h"
-#include "crawler/edges.h"
-#include "crawler/seed.h"
 #include "crawler/extcrawl.h"
 #include "crawler/fetch.h"
 #include "crawler/pagecrawl.h"
-#include "crawler/trainset.h"
-#include "crawler/url.h"
 #include "crawler/warcwrite.h"
+#include "job/jobctx.h"
 #include "job/jobspec.h"
-#include "job/trainsave.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/jobteam.h"
-#include "store/models.h"
 #include "store/store.h"
 #include "store/trainstore.h"
-
-struct ctx {
-    struct store *s;
-    int64_t id;
-    const struct jobrun_options *o;
-    struct jobspec *js;
-    struct fetcher *f;
-    struct pagecls *model;
-    struct pagecls *home_model; /* the homepage classifier, for the strategies that use it */
-    struct keyphrases *keys;    /* strategy relevance_degree's key phrases */
-    struct weighttable *table;  /* strategy weight_table's topic weight table */
-    struct ctxgraph *ctx;       /* strategy context_graph's layers and layer classifier */
-    char worker[128];
-    struct joblease_keeper *keeper; /* renews the lease beside the run */
-    int lease_lost;                 /* another worker took the job over: write nothing more */
-    int helper;                     /* examines websites beside the job's lead (jobrun_help) */
-    double next_poll;               /* training: when to look at the job row again */
-    enum crawl_stop train_stop;     /* a stop or pause asked for during training */
-};
-
-/* A stop or pause asked for while training (the API, a serve that stops): the job row
- * is looked at once a second, as the crawl does. */
-static int train_stop_asked(struct ctx *c)
-{
-    double t = monotime_s();
-    if (t < c->next_poll)
-        return 0;
-    c->next_poll = t + 1;
-    struct crawlstore_job j;
-    if (crawlstore_job_get(c->s, c->id, &j) != ERR_OK) {
-        log_warn("job %lld: cannot look for a stop request: %s", (long long)c->id, err_msg());
-        return 0;
-    }
-    c->train_stop = strcmp(j.stop_requested, "stop") == 0    ? CRAWL_USER_STOP
-                    : strcmp(j.stop_requested, "pause") == 0 ? CRAWL_USER_PAUSE
-                                                             : CRAWL_RUNNING;
-    crawlstore_job_release(&j);
-    return c->train_stop != CRAWL_RUNNING;
-}
-
-static int train_progress(void *arg, const struct trainset_progress *tp)
-{
-    struct ctx *c = arg;
-    if (joblease_keeper_lost(c->keeper)) {
-        log_error("job %lld: another worker took it over: stopping without writing more",
-                  (long long)c->id);
-        c->lease_lost = 1;
-        return 1;
-    }
-    if (c->o->progress) {
-        struct jobrun_progress p = {0};
-        p.phase = JOBRUN_TRAINING;
-        p.train_pages_done = tp->pages_done;
-        p.train_pages_expected = tp->pages_expected;
-        c->o->progress(c->o->ctx, &p);
-    }
-    return train_stop_asked(c);
-}
 
 static void jobrun_crawl_progress(void *arg, const struct crawl_progress *ep)
 {
@@ -101,285 +38,6 @@ static void jobrun_crawl_progress(void *arg, const struct crawl_progress *ep)
         p.crawl = *ep;
         c->o->progress(c->o->ctx, &p);
     }
-}
-
-/* Checkpoint a training website as soon as it is read (store/trainstore.h). */
-static enum err save_site(void *arg, size_t i, const struct trainset_site *site)
-{
-    struct ctx *c = arg;
-    struct buf rec;
-    buf_init(&rec, 0);
-    enum err e = trainsave_write(site, &rec);
-    if (e == ERR_PARSE) { /* a text JSON cannot carry: this one is read again if need be */
-        log_debug("job %lld: %s", (long long)c->id, err_msg());
-        e = ERR_OK;
-    } else if (!e) {
-        e = trainstore_put(c->s, c->id, i, buf_str(&rec));
-    }
-    buf_release(&rec);
-    return e;
-}
-
-static enum err restore_site(void *arg, size_t i, const char *record)
-{
-    struct trainset *ts = arg;
-    struct trainset_site site;
-    enum err e = trainsave_read(record, &site);
-    if (!e && (e = trainset_restore(ts, i, &site)))
-        trainset_site_release(&site);
-    return e;
-}
-
-/* The training websites an interrupted run of the job had read: not read again. */
-static enum err restore(struct ctx *c, struct trainset *ts)
-{
-    enum err e = trainstore_each(c->s, c->id, restore_site, ts);
-    struct trainset_progress p;
-    trainset_get_progress(ts, &p);
-    if (e) { /* a record that does not fit: read everything again */
-        log_warn("job %lld: training checkpoint not used: %s", (long long)c->id, err_msg());
-        return trainstore_clear(c->s, c->id);
-    }
-    if (p.sites_done)
-        log_info("job %lld: %zu of %zu training websites were read before: not read again",
-                 (long long)c->id, p.sites_done, p.sites);
-    return ERR_OK;
-}
-
-/* The first k pages of every training website (crawler/trainset). */
-static enum err collect(struct ctx *c, struct trainset **out)
-{
-    const struct jobspec *js = c->js;
-    size_t n = js->n_relevant + js->n_other;
-    const char **homes = malloc(n * sizeof *homes);
-    if (!homes)
-        return err_set(ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        homes[i] = i < js->n_relevant ? js->relevant_sites[i] : js->other_sites[i - js->n_relevant];
-    struct trainset_params tp;
-    trainset_params_default(&tp);
-    tp.pages_per_site = js->params.train_pages_per_site;
-    tp.progress = train_progress;
-    tp.site_done = save_site;
-    tp.progress_ctx = c;
-    enum err e = trainset_new(homes, n, &tp, out);
-    if (!e)
-        e = restore(c, *out);
-    if (!e)
-        e = trainset_run(*out, c->f);
-    free(homes);
-    return e;
-}
-
-/*
- * Strategy context_graph: the layers of the training crawl's link graph (seed 000 §3.2,
- * seed 004 §6.4; classifier/ctxgraph.h), the relevant websites' pages in layer 0, and a
- * classifier of the layers trained on their pages with the page classifier's parameters.
- * docs are trainset_docs(ts): page i of the graph is docs[i].
- */
-static enum err fit_context_graph(struct ctx *c, const struct trainset *ts,
-                                  const struct pagecls_doc *docs, size_t n,
-                                  const struct pagecls_params *pp)
-{
-    struct ctxgraph_edge *edges = NULL;
-    size_t n_edges = 0, kept[CTXGRAPH_OTHER + 1];
-    unsigned char *target = malloc(n ? n : 1);
-    int *layer = malloc((n ? n : 1) * sizeof *layer);
-    struct pagecls_doc *ld = malloc((n ? n : 1) * sizeof *ld);
-    enum err e = target && layer && ld ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
-    if (!e)
-        e = trainset_links(ts, c->js->n_relevant, &edges, &n_edges);
-    if (!e) {
-        for (size_t i = 0; i < n; i++)
-            target[i] = docs[i].cls == PAGECLS_TARGET;
-        ctxgraph_layers(n, target, edges, n_edges, layer);
-        for (size_t i = 0; i < n; i++) {
-            ld[i] = docs[i];
-            ld[i].cls = (uint32_t)layer[i];
-        }
-        e = ctxgraph_train(pp, ld, n, &c->ctx, kept);
-    }
-    if (!e) {
-        size_t all[CTXGRAPH_OTHER + 1] = {0};
-        for (size_t i = 0; i < n; i++)
-            all[layer[i]]++;
-        char b[256];
-        int w = 0;
-        for (int k = 0; k <= CTXGRAPH_OTHER && w >= 0 && (size_t)w < sizeof b; k++)
-            w += snprintf(b + w, sizeof b - (size_t)w, "%s%zu%s", k ? ", " : "", all[k],
-                          kept[k] || !all[k] ? "" : " (left out)");
-        log_info("job %lld: context graph from %zu training links: pages in layers 0..%d and "
-                 "other: %s",
-                 (long long)c->id, n_edges, CTXGRAPH_N, b);
-    }
-    free(edges);
-    free(target);
-    free(layer);
-    free(ld);
-    return e;
-}
-
-/* Train the page classifier on the collected pages, cross-validating p_err. */
-static enum err fit(struct ctx *c, const struct trainset *ts)
-{
-    const struct jobspec *js = c->js;
-    struct pagecls_doc *docs = NULL;
-    size_t n_docs = 0;
-    enum err e = trainset_docs(ts, js->n_relevant, &docs, &n_docs);
-    if (e)
-        return e;
-    struct pagecls_params pp;
-    jobspec_pagecls_params(&js->params, &pp);
-    log_info("job %lld: training on %zu pages of %zu websites", (long long)c->id, n_docs,
-             trainset_count(ts));
-    e = pagecls_train_cv(&pp, docs, n_docs, (uint32_t)js->params.cv_folds, &c->model, NULL);
-    if (!e && js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
-        e = keyphrases_train(&pp.tok, docs, n_docs, KEYPHRASES_K, &c->keys);
-    if (!e && js->params.strategy == JOBSPEC_WEIGHT_TABLE)
-        e = weighttable_train(&pp.tok, docs, n_docs, WEIGHTTABLE_M, &c->table);
-    if (!e && js->params.strategy == JOBSPEC_CONTEXT_GRAPH)
-        e = fit_context_graph(c, ts, docs, n_docs, &pp);
-    free(docs);
-    if (e || !jobspec_strategy_homepages(js->params.strategy))
-        return e;
-    /* The paper's homepage classifier (Table 2): the same classifier, trained on the
-     * training websites' homepages only. */
-    if ((e = trainset_home_docs(ts, js->n_relevant, &docs, &n_docs)))
-        return e;
-    e = pagecls_train(&pp, docs, n_docs, &c->home_model);
-    free(docs);
-    return e ? err_set(e, "training the homepage classifier: %s", err_msg()) : ERR_OK;
-}
-
-/* Store the trained model with its cross-validation figures and the job's parameters. */
-static enum err save_model(struct ctx *c)
-{
-    const struct pagecls_cv *cv = pagecls_get_cv(c->model);
-    log_info("job %lld: page accuracy %.3f (p_err %.3f) in %u-fold cross-validation, "
-             "calibration slope %.3f",
-             (long long)c->id, cv->accuracy, cv->p_err, cv->folds, cv->calib.a);
-    char cv_json[384];
-    snprintf(cv_json, sizeof cv_json,
-             "{\"folds\": %u, \"sites\": %u, \"pages\": %llu, \"accuracy\": %.6f, \"p_err\": %.6f, "
-             "\"calib_slope\": %.6f, \"calib_temper\": %.3f, \"calib_short_terms\": %.1f, "
-             "\"calib_offset\": %.6f}",
-             cv->folds, cv->sites, (unsigned long long)cv->pages, cv->accuracy, cv->p_err,
-             cv->calib.a, cv->calib.temper, cv->calib.short_terms, cv->calib.offset);
-    struct buf model_bytes, params_json;
-    buf_init(&model_bytes, 0);
-    buf_init(&params_json, 0);
-    int64_t model_id;
-    enum err e = pagecls_serialize(c->model, &model_bytes);
-    if (!e)
-        e = jobspec_params_json(&c->js->params, &params_json);
-    if (!e)
-        e = models_save(c->s, c->id, MODELS_PAGES, PAGECLS_FORMAT_VERSION, cv->p_err, cv->accuracy,
-                        cv_json, buf_str(&params_json), model_bytes.data, model_bytes.len,
-                        &model_id);
-    if (!e && c->keys) {
-        buf_reset(&model_bytes);
-        if (!(e = keyphrases_format(c->keys, &model_bytes)))
-            e = models_save(c->s, c->id, MODELS_KEYPHRASES, 1, 0, NAN, NULL, buf_str(&params_json),
-                            model_bytes.data, model_bytes.len, &model_id);
-    }
-    if (!e && c->table) {
-        buf_reset(&model_bytes);
-        if (!(e = weighttable_format(c->table, &model_bytes)))
-            e = models_save(c->s, c->id, MODELS_WEIGHTTABLE, 1, 0, NAN, NULL, buf_str(&params_json),
-                            model_bytes.data, model_bytes.len, &model_id);
-    }
-    if (!e && c->ctx) {
-        buf_reset(&model_bytes);
-        if (!(e = ctxgraph_format(c->ctx, &model_bytes)))
-            e = models_save(c->s, c->id, MODELS_CTXGRAPH, CTXGRAPH_FORMAT_VERSION, 0, NAN, NULL,
-                            buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
-    }
-    if (!e && c->home_model) {
-        buf_reset(&model_bytes);
-        if (!(e = pagecls_serialize(c->home_model, &model_bytes)))
-            e = models_save(c->s, c->id, MODELS_HOMEPAGES, PAGECLS_FORMAT_VERSION, 0, NAN, NULL,
-                            buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
-    }
-    buf_release(&model_bytes);
-    buf_release(&params_json);
-    return e;
-}
-
-/* The training phase: collect, fit, save the model, seed the border (crawler/seed). */
-static enum err train(struct ctx *c)
-{
-    const struct jobspec *js = c->js;
-    struct trainset *ts = NULL;
-    enum err e = models_delete_job(c->s, c->id); /* of a run killed after saving them */
-    if (!e)
-        e = collect(c, &ts);
-    if (!e)
-        e = fit(c, ts);
-    if (!e)
-        e = save_model(c);
-    if (!e)
-        e = seed_training_sites(c->s, c->id, ts, js->n_relevant, c->model,
-                                (enum edges_weights)js->params.edge_weights);
-    if (!e)
-        e = seed_start_sites(c->s, c->id, js->start_sites, js->n_start);
-    trainset_free(ts);
-    return e;
-}
-
-static enum err load_one(struct ctx *c, const char *kind, struct pagecls **out)
-{
-    struct models_record *m;
-    enum err e = models_load_latest(c->s, c->id, kind, &m);
-    if (e == ERR_NOTFOUND)
-        return err_set(ERR_NOTFOUND, "job %lld has no trained %s model", (long long)c->id, kind);
-    if (e)
-        return e;
-    e = pagecls_deserialize(m->data, m->len, out);
-    models_record_free(m);
-    return e;
-}
-
-/* The text a strategy trained (key phrases, weight table: a model kind of their own),
- * read by the strategy's module with the job's tokenizer options. */
-static enum err load_text(struct ctx *c, const char *kind)
-{
-    struct models_record *m;
-    enum err e = models_load_latest(c->s, c->id, kind, &m);
-    if (e == ERR_NOTFOUND)
-        return err_set(ERR_NOTFOUND, "job %lld has no %s model", (long long)c->id, kind);
-    if (e)
-        return e;
-    struct pagecls_params pp;
-    jobspec_pagecls_params(&c->js->params, &pp);
-    if (strcmp(kind, MODELS_KEYPHRASES) == 0)
-        e = keyphrases_parse(&pp.tok, (const char *)m->data, m->len, &c->keys);
-    else
-        e = weighttable_parse(&pp.tok, (const char *)m->data, m->len, &c->table);
-    models_record_free(m);
-    return e;
-}
-
-/* The models of an interrupted job, for its crawl to go on. */
-static enum err load_model(struct ctx *c)
-{
-    enum err e = load_one(c, MODELS_PAGES, &c->model);
-    if (!e && jobspec_strategy_homepages(c->js->params.strategy))
-        e = load_one(c, MODELS_HOMEPAGES, &c->home_model);
-    if (!e && c->js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
-        e = load_text(c, MODELS_KEYPHRASES);
-    if (!e && c->js->params.strategy == JOBSPEC_WEIGHT_TABLE)
-        e = load_text(c, MODELS_WEIGHTTABLE);
-    if (!e && c->js->params.strategy == JOBSPEC_CONTEXT_GRAPH) {
-        struct models_record *m;
-        e = models_load_latest(c->s, c->id, MODELS_CTXGRAPH, &m);
-        if (e == ERR_NOTFOUND)
-            e = err_set(e, "job %lld has no context graph model", (long long)c->id);
-        if (!e) {
-            e = ctxgraph_parse(m->data, m->len, &c->ctx);
-            models_record_free(m);
-        }
-    }
-    return e;
 }
 
 /* The hotwords strategy's key terms, in the log: what it looks for in anchors. */
@@ -578,7 +236,7 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
     if (strcmp(state, "queued") == 0 || strcmp(state, "training") == 0) {
         e = crawlstore_job_set_state(c->s, c->id, "training", NULL, NULL);
         if (!e)
-            e = train(c);
+            e = jobtrain_train(c);
         if (e == ERR_INTERRUPT && c->train_stop != CRAWL_RUNNING) {
             /* Paused, it trains again when resumed (apistore_job_resume); stopped, it
              * ends with nothing crawled. */
@@ -590,7 +248,7 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
                                                   NULL);
         }
     } else {
-        e = load_model(c);
+        e = jobtrain_load(c);
     }
     if (!e)
         e = crawlstore_job_set_state(c->s, c->id, "crawling", NULL, NULL);
@@ -776,7 +434,7 @@ enum err jobrun_help(struct store *s, int64_t id, const struct jobrun_options *o
     if (!e && jobspec_strategy_pages(c.js->params.strategy))
         e = err_set(ERR_CONFLICT, "job %lld: a page crawl is run by its lead alone", (long long)id);
     if (!e)
-        e = load_model(&c);
+        e = jobtrain_load(&c);
     if (!e)
         e = joblease_keeper_start(s, id, c.worker, JOBTEAM_HELPER, &c.keeper);
     if (!e) {
