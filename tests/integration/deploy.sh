@@ -21,7 +21,7 @@ if ! command -v docker-compose >/dev/null 2>&1; then
   echo "skip: docker-compose is not installed (scripts/setup.sh installs it)"
   exit 0
 fi
-unset SITESCOUT_TOKEN POSTGRES_PASSWORD SITESCOUT_PORT SITESCOUT_FETCH_SLOTS
+unset SITESCOUT_TOKEN POSTGRES_PASSWORD SITESCOUT_PORT SITESCOUT_FETCH_SLOTS SITESCOUT_WORKER_JOBS
 compose=(docker-compose -f docker/compose.yaml)
 
 out=$("${compose[@]}" config 2>&1) && fail "config without SITESCOUT_TOKEN succeeded"
