@@ -26,8 +26,14 @@ struct opts {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: border_bench [--db URL | --dir DIR] [--sites N] [--edges M]\n"
-                    "                    [--claims K] [--job ID] [--fill-only | --no-fill]\n");
+    fprintf(stderr,
+            "usage: border_bench [--db URL | --dir DIR] [--sites N] [--edges M]\n"
+            "                    [--claims K] [--job ID] [--fill-only | --no-fill]\n"
+            "Fills job ID (default: a new job) with N border websites (default 1000000) and\n"
+            "M edges (default 10 N), then times K claims (default 2000), each followed by\n"
+            "the examined website's record, and the crawl's counts; prints table sizes.\n"
+            "--dir DIR: an embedded cluster of its own there (an absolute path); --db: a\n"
+            "scratch database (the fill drops and rebuilds an index of edges).\n");
     exit(2);
 }
 
