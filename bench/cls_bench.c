@@ -32,6 +32,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: cls_bench [options] PAGES.tsv\n"
                     "  --k N            centroids per class (default: pagecls default)\n"
+                    "  --svm C          a linear SVM of cost C instead of the centroid kNN\n"
                     "  --stem 0|1       Snowball stemming\n"
                     "  --numbers 0|1    keep digit-only tokens\n"
                     "  --sublinear 0|1  tf = 1 + ln(count)\n"
@@ -173,7 +174,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
             usage();
         if (!strcmp(a, "--k"))
             params->centroids = (uint32_t)strtol(v, NULL, 10);
-        else if (!strcmp(a, "--stem"))
+        else if (!strcmp(a, "--svm")) {
+            params->kind = PAGECLS_SVM;
+            params->svm_c = strtod(v, NULL);
+        } else if (!strcmp(a, "--stem"))
             params->tok.stem = (int)strtol(v, NULL, 10);
         else if (!strcmp(a, "--numbers"))
             params->tok.keep_numbers = (int)strtol(v, NULL, 10);

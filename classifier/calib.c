@@ -96,12 +96,101 @@ void calib_fit(const double *x, const uint32_t *terms, const bool *target, size_
     double a = fit_slope(z, target, n, w, y);
     free(z);
     if (a > 0 && isfinite(a))
-        *out = (struct calib){a, CALIB_TEMPER, CALIB_SHORT_TERMS};
+        *out = (struct calib){a, CALIB_TEMPER, CALIB_SHORT_TERMS, 0};
+}
+
+/* ---- with a shift: two parameters ---- */
+
+struct fit2_sums {
+    double loss, g[2], h[3]; /* the loss, its gradient and Hessian (hab in h[1]) in (a, offset) */
+};
+
+/* The weighted log-loss at (a, offset) of pages with evidence z and shrink s. */
+static void sums2(const double *z, const double *s, const bool *target, size_t n, const double w[2],
+                  const double y[2], const double v[2], struct fit2_sums *o)
+{
+    *o = (struct fit2_sums){0};
+    for (size_t i = 0; i < n; i++) {
+        int k = target[i] ? 1 : 0;
+        double p = sigmoid(v[0] * z[i] + v[1] * s[i]), t = y[k], wi = w[k];
+        double pc = p < 1e-15 ? 1e-15 : p > 1 - 1e-15 ? 1 - 1e-15 : p;
+        double q = wi * p * (1 - p);
+        o->loss -= wi * (t * log(pc) + (1 - t) * log(1 - pc));
+        o->g[0] += wi * (p - t) * z[i];
+        o->g[1] += wi * (p - t) * s[i];
+        o->h[0] += q * z[i] * z[i];
+        o->h[1] += q * z[i] * s[i];
+        o->h[2] += q * s[i] * s[i];
+    }
+}
+
+/* (a, offset) minimising the loss: Newton's method with backtracking from (1, 0). */
+static void fit_shift(const double *z, const double *s, const bool *target, size_t n,
+                      const double w[2], const double y[2], double v[2])
+{
+    v[0] = 1;
+    v[1] = 0;
+    struct fit2_sums cur;
+    sums2(z, s, target, n, w, y, v, &cur);
+    for (int it = 0; it < MAX_ITER; it++) {
+        double h00 = cur.h[0] + RIDGE, h01 = cur.h[1], h11 = cur.h[2] + RIDGE;
+        double det = h00 * h11 - h01 * h01;
+        if (!(det > 0))
+            break;
+        double d0 = (h11 * cur.g[0] - h01 * cur.g[1]) / det;
+        double d1 = (h00 * cur.g[1] - h01 * cur.g[0]) / det;
+        double step = 1, t[2];
+        struct fit2_sums next;
+        for (;;) {
+            t[0] = v[0] - step * d0;
+            t[1] = v[1] - step * d1;
+            sums2(z, s, target, n, w, y, t, &next);
+            if (next.loss <= cur.loss || step < MIN_STEP)
+                break;
+            step /= 2;
+        }
+        if (step < MIN_STEP)
+            break;
+        v[0] = t[0];
+        v[1] = t[1];
+        double gain = cur.loss - next.loss;
+        cur = next;
+        if (gain < TOLERANCE)
+            break;
+    }
+}
+
+void calib_fit_shifted(const double *x, const uint32_t *terms, const bool *target, size_t n,
+                       struct calib *out)
+{
+    *out = (struct calib){0};
+    size_t npos = 0;
+    for (size_t i = 0; i < n; i++)
+        npos += target[i];
+    size_t nneg = n - npos;
+    double *z = npos && nneg ? malloc(2 * n * sizeof *z) : NULL;
+    if (!z)
+        return;
+    double *s = z + n;
+    for (size_t i = 0; i < n; i++) {
+        z[i] = evidence(x[i], terms[i], CALIB_SHORT_TERMS);
+        s[i] = terms[i] / (terms[i] + CALIB_SHORT_TERMS);
+    }
+    const double w[2] = {0.5 / (double)nneg, 0.5 / (double)npos};
+    const double y[2] = {1.0 / ((double)nneg + 2), ((double)npos + 1) / ((double)npos + 2)};
+    double v[2];
+    fit_shift(z, s, target, n, w, y, v);
+    free(z);
+    if (v[0] > 0 && isfinite(v[0]) && isfinite(v[1]))
+        *out = (struct calib){v[0], CALIB_TEMPER, CALIB_SHORT_TERMS, v[1]};
 }
 
 double calib_apply(const struct calib *c, double x, uint32_t terms)
 {
     if (!(c->a > 0))
         return x;
-    return sigmoid(c->temper * c->a * evidence(x, terms, c->short_terms));
+    if (c->offset == 0) /* calib_fit's, computed as it always was */
+        return sigmoid(c->temper * c->a * evidence(x, terms, c->short_terms));
+    double shrink = terms / (terms + c->short_terms);
+    return sigmoid(c->temper * (c->a * evidence(x, terms, c->short_terms) + c->offset * shrink));
 }

@@ -40,6 +40,7 @@ struct calib {
     double a;           /* fitted slope; 0: no calibration (the identity) */
     double temper;      /* CALIB_TEMPER when fitted */
     double short_terms; /* CALIB_SHORT_TERMS when fitted */
+    double offset;      /* calib_fit_shifted's; 0 for calib_fit */
 };
 
 /*
@@ -49,6 +50,19 @@ struct calib {
  */
 void calib_fit(const double *x, const uint32_t *terms, const bool *target, size_t n,
                struct calib *out);
+
+/*
+ * The SVM's variant (classifier/svm.h): its margin's 0 is where the training pages
+ * balance, not the held-out ones, and on held-out websites it leaned target pages to
+ * "other" (docs/classifier.md). So the evidence also gets a fitted shift, scaled like
+ * it by n / (n + CALIB_SHORT_TERMS), so that a page of few known terms still says
+ * little:
+ *   calibrated = 1 / (1 + exp(-CALIB_TEMPER * (a * z + offset * n / (n + CALIB_SHORT_TERMS))))
+ * with a > 0 and offset fit together (the same loss, Newton's method in two
+ * dimensions). Leaves the identity like calib_fit.
+ */
+void calib_fit_shifted(const double *x, const uint32_t *terms, const bool *target, size_t n,
+                       struct calib *out);
 
 /* The calibrated confidence of a page of confidence x with `terms` known terms. */
 double calib_apply(const struct calib *c, double x, uint32_t terms);

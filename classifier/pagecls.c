@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classifier/pagecls_model.h"
+#include "classifier/svm.h"
 #include "classifier/tfidf.h"
 #include "classifier/vocab.h"
 
@@ -23,22 +24,27 @@ void pagecls_params_default(struct pagecls_params *p)
     p->sublinear_tf = true;
     p->min_df = 2;
     p->min_sites = 2;
+    p->kind = PAGECLS_KNN;
     p->centroids = 4;
     p->max_iter = 30;
     p->seed = 20040831; /* any fixed value: VLDB 2004 */
     p->eps = 1e-6;
+    p->svm_c =
+        0.1; /* best of 0.1, 0.3, 1, 3 on sci.space and rec.motorcycles (docs/classifier.md) */
     p->calibrate = true;
 }
 
 enum err pagecls_check_params(const struct pagecls_params *p)
 {
     if (p->min_df < 1 || p->min_sites < 1 || p->centroids < 1 || p->centroids > PAGECLS_MAX_K ||
-        p->max_iter < 1 || !(p->eps > 0 && p->eps < 0.5))
+        p->max_iter < 1 || !(p->eps > 0 && p->eps < 0.5) ||
+        (p->kind != PAGECLS_KNN && p->kind != PAGECLS_SVM) ||
+        !(p->svm_c > 0 && p->svm_c <= PAGECLS_MAX_SVM_C))
         return err_set(
             ERR_INVAL,
             "page classifier parameters out of range (min_df, min_sites >= 1, 1 <= centroids "
-            "<= %d, max_iter >= 1, 0 < eps < 0.5)",
-            PAGECLS_MAX_K);
+            "<= %d, max_iter >= 1, 0 < eps < 0.5, kind knn or svm, 0 < svm_c <= %g)",
+            PAGECLS_MAX_K, PAGECLS_MAX_SVM_C);
     return ERR_OK;
 }
 
@@ -57,6 +63,7 @@ void pagecls_free(struct pagecls *m)
     vocab_release(&m->vocab);
     free(m->idf);
     free(m->cent);
+    free(m->w);
     free(m);
 }
 
@@ -68,6 +75,11 @@ uint32_t pagecls_classes(const struct pagecls *m)
 uint32_t pagecls_terms(const struct pagecls *m)
 {
     return m->n_terms;
+}
+
+enum pagecls_kind pagecls_kind(const struct pagecls *m)
+{
+    return (enum pagecls_kind)m->params.kind;
 }
 
 uint32_t pagecls_centroids(const struct pagecls *m, uint32_t cls)
@@ -131,11 +143,25 @@ double pagecls_link_weight(const double *pr, uint32_t n)
     return var / n;
 }
 
-void pagecls_score_vec(const struct pagecls *m, struct tfidf_vec *v, double *sims,
-                       struct pagecls_result *r)
+/* sigma(t) without overflow. */
+static double sigmoid(double t)
 {
-    tfidf_weigh(v, m->idf, m->params.sublinear_tf);
-    tfidf_normalize(v);
+    return t >= 0 ? 1 / (1 + exp(-t)) : exp(t) / (1 + exp(t));
+}
+
+/* The SVM's confidence sigma(w . x + b): calib.h's logit(x) is then the margin itself, so
+ * the calibration below is Platt scaling of the margin (without intercept). */
+static void score_svm(const struct pagecls *m, const struct tfidf_vec *v, struct pagecls_result *r)
+{
+    r->margin = svm_decision(m->w, m->b, v);
+    r->pr[PAGECLS_TARGET] = v->n ? sigmoid(r->margin) : 0.5;
+    r->pr[PAGECLS_OTHER] = 1 - r->pr[PAGECLS_TARGET];
+}
+
+/* The kNN's confidences from the distances to the nearest centroid of each class. */
+static void score_knn(const struct pagecls *m, const struct tfidf_vec *v, double *sims,
+                      struct pagecls_result *r)
+{
     uint32_t K = m->k_total;
     for (uint32_t j = 0; j < K; j++)
         sims[j] = 0;
@@ -145,8 +171,6 @@ void pagecls_score_vec(const struct pagecls *m, struct tfidf_vec *v, double *sim
         for (uint32_t j = 0; j < K; j++)
             sims[j] += w * row[j];
     }
-    memset(r, 0, sizeof *r);
-    r->known_terms = v->n;
     for (uint32_t c = 0; c < m->n_classes; c++) {
         double best = 0;
         for (uint32_t j = m->first[c]; j < m->first[c] + m->k[c]; j++)
@@ -155,6 +179,19 @@ void pagecls_score_vec(const struct pagecls *m, struct tfidf_vec *v, double *sim
         r->dmin[c] = 1.0 - best;
     }
     pagecls_confidence(r->dmin, m->n_classes, m->params.eps, r->pr);
+}
+
+void pagecls_score_vec(const struct pagecls *m, struct tfidf_vec *v, double *sims,
+                       struct pagecls_result *r)
+{
+    tfidf_weigh(v, m->idf, m->params.sublinear_tf);
+    tfidf_normalize(v);
+    memset(r, 0, sizeof *r);
+    r->known_terms = v->n;
+    if (m->params.kind == PAGECLS_SVM)
+        score_svm(m, v, r);
+    else
+        score_knn(m, v, sims, r);
     /* A page with no known term stays at 1/2: no evidence either way. */
     if (m->n_classes == 2 && m->cv.calib.a > 0 && r->known_terms > 0) {
         r->pr[PAGECLS_TARGET] = calib_apply(&m->cv.calib, r->pr[PAGECLS_TARGET], r->known_terms);
@@ -176,7 +213,7 @@ enum err pagecls_scratch_new(const struct pagecls *m, struct pagecls_scratch **o
     tfidf_vec_init(&s->vec);
     if ((e = tokenize_new(&m->params.tok, &s->tok)))
         goto fail;
-    s->sims = malloc((size_t)m->k_total * sizeof *s->sims);
+    s->sims = malloc((m->k_total ? m->k_total : 1) * sizeof *s->sims); /* an SVM has none */
     if (!s->sims) {
         e = err_set(ERR_NOMEM, "out of memory creating classifier scratch");
         goto fail;

@@ -1,4 +1,4 @@
-/* Page classifier: TF-IDF, per-class k-means centroids, log-distance confidences (DESIGN §3.1). */
+/* Page classifier: TF-IDF, then centroid kNN (DESIGN §3.1) or a linear SVM (seed 004, §7.4). */
 #ifndef SITESCOUT_CLASSIFIER_PAGECLS_H
 #define SITESCOUT_CLASSIFIER_PAGECLS_H
 
@@ -27,16 +27,30 @@
 #define PAGECLS_OTHER       1
 #define PAGECLS_MAX_CLASSES 8
 #define PAGECLS_MAX_K       256 /* centroids per class */
+#define PAGECLS_MAX_SVM_C   1e6 /* largest svm_c */
+
+/*
+ * What learns from the TF-IDF vectors (docs/classifier.md):
+ * - PAGECLS_KNN: per-class k-means centroids, log-distance confidences (the paper's);
+ * - PAGECLS_SVM: a linear SVM (classifier/svm.h) with class-balanced costs; two classes
+ *   only; its confidence is sigma(w . x + b), calibrated like the kNN's.
+ */
+enum pagecls_kind {
+    PAGECLS_KNN = 0,
+    PAGECLS_SVM = 1,
+};
 
 struct pagecls_params {
     struct tokenize_opts tok; /* stemming, numbers */
     bool sublinear_tf;        /* tf = 1 + ln(count) instead of count */
     uint32_t min_df;          /* terms in fewer training pages are not in the model (>= 1) */
     uint32_t min_sites;       /* ... nor terms used by fewer training websites (>= 1) */
-    uint32_t centroids;       /* k-means clusters per class (1..PAGECLS_MAX_K) */
+    uint32_t kind;            /* enum pagecls_kind */
+    uint32_t centroids;       /* kNN: k-means clusters per class (1..PAGECLS_MAX_K) */
     uint32_t max_iter;        /* k-means iterations at most */
     uint64_t seed;            /* k-means++ seeding and cross-validation folds */
     double eps;               /* distances are clamped to [eps, 1 - eps], 0 < eps < 0.5 */
+    double svm_c;             /* SVM: the cost C before class weights, (0, PAGECLS_MAX_SVM_C] */
     bool calibrate;           /* fit a calibration in cross-validation (classifier/calib.h); not
                                * stored in the model (the model stores the calibration) */
 };
@@ -52,6 +66,8 @@ void pagecls_free(struct pagecls *m);
 
 uint32_t pagecls_classes(const struct pagecls *m);
 uint32_t pagecls_terms(const struct pagecls *m);
+enum pagecls_kind pagecls_kind(const struct pagecls *m);
+/* kNN: the class's centroids; 0 for an SVM. */
 uint32_t pagecls_centroids(const struct pagecls *m, uint32_t cls);
 const struct pagecls_params *pagecls_get_params(const struct pagecls *m);
 const struct pagecls_cv *pagecls_get_cv(const struct pagecls *m);
@@ -70,12 +86,15 @@ void pagecls_scratch_free(struct pagecls_scratch *s);
 
 struct pagecls_result {
     double pr[PAGECLS_MAX_CLASSES];   /* Pr[p|C_k]; sums to 1 over the model's classes */
-    double dmin[PAGECLS_MAX_CLASSES]; /* cosine distance to the nearest centroid, unclamped */
+    double dmin[PAGECLS_MAX_CLASSES]; /* kNN: cosine distance to the nearest centroid,
+                                       * unclamped; SVM: 0 */
+    double margin;                    /* SVM: w . x + b (> 0: target); kNN: 0 */
     uint32_t known_terms;             /* distinct page terms found in the vocabulary */
 };
 
 /* Classify one page's text. Terms unknown to the model are ignored; a page with no
- * known term gets 1/n for every class. s must come from pagecls_scratch_new(m). */
+ * known term gets 1/n for every class (an SVM's bias alone is no evidence about the
+ * page). s must come from pagecls_scratch_new(m). */
 enum err pagecls_classify(const struct pagecls *m, struct pagecls_scratch *s, const char *text,
                           size_t len, struct pagecls_result *r) WARN_UNUSED;
 

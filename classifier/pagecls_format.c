@@ -1,6 +1,7 @@
-/* Page classifier model bytes: writing (format version 2) and range-checked reading (1, 2). */
+/* Page classifier model bytes: writing (format version 3) and range-checked reading (1 to 3). */
 #include "classifier/pagecls_format.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,13 +12,17 @@
 /*
  * Layout (all integers little-endian, doubles as IEEE-754 binary64 bit patterns):
  *   "SSPC" u32 version
+ *   u32 kind (0 kNN, 1 SVM)                                       (version 3; 1, 2: kNN)
  *   u32 flags (1 stem, 2 keep_numbers, 4 sublinear_tf) u32 min_df u32 min_sites
  *   u32 centroids u32 max_iter u64 seed f64 eps
- *   u32 n_classes, u32 k[n_classes]
+ *   f64 svm_c                                                     (version 3)
+ *   u32 n_classes, kNN: u32 k[n_classes]                          (SVM: n_classes 2, no k)
  *   u32 n_terms, n_terms x (u8 len, len bytes), f64 idf[n_terms]
- *   k_total x (u32 nnz, nnz x (u32 term id ascending, f64 weight))   sparse centroids
+ *   kNN: k_total x (u32 nnz, nnz x (u32 term id ascending, f64 weight))   sparse centroids
+ *   SVM: f64 w[n_terms] f64 b                                     dense: most weights are not 0
  *   u32 folds u32 sites u64 pages f64 correct f64 accuracy f64 p_err
- *   f64 calib_a f64 calib_temper f64 calib_short_terms   (version 2; 1 has no calibration)
+ *   f64 calib_a f64 calib_temper f64 calib_short_terms   (version >= 2; 1 has no calibration)
+ *   f64 calib_offset                                              (version 3)
  * No checksum: the store keeps bytes intact, and a checksum would hide the parser
  * from the fuzzer; instead every field is range-checked.
  */
@@ -25,6 +30,7 @@ static const char model_magic[4] = {'S', 'S', 'P', 'C'};
 #define FLAG_STEM      1u
 #define FLAG_NUMBERS   2u
 #define FLAG_SUBLINEAR 4u
+#define MAX_SVM_WEIGHT 1e6 /* |w|, |b|: far beyond a trained model's; keeps margins finite */
 
 _Static_assert(sizeof(double) == 8, "doubles must be IEEE-754 binary64");
 
@@ -68,6 +74,7 @@ static void put_header(struct writer *w, const struct pagecls *m)
     const struct pagecls_params *p = &m->params;
     put(w, model_magic, sizeof model_magic);
     put_u32(w, PAGECLS_FORMAT_VERSION);
+    put_u32(w, p->kind);
     put_u32(w, (p->tok.stem ? FLAG_STEM : 0) | (p->tok.keep_numbers ? FLAG_NUMBERS : 0) |
                    (p->sublinear_tf ? FLAG_SUBLINEAR : 0));
     put_u32(w, p->min_df);
@@ -76,9 +83,11 @@ static void put_header(struct writer *w, const struct pagecls *m)
     put_u32(w, p->max_iter);
     put_u64(w, p->seed);
     put_f64(w, p->eps);
+    put_f64(w, p->svm_c);
     put_u32(w, m->n_classes);
-    for (uint32_t c = 0; c < m->n_classes; c++)
-        put_u32(w, m->k[c]);
+    if (p->kind == PAGECLS_KNN)
+        for (uint32_t c = 0; c < m->n_classes; c++)
+            put_u32(w, m->k[c]);
 }
 
 /* The terms, then their idf. */
@@ -120,7 +129,13 @@ enum err pagecls_serialize(const struct pagecls *m, struct buf *out)
     struct writer w = {out, ERR_OK};
     put_header(&w, m);
     put_terms(&w, m);
-    put_centroids(&w, m);
+    if (m->params.kind == PAGECLS_SVM) {
+        for (uint32_t t = 0; t < m->n_terms; t++)
+            put_f64(&w, m->w[t]);
+        put_f64(&w, m->b);
+    } else {
+        put_centroids(&w, m);
+    }
     put_u32(&w, m->cv.folds);
     put_u32(&w, m->cv.sites);
     put_u64(&w, m->cv.pages);
@@ -130,6 +145,7 @@ enum err pagecls_serialize(const struct pagecls *m, struct buf *out)
     put_f64(&w, m->cv.calib.a);
     put_f64(&w, m->cv.calib.temper);
     put_f64(&w, m->cv.calib.short_terms);
+    put_f64(&w, m->cv.calib.offset);
     if (w.e) {
         out->len = start;
         if (out->data)
@@ -201,6 +217,7 @@ static enum err read_params(struct reader *r, struct pagecls_params *p, uint32_t
     if (version < 1 || version > PAGECLS_FORMAT_VERSION)
         BAD("format version %u, this build reads 1 to %d", version, PAGECLS_FORMAT_VERSION);
     *version_out = version;
+    p->kind = version >= 3 ? get_u32(r) : PAGECLS_KNN;
     uint32_t flags = get_u32(r);
     p->tok.stem = flags & FLAG_STEM;
     p->tok.keep_numbers = flags & FLAG_NUMBERS;
@@ -211,6 +228,7 @@ static enum err read_params(struct reader *r, struct pagecls_params *p, uint32_t
     p->max_iter = get_u32(r);
     p->seed = get_u64(r);
     p->eps = get_f64(r);
+    p->svm_c = version >= 3 ? get_f64(r) : 1;
     SHORT(r);
     if (flags & ~(FLAG_STEM | FLAG_NUMBERS | FLAG_SUBLINEAR))
         BAD("unknown flags 0x%x", flags);
@@ -226,6 +244,11 @@ static enum err read_classes(struct reader *r, struct pagecls *m)
     SHORT(r);
     if (m->n_classes < 2 || m->n_classes > PAGECLS_MAX_CLASSES)
         BAD("%u classes", m->n_classes);
+    if (m->params.kind == PAGECLS_SVM) {
+        if (m->n_classes != 2)
+            BAD("an svm of %u classes", m->n_classes);
+        return ERR_OK;
+    }
     for (uint32_t c = 0; c < m->n_classes; c++) {
         m->k[c] = get_u32(r);
         SHORT(r);
@@ -261,8 +284,11 @@ static enum err read_terms(struct reader *r, struct pagecls *m)
             BAD("duplicate term %u", t);
     }
     m->idf = malloc((size_t)m->n_terms * sizeof *m->idf);
-    m->cent = calloc((size_t)m->n_terms * m->k_total, sizeof *m->cent);
-    if (!m->idf || !m->cent)
+    if (m->params.kind == PAGECLS_SVM)
+        m->w = malloc((size_t)m->n_terms * sizeof *m->w);
+    else
+        m->cent = calloc((size_t)m->n_terms * m->k_total, sizeof *m->cent);
+    if (!m->idf || (!m->cent && !m->w))
         return err_set(ERR_NOMEM, "out of memory loading a model of %u terms", m->n_terms);
     return ERR_OK;
 }
@@ -302,6 +328,21 @@ static enum err read_centroids(struct reader *r, struct pagecls *m)
     return ERR_OK;
 }
 
+static enum err read_weights(struct reader *r, struct pagecls *m)
+{
+    for (uint32_t t = 0; t <= m->n_terms; t++) {
+        double x = get_f64(r);
+        SHORT(r);
+        if (!(fabs(x) <= MAX_SVM_WEIGHT))
+            BAD("bad svm weight %u", t);
+        if (t < m->n_terms)
+            m->w[t] = x;
+        else
+            m->b = x;
+    }
+    return ERR_OK;
+}
+
 static enum err read_cv(struct reader *r, struct pagecls_cv *cv, uint32_t version)
 {
     cv->folds = get_u32(r);
@@ -316,10 +357,12 @@ static enum err read_cv(struct reader *r, struct pagecls_cv *cv, uint32_t versio
         cv->calib.temper = get_f64(r);
         cv->calib.short_terms = get_f64(r);
     }
+    if (version >= 3)
+        cv->calib.offset = get_f64(r);
     SHORT(r);
     const struct calib *cb = &cv->calib;
     if (!(cb->a >= 0 && cb->a < 1e6) || !(cb->temper >= 0 && cb->temper <= 1e6) ||
-        !(cb->short_terms >= 0 && cb->short_terms < 1e9))
+        !(cb->short_terms >= 0 && cb->short_terms < 1e9) || !(fabs(cb->offset) < 1e6))
         BAD("bad calibration");
     if (!(cv->correct >= 0 && cv->correct <= (double)cv->pages) ||
         !(cv->accuracy >= 0 && cv->accuracy <= 1) || !(cv->p_err >= 0 && cv->p_err <= 1))
@@ -337,7 +380,8 @@ enum err pagecls_deserialize(const void *data, size_t len, struct pagecls **out)
         return err_set(ERR_NOMEM, "out of memory loading a model");
     uint32_t version = 0;
     if ((e = read_params(&r, &m->params, &version)) || (e = read_classes(&r, m)) ||
-        (e = read_terms(&r, m)) || (e = read_idf(&r, m)) || (e = read_centroids(&r, m)) ||
+        (e = read_terms(&r, m)) || (e = read_idf(&r, m)) ||
+        (e = m->params.kind == PAGECLS_SVM ? read_weights(&r, m) : read_centroids(&r, m)) ||
         (e = read_cv(&r, &m->cv, version)))
         goto out;
     if (r.left) {

@@ -11,14 +11,15 @@
 struct pagecls;
 
 /*
- * Model bytes: versioned, little-endian, self-contained (tokeniser options,
- * vocabulary, IDF, centroids, cross-validation figures). serialize appends to out
+ * Model bytes: versioned, little-endian, self-contained (the kind, tokeniser options,
+ * vocabulary, IDF, centroids or SVM weights, cross-validation figures). serialize appends to out
  * (which keeps its cap); deserialize checks every length, id and number and returns
  * ERR_PARSE for anything malformed, truncated or with trailing bytes. *out is the
  * caller's (pagecls_free).
  */
-/* Written: 2 (with the calibration); read: 1 and 2 (1 has none). */
-#define PAGECLS_FORMAT_VERSION 2
+/* Written: 3 (with the kind: kNN or SVM); read: 1 to 3 (1 and 2 are kNN models, 1 has
+ * no calibration). */
+#define PAGECLS_FORMAT_VERSION 3
 enum err pagecls_serialize(const struct pagecls *m, struct buf *out) WARN_UNUSED;
 enum err pagecls_deserialize(const void *data, size_t len, struct pagecls **out) WARN_UNUSED;
 

@@ -19,7 +19,8 @@
 /* Cap on n_terms * k_total (512 MiB of centroids), enforced on training and loading alike. */
 #define PAGECLS_MAX_CELLS ((uint64_t)1 << 26)
 
-/* A model owns its vocabulary, idf and centroids; pagecls_free releases them all. */
+/* A model owns its vocabulary, idf and centroids or weights; pagecls_free releases them all.
+ * An SVM (params.kind PAGECLS_SVM) has two classes, k_total 0 and no centroids. */
 struct pagecls {
     struct pagecls_params params;
     struct vocab vocab; /* model term ids 0..n_terms-1 */
@@ -30,6 +31,8 @@ struct pagecls {
     uint32_t first[PAGECLS_MAX_CLASSES];
     uint32_t k_total;
     double *cent; /* term-major: cent[t * k_total + j], each centroid unit length */
+    double *w;    /* SVM: n_terms weights, for target (+1) against other (-1) */
+    double b;     /* SVM: the bias */
     struct pagecls_cv cv;
 };
 
@@ -42,7 +45,8 @@ enum err pagecls_check_params(const struct pagecls_params *p) WARN_UNUSED;
 
 /*
  * Classify a page vector already in model ids with raw counts: weighs and normalises
- * v in place, then fills r. sims is the caller's scratch of m->k_total doubles.
+ * v in place, then fills r. sims is the caller's scratch of m->k_total doubles (none
+ * for an SVM).
  */
 void pagecls_score_vec(const struct pagecls *m, struct tfidf_vec *v, double *sims,
                        struct pagecls_result *r);

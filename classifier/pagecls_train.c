@@ -1,5 +1,4 @@
-/* Page classifier training: term pruning, IDF, k-means per class, and site-split cross-validation.
- */
+/* Page classifier training: term pruning, IDF, k-means per class or an SVM, and site-split CV. */
 #include "classifier/pagecls_train.h"
 
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "classifier/kmeans.h"
 #include "classifier/pagecls_model.h"
 #include "classifier/rng.h"
+#include "classifier/svm.h"
 
 /* ---- fitting one model on a subset of the corpus ---- */
 
@@ -180,6 +180,47 @@ static enum err join_centroids(struct fit_work *f)
 }
 
 /*
+ * The SVM on the non-empty page vectors, target (+1) against other (-1). Costs are
+ * class-balanced (svm_class_costs): the training sets hold 3-4 other pages per target
+ * page, and unweighted the bias would lean every doubtful page to "other"; balanced, a
+ * page the weights cannot tell lands near 0, like the kNN's 1/2.
+ */
+static enum err train_svm(struct fit_work *f)
+{
+    struct pagecls *m = f->m;
+    if (m->n_classes != 2)
+        return err_set(ERR_INVAL, "the svm page classifier takes two classes, not %u",
+                       m->n_classes);
+    enum err e = ERR_OK;
+    size_t np = 0, n_pos = 0;
+    int8_t *y = malloc(f->c->n ? f->c->n : 1);
+    m->w = malloc((size_t)m->n_terms * sizeof *m->w);
+    if (!y || !m->w) {
+        e = err_set(ERR_NOMEM, "out of memory training the svm");
+        goto out;
+    }
+    for (size_t i = 0; i < f->c->n; i++)
+        if (fit_uses(f, i) && f->vecs[i].n) {
+            y[np] = f->docs[i].cls == PAGECLS_TARGET ? 1 : -1;
+            n_pos += y[np] > 0;
+            f->pts[np++] = f->vecs[i];
+        }
+    if (n_pos == 0 || n_pos == np) {
+        e = err_set(ERR_INVAL, "class %u has no training page with a known term",
+                    n_pos ? PAGECLS_OTHER : PAGECLS_TARGET);
+        goto out;
+    }
+    struct svm_params sp;
+    svm_params_default(&sp);
+    svm_class_costs(f->p->svm_c, n_pos, np - n_pos, &sp.c_pos, &sp.c_neg);
+    sp.seed = f->p->seed;
+    e = svm_train(&sp, f->pts, y, np, m->n_terms, m->w, &m->b, NULL);
+out:
+    free(y);
+    return e;
+}
+
+/*
  * Fit a model on the corpus pages with use[i] (all when use is NULL). *gmap (caller
  * frees) maps corpus ids to model ids or UINT32_MAX. The model gets term strings only
  * when with_vocab (cross-validation folds classify corpus bags and never need them).
@@ -195,8 +236,13 @@ static enum err fit(const struct pagecls_params *p, const struct corpus *c,
     if ((e = fit_init(&f)))
         goto out;
     count_usage(&f);
-    if ((e = keep_terms(&f, with_vocab)) || (e = page_vectors(&f)) || (e = cluster_classes(&f)) ||
-        (e = join_centroids(&f)))
+    if ((e = keep_terms(&f, with_vocab)) || (e = page_vectors(&f)))
+        goto out;
+    if (p->kind == PAGECLS_SVM)
+        e = train_svm(&f);
+    else if (!(e = cluster_classes(&f)))
+        e = join_centroids(&f);
+    if (e)
         goto out;
     *out = f.m;
     *gmap_out = f.gmap;
@@ -345,7 +391,7 @@ static enum err run_fold(const struct pagecls_params *p, const struct corpus *c,
         use[i] = fold[i] != f;
     if ((e = fit(p, c, docs, use, false, &m, &gmap)))
         return e;
-    double *s = realloc(*sims, (size_t)m->k_total * sizeof **sims);
+    double *s = realloc(*sims, (m->k_total ? m->k_total : 1) * sizeof **sims); /* SVM: none */
     if (!s) {
         e = err_set(ERR_NOMEM, "out of memory cross-validating");
         goto out;
@@ -363,7 +409,7 @@ out:
  * calibrate their confidences in place, and count the held-out pages right again with
  * the calibrated classifier. Two classes only.
  */
-static enum err calibrate(const struct corpus *c, const struct pagecls_doc *docs,
+static enum err calibrate(uint32_t kind, const struct corpus *c, const struct pagecls_doc *docs,
                           struct held_out *ho, struct pagecls_cv *cv)
 {
     if (c->n_classes != 2)
@@ -379,7 +425,10 @@ static enum err calibrate(const struct corpus *c, const struct pagecls_doc *docs
         x[i] = ho->pr[i * 2 + PAGECLS_TARGET];
         target[i] = docs[i].cls == PAGECLS_TARGET;
     }
-    calib_fit(x, ho->terms, target, c->n, &cv->calib);
+    if (kind == PAGECLS_SVM)
+        calib_fit_shifted(x, ho->terms, target, c->n, &cv->calib);
+    else
+        calib_fit(x, ho->terms, target, c->n, &cv->calib);
     cv->correct = 0;
     cv->pages = 0;
     for (size_t i = 0; i < c->n; i++) {
@@ -418,7 +467,7 @@ static enum err cross_validate(const struct pagecls_params *p, const struct corp
     for (uint32_t f = 0; f < folds; f++)
         if ((e = run_fold(p, c, docs, fold, f, use, &v, &sims, cv, &ho)))
             goto out;
-    if (p->calibrate && (e = calibrate(c, docs, &ho, cv)))
+    if (p->calibrate && (e = calibrate(p->kind, c, docs, &ho, cv)))
         goto out;
     cv->folds = folds;
     cv->accuracy = cv->pages ? cv->correct / (double)cv->pages : 0;

@@ -34,10 +34,11 @@ struct pagecls_cv {
 };
 
 /*
- * Train on n pages: vocabulary and IDF from these pages, then k-means per class.
- * Every class from 0 to the largest cls must have at least one page with a term
- * that is kept (min_df, min_sites); at least two classes. *out is the caller's (pagecls_free).
- * The model's cross-validation figures are empty (p_err 0) until pagecls_set_cv.
+ * Train on n pages: vocabulary and IDF from these pages, then k-means per class or
+ * (p->kind PAGECLS_SVM, two classes only) a linear SVM. Every class from 0 to the largest cls must
+ * have at least one page with a term that is kept (min_df, min_sites); at least two classes. *out
+ * is the caller's (pagecls_free). The model's cross-validation figures are empty (p_err 0) until
+ * pagecls_set_cv.
  */
 enum err pagecls_train(const struct pagecls_params *p, const struct pagecls_doc *docs, size_t n,
                        struct pagecls **out) WARN_UNUSED;

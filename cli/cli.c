@@ -25,6 +25,7 @@ const struct cli_command cli_commands[] = {
      cmd_replay_usage},
     {"serve", "run the HTTP API and the jobs submitted to it", cmd_serve, cmd_serve_usage},
     {"version", "print the version", cmd_version, cmd_version_usage},
+    {"worker", "run and help with jobs, without the API (scale out)", cmd_worker, cmd_worker_usage},
 };
 const int cli_commands_count = (int)(sizeof cli_commands / sizeof cli_commands[0]);
 

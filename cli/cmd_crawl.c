@@ -20,6 +20,11 @@ static const char *strategy_name(size_t i)
     return jobspec_choice_name("strategy", (int)i);
 }
 
+static const char *classifier_name(size_t i)
+{
+    return jobspec_choice_name("classifier", (int)i);
+}
+
 /* A heading and the names name(0), name(1), ... up to NULL, comma-separated, wrapped at
  * 80 columns unless wrap is 0 (the names come from the job's own table, so the help
  * cannot go stale). */
@@ -71,6 +76,7 @@ void cmd_crawl_usage(void)
     print_list("Parameters (--set or the body's \"params\"; docs/crawl.md):", param_name, 1);
     /* One line, whatever its length: scripts read the strategies from it. */
     print_list("Strategies:", strategy_name, 0);
+    print_list("Page classifiers (classifier=; svm_c is the svm's C):", classifier_name, 0);
     printf("\nExit status: 0 when the job ends done or paused, 1 when it fails, 2 for bad "
            "usage.\n");
 }

@@ -13,11 +13,11 @@
 void cmd_eval_usage(void)
 {
     printf("usage: sitescout eval --job FILE [--topic T] [--labels SITES.tsv] [--proxy URL]\n"
-           "                      [--mode cv|heldout] [--report OUT.json] [--set KEY=VALUE]...\n"
-           "                      [--save-model [--db URL]]\n"
+           "                      [--mode cv|heldout] [--classifier knn|svm] [--report OUT.json]\n"
+           "                      [--set KEY=VALUE]... [--save-model [--db URL]]\n"
            "       sitescout eval --all-topics --job JOBS.json [--min-relevant N] [--tuned T,T]\n"
            "                      [--labels SITES.tsv] [--proxy URL] [--mode cv|heldout]\n"
-           "                      [--report OUT.json] [--set KEY=VALUE]...\n"
+           "                      [--classifier knn|svm] [--report OUT.json] [--set KEY=VALUE]...\n"
            "\n"
            "Measure the website classifier against the homepage classifier, as in Table 2\n"
            "of Ester, Kriegel & Schubert (VLDB 2004). Training pages are the first\n"
@@ -42,6 +42,10 @@ void cmd_eval_usage(void)
            "  --labels FILE      ground truth (NAME.sites.tsv); required for heldout\n"
            "  --proxy URL        fetch through this HTTP proxy, e.g. a 'sitescout replay'\n"
            "  --mode cv|heldout  see above (default cv)\n"
+           "  --classifier knn|svm  the page classifier of both the website and the homepage\n"
+           "                     classifier: knn, the paper's centroid kNN (default), or svm,\n"
+           "                     a linear SVM (the same as --set classifier=svm; the row of\n"
+           "                     the table is marked (svm))\n"
            "  --report FILE      also write the figures as JSON to FILE\n"
            "  --set KEY=VALUE    override a job parameter (repeatable); those that matter\n"
            "                     here: p_threshold (0.9), max_pages_to_decide (0 = 7),\n"
@@ -73,6 +77,9 @@ void cmd_eval_usage(void)
 
 /* In enum evaluate_mode's order. */
 static const char *const modes[] = {"cv", "heldout", NULL};
+/* In the job parameter's order (enum pagecls_kind), with the --set each stands for. */
+static const char *const classifiers[] = {"knn", "svm", NULL};
+static const char *const classifier_sets[] = {"classifier=knn", "classifier=svm"};
 
 /* Check the --set keys and values before any work: a bad one is a usage error. */
 static int check_sets(const char *const *sets, int n)
@@ -97,12 +104,14 @@ int cmd_eval(int argc, char **argv)
     struct opts_list set_list = {sets, 0, MAX_SETS};
     int mode = EVALUATE_CV;
     int min_relevant = -1; /* -1: not given */
+    int classifier = -1;   /* -1: not given */
     const struct opts_entry tab[] = {
         OPTS_STRING("job", &o.job),
         OPTS_STRING("topic", &o.topic),
         OPTS_STRING("labels", &o.labels),
         OPTS_STRING("proxy", &o.proxy),
         OPTS_CHOICE("mode", &mode, modes, "cv or heldout"),
+        OPTS_CHOICE("classifier", &classifier, classifiers, "knn or svm"),
         OPTS_STRING("report", &o.report),
         OPTS_KEYVALUE("set", &set_list, "at most " OPTS_STR(MAX_SETS) " --set options",
                       "KEY=VALUE"),
@@ -133,6 +142,11 @@ int cmd_eval(int argc, char **argv)
     if (!o.all_topics && (min_relevant >= 0 || o.tuned))
         return cli_usage_error("eval", "--min-relevant and --tuned only go with --all-topics");
     o.min_relevant = min_relevant < 0 ? 0 : min_relevant;
+    if (classifier >= 0) { /* last, so that it wins over a --set classifier= */
+        if (set_list.n >= MAX_SETS)
+            return cli_usage_error("eval", "at most " OPTS_STR(MAX_SETS) " --set options");
+        sets[set_list.n++] = classifier_sets[classifier];
+    }
     if ((rc = check_sets(sets, set_list.n)))
         return rc;
     o.sets = sets;

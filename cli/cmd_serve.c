@@ -18,7 +18,9 @@ void cmd_serve_usage(void)
            "                       [--warc-dir DIR [--warc-max-size BYTES]]\n"
            "\n"
            "Serve the HTTP API (docs/api.md) and run the jobs submitted to it, N at a time\n"
-           "(each in its own worker). The running jobs share one fetcher fairly: while k jobs\n"
+           "(each in its own worker; a worker with no job of its own helps other processes\n"
+           "with theirs, as `sitescout worker` does). The running jobs share one fetcher fairly: "
+           "while k jobs\n"
            "are fetching, each gets 1/k of the fetch slots (never more than its concurrency;\n"
            "slots a job cannot use at the moment go to the others), and a host's politeness\n"
            "delay holds across jobs. Jobs that were running when a previous server died\n"
@@ -35,7 +37,9 @@ void cmd_serve_usage(void)
            "  --proxy URL         fetch through this HTTP proxy (e.g. the replay web); it\n"
            "                      resolves names, so only IP literals are checked here for\n"
            "                      private and own addresses (docs/crawl.md, Destinations)\n"
-           "  --workers N         jobs run at once (1..%d); default 2\n"
+           "  --workers N         jobs run at once (0..%d); default 2. 0 serves the API\n"
+           "                      and dashboard only: `sitescout worker` processes run\n"
+           "                      the jobs (docs/deploy.md)\n"
            "  --fetch-slots N     transfers in flight for all jobs together (1..%d);\n"
            "                      default %d\n"
            "  --token T           every API call needs 'Authorization: Bearer T'\n"
@@ -112,7 +116,7 @@ int cmd_serve(int argc, char **argv)
         OPTS_STRING("listen", &listen),
         OPTS_STRING("db", &o.db_url),
         OPTS_STRING("proxy", &o.proxy),
-        OPTS_INT("workers", &o.workers, 1, SERVE_MAX_WORKERS, "1.." OPTS_STR(SERVE_MAX_WORKERS)),
+        OPTS_INT("workers", &o.workers, 0, SERVE_MAX_WORKERS, "0.." OPTS_STR(SERVE_MAX_WORKERS)),
         OPTS_INT("fetch-slots", &o.fetch_slots, 1, SERVE_MAX_SLOTS,
                  "1.." OPTS_STR(SERVE_MAX_SLOTS)),
         OPTS_STRING("token", &o.token),

@@ -14,6 +14,7 @@ int cmd_export(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
 
 /* The full --help text, to stdout. */
 void cmd_crawl_usage(void);
@@ -24,5 +25,6 @@ void cmd_export_usage(void);
 void cmd_replay_usage(void);
 void cmd_serve_usage(void);
 void cmd_version_usage(void);
+void cmd_worker_usage(void);
 
 #endif

@@ -18,6 +18,8 @@ enum crawl_stop {
     CRAWL_USER_PAUSE,   /* pause requested */
     CRAWL_LEASE_LOST,   /* another worker took the job over (store/joblease.h): stop, write
                          * nothing more */
+    CRAWL_LEFT,         /* this runner left a job others go on with: a helper whose job
+                         * ended, or whose process stops (store/jobteam.h) */
 };
 
 /* Stable name of a stop reason ("max_pages", ...), as stored in jobs.stop_reason. */

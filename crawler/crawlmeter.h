@@ -41,6 +41,11 @@ struct crawlmeter {
     double written_t;      /* the last metrics row: when, ... */
     int64_t written_pages; /* ... at how many pages */
     int lease_lost;        /* another worker runs the job now: nothing more is written */
+    /* A job crawled by several runners (store/jobteam.h): how many others were live at
+     * the last poll (the counters above are then the job's, all runners together), and
+     * how many polls there were. */
+    int team;
+    uint64_t polls;
 };
 
 /* A metrics row is due every CRAWLMETER_ROW_MS, or every CRAWLMETER_ROW_PAGES pages. */

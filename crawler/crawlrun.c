@@ -2,6 +2,7 @@
 #include "crawler/crawlrun.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/log.h"
 #include "common/monotime.h"
@@ -9,12 +10,16 @@
 #include "crawler/fetch.h"
 #include "store/bgexec.h"
 #include "store/crawlstore.h"
+#include "store/jobteam.h"
 
 #define POLL_MS  1000 /* how often the job row is checked for stop/pause */
 #define FLUSH_MS 2000 /* how often a strategy's kept verdicts and pages are written */
 /* The planner's statistics are refreshed ANALYZE_FIRST pages into the crawl, then each
  * time the crawl's pages double (crawlstore_analyze_start says why). */
 #define ANALYZE_FIRST 250
+/* A job crawled by several runners: every RECLAIM_POLLS polls, the websites of runners
+ * whose site lease ran out go back to the border (store/jobteam.h). */
+#define RECLAIM_POLLS 5
 
 struct run {
     const struct crawlrun_config *c;
@@ -26,6 +31,8 @@ struct run {
     int64_t next_analyze;             /* pages */
     struct bgexec *analyze;           /* ANALYZE beside the crawl, not in its way */
     struct crawlmeter_point reported; /* the counters at the last progress report */
+    int64_t claimed;                  /* the job's websites being examined, by anyone */
+    uint64_t team_checked;            /* the poll team_busy last looked at the store */
 };
 
 /* The figures a report is about to give: what is in flight, the border, the counters. */
@@ -46,6 +53,29 @@ static void crawlrun_report(struct run *r)
     crawlmeter_report(&r->m, r->stop, r->c->progress, r->c->ctx);
 }
 
+/*
+ * Does a shared job's lead, with nothing to do, have to wait? Yes while other runners
+ * hold websites (their links may feed the border) or websites of runners gone have just
+ * come back to the border. The store is asked at most once a poll.
+ */
+static int team_busy(struct run *r)
+{
+    const struct crawlrun_config *c = r->c;
+    if (!r->st->shared || r->claimed == 0)
+        return 0;
+    if (r->team_checked == r->m.polls)
+        return 1;
+    r->team_checked = r->m.polls;
+    int back = 0;
+    struct crawlstore_counts counts;
+    if (jobteam_reclaim(c->s, c->job, &back) != ERR_OK ||
+        crawlstore_counts(c->s, c->job, &counts) != ERR_OK)
+        return 1; /* cannot tell: look again at the next poll */
+    r->claimed = counts.claimed;
+    r->m.border = counts.border;
+    return back > 0 || counts.claimed > 0;
+}
+
 static enum err loop_refill(void *arg)
 {
     struct run *r = arg;
@@ -57,15 +87,24 @@ static enum err loop_refill(void *arg)
         return ERR_OK;
     enum crawl_stop blocked = CRAWL_RUNNING;
     enum err e = r->st->refill(r->sctx, &blocked);
-    if (!e && blocked != CRAWL_RUNNING && r->st->in_flight(r->sctx) == 0)
-        r->stop = blocked;
-    return e;
+    if (e || blocked == CRAWL_RUNNING || r->st->in_flight(r->sctx) != 0)
+        return e;
+    /* With nothing left here, a shared job goes on while others examine websites, whose
+     * links may feed the border and which may give back pages of the budget: a helper
+     * waits for the lead to end it; the lead ends it when nobody holds a website (a
+     * runner gone holds its own until its lease runs out). */
+    if ((blocked == CRAWL_BORDER_EMPTY || blocked == CRAWL_MAX_PAGES) &&
+        (r->c->helper || team_busy(r)))
+        return ERR_OK;
+    r->stop = blocked;
+    return ERR_OK;
 }
 
 static int loop_finished(void *arg)
 {
     struct run *r = arg;
-    if (r->stop == CRAWL_USER_STOP || r->stop == CRAWL_USER_PAUSE || r->stop == CRAWL_LEASE_LOST)
+    if (r->stop == CRAWL_USER_STOP || r->stop == CRAWL_USER_PAUSE || r->stop == CRAWL_LEASE_LOST ||
+        r->stop == CRAWL_LEFT)
         return 1;
     return r->stop != CRAWL_RUNNING && r->st->in_flight(r->sctx) == 0;
 }
@@ -77,14 +116,69 @@ static enum err loop_feed(void *arg, struct fetch_result *res)
 }
 
 /* The regular look at the job row: a user's request, the heartbeat, a report. */
+/* A shared job's counters are the store's: every runner's work counts, for the budgets,
+ * the rates and the metrics rows. */
+static void team_counts(struct run *r, const struct crawlstore_counts *c)
+{
+    struct crawlmeter *m = &r->m;
+    if (c->pages <= m->pages && c->examined <= m->examined && c->relevant <= m->relevant)
+        return;
+    m->pages = c->pages > m->pages ? c->pages : m->pages;
+    m->examined = c->examined > m->examined ? c->examined : m->examined;
+    m->relevant = c->relevant > m->relevant ? c->relevant : m->relevant;
+    crawlmeter_mark(m);
+}
+
+/* A shared job's runners: who else is live, and the websites of those who are not. */
+static void poll_team(struct run *r)
+{
+    const struct crawlrun_config *c = r->c;
+    int others = 0, back = 0;
+    if (jobteam_renew(c->s, c->job, c->worker) == ERR_CONFLICT) /* the keeper says so too */
+        log_warn("crawl: job %lld: %s", (long long)c->job, err_msg());
+    if (jobteam_others(c->s, c->job, c->worker, &others) == ERR_OK)
+        r->m.team = others;
+    if (r->m.polls % RECLAIM_POLLS == 0 && jobteam_reclaim(c->s, c->job, &back) == ERR_OK && back)
+        log_info("crawl: job %lld: %d websites of runners gone went back to the border",
+                 (long long)c->job, back);
+}
+
+/* Should this runner leave the job (CRAWL_LEFT)? Its process stops, or, for a helper,
+ * the job is no longer crawling (the lead ended or paused it). */
+static int leaving(const struct run *r)
+{
+    const struct crawlrun_config *c = r->c;
+    if (c->quit && atomic_load(c->quit))
+        return 1;
+    if (!c->helper)
+        return 0;
+    struct crawlstore_job j;
+    if (crawlstore_job_get(c->s, c->job, &j) != ERR_OK)
+        return 0;
+    int ended = strcmp(j.state, "crawling") != 0;
+    crawlstore_job_release(&j);
+    return ended;
+}
+
+/* The regular look at the job row: a user's request, the heartbeat, a report. */
 static void poll_job(struct run *r)
 {
     const struct crawlrun_config *c = r->c;
+    r->m.polls++;
+    if (r->st->shared)
+        poll_team(r);
     struct crawlstore_counts counts;
-    if (!r->st->border && crawlstore_counts(c->s, c->job, &counts) == ERR_OK)
-        r->m.border = counts.border;
+    if ((!r->st->border || r->st->shared) && crawlstore_counts(c->s, c->job, &counts) == ERR_OK) {
+        if (!r->st->border)
+            r->m.border = counts.border;
+        r->claimed = counts.claimed;
+        if (r->m.team)
+            team_counts(r, &counts);
+    }
     crawlrun_before_report(r);
     r->stop = crawlmeter_poll(&r->m, c->s, c->job, c->lease, r->stop, c->progress, c->ctx);
+    if (r->stop == CRAWL_RUNNING && leaving(r))
+        r->stop = CRAWL_LEFT;
 }
 
 static enum err loop_tick(void *arg)
@@ -104,6 +198,8 @@ static enum err loop_tick(void *arg)
         r->next_flush = t + FLUSH_MS / 1000.0;
         e = r->st->flush(r->sctx);
     }
+    if (r->c->helper) /* the lead writes the job's metrics rows and keeps its statistics */
+        return e;
     if (!e && crawlmeter_row_due(&r->m) && crawlmeter_write(&r->m, r->c->s, r->c->job) != ERR_OK)
         log_warn("crawl: job %lld: metrics: %s", (long long)r->c->job, err_msg());
     if (!e && r->m.pages >= r->next_analyze) {
@@ -133,6 +229,8 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
         e = err_set(ERR_NOMEM, "out of memory");
     for (size_t i = 0; !e && i < n_tail; i++)
         past[i] = (struct crawlmeter_point){tail[i].pages, tail[i].examined, tail[i].relevant};
+    if (!e && st->shared) /* its claims are its own while it lives (store/jobteam.h) */
+        e = jobteam_join(c->s, c->job, c->worker, c->helper ? JOBTEAM_HELPER : JOBTEAM_LEAD);
     if (!e)
         e = bgexec_new(c->s, &r.analyze);
     if (!e && (e = crawlmeter_init(&r.m, &c->limits, counts.pages, counts.examined, counts.relevant,
@@ -162,7 +260,7 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     if (st->finish)             /* gives back the work still held; the pages it cost count */
         st->finish(sctx);
     r.m.in_flight = 0;
-    if (!e && !r.m.lease_lost)
+    if (!e && !r.m.lease_lost && !c->helper)
         e = crawlmeter_write(&r.m, c->s, c->job);
     if (!e)
         crawlmeter_report(&r.m, r.stop, c->progress, c->ctx);

@@ -17,6 +17,7 @@
 #ifndef SITESCOUT_CRAWLER_CRAWLRUN_H
 #define SITESCOUT_CRAWLER_CRAWLRUN_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -55,6 +56,9 @@ struct crawl_strategy {
     /* At the end, whatever happened: give back the work still held, adding the pages
      * it cost to the meter (the final metrics row follows). May be NULL. */
     void (*finish)(void *st);
+    /* Several runners may crawl one job with it (store/jobteam.h): every count it makes
+     * is stored as it happens, and it claims its work from the store. */
+    int shared;
 };
 
 struct crawlrun_config {
@@ -65,6 +69,13 @@ struct crawlrun_config {
     /* The job's lease, renewed beside the run (store/joblease.h); a lost lease stops the
      * crawl with CRAWL_LEASE_LOST. NULL: no lease watched. */
     const struct joblease_keeper *lease;
+    /* A helper (store/jobteam.h) examines websites beside the job's lead: it writes no
+     * metrics rows, never ends the job, and leaves (CRAWL_LEFT) once the job is no
+     * longer crawling. */
+    int helper;
+    /* Set by another thread when this runner is to leave the job (CRAWL_LEFT), its work
+     * in flight given back; NULL: never. */
+    const atomic_int *quit;
     struct crawlmeter_limits limits;
     crawl_progress_fn progress; /* may be NULL */
     void *ctx;

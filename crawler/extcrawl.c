@@ -9,12 +9,14 @@
 #include "classifier/pagecls.h"
 #include "classifier/sitecls.h"
 #include "common/log.h"
+#include "common/monotime.h"
 #include "common/strmap.h"
 #include "crawler/crawlrun.h"
 #include "crawler/deepen.h"
 #include "crawler/fetch.h"
 #include "crawler/verdict.h"
 #include "store/crawlstore.h"
+#include "store/jobteam.h"
 
 /* One website being examined. */
 struct slot {
@@ -43,9 +45,15 @@ struct ext {
     int active;
     uint32_t gen;
     int border_empty;
+    uint64_t empty_poll; /* the crawl's poll when the border was found empty */
     struct strmap known; /* linkrank_links=new: every website the job knows */
     struct deepen kept;  /* relevant websites with pages left, for a deeper read */
     int deepen_turn;     /* alternates deeper reads with claims while the border is low */
+    /* The share of the job's page budget this runner holds (store/jobteam.h): pages it
+     * was granted and pages it recorded in this run; the difference is its allowance. */
+    int64_t granted, recorded;
+    uint64_t grant_poll; /* the poll of the last grant ... */
+    double grant_at;     /* ... and when */
 };
 
 /* LinkRank's question (crawler/sitecrawl.h): does the job know this website already? */
@@ -95,13 +103,13 @@ static int64_t decide_cap(const struct ext *x)
 /*
  * Pages the budget can pay for beyond those downloaded or on their way, and beyond
  * what the undecided websites in flight may still need; INT64_MAX without a budget.
+ * The budget is this runner's allowance: alone, all the job's budget has left.
  */
 static int64_t pages_spare(const struct ext *x)
 {
-    int64_t max = x->m->lim.max_pages;
-    if (!max)
+    if (!x->m->lim.max_pages)
         return INT64_MAX;
-    int64_t spare = max - x->m->pages, cap = decide_cap(x);
+    int64_t spare = x->granted - x->recorded, cap = decide_cap(x);
     for (int i = 0; i < x->p->concurrency; i++) {
         const struct slot *sl = &x->slots[i];
         if (!sl->sc)
@@ -110,6 +118,44 @@ static int64_t pages_spare(const struct ext *x)
         spare -= used + (need > 0 && !sitecrawl_verdict_final(sl->sc) ? need : 0);
     }
     return spare;
+}
+
+/* Pages this runner recorded: in the job's counters and out of its allowance. */
+static void count_pages(struct ext *x, int64_t n)
+{
+    x->m->pages += n;
+    x->recorded += n;
+}
+
+/*
+ * The allowance, renewed once a poll and, when it cannot pay for another website, at
+ * most every GRANT_S: alone, all that the job's budget has left (so one process crawls
+ * exactly as before there were helpers); beside other runners, what its websites in
+ * flight may need plus ALLOWANCE_SITES websites' worth, the rest given back for them.
+ */
+#define GRANT_S         0.2
+#define ALLOWANCE_SITES 2
+static enum err renew_allowance(struct ext *x)
+{
+    int64_t max = x->m->lim.max_pages;
+    double t = monotime_s();
+    int short_of_pages = pages_spare(x) < decide_cap(x);
+    if (!max || (x->m->polls == x->grant_poll && !(short_of_pages && t >= x->grant_at + GRANT_S)))
+        return ERR_OK;
+    x->grant_poll = x->m->polls;
+    x->grant_at = t;
+    int64_t keep = x->granted - x->recorded, more = max;
+    if (x->m->team > 0) {
+        int64_t committed = keep - pages_spare(x);
+        int64_t want = committed + ALLOWANCE_SITES * decide_cap(x);
+        more = keep > want ? 0 : want - keep;
+        keep = keep > want ? want : keep;
+    }
+    int64_t got;
+    enum err e = jobteam_allow(x->s, x->job, x->worker, max, keep, more, &got);
+    if (!e)
+        x->granted = x->recorded + keep + got;
+    return e;
 }
 
 static void slot_clear(struct slot *sl)
@@ -184,7 +230,7 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     if (!e)
         e = know_edges(x, edges, n_edges);
     if (!e) {
-        x->m->pages += fetches;
+        count_pages(x, fetches);
         crawlmeter_mark(x->m);
     }
     return e;
@@ -260,7 +306,7 @@ static enum err slot_judged(struct ext *x, struct slot *sl, const char *cut)
         if ((e = deepen_keep(&x->kept, &kept)))
             return e;
     }
-    x->m->pages += v.fetches;
+    count_pages(x, v.fetches);
     x->m->examined++;
     x->m->relevant += v.relevant;
     crawlmeter_mark(x->m);
@@ -303,7 +349,7 @@ static enum err slot_deepened(struct ext *x, struct slot *sl, const char *cut)
         e = know_edges(x, v.edges, v.n_edges);
     if (e)
         return e;
-    x->m->pages += v.fetches;
+    count_pages(x, v.fetches);
     crawlmeter_mark(x->m);
     x->border_empty = 0; /* its links may have added to the border */
     log_debug("extcrawl: %s read deeper: %d more pages, %zu new websites linked", sl->host,
@@ -324,7 +370,7 @@ static enum err slot_abandon(struct ext *x, struct slot *sl)
     log_debug("extcrawl: %s put back: the page budget is spent", sl->host);
     enum err e = crawlstore_site_abandon(x->s, x->job, sl->host, fetches);
     if (!e) {
-        x->m->pages += fetches;
+        count_pages(x, fetches);
         crawlmeter_mark(x->m);
     }
     return e;
@@ -380,6 +426,7 @@ static enum err slot_start(struct ext *x, struct slot *sl)
     enum err e = crawlstore_claim(x->s, x->job, x->worker, &sl->host, &sl->homepage, &sl->rank);
     if (e == ERR_NOTFOUND) {
         x->border_empty = 1;
+        x->empty_poll = x->m->polls;
         return ERR_OK;
     }
     if (e)
@@ -445,8 +492,12 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
 static enum err ext_refill(void *arg, enum crawl_stop *blocked)
 {
     struct ext *x = arg;
-    enum err e = ERR_OK;
+    enum err e = renew_allowance(x);
     int affordable = 1;
+    /* Found empty, the border may have grown since (other runners of a shared job, a
+     * runner gone whose websites came back): the poll after says so. */
+    if (x->border_empty && x->m->polls != x->empty_poll && x->m->border > 0)
+        x->border_empty = 0;
     for (int i = 0; !e && i < x->p->concurrency && affordable; i++) {
         struct slot *sl = &x->slots[i];
         if (sl->sc)
@@ -528,6 +579,7 @@ static const struct crawl_strategy website_strategy = {
     .in_flight = ext_in_flight,
     .unrecorded_pages = ext_unrecorded,
     .finish = ext_finish,
+    .shared = 1,
 };
 
 enum err extcrawl_run(const struct crawlrun_config *c, const struct pagecls *model,

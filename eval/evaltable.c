@@ -1,7 +1,10 @@
 /* The table `sitescout eval` prints: training, the Table 2 row, the counts and times. */
 #include "eval/evaltable.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "classifier/pagecls.h"
 
 #include "eval/evalstats.h"
 
@@ -18,10 +21,11 @@ void evaltable_print(const struct jobspec *job, const struct evaluate_result *r)
                "(%u relevant)\n",
                job->topic, r->train_sites, r->train_relevant, r->n_sites,
                r->website.tp + r->website.fn);
-    printf("training: %zu pages (%.1f per website, first %d BFS pages); page accuracy %.3f "
-           "(p_err %.3f)\n",
+    bool svm = p->classifier == PAGECLS_SVM;
+    printf("training: %zu pages (%.1f per website, first %d BFS pages); %s page classifier, "
+           "page accuracy %.3f (p_err %.3f)\n",
            r->train_pages, r->train_sites ? (double)r->train_pages / (double)r->train_sites : 0,
-           p->train_pages_per_site, r->page_cv.accuracy, r->page_cv.p_err);
+           p->train_pages_per_site, svm ? "svm" : "knn", r->page_cv.accuracy, r->page_cv.p_err);
     if (r->n_excluded)
         printf("excluded: %zu training websites gave no page (first: %s)\n", r->n_excluded,
                r->excluded[0]);
@@ -34,10 +38,13 @@ void evaltable_print(const struct jobspec *job, const struct evaluate_result *r)
            "web", "web", "home", "home", "home", "F");
     printf("%-24s %6s %6s %6s %6s %6s %6s | %6s %6s %6s | %7s\n", "topic", "acc", "p_thr", "/site",
            "prec", "rec", "F", "prec", "rec", "F", "improve");
-    printf("%-24.24s %6.3f %6.2f %6.1f %6.3f %6.3f %6.3f | %6.3f %6.3f %6.3f | %+7.3f\n\n",
-           job->topic, r->page_cv.accuracy, p->p_threshold, r->pages_per_site,
-           evalstats_precision(&r->website), evalstats_recall(&r->website), fw,
-           evalstats_precision(&r->homepage), evalstats_recall(&r->homepage), fh, fw - fh);
+    /* The svm's row is marked, so that Table 2 rows of both classifiers can sit together. */
+    char label[32];
+    snprintf(label, sizeof label, svm ? "%.18s (svm)" : "%.24s", job->topic);
+    printf("%-24.24s %6.3f %6.2f %6.1f %6.3f %6.3f %6.3f | %6.3f %6.3f %6.3f | %+7.3f\n\n", label,
+           r->page_cv.accuracy, p->p_threshold, r->pages_per_site, evalstats_precision(&r->website),
+           evalstats_recall(&r->website), fw, evalstats_precision(&r->homepage),
+           evalstats_recall(&r->homepage), fh, fw - fh);
     printf("website classifier:  tp %u fp %u fn %u tn %u; decided %zu of %zu sites; %.2f "
            "pages per site, %.2f to decide\n",
            r->website.tp, r->website.fp, r->website.fn, r->website.tn, r->decided, r->n_sites,

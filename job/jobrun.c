@@ -28,6 +28,7 @@
 #include "job/trainsave.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
+#include "store/jobteam.h"
 #include "store/models.h"
 #include "store/store.h"
 #include "store/trainstore.h"
@@ -45,6 +46,7 @@ struct ctx {
     char worker[128];
     struct joblease_keeper *keeper; /* renews the lease beside the run */
     int lease_lost;                 /* another worker took the job over: write nothing more */
+    int helper;                     /* examines websites beside the job's lead (jobrun_help) */
     double next_poll;               /* training: when to look at the job row again */
     enum crawl_stop train_stop;     /* a stop or pause asked for during training */
 };
@@ -204,12 +206,13 @@ static enum err save_model(struct ctx *c)
     log_info("job %lld: page accuracy %.3f (p_err %.3f) in %u-fold cross-validation, "
              "calibration slope %.3f",
              (long long)c->id, cv->accuracy, cv->p_err, cv->folds, cv->calib.a);
-    char cv_json[320];
+    char cv_json[384];
     snprintf(cv_json, sizeof cv_json,
              "{\"folds\": %u, \"sites\": %u, \"pages\": %llu, \"accuracy\": %.6f, \"p_err\": %.6f, "
-             "\"calib_slope\": %.6f, \"calib_temper\": %.3f, \"calib_short_terms\": %.1f}",
+             "\"calib_slope\": %.6f, \"calib_temper\": %.3f, \"calib_short_terms\": %.1f, "
+             "\"calib_offset\": %.6f}",
              cv->folds, cv->sites, (unsigned long long)cv->pages, cv->accuracy, cv->p_err,
-             cv->calib.a, cv->calib.temper, cv->calib.short_terms);
+             cv->calib.a, cv->calib.temper, cv->calib.short_terms, cv->calib.offset);
     struct buf model_bytes, params_json;
     buf_init(&model_bytes, 0);
     buf_init(&params_json, 0);
@@ -438,11 +441,11 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     int n;
-    enum err e = crawlstore_unclaim(c->s, c->id, NULL, &n); /* whatever a dead run held */
+    enum err e = jobteam_reclaim(c->s, c->id, &n); /* whatever dead runners held */
     if (e)
         return e;
     if (n)
-        log_info("job %lld: %d websites claimed by an earlier run went back to the border",
+        log_info("job %lld: %d websites claimed by runners gone went back to the border",
                  (long long)c->id, n);
     struct crawlrun_config rc = {
         .s = c->s,
@@ -450,6 +453,8 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .f = c->f,
         .worker = c->worker,
         .lease = c->keeper,
+        .helper = c->helper,
+        .quit = c->o->quit,
         .limits = {jp->max_pages, jp->max_relevant_sites, jp->max_seconds, jp->pprs_window,
                    jp->pprs_limit},
         .progress = jobrun_crawl_progress,
@@ -521,6 +526,8 @@ static enum err run_phases(struct ctx *c, const char *state, enum crawl_stop *st
     }
     if (*stop == CRAWL_USER_PAUSE)
         return crawlstore_job_set_state(c->s, c->id, "paused", NULL, NULL);
+    if (*stop == CRAWL_LEFT) /* its process stops: the next runner goes on with it */
+        return ERR_OK;
     return crawlstore_job_set_state(c->s, c->id, "done", crawl_stop_name(*stop), NULL);
 }
 
@@ -585,19 +592,53 @@ static enum err warc_start(struct ctx *c)
     return ERR_OK;
 }
 
+/* The job's parameters from its stored body, and a fetcher for it. */
+static enum err prepare(struct ctx *c, const struct crawlstore_job *job)
+{
+    const struct jobrun_options *o = c->o;
+    enum err e = jobspec_parse(job->body_json, strlen(job->body_json), &c->js);
+    if (!e && o->pool) {
+        e = fetcher_attach(o->pool, c->js->params.concurrency, c->js->params.politeness_delay_ms,
+                           &c->f);
+    } else if (!e) {
+        struct fetch_config fc;
+        fetch_config_defaults(&fc);
+        fc.proxy = o->proxy;
+        fc.delay_ms = c->js->params.politeness_delay_ms;
+        fc.max_in_flight = c->js->params.concurrency;
+        e = fetcher_new(&fc, &c->f);
+    }
+    return e;
+}
+
+static void ctx_release(struct ctx *c)
+{
+    fetcher_free(c->f);
+    pagecls_free(c->model);
+    pagecls_free(c->home_model);
+    keyphrases_free(c->keys);
+    weighttable_free(c->table);
+    jobspec_free(c->js);
+}
+
+/* The runner's name (o->worker or this process's), on its connection too; the job. */
+static enum err ctx_start(struct ctx *c, struct crawlstore_job *job)
+{
+    if (c->o->worker)
+        snprintf(c->worker, sizeof c->worker, "%s", c->o->worker);
+    else
+        joblease_worker_name(c->worker, sizeof c->worker, -1);
+    enum err e = crawlstore_set_worker(c->s, c->worker);
+    return e ? e : crawlstore_job_get(c->s, c->id, job);
+}
+
 enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
                     enum crawl_stop *stop)
 {
     *stop = CRAWL_RUNNING;
     struct ctx c = {.s = s, .id = id, .o = o};
-    if (o->worker)
-        snprintf(c.worker, sizeof c.worker, "%s", o->worker);
-    else
-        joblease_worker_name(c.worker, sizeof c.worker, -1);
     struct crawlstore_job job;
-    enum err e = crawlstore_set_worker(s, c.worker);
-    if (!e)
-        e = crawlstore_job_get(s, id, &job);
+    enum err e = ctx_start(&c, &job);
     if (e)
         return e;
     if (strcmp(job.state, "done") == 0 || strcmp(job.state, "failed") == 0) {
@@ -605,22 +646,11 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
         return err_set(ERR_CONFLICT, "job %lld is %s: nothing to resume", (long long)id, job.state);
     }
     if ((e = joblease_take(s, id, c.worker)) || /* a live runner is never pushed out */
-        (e = joblease_keeper_start(s, id, c.worker, &c.keeper))) {
+        (e = joblease_keeper_start(s, id, c.worker, JOBTEAM_LEAD, &c.keeper))) {
         crawlstore_job_release(&job);
         return e;
     }
-    e = jobspec_parse(job.body_json, strlen(job.body_json), &c.js);
-    if (!e && o->pool) {
-        e = fetcher_attach(o->pool, c.js->params.concurrency, c.js->params.politeness_delay_ms,
-                           &c.f);
-    } else if (!e) {
-        struct fetch_config fc;
-        fetch_config_defaults(&fc);
-        fc.proxy = o->proxy;
-        fc.delay_ms = c.js->params.politeness_delay_ms;
-        fc.max_in_flight = c.js->params.concurrency;
-        e = fetcher_new(&fc, &c.f);
-    }
+    e = prepare(&c, &job);
     if (!e) {
         e = warc_start(&c);
         if (!e)
@@ -641,12 +671,42 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
     else if (!c.lease_lost && joblease_release(s, id, c.worker) != ERR_OK)
         log_warn("job %lld: could not let its lease go: %s (it runs out in %d s)", (long long)id,
                  err_msg(), joblease_seconds());
-    fetcher_free(c.f);
-    pagecls_free(c.model);
-    pagecls_free(c.home_model);
-    keyphrases_free(c.keys);
-    weighttable_free(c.table);
-    jobspec_free(c.js);
+    if (e != ERR_DB && jobteam_leave(s, id, c.worker) != ERR_OK)
+        log_warn("job %lld: could not leave its runners: %s", (long long)id, err_msg());
+    ctx_release(&c);
+    crawlstore_job_release(&job);
+    return e;
+}
+
+enum err jobrun_help(struct store *s, int64_t id, const struct jobrun_options *o,
+                     enum crawl_stop *stop)
+{
+    *stop = CRAWL_RUNNING;
+    struct ctx c = {.s = s, .id = id, .o = o, .helper = 1};
+    struct crawlstore_job job;
+    enum err e = ctx_start(&c, &job);
+    if (e)
+        return e;
+    if (strcmp(job.state, "crawling") != 0)
+        e = err_set(ERR_CONFLICT, "job %lld is %s: only a crawling job is helped", (long long)id,
+                    job.state);
+    if (!e)
+        e = prepare(&c, &job);
+    if (!e && jobspec_strategy_pages(c.js->params.strategy))
+        e = err_set(ERR_CONFLICT, "job %lld: a page crawl is run by its lead alone", (long long)id);
+    if (!e)
+        e = load_model(&c);
+    if (!e)
+        e = joblease_keeper_start(s, id, c.worker, JOBTEAM_HELPER, &c.keeper);
+    if (!e) {
+        log_info("job %lld: %s examines websites beside its lead", (long long)id, c.worker);
+        e = jobrun_crawl(&c, stop);
+        c.lease_lost |= joblease_keeper_lost(c.keeper);
+        joblease_keeper_stop(c.keeper);
+        if (e != ERR_DB && jobteam_leave(s, id, c.worker) != ERR_OK)
+            log_warn("job %lld: could not leave its runners: %s", (long long)id, err_msg());
+    }
+    ctx_release(&c);
     crawlstore_job_release(&job);
     return e;
 }

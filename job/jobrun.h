@@ -9,6 +9,7 @@
 #ifndef SITESCOUT_JOB_JOBRUN_H
 #define SITESCOUT_JOB_JOBRUN_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,9 @@ struct jobrun_options {
     const char *warc_dir;
     uint64_t warc_max_size;
     int warc_all;
+    /* Set by another thread when the runner is to leave its job: a helper gives back
+     * its websites and returns; NULL: never (store/jobteam.h). */
+    const atomic_int *quit;
 };
 
 struct jobspec;
@@ -62,5 +66,14 @@ enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id) W
  */
 enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
                     enum crawl_stop *stop) WARN_UNUSED;
+
+/*
+ * Examine job `id`'s websites beside its lead (store/jobteam.h), a helper: from the
+ * stored model, claiming from the job's border, until the job is no longer crawling,
+ * its budget is spent (*stop says), or o->quit is set (CRAWL_LEFT). ERR_CONFLICT when
+ * the job is not a crawling website-level job. The job's state is never changed here.
+ */
+enum err jobrun_help(struct store *s, int64_t id, const struct jobrun_options *o,
+                     enum crawl_stop *stop) WARN_UNUSED;
 
 #endif

@@ -43,6 +43,7 @@ static const char *const edge_weight_modes[] = {"global", "local", "combined", N
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 static const char *const calibrations[] = {"none", "platt", NULL};
 static const char *const linkrank_modes[] = {"all", "new", NULL};
+static const char *const classifiers[] = {"knn", "svm", NULL}; /* enum pagecls_kind's order */
 
 #define OFF(f) offsetof(struct jobspec_params, f)
 static const struct pdef pdefs[] = {
@@ -92,6 +93,8 @@ static const struct pdef pdefs[] = {
     {"deepen_sites", P_INT, OFF(deepen_sites), 0, 1000000, 0, 0,
      "an integer from 0 to 1000000 (0: no deeper reads)", NULL},
     {"warc", P_BOOL, OFF(warc), 0, 1, 0, 0, "true or false", NULL},
+    {"classifier", P_CHOICE, OFF(classifier), 0, 1, 0, 0, "one of: knn, svm", classifiers},
+    {"svm_c", P_DOUBLE, OFF(svm_c), 0, PAGECLS_MAX_SVM_C, 1, 0, "a number in (0, 1000000]", NULL},
 };
 #undef OFF
 #define N_PDEFS (sizeof pdefs / sizeof pdefs[0])
@@ -126,6 +129,8 @@ void jobspec_params_default(struct jobspec_params *p)
     p->calibration = 1;     /* platt: see classifier/calib.h and docs/classifier.md */
     p->linkrank_links = 0;  /* all: the paper's LinkRank */
     p->deepen_sites = 4096; /* crawler/deepen.h: a few KB each */
+    p->classifier = (int)pc.kind;
+    p->svm_c = pc.svm_c;
 }
 
 /* Index of name in a NULL-terminated list, or -1. */
@@ -654,4 +659,6 @@ void jobspec_pagecls_params(const struct jobspec_params *jp, struct pagecls_para
     out->centroids = (uint32_t)jp->centroids_per_class;
     out->seed = (uint64_t)jp->seed;
     out->calibrate = jp->calibration == 1;
+    out->kind = (uint32_t)jp->classifier;
+    out->svm_c = jp->svm_c;
 }

@@ -2,8 +2,9 @@
  * The job scheduler of `sitescout serve`: worker threads that take runnable jobs
  * (queued, resumed, or left training or crawling by a dead process), oldest first,
  * each with its lease (store/joblease.h), so that no job runs twice across threads,
- * processes and machines, and run them with jobrun_run, all fetching through one
- * shared fetch pool. Stopping pauses the running jobs, which the next start resumes.
+ * processes and machines, and run them with jobrun_run; a worker with no job of its
+ * own helps another process crawl one (jobrun_help, store/jobteam.h). All fetch
+ * through one shared fetch pool. Stopping pauses the running jobs, which the next start resumes.
  *
  * Ownership: sched_new hands out a struct sched the caller frees with sched_free; the
  * strings of its struct sched_config are borrowed for the scheduler's life.
@@ -22,7 +23,7 @@ struct sched;
 struct sched_config {
     const char *db_url; /* each worker opens its own connection */
     const char *proxy;  /* HTTP proxy for every fetch, or NULL */
-    int workers;        /* jobs run at once, 1..SCHED_MAX_WORKERS */
+    int workers;        /* jobs run at once, 0..SCHED_MAX_WORKERS */
     int fetch_slots;    /* transfers in flight for all jobs together */
     /* WARC capture for jobs with params.warc (NULL: none); rotation size, 0: 1 GiB. */
     const char *warc_dir;

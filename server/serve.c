@@ -85,13 +85,15 @@ enum err serve_run(const struct serve_opts *o)
     enum err e = dbopen_resolve_url(o->db_url, NULL, &url);
     if (!e)
         e = prepare(o, url, &sc);
-    if (!e)
+    if (!e && !o->no_api)
         e = dbpool_new(url, 8, &pool);
     struct api_config cfg = {.pool = pool, .token = o->token, .warc = o->warc_dir != NULL};
     int bound = 0;
     if (!e) {
         catch_signals();
         raise_open_files();
+    }
+    if (!e && !o->no_api) {
         struct http_config hc = {.host = o->host,
                                  .port = o->port,
                                  .threads = 4,
@@ -106,7 +108,7 @@ enum err serve_run(const struct serve_opts *o)
     if (e)
         goto out;
     if (o->ready)
-        o->ready(o->ctx, o->host, bound);
+        o->ready(o->ctx, o->no_api ? NULL : o->host, bound);
     wait_for_signal();
     log_info("serve: stopping");
 out:

@@ -20,7 +20,8 @@ struct serve_opts {
     const char *db_url; /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
     const char *proxy;  /* HTTP proxy for every fetch, or NULL */
     const char *token;  /* every API call needs it, or NULL */
-    int workers;        /* 1..SERVE_MAX_WORKERS */
+    int workers;        /* 0..SERVE_MAX_WORKERS (0: the API alone, no job run here) */
+    int no_api;         /* `sitescout worker`: run jobs only, serve no API (host unused) */
     int fetch_slots;    /* 1..SERVE_MAX_SLOTS */
     int conns_per_ip;   /* HTTP connections one client address may hold; 0: the default */
     int header_seconds; /* time for a request's line and headers to arrive; 0: the default */
@@ -28,15 +29,16 @@ struct serve_opts {
      * past warc_max_size bytes (0: 1 GiB). */
     const char *warc_dir;
     uint64_t warc_max_size;
-    /* Called once the API listens, with the port it got (e.g. to announce it). */
+    /* Called once the API listens, with the port it got (e.g. to announce it); with
+     * no_api, once the workers run (host NULL, port 0). */
     void (*ready)(void *ctx, const char *host, int port);
     void *ctx;
 };
 
 /*
- * Serve until SIGINT or SIGTERM (it installs their handlers and ignores SIGPIPE, and
- * raises its soft limit of open files to the hard one, for connections and fetches). On
- * the signal, no new requests are taken and the running jobs pause; the next start
+ * Serve (or, with no_api, only run jobs) until SIGINT or SIGTERM (it installs their handlers and
+ * ignores SIGPIPE, and raises its soft limit of open files to the hard one, for connections and
+ * fetches). On the signal, no new requests are taken and the running jobs pause; the next start
  * resumes them. Returns ERR_OK after a clean stop, or the error that kept it from
  * starting (err_msg says which).
  */

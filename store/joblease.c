@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/num.h"
+#include "store/jobteam.h"
 #include "store/store.h"
 
 int joblease_seconds(void)
@@ -216,6 +217,7 @@ enum err joblease_release(struct store *s, int64_t job, const char *worker)
 struct joblease_keeper {
     char *url, *worker;
     int64_t job;
+    int lead; /* renews the job's lease too, not only the runner's row */
     pthread_t thread;
     atomic_int stop, lost;
 };
@@ -232,8 +234,10 @@ static void *keep(void *arg)
         if (k->stop)
             break;
         enum err e = s ? ERR_OK : store_open(k->url, 0, &s);
-        if (!e)
+        if (!e && k->lead)
             e = joblease_renew(s, k->job, k->worker);
+        if (!e)
+            e = jobteam_renew(s, k->job, k->worker);
         if (e == ERR_CONFLICT) {
             log_error("job %lld: %s", (long long)k->job, err_msg());
             k->lost = 1;
@@ -246,10 +250,13 @@ static void *keep(void *arg)
     return NULL;
 }
 
-enum err joblease_keeper_start(const struct store *s, int64_t job, const char *worker,
-                               struct joblease_keeper **out)
+enum err joblease_keeper_start(struct store *s, int64_t job, const char *worker,
+                               enum jobteam_role role, struct joblease_keeper **out)
 {
     *out = NULL;
+    enum err e = jobteam_join(s, job, worker, role);
+    if (e)
+        return e;
     struct joblease_keeper *k = calloc(1, sizeof *k);
     if (!k || !(k->url = strdup(store_url(s))) || !(k->worker = strdup(worker))) {
         if (k)
@@ -258,6 +265,7 @@ enum err joblease_keeper_start(const struct store *s, int64_t job, const char *w
         return err_set(ERR_NOMEM, "out of memory");
     }
     k->job = job;
+    k->lead = role == JOBTEAM_LEAD;
     if (pthread_create(&k->thread, NULL, keep, k) != 0) {
         free(k->url);
         free(k->worker);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "store/jobteam.h"
 
 struct store;
 
@@ -52,14 +53,15 @@ enum err joblease_renew(struct store *s, int64_t job, const char *worker) WARN_U
 enum err joblease_release(struct store *s, int64_t job, const char *worker) WARN_UNUSED;
 
 /*
- * A thread that renews job's lease every second on a connection of its own (to where s
- * is connected), so that a long stretch of work without a database call (training's
- * cross-validation takes seconds to minutes) never lets the lease run out. It ends when
- * stopped or when it finds the lease taken (joblease_keeper_lost says so).
+ * A thread that renews, every second on a connection of its own (to where s is
+ * connected), worker's row among job's runners (store/jobteam.h: joined first, in role)
+ * and, for the lead, job's lease, so that a long stretch of work without a database
+ * call (training's cross-validation takes seconds to minutes) never lets them run out.
+ * It ends when stopped or when it finds either taken (joblease_keeper_lost says so).
  */
 struct joblease_keeper;
-enum err joblease_keeper_start(const struct store *s, int64_t job, const char *worker,
-                               struct joblease_keeper **out) WARN_UNUSED;
+enum err joblease_keeper_start(struct store *s, int64_t job, const char *worker,
+                               enum jobteam_role role, struct joblease_keeper **out) WARN_UNUSED;
 int joblease_keeper_lost(const struct joblease_keeper *k);
 /* Stop the thread and free (NULL is fine). */
 void joblease_keeper_stop(struct joblease_keeper *k);

@@ -225,7 +225,8 @@ const FIELD_INPUT = {topic: '#f-topic', relevant_sites: '#f-relevant', other_sit
                      start_sites: '#f-start'};
 const PARAMS = ['max_pages', 'max_relevant_sites', 'max_seconds', 'concurrency',
                 'politeness_delay_ms', 'p_threshold'];
-const CHOICE_PARAMS = ['strategy']; /* strings, from a <select> */
+const CHOICE_PARAMS = ['strategy', 'classifier']; /* strings, from a <select> */
+const CHOICE_DEFAULTS = {strategy: 'website', classifier: 'knn'}; /* shown as '' */
 
 function jsonMode() { return $('#tab-json').getAttribute('aria-selected') === 'true'; }
 
@@ -253,7 +254,7 @@ function jobToFields(job) {
   for (const f of LIST_FIELDS) $(FIELD_INPUT[f]).value = (job[f] || []).join('\n');
   for (const p of PARAMS.concat(CHOICE_PARAMS)) {
     const v = job.params && job.params[p];
-    $(`#p-${p}`).value = v == null || v === 'website' ? '' : v;
+    $(`#p-${p}`).value = v == null || v === CHOICE_DEFAULTS[p] ? '' : v;
   }
 }
 

@@ -65,8 +65,12 @@ usage_error "sitescout crawl: --resume takes the job as stored: no --set or --to
 sets=(); for i in $(seq 65); do sets+=(--set "a=$i"); done
 usage_error "sitescout crawl: too many --set options" "crawl --set limit" \
   -- "$BIN" crawl --job x "${sets[@]}"
-usage_error "sitescout serve: --workers wants 1..64, not '65'" "serve --workers range" \
+usage_error "sitescout serve: --workers wants 0..64, not '65'" "serve --workers range" \
   -- "$BIN" serve --workers 65
+usage_error "sitescout worker: --jobs wants 1..64, not '0'" "worker --jobs range" \
+  -- "$BIN" worker --jobs 0
+usage_error "sitescout worker: unknown option or missing value: '--listen'" "worker serves no API" \
+  -- "$BIN" worker --listen 127.0.0.1:0
 usage_error "sitescout serve: --fetch-slots wants 1..10000, not ''" "serve empty --fetch-slots" \
   -- "$BIN" serve --fetch-slots=
 usage_error "sitescout serve: --conns-per-ip wants 1..1024, not '0'" "serve --conns-per-ip range" \

@@ -79,11 +79,12 @@ out=$(python3 "$SRC/tests/tools/check_access_log.py" "$SCRATCH/access.log" "$WAR
   fail "politeness: $out"
 ok "robots.txt obeyed, one connection per host ($(tail -1 <<<"$out"))"
 
-# --- kill -9 in the middle of a crawl, then --resume
+# --- kill -9 in the middle of a crawl, then --resume. With the svm page classifier (issue
+# 18 item 8), so that the resumed crawl must classify with the svm it stored.
 start_replay "$SCRATCH/access2.log" --warc "$WARC"
 # Not through the crawl() function: $! must be sitescout itself, not a subshell.
 "$BIN" crawl --db "$DB_URL" --job "$JOBS" --topic sci.space --proxy "$PROXY" \
-  --set politeness_delay_ms=150 --set concurrency=8 >"$SCRATCH/out2" 2>&1 &
+  --set politeness_delay_ms=150 --set concurrency=8 --set classifier=svm >"$SCRATCH/out2" 2>&1 &
 pid=$!
 job2=""
 for _ in $(seq 600); do
@@ -113,6 +114,12 @@ assert_eq "$examined_after" "$(psql_q "select count(*) from sites where job_id =
   and state = 'examined' and role not like 'train%'")" "the counters match the sites table"
 assert_eq 0 "$(psql_q "select count(*) from (select host, url from pages where job_id = $job2
   and purpose = 'crawl' group by host, url having count(*) > 1) d")" "no page was stored twice"
+# The model bytes say svm (format 3, kind 1 at byte 8), and so do the job's parameters.
+assert_eq "3|1|svm" "$(psql_q "select format_version, get_byte(data, 8), params->>'classifier'
+  from models where job_id = $job2 and kind = 'pages'")" "the svm model is stored as an svm"
+[[ $(psql_q "select count(*) from relevant_websites where job_id = $job2") -ge 5 ]] ||
+  fail "the svm crawl found fewer than 5 relevant websites"
+ok "the svm crawl finds relevant websites"
 stop_replay
 
 # --- stop conditions: relevant sites wanted, windowed pprs, a pause asked from outside

@@ -21,6 +21,8 @@ assert_status 2 "--set without = exits 2" -- ev --job "$JOBS" --set p_threshold
 assert_status 2 "heldout without --labels exits 2" -- ev --job "$JOBS" --mode heldout
 assert_status 2 "unknown option exits 2" -- ev --job "$JOBS" --frob
 assert_status 2 "--db without --save-model exits 2" -- ev --job "$JOBS" --db x
+err=$(ev --job "$JOBS" --classifier bayes 2>&1 || true)
+assert_contains "$err" "sitescout eval: --classifier wants knn or svm, not 'bayes'" "bad --classifier is named"
 
 # A bad job names the field; an unknown topic lists the topics (exit 1: not the command line).
 err=$(ev --job '{"topic": "x", "relevant_sites": ["ftp://a.org/"], "other_sites": ["http://b.com/"]}' 2>&1 || true)
@@ -36,7 +38,16 @@ start_replay "$SCRATCH/cv.log" --warc "$WARC"
 ev --job "$JOBS" --topic sci.space --labels "$LABELS" --proxy "$PROXY" \
   --set politeness_delay_ms=0 --report "$SCRATCH/cv.json" >"$SCRATCH/cv.out" 2>"$SCRATCH/cv.err" ||
   fail "eval --mode cv failed: $(cat "$SCRATCH/cv.err")"
+# Table 2's SVM row (issue 18 item 8): the same evaluation with the svm page classifier.
+ev --job "$JOBS" --topic sci.space --labels "$LABELS" --proxy "$PROXY" --classifier svm \
+  --set politeness_delay_ms=0 --report "$SCRATCH/svm.json" >"$SCRATCH/svm.out" 2>&1 ||
+  fail "eval --classifier svm failed: $(cat "$SCRATCH/svm.out")"
 stop_replay
+assert_contains "$(cat "$SCRATCH/svm.out")" "svm page classifier, page accuracy" "the svm run names its classifier"
+assert_contains "$(cat "$SCRATCH/svm.out")" "sci.space (svm) " "the svm row is marked"
+assert_contains "$(cat "$SCRATCH/cv.out")" "knn page classifier, page accuracy" "the default is the knn"
+assert_eq "svm" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["classifier"])' "$SCRATCH/svm.json")" \
+  "the svm report's params say svm"
 out=$(cat "$SCRATCH/cv.out")
 assert_contains "$out" "sci.space: 10-fold cross-validation over" "the table names the topic and the folds"
 assert_contains "$out" "website classifier:  tp " "the table has the confusion counts"
@@ -109,7 +120,7 @@ assert_eq "$n_test" "$(python3 -c 'import json,sys; print(json.load(open(sys.arg
 id=$(sed -n 's/^model saved: id \([0-9]*\)$/\1/p' "$SCRATCH/heldout.out")
 [[ -n $id ]] || fail "no model id printed: $(cat "$SCRATCH/heldout.out")"
 ok "--save-model prints the model id ($id)"
-assert_eq "2|t|t" "$(psql_q "select format_version, length(data) > 10000, cv->>'folds' = '10' from models where id = $id")" \
+assert_eq "3|t|t" "$(psql_q "select format_version, length(data) > 10000, cv->>'folds' = '10' from models where id = $id")" \
   "the model is in the models table with its CV figures"
 want=$(python3 -c 'import json,sys; print("%.6f" % json.load(open(sys.argv[1]))["p_err"])' "$SCRATCH/heldout.json")
 assert_eq "$want" "$(psql_q "select round(p_err::numeric, 6) from models where id = $id")" \

@@ -74,12 +74,51 @@ static void fit_recovers_the_slope(void **state)
     assert_float_equal(c.a, log(p / (1 - p)) / z, 1e-6);
 }
 
+/*
+ * calib_fit_shifted (the SVM's): target pages at margin +0.5, as many other pages at
+ * -1.5, 30 known terms each. The loss is symmetric about the margin -0.5 (swap the
+ * classes and reflect: Platt's two targets are 1 - each other), so the fit puts
+ * 1/2 there: a * (-0.5) + offset = 0, offset = a / 2, whatever the shrink.
+ */
+static void fit_shifted_centres_the_classes(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    double x[N];
+    uint32_t terms[N];
+    bool target[N];
+    for (int i = 0; i < N; i++) {
+        target[i] = i < N / 2;
+        x[i] = sigmoid(target[i] ? 0.5 : -1.5);
+        terms[i] = 30;
+    }
+    struct calib c;
+    calib_fit_shifted(x, terms, target, N, &c);
+    assert_true(c.a > 0 && isfinite(c.a));
+    assert_float_equal(c.offset, c.a / 2, 1e-6 * c.a);
+    assert_float_equal(c.temper, CALIB_TEMPER, 0);
+    assert_float_equal(calib_apply(&c, sigmoid(-0.5), 30), 0.5, 1e-6);
+    /* Two points a class: the fit meets Platt's targets, 21/22 and 1/22, before the temper. */
+    assert_float_equal(calib_apply(&c, sigmoid(0.5), 30), sigmoid(CALIB_TEMPER * log(21.0)), 1e-6);
+    assert_float_equal(calib_apply(&c, sigmoid(-1.5), 30), sigmoid(-CALIB_TEMPER * log(21.0)),
+                       1e-6);
+    /* The shift shrinks with the page's terms: no term, no evidence either way. */
+    assert_float_equal(calib_apply(&c, sigmoid(3), 0), 0.5, 1e-15);
+    /* calib_fit's slope-only fit has no shift; one class leaves the identity. */
+    struct calib plain;
+    calib_fit(x, terms, target, N, &plain);
+    assert_true(plain.a > 0 && plain.offset == 0);
+    calib_fit_shifted(x, terms, target, N / 2, &c);
+    assert_true(c.a == 0 && c.offset == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(identity_until_fitted),
         cmocka_unit_test(apply_formula),
         cmocka_unit_test(fit_recovers_the_slope),
+        cmocka_unit_test(fit_shifted_centres_the_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,7 +160,7 @@ static void test_keeper(void **state)
     int64_t job = new_job(s);
     assert_int_equal(joblease_take(s, job, "other-host:7"), ERR_OK);
     struct joblease_keeper *k;
-    assert_int_equal(joblease_keeper_start(s, job, "other-host:7", &k), ERR_OK);
+    assert_int_equal(joblease_keeper_start(s, job, "other-host:7", JOBTEAM_LEAD, &k), ERR_OK);
     age_lease(s, job, 600);
     /* It renews on its own, every second (waiting up to 20 s on a loaded machine). */
     for (int i = 0; i < 200 && lease_age(s, job) > 60; i++)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classifier/pagecls.h"
 #include "job/jobspec.h"
 
 static void assert_params_equal(const struct jobspec_params *a, const struct jobspec_params *b)
@@ -24,6 +25,8 @@ static void assert_params_equal(const struct jobspec_params *a, const struct job
     assert_int_equal(a->concurrency, b->concurrency);
     assert_int_equal(a->cv_folds, b->cv_folds);
     assert_int_equal(a->seed, b->seed);
+    assert_int_equal(a->classifier, b->classifier);
+    assert_float_equal(a->svm_c, b->svm_c, 0);
 }
 
 static struct jobspec *parse_ok(const char *json)
@@ -431,11 +434,69 @@ static void test_warc_param(void **state)
     assert_int_equal(jobspec_params_set(&p, "warc", "yes"), ERR_INVAL);
 }
 
+/* Issue 18 item 8: the page classifier, knn (default) or svm, with the svm's C. */
+static void test_classifier_param(void **state)
+{
+    (void)state;
+    static const char base[] = "{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", "
+                               "\"http://b.com/\"], \"other_sites\": [\"http://c.com/\", "
+                               "\"http://d.com/\"], \"params\": {%s}}";
+    char body[512];
+    snprintf(body, sizeof body, base, "\"classifier\": \"svm\", \"svm_c\": 0.25");
+    struct jobspec *j = parse_ok(body);
+    assert_int_equal(j->params.classifier, 1);
+    assert_float_equal(j->params.svm_c, 0.25, 0);
+    struct pagecls_params pp;
+    jobspec_pagecls_params(&j->params, &pp);
+    assert_int_equal(pp.kind, PAGECLS_SVM);
+    assert_float_equal(pp.svm_c, 0.25, 0);
+    struct buf out;
+    buf_init(&out, 0);
+    assert_int_equal(jobspec_params_json(&j->params, &out), ERR_OK);
+    assert_non_null(strstr(buf_str(&out), "\"classifier\":\"svm\""));
+    assert_non_null(strstr(buf_str(&out), "\"svm_c\":0.25"));
+    buf_release(&out);
+    jobspec_free(j);
+
+    static const struct {
+        const char *params, *msg;
+    } bad[] = {
+        {"\"classifier\": \"SVM\"", "params.classifier: must be one of: knn, svm"},
+        {"\"classifier\": 1", "params.classifier: must be one of: knn, svm"},
+        {"\"svm_c\": 0", "params.svm_c: must be a number in (0, 1000000]"},
+        {"\"svm_c\": 1000001", "params.svm_c: must be a number in (0, 1000000]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(body, sizeof body, base, bad[i].params);
+        j = NULL;
+        assert_int_equal(jobspec_parse(body, strlen(body), &j), ERR_INVAL);
+        if (!strstr(err_msg(), bad[i].msg))
+            fail_msg("%s: '%s', want '%s'", bad[i].params, err_msg(), bad[i].msg);
+        assert_null(j);
+    }
+
+    struct jobspec_params p;
+    jobspec_params_default(&p);
+    assert_int_equal(p.classifier, 0);
+    assert_string_equal(jobspec_choice_name("classifier", p.classifier), "knn");
+    assert_float_equal(p.svm_c, 0.1, 0);
+    jobspec_pagecls_params(&p, &pp);
+    assert_int_equal(pp.kind, PAGECLS_KNN);
+    assert_int_equal(jobspec_params_set(&p, "classifier", "svm"), ERR_OK);
+    assert_int_equal(p.classifier, 1);
+    assert_int_equal(jobspec_params_set(&p, "svm_c", "4"), ERR_OK);
+    assert_float_equal(p.svm_c, 4, 0);
+    assert_int_equal(jobspec_params_set(&p, "classifier", "centroid"), ERR_INVAL);
+    assert_string_equal(err_msg(), "params.classifier: must be one of: knn, svm, not 'centroid'");
+    assert_int_equal(p.classifier, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_body),
         cmocka_unit_test(test_warc_param),
+        cmocka_unit_test(test_classifier_param),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_invalid_bodies_name_the_field),
         cmocka_unit_test(test_bad_url_message_whole),

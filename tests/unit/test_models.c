@@ -1,7 +1,7 @@
 /*
  * store/models against a real private PostgreSQL (the CTest pg fixture): a trained
- * page classifier goes into the models table and comes back byte for byte, and the
- * loaded model classifies exactly as the original.
+ * page classifier (kNN or SVM) goes into the models table and comes back byte for byte,
+ * and the loaded model classifies exactly as the original.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,7 +46,7 @@ static const char *const texts[] = {
     "garlic spice dinner oven bake",      "flour sugar butter recipe kitchen",
 };
 
-static struct pagecls *train(void)
+static struct pagecls *train(enum pagecls_kind kind)
 {
     struct pagecls_doc docs[8];
     for (int i = 0; i < 8; i++)
@@ -55,15 +55,15 @@ static struct pagecls *train(void)
     struct pagecls_params p;
     pagecls_params_default(&p);
     p.centroids = 2;
+    p.kind = kind;
     struct pagecls *m = NULL;
     assert_int_equal(pagecls_train_cv(&p, docs, 8, 4, &m, NULL), ERR_OK);
     return m;
 }
 
-static void test_round_trip(void **state)
+static void round_trip(struct store *s, enum pagecls_kind kind)
 {
-    struct store *s = *state;
-    struct pagecls *m = train();
+    struct pagecls *m = train(kind);
     struct buf bytes;
     buf_init(&bytes, 0);
     assert_int_equal(pagecls_serialize(m, &bytes), ERR_OK);
@@ -92,6 +92,7 @@ static void test_round_trip(void **state)
     /* The loaded model classifies exactly as the original. */
     struct pagecls *back = NULL;
     assert_int_equal(pagecls_deserialize(rec->data, rec->len, &back), ERR_OK);
+    assert_int_equal(pagecls_kind(back), kind);
     assert_float_equal(pagecls_p_err(back), cv->p_err, 0);
     struct pagecls_scratch *s1, *s2;
     assert_int_equal(pagecls_scratch_new(m, &s1), ERR_OK);
@@ -104,6 +105,9 @@ static void test_round_trip(void **state)
         assert_int_equal(pagecls_classify(back, s2, probes[i], strlen(probes[i]), &b), ERR_OK);
         assert_memory_equal(a.pr, b.pr, 2 * sizeof a.pr[0]);
         assert_memory_equal(a.dmin, b.dmin, 2 * sizeof a.dmin[0]);
+        assert_memory_equal(&a.margin, &b.margin, sizeof a.margin);
+        if (kind == PAGECLS_SVM && i == 0) /* a space page, on the target's side */
+            assert_true(a.margin > 0 && a.pr[PAGECLS_TARGET] > 0.5);
     }
     pagecls_scratch_free(s1);
     pagecls_scratch_free(s2);
@@ -111,6 +115,12 @@ static void test_round_trip(void **state)
     models_record_free(rec);
     buf_release(&bytes);
     pagecls_free(m);
+}
+
+static void test_round_trip(void **state)
+{
+    round_trip(*state, PAGECLS_KNN);
+    round_trip(*state, PAGECLS_SVM);
 }
 
 static void test_bytes_are_binary_safe(void **state)

@@ -343,6 +343,22 @@ static void expect_parse_error(const unsigned char *data, size_t len)
     assert_null(m);
 }
 
+/*
+ * A kNN model's bytes as format version 1 or 2 wrote them: without the kind (bytes
+ * 8..11), svm_c (48..55) and the calibration's offset (the last 8 bytes) of version 3,
+ * and for version 1 without the calibration (the 24 bytes before). out has room for
+ * len bytes; returns the length.
+ */
+static size_t old_format(const unsigned char *v3, size_t len, uint32_t version, unsigned char *out)
+{
+    size_t tail = len - 56 - 8 - (version == 1 ? 24 : 0);
+    memcpy(out, v3, 8);
+    out[4] = (unsigned char)version;
+    memcpy(out + 8, v3 + 12, 36); /* flags .. eps */
+    memcpy(out + 44, v3 + 56, tail);
+    return 44 + tail;
+}
+
 static void test_corrupt_models(void **state)
 {
     (void)state;
@@ -360,19 +376,22 @@ static void test_corrupt_models(void **state)
     d[b.len] = 0;
     expect_parse_error(d, b.len + 1);
 
-    /* Targeted damage: magic, version, flags, eps, number of classes. */
+    /* Targeted damage: magic, version, kind, flags, eps, svm_c, number of classes. */
     struct patch {
         size_t off;
         unsigned char byte;
     } patches[] = {
         {0, 'X'},   /* magic */
-        {4, 3},     /* format version 3 */
+        {4, 4},     /* format version 4 */
         {4, 0},     /* format version 0 */
-        {8, 0x80},  /* unknown flag */
-        {43, 0x7f}, /* eps (last byte of the f64 at 36): about 1e307 */
-        {44, 1},    /* one class */
-        {44, 9},    /* nine classes */
-        {48, 0},    /* class 0 with 0 centroids */
+        {8, 2},     /* kind 2 */
+        {12, 0x80}, /* unknown flag */
+        {47, 0x7f}, /* eps (last byte of the f64 at 40): about 1e307 */
+        {55, 0xff}, /* svm_c (the f64 at 48): NaN */
+        {55, 0x41}, /* svm_c: 2^32, above PAGECLS_MAX_SVM_C */
+        {56, 1},    /* one class */
+        {56, 9},    /* nine classes */
+        {60, 0},    /* class 0 with 0 centroids */
     };
     for (size_t i = 0; i < sizeof patches / sizeof patches[0]; i++) {
         unsigned char saved = d[patches[i].off];
@@ -381,13 +400,19 @@ static void test_corrupt_models(void **state)
         d[patches[i].off] = saved;
     }
 
-    /* A version 1 model (no calibration: the 24 bytes at the end) still loads, uncalibrated. */
-    d[4] = 1;
-    struct pagecls *v1 = NULL;
-    assert_int_equal(pagecls_deserialize(d, b.len - 24, &v1), ERR_OK);
-    assert_true(pagecls_get_cv(v1)->calib.a == 0);
-    pagecls_free(v1);
-    d[4] = 2;
+    /* Models of versions 1 (no calibration) and 2 (no kind) still load, as kNN models. */
+    unsigned char *old = malloc(b.len);
+    for (uint32_t version = 1; version <= 2; version++) {
+        struct pagecls *v = NULL;
+        size_t n = old_format(d, b.len, version, old);
+        assert_int_equal(pagecls_deserialize(old, n, &v), ERR_OK);
+        assert_int_equal(pagecls_kind(v), PAGECLS_KNN);
+        assert_true(version == 1 ? pagecls_get_cv(v)->calib.a == 0
+                                 : pagecls_get_cv(v)->calib.a > 0);
+        assert_int_equal(pagecls_centroids(v, PAGECLS_TARGET), 2);
+        pagecls_free(v);
+    }
+    free(old);
 
     /* Any single-byte change: ERR_OK or ERR_PARSE, and a loaded model classifies sanely. */
     for (size_t i = 0; i < b.len; i++)
@@ -411,6 +436,192 @@ static void test_corrupt_models(void **state)
     buf_release(&b);
 }
 
+/* ---- the SVM page classifier (classifier/svm.h behind the same interface) ---- */
+
+static void svm_params(struct pagecls_params *p)
+{
+    toy_params(p);
+    p->kind = PAGECLS_SVM;
+}
+
+static void test_svm_train_and_classify(void **state)
+{
+    (void)state;
+    struct toy t;
+    toy_build(&t, true);
+    struct pagecls_params p;
+    svm_params(&p);
+    struct pagecls *m = NULL;
+    assert_int_equal(pagecls_train_cv(&p, t.docs, NDOCS, 5, &m, NULL), ERR_OK);
+    assert_int_equal(pagecls_kind(m), PAGECLS_SVM);
+    assert_int_equal(pagecls_classes(m), 2);
+    assert_int_equal(pagecls_centroids(m, PAGECLS_TARGET), 0);
+    assert_true(pagecls_get_cv(m)->accuracy > 0.9);
+    assert_true(pagecls_get_cv(m)->calib.a > 0);
+
+    struct pagecls_scratch *s = NULL;
+    assert_int_equal(pagecls_scratch_new(m, &s), ERR_OK);
+    struct pagecls_result r;
+    classify(m, s, "The rocket launches into orbit around the Moon.", &r);
+    assert_true(r.margin > 0 && r.pr[PAGECLS_TARGET] > 0.7);
+    assert_int_equal(r.known_terms, 4);
+    classify(m, s, "Bake the flour with sugar in the oven", &r);
+    assert_true(r.margin < 0 && r.pr[PAGECLS_TARGET] < 0.3);
+    classify(m, s, "football league season", &r);
+    assert_true(r.margin < 0 && r.pr[PAGECLS_TARGET] < 0.3);
+    /* No known term: the bias alone says nothing about the page. */
+    classify(m, s, "zyzzyva quokka", &r);
+    assert_float_equal(r.pr[PAGECLS_TARGET], 0.5, 0);
+    assert_int_equal(r.known_terms, 0);
+    pagecls_scratch_free(s);
+    pagecls_free(m);
+
+    /* Two classes only. */
+    struct pagecls_doc d[NDOCS];
+    memcpy(d, t.docs, sizeof d);
+    for (int i = 10 * PAGES; i < NDOCS; i++)
+        d[i].cls = 2; /* the sport sites */
+    assert_int_equal(pagecls_train(&p, d, NDOCS, &m), ERR_INVAL);
+    assert_null(m);
+    p.svm_c = 0;
+    assert_int_equal(pagecls_train(&p, t.docs, NDOCS, &m), ERR_INVAL);
+}
+
+static void test_svm_round_trip(void **state)
+{
+    (void)state;
+    struct toy t;
+    toy_build(&t, true);
+    struct pagecls_params p;
+    svm_params(&p);
+    p.svm_c = 2.5;
+    struct pagecls *m = NULL, *m2 = NULL;
+    assert_int_equal(pagecls_train_cv(&p, t.docs, NDOCS, 5, &m, NULL), ERR_OK);
+    struct buf b, b2;
+    buf_init(&b, 0);
+    buf_init(&b2, 0);
+    assert_int_equal(pagecls_serialize(m, &b), ERR_OK);
+    assert_int_equal(pagecls_deserialize(b.data, b.len, &m2), ERR_OK);
+    assert_int_equal(pagecls_kind(m2), PAGECLS_SVM);
+    assert_float_equal(pagecls_get_params(m2)->svm_c, 2.5, 0);
+    assert_float_equal(pagecls_get_cv(m2)->calib.a, pagecls_get_cv(m)->calib.a, 0);
+    assert_int_equal(pagecls_serialize(m2, &b2), ERR_OK);
+    assert_int_equal(b.len, b2.len);
+    assert_memory_equal(b.data, b2.data, b.len);
+    struct pagecls_scratch *s = NULL, *s2 = NULL;
+    assert_int_equal(pagecls_scratch_new(m, &s), ERR_OK);
+    assert_int_equal(pagecls_scratch_new(m2, &s2), ERR_OK);
+    for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
+        struct pagecls_result r, r2;
+        classify(m, s, probe[i], &r);
+        classify(m2, s2, probe[i], &r2);
+        assert_memory_equal(&r, &r2, sizeof r); /* bit-identical */
+    }
+    pagecls_scratch_free(s);
+    pagecls_scratch_free(s2);
+    pagecls_free(m2);
+
+    /* Every truncation, a trailing byte, and a NaN weight or bias are refused. */
+    unsigned char *d = malloc(b.len + 1);
+    memcpy(d, b.data, b.len);
+    for (size_t n = 0; n < b.len; n++)
+        expect_parse_error(d, n);
+    d[b.len] = 0;
+    expect_parse_error(d, b.len + 1);
+    /* The bias is the f64 before the 72 bytes of cross-validation figures. */
+    size_t bias_msb = b.len - 72 - 1;
+    d[bias_msb] = 0xff;
+    d[bias_msb - 1] = 0xff;
+    expect_parse_error(d, b.len);
+    /* An SVM of three classes. */
+    memcpy(d, b.data, b.len);
+    d[56] = 3;
+    expect_parse_error(d, b.len);
+    free(d);
+    pagecls_free(m);
+    buf_release(&b);
+    buf_release(&b2);
+}
+
+/* Little-endian writers for a model made by hand. */
+static void put32(struct buf *b, uint32_t v)
+{
+    unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    assert_int_equal(buf_append(b, x, 4), ERR_OK);
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+    put32(b, (uint32_t)v);
+    put32(b, (uint32_t)(v >> 32));
+}
+
+static void putf(struct buf *b, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    put64(b, u);
+}
+
+/*
+ * The decision on known vectors, through the model bytes: an SVM of two terms written
+ * by hand (idf 1, w = (2, -1), b = 0.5, no calibration). "rocket" is the unit vector
+ * e_rocket: margin 2 + 0.5; "rocket bake" is (1, 1) / sqrt 2: margin 0.5 + 1 / sqrt 2.
+ */
+static void test_svm_decision_known_vector(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_init(&b, 0);
+    assert_int_equal(buf_append(&b, "SSPC", 4), ERR_OK);
+    put32(&b, 3);           /* version */
+    put32(&b, PAGECLS_SVM); /* kind */
+    put32(&b, 4);           /* flags: sublinear tf, no stemming */
+    put32(&b, 1);           /* min_df */
+    put32(&b, 1);           /* min_sites */
+    put32(&b, 4);           /* centroids */
+    put32(&b, 30);          /* max_iter */
+    put64(&b, 1);           /* seed */
+    putf(&b, 1e-6);         /* eps */
+    putf(&b, 1);            /* svm_c */
+    put32(&b, 2);           /* classes */
+    put32(&b, 2);           /* terms */
+    assert_int_equal(buf_append(&b,
+                                "\x06rocket\x04"
+                                "bake",
+                                12),
+                     ERR_OK);
+    putf(&b, 1); /* idf */
+    putf(&b, 1);
+    putf(&b, 2); /* w */
+    putf(&b, -1);
+    putf(&b, 0.5); /* b */
+    put32(&b, 0);  /* folds, sites, pages, correct, accuracy, p_err, calibration */
+    put32(&b, 0);
+    put64(&b, 0);
+    for (int i = 0; i < 7; i++)
+        putf(&b, 0);
+    struct pagecls *m = NULL;
+    assert_int_equal(pagecls_deserialize(b.data, b.len, &m), ERR_OK);
+    struct pagecls_scratch *s = NULL;
+    assert_int_equal(pagecls_scratch_new(m, &s), ERR_OK);
+    struct pagecls_result r;
+    classify(m, s, "rocket", &r);
+    assert_float_equal(r.margin, 2.5, 1e-15);
+    assert_float_equal(r.pr[PAGECLS_TARGET], 1 / (1 + exp(-2.5)), 1e-15);
+    classify(m, s, "rocket bake", &r);
+    assert_float_equal(r.margin, 0.5 + 1 / sqrt(2), 1e-12);
+    classify(m, s, "bake bake bake", &r); /* unit length whatever the count */
+    assert_float_equal(r.margin, -0.5, 1e-12);
+    assert_true(r.pr[PAGECLS_TARGET] < 0.5);
+    classify(m, s, "moon", &r);
+    assert_float_equal(r.pr[PAGECLS_TARGET], 0.5, 0);
+    pagecls_scratch_free(s);
+    pagecls_free(m);
+    buf_release(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,7 +629,8 @@ int main(void)
         cmocka_unit_test(test_train_and_classify), cmocka_unit_test(test_deterministic_training),
         cmocka_unit_test(test_cross_validation),   cmocka_unit_test(test_cv_holds_out_whole_sites),
         cmocka_unit_test(test_training_errors),    cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_corrupt_models),
+        cmocka_unit_test(test_corrupt_models),     cmocka_unit_test(test_svm_train_and_classify),
+        cmocka_unit_test(test_svm_round_trip),     cmocka_unit_test(test_svm_decision_known_vector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

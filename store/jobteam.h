@@ -1,0 +1,69 @@
+/*
+ * The runners of a job (issue 15): several processes, on one machine or many, examine
+ * one job's websites together through PostgreSQL.
+ *
+ * A job has one lead, the holder of its lease (store/joblease.h): it trains the job,
+ * writes its metrics rows and decides when it ends. Helpers join a job the lead is
+ * crawling with the website crawler and examine websites beside it; they claim from
+ * the same border (FOR UPDATE SKIP LOCKED, crawlstore_claim), so no website is examined
+ * by two. Every runner, lead or helper, has a row in job_workers renewed about once a
+ * second (the lease keeper's thread). A website claimed by a runner whose row is gone
+ * or has not been renewed for joblease_seconds() (the site lease) goes back to the
+ * border, to be examined by another: a killed process loses nothing but the pages it
+ * had in flight.
+ */
+#ifndef SITESCOUT_STORE_JOBTEAM_H
+#define SITESCOUT_STORE_JOBTEAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct store;
+
+enum jobteam_role { JOBTEAM_LEAD, JOBTEAM_HELPER };
+
+/* Join job as worker (or renew the row if it is there already). */
+enum err jobteam_join(struct store *s, int64_t job, const char *worker,
+                      enum jobteam_role role) WARN_UNUSED;
+
+/* Renew worker's row. ERR_CONFLICT: it is gone (others took its websites: stop writing). */
+enum err jobteam_renew(struct store *s, int64_t job, const char *worker) WARN_UNUSED;
+
+/* Leave job (the run ended). Its claims should have been given back before. */
+enum err jobteam_leave(struct store *s, int64_t job, const char *worker) WARN_UNUSED;
+
+/*
+ * The site leases that ran out: rows of runners not renewed for joblease_seconds(), or
+ * of processes of this host that are gone, are removed, and every website the job has
+ * claimed by a runner without a row goes back to the border. *count (may be NULL): how
+ * many websites went back.
+ */
+enum err jobteam_reclaim(struct store *s, int64_t job, int *count) WARN_UNUSED;
+
+/*
+ * The page budget shared by a job's runners: worker keeps `keep` pages of its
+ * allowance (pages it may download beyond those recorded in jobs.pages_downloaded) and
+ * asks for up to `more`; *granted is how many of those the budget had left
+ * (max_pages - pages_downloaded - the other runners' allowances), worker's allowance
+ * becomes keep + *granted. In one transaction, the job's row locked, so two runners
+ * are never granted the same pages. Rows of runners gone count until reclaimed.
+ */
+enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t max_pages,
+                       int64_t keep, int64_t more, int64_t *granted) WARN_UNUSED;
+
+/* How many live runners job has besides worker. */
+enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n) WARN_UNUSED;
+
+/*
+ * A job worker could help: crawling with a shareable strategy (website, homepage),
+ * with a live lead, no stop or pause asked for, its page budget not spent, no WARC
+ * capture (each process would write files of the same names), and not one of the
+ * n_busy jobs in busy (those this process runs already). The job with the fewest
+ * runners first, then the oldest. *job = 0 when there is none.
+ */
+enum err jobteam_pick(struct store *s, const int64_t *busy, size_t n_busy,
+                      int64_t *job) WARN_UNUSED;
+
+#endif
