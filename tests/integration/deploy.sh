@@ -72,6 +72,6 @@ for s in migrate serve worker; do
   help=$("$BIN" "$sub" --help 2>&1 || true)
   assert_contains "$help" "usage: sitescout $sub" "sitescout $sub exists"
   for a in "${cmd[@]:1}"; do
-    [[ $a == --* ]] && assert_contains "$help" "$a" "sitescout $sub takes $a"
+    if [[ $a == --* ]]; then assert_contains "$help" "$a" "sitescout $sub takes $a"; fi
   done
 done
