@@ -6,12 +6,8 @@
 -- could lock the first; ranks tie often (a website with one in-link has its linker's
 -- weight as rank; the websites found by one examination share discovered_at). This
 -- index hands the first website out directly and replaces sites_border.
+-- (The count of claimed websites, polled every second too, has migration 009's
+-- sites_claimed.)
 CREATE INDEX sites_border_order ON sites (job_id, rank DESC, discovered_at, host)
     WHERE state = 'border';
 DROP INDEX IF EXISTS sites_border;
-
--- The claimed websites of a job, counted every second by a running crawl
--- (crawlstore_counts): without an index that count read the whole sites table.
--- Migration 009 makes the same index for the site leases; this one stands in when it
--- is not there.
-CREATE INDEX IF NOT EXISTS sites_claimed ON sites (job_id, claimed_by) WHERE state = 'claimed';
