@@ -83,10 +83,11 @@ void crawlui_progress(struct crawlui *ui, const struct jobrun_progress *p)
                      100.0 * (double)c->pages / (double)ui->params->max_pages);
         fprintf(stderr,
                 "\r\033[K[crawling] pages %lld  sites %lld  relevant %lld  harvest %.2f  pprs %.1f"
-                "  border %lld  %.0fs%s",
+                "  border %lld%s  %.0fs%s",
                 (long long)c->pages, (long long)c->examined, (long long)c->relevant,
                 isnan(c->harvest_rate) ? 0.0 : c->harvest_rate, isnan(c->pprs) ? 0.0 : c->pprs,
-                (long long)c->border, el, budget);
+                (long long)c->border, c->border >= CRAWLSTORE_BORDER_COUNT_MAX ? "+" : "", el,
+                budget);
     }
     fflush(stderr);
 }

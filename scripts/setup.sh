@@ -17,6 +17,7 @@ packages=(
   postgresql postgresql-client
   curl python3 procps gnuplot-nox clang-format-14
   nodejs chromium
+  docker-compose
 )
 
 missing=()

@@ -177,16 +177,18 @@ enum err crawlstore_set_worker(struct store *s, const char *worker)
 enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_counts *out)
 {
     memset(out, 0, sizeof *out);
-    char ids[32];
-    const char *p[] = {NUM(ids, job)};
+    char ids[32], max[32];
+    const char *p[] = {NUM(ids, job), NUM(max, CRAWLSTORE_BORDER_COUNT_MAX)};
+    /* In the border's order, to take its index: a plain LIMIT may seq-scan other jobs' rows. */
     struct store_rows *r;
     enum err e =
         store_query(s,
                     "SELECT j.pages_downloaded, j.sites_examined, j.relevant_found,"
-                    " (SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'border'),"
+                    " (SELECT count(*) FROM (SELECT 1 FROM sites WHERE job_id = $1"
+                    "  AND state = 'border' ORDER BY rank DESC LIMIT $2::int) b),"
                     " (SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'claimed') "
                     "FROM jobs j WHERE j.id = $1",
-                    1, p, &r);
+                    2, p, &r);
     if (e)
         return e;
     if (store_rows_count(r) == 1) {

@@ -54,12 +54,19 @@ enum err crawlstore_job_request(struct store *s, int64_t id, const char *what) W
  */
 enum err crawlstore_set_worker(struct store *s, const char *worker) WARN_UNUSED;
 
+/*
+ * The border is counted up to this many websites: a running crawl reads the counts every
+ * second, and counting a border of a million websites took a second or two each time
+ * (BENCHMARKS.md, "A border of a million websites"). The API's job view counts it all.
+ */
+#define CRAWLSTORE_BORDER_COUNT_MAX 10000
+
 /* Counters of a job's crawl (training sites excluded). */
 struct crawlstore_counts {
     int64_t pages;    /* crawl fetches (training excluded) */
     int64_t examined; /* sites examined */
     int64_t relevant; /* of them relevant */
-    int64_t border;   /* sites waiting */
+    int64_t border;   /* sites waiting, at most CRAWLSTORE_BORDER_COUNT_MAX */
     int64_t claimed;  /* sites being examined */
 };
 enum err crawlstore_counts(struct store *s, int64_t job, struct crawlstore_counts *out) WARN_UNUSED;

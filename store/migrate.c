@@ -10,6 +10,20 @@
 /* Advisory lock key shared by every sitescout process ("sitescou" in ASCII). */
 #define MIGRATE_LOCK_KEY "7594574137745389941"
 
+static enum err migration_recorded(struct store *s, int version, int *done)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", version);
+    const char *p[] = {v};
+    struct store_rows *r;
+    enum err e = store_query(s, "SELECT 1 FROM schema_migrations WHERE version = $1", 1, p, &r);
+    if (e)
+        return e;
+    *done = store_rows_count(r) > 0;
+    store_rows_free(r);
+    return ERR_OK;
+}
+
 static enum err apply_locked(struct store *s, int *applied)
 {
     const char *key[] = {MIGRATE_LOCK_KEY};
@@ -24,13 +38,18 @@ static enum err apply_locked(struct store *s, int *applied)
                    0, NULL);
     if (e)
         return e;
-    int current;
-    e = migrate_version(s, &current);
-    if (e)
-        return e;
     for (int i = 0; i < migrations_count; i++) {
         const struct migration *m = &migrations[i];
-        if (m->version <= current)
+        /*
+         * Every migration not recorded, not only those above the latest: numbers are
+         * handed out to branches ahead of their merge, so 012 may reach a database
+         * before 010 does, and 010 must still be applied then.
+         */
+        int done = 0;
+        e = migration_recorded(s, m->version, &done);
+        if (e)
+            return e;
+        if (done)
             continue;
         e = store_exec_script(s, m->sql);
         if (e)

@@ -20,7 +20,10 @@ struct migration {
 extern const struct migration migrations[];
 extern const int migrations_count;
 
-/* Apply what is missing; *applied (may be NULL) = how many were applied now. */
+/*
+ * Apply every migration not recorded yet (also one numbered below the latest recorded),
+ * in order; *applied (may be NULL) = how many were applied now.
+ */
 enum err migrate_apply(struct store *s, int *applied) WARN_UNUSED;
 
 /* Highest version recorded in the database (0 = none). */

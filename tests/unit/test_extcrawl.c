@@ -195,12 +195,58 @@ static void test_deeper_read_of_a_lost_examination(void **state)
     store_free(s);
 }
 
+/*
+ * A running crawl counts its border every second: beyond CRAWLSTORE_BORDER_COUNT_MAX
+ * websites it is counted as that many (a million took seconds to count). Claims come in
+ * the border's order, ties in rank by discovery, then by host.
+ */
+static void test_large_border_counted_up_to_the_cap(void **state)
+{
+    (void)state;
+    struct store *s;
+    assert_int_equal(testdb_open(&s), 0);
+    int64_t job;
+    assert_int_equal(crawlstore_job_create(s, "t", "{}", "{}", &job), ERR_OK);
+    char ids[32], n[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)job);
+    snprintf(n, sizeof n, "%d", CRAWLSTORE_BORDER_COUNT_MAX + 50);
+    const char *p[] = {ids, n};
+    /* Ranks 0..9 (ties by the thousand), all found at once but the last three. */
+    assert_int_equal(store_exec(s,
+                                "INSERT INTO sites (job_id, host, homepage, rank, discovered_at) "
+                                "SELECT $1, 'h' || i || '.test', 'http://h' || i || '.test/',"
+                                " i % 10, CASE i WHEN 9 THEN now() - interval '1 s'"
+                                " WHEN 19 THEN now() - interval '2 s' ELSE now() END "
+                                "FROM generate_series(1, $2::int) i",
+                                2, p),
+                     ERR_OK);
+    struct crawlstore_counts c;
+    assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
+    assert_int_equal(c.border, CRAWLSTORE_BORDER_COUNT_MAX);
+    assert_int_equal(c.claimed, 0);
+    const char *want[] = {"h19.test", "h9.test", "h10009.test"}; /* then by host, as text */
+    for (int i = 0; i < 3; i++) {
+        char *host, *home;
+        double rank;
+        assert_int_equal(crawlstore_claim(s, job, "w1", &host, &home, &rank), ERR_OK);
+        assert_string_equal(host, want[i]);
+        assert_float_equal(rank, 9, 0);
+        free(host);
+        free(home);
+    }
+    assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
+    assert_int_equal(c.border, CRAWLSTORE_BORDER_COUNT_MAX);
+    assert_int_equal(c.claimed, 3);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_figure3_edge_weights),
         cmocka_unit_test(test_border_ranks_and_claims),
         cmocka_unit_test(test_deeper_read_of_a_lost_examination),
+        cmocka_unit_test(test_large_border_counted_up_to_the_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -121,6 +121,32 @@ static void test_migrations_are_idempotent(void **state)
     store_rows_free(r);
 }
 
+/*
+ * Migration numbers are handed out to branches before they merge: a database that has
+ * 012 already still gets 009 when it arrives.
+ */
+static void test_a_migration_below_the_latest_is_applied(void **state)
+{
+    struct store *s = *state;
+    int applied = -1;
+    assert_int_equal(migrate_apply(s, &applied), ERR_OK);
+    assert_int_equal(store_exec_script(s, "DELETE FROM schema_migrations WHERE version = 9;"
+                                          "DROP TABLE job_workers; DROP INDEX sites_claimed;"),
+                     ERR_OK);
+    assert_int_equal(migrate_apply(s, &applied), ERR_OK);
+    assert_int_equal(applied, 1);
+    struct store_rows *r;
+    assert_int_equal(store_query(s,
+                                 "SELECT (SELECT count(*) FROM schema_migrations)::text || ' ' ||"
+                                 " (to_regclass('job_workers') IS NOT NULL)::text",
+                                 0, NULL, &r),
+                     ERR_OK);
+    char want[32];
+    snprintf(want, sizeof want, "%d true", migrations_count);
+    assert_string_equal(store_rows_get(r, 0, 0), want);
+    store_rows_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_lost_connection_in_transaction_is_reported),
         cmocka_unit_test(test_unreachable_database),
         cmocka_unit_test(test_migrations_are_idempotent),
+        cmocka_unit_test(test_a_migration_below_the_latest_is_applied),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
