@@ -289,6 +289,13 @@ enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker, in
  * border. The fetches it cost count in the job's pages_downloaded (a training site's
  * do not), in the same statement.
  */
+/*
+ * A job's counters and rows change only while it runs: a helper (store/jobteam.h) that
+ * finishes a website after the lead ended the job records nothing, so that what a
+ * finished job shows is final. (The lead itself writes before it ends the job.)
+ */
+#define JOB_RUNS "state NOT IN ('done', 'failed', 'paused')"
+
 static enum err site_release(struct store *s, int64_t job, const char *host, const char *state,
                              const char *error, int fetches)
 {
@@ -300,7 +307,7 @@ static enum err site_release(struct store *s, int64_t job, const char *host, con
                       "  WHERE job_id = $1 AND host = $2 AND state <> 'examined' RETURNING role) "
                       "UPDATE jobs SET pages_downloaded = pages_downloaded + $5::int,"
                       " updated_at = now() "
-                      "WHERE id = $1 AND $5::int > 0"
+                      "WHERE id = $1 AND $5::int > 0 AND " JOB_RUNS
                       " AND EXISTS (SELECT 1 FROM u WHERE role NOT IN ('train', 'train_other'))",
                       5, p);
 }
@@ -410,7 +417,7 @@ static enum err write_edges(struct store *s, const char *job,
             "SELECT $1, d, h, 1, $8::float8, cs / greatest(pc, 1), w, w "
             "FROM unnest($3::text[], $4::text[], $5::float8[], $6::int[], $7::float8[]) "
             " AS t(d, h, cs, pc, w) "
-            "WHERE d <> $2 "
+            "WHERE d <> $2 ORDER BY d " /* rows locked in one order: runners never deadlock */
             "ON CONFLICT (job_id, host) DO UPDATE SET "
             " in_sites = sites.in_sites + 1,"
             " global_sum = sites.global_sum + EXCLUDED.global_sum,"
@@ -445,6 +452,7 @@ static enum err site_done_tx(struct store *s, int64_t job, const struct crawlsto
                              " found_pages = CASE WHEN $4 THEN (SELECT pages_downloaded + $5::int"
                              "  FROM jobs WHERE id = $1) END "
                              "WHERE job_id = $1 AND host = $2 AND state <> 'examined' "
+                             " AND EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS ") "
                              "RETURNING role",
                              9, p, &rows);
     if (e)
@@ -453,7 +461,8 @@ static enum err site_done_tx(struct store *s, int64_t job, const struct crawlsto
     int training = found && strncmp(store_rows_get(rows, 0, 0), "train", 5) == 0;
     store_rows_free(rows);
     if (!found)
-        return err_set(ERR_CONFLICT, "site %s is already examined (or unknown)", r->host);
+        return err_set(ERR_CONFLICT, "site %s is already examined (or unknown, or its job ended)",
+                       r->host);
     e = write_pages(s, job_id, r);
     if (!e)
         e = write_edges(s, job_id, r);
@@ -495,6 +504,18 @@ enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlst
     return site_in_tx(s, job, r, site_done_tx);
 }
 
+/* Does job (its id as text) still run (JOB_RUNS)? No when it cannot be told. */
+static int job_runs(struct store *s, const char *job_id)
+{
+    const char *p[] = {job_id};
+    struct store_rows *r;
+    if (store_query(s, "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS, 1, p, &r) != ERR_OK)
+        return 0;
+    int runs = store_rows_count(r) == 1;
+    store_rows_free(r);
+    return runs;
+}
+
 static enum err site_more_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r)
 {
     char ids[32], fetches[16];
@@ -505,6 +526,7 @@ static enum err site_more_tx(struct store *s, int64_t job, const struct crawlsto
                              "UPDATE sites SET pages_visited = pages_visited + $3,"
                              " read_stop = coalesce($4, read_stop) "
                              "WHERE job_id = $1 AND host = $2 AND state = 'examined' "
+                             " AND EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS ") "
                              "RETURNING 1",
                              4, p, &rows);
     if (e)
@@ -518,6 +540,8 @@ static enum err site_more_tx(struct store *s, int64_t job, const struct crawlsto
      * stands: only relevant websites are read deeper); the pages of the lost part, never
      * counted, stay lost.
      */
+    if (!found && !job_runs(s, job_id))
+        return err_set(ERR_CONFLICT, "%s not read deeper: its job ended", r->host);
     if (!found) {
         log_warn("database: %s had lost its examination (a database crash?); recorded again",
                  r->host);
@@ -681,103 +705,5 @@ enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_s
         return err_set(ERR_NOMEM, "out of memory");
     *out = v;
     *n = (size_t)rows;
-    return ERR_OK;
-}
-
-/* ---- metrics -------------------------------------------------------------- */
-
-int crawlstore_analyze_start(struct bgexec *b)
-{
-    return bgexec_run(b, "ANALYZE sites, edges");
-}
-
-enum err crawlstore_metrics_add(struct store *s, int64_t job, const struct crawlstore_metrics *m)
-{
-    char ids[32], el[40], pg[32], ex[32], rel[32], hr[40], hrw[40], pp[40], ppw[40];
-    const char *p[] = {NUM(ids, job),
-                       DBL(el, m->elapsed_s),
-                       NUM(pg, m->pages),
-                       NUM(ex, m->examined),
-                       NUM(rel, m->relevant),
-                       isnan(m->harvest_rate) ? NULL : DBL(hr, m->harvest_rate),
-                       isnan(m->harvest_rate_window) ? NULL : DBL(hrw, m->harvest_rate_window),
-                       isnan(m->pprs) ? NULL : DBL(pp, m->pprs),
-                       isnan(m->pprs_window) ? NULL : DBL(ppw, m->pprs_window)};
-    return store_exec(s,
-                      "INSERT INTO metrics (job_id, elapsed_s, pages, sites_examined, "
-                      " relevant_found, harvest_rate, harvest_rate_window, pprs, pprs_window) "
-                      "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                      9, p);
-}
-
-enum err crawlstore_metrics_tail(struct store *s, int64_t job, int64_t window,
-                                 struct crawlstore_metrics **out, size_t *n, double *elapsed_s)
-{
-    *out = NULL;
-    *n = 0;
-    *elapsed_s = 0;
-    char ids[32], win[32];
-    const char *p[] = {NUM(ids, job), NUM(win, window)};
-    struct store_rows *r;
-    enum err e = store_query(s,
-                             "SELECT elapsed_s, pages, sites_examined, relevant_found FROM metrics"
-                             " WHERE job_id = $1 AND pages >= (SELECT max(pages) FROM metrics"
-                             "  WHERE job_id = $1) - $2 ORDER BY pages, id",
-                             2, p, &r);
-    if (e)
-        return e;
-    int rows = store_rows_count(r);
-    struct crawlstore_metrics *v = calloc(rows ? (size_t)rows : 1, sizeof *v);
-    if (!v) {
-        store_rows_free(r);
-        return err_set(ERR_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < rows; i++) {
-        v[i].elapsed_s = strtod(store_rows_get(r, i, 0), NULL);
-        v[i].pages = strtoll(store_rows_get(r, i, 1), NULL, 10);
-        v[i].examined = strtoll(store_rows_get(r, i, 2), NULL, 10);
-        v[i].relevant = strtoll(store_rows_get(r, i, 3), NULL, 10);
-        if (v[i].elapsed_s > *elapsed_s)
-            *elapsed_s = v[i].elapsed_s;
-    }
-    store_rows_free(r);
-    *out = v;
-    *n = (size_t)rows;
-    return ERR_OK;
-}
-
-enum err crawlstore_found(struct store *s, int64_t job, int limit, struct crawlstore_found **out,
-                          size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    char ids[32], lim[16];
-    const char *p[] = {NUM(ids, job), limit > 0 ? NUM(lim, limit) : NULL};
-    struct store_rows *r;
-    enum err e = store_query(s,
-                             "SELECT w.host, w.homepage, s.role, w.confidence, w.pages_visited,"
-                             " coalesce(s.found_pages, -1) "
-                             "FROM relevant_websites w JOIN sites s USING (job_id, host) "
-                             "WHERE w.job_id = $1 ORDER BY w.position LIMIT $2::int",
-                             2, p, &r);
-    if (e)
-        return e;
-    int rows = store_rows_count(r);
-    *out = calloc(rows ? (size_t)rows : 1, sizeof **out);
-    if (!*out) {
-        store_rows_free(r);
-        return err_set(ERR_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < rows; i++) {
-        struct crawlstore_found *f = &(*out)[i];
-        copy_field(f->host, sizeof f->host, store_rows_get(r, i, 0));
-        copy_field(f->homepage, sizeof f->homepage, store_rows_get(r, i, 1));
-        copy_field(f->role, sizeof f->role, store_rows_get(r, i, 2));
-        f->confidence = store_rows_double(r, i, 3, NAN);
-        f->pages = (int)store_rows_i64(r, i, 4, 0);
-        f->found_pages = store_rows_i64(r, i, 5, 0);
-    }
-    *n = (size_t)rows;
-    store_rows_free(r);
     return ERR_OK;
 }
