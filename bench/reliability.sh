@@ -10,7 +10,8 @@
 #   serve_kills  the same with `serve` killed and started again (a job posted to it)
 #   outage     PostgreSQL stopped for 30 s, and crashed (immediate stop), under a crawl
 #   slowloris  2,000 connections that never finish their headers, from 32 addresses, and
-#              /api/health's answer time from another address meanwhile
+#              /api/health's answer time from another address meanwhile (the flood:
+#              bench/slowloris, or SLOWLORIS_BIN; SLOWLORIS_FLOOD=python, SLOWLORIS_REOPEN=1)
 # Usage: bench/reliability.sh [--kills N] [--budget PAGES] [SECTION...]
 #   defaults: 10 kills, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
 #   and a private PostgreSQL cluster in a temporary directory.
@@ -231,7 +232,7 @@ outage() {
   done
 }
 
-# The flood is bench/slowloris (one process, epoll), built beside the binary; with
+# The flood is bench/slowloris (one process, epoll) of the binary's build; with
 # SLOWLORIS_FLOOD=python it is 32 tests/tools/http_abuse.py processes instead (the flood
 # of session 7), and SLOWLORIS_REOPEN=1 has the one-process flood re-open what is cut.
 slowloris() {
@@ -253,7 +254,9 @@ slowloris() {
     done
   else
     n_flood=1
-    "$(dirname "$bin")/bench/slowloris" "$api" --sources 127.0.1.1-127.0.1.32 --per-source 63 \
+    local flooder=${SLOWLORIS_BIN:-$(dirname "$bin")/bench/slowloris}
+    [[ -x $flooder ]] || { echo "no $flooder: build it (target slowloris) or set SLOWLORIS_BIN" >&2; exit 1; }
+    "$flooder" "$api" --sources 127.0.1.1-127.0.1.32 --per-source 63 \
       --seconds 20 ${SLOWLORIS_REOPEN:+--reopen} >"$tmp/flood.all" &
     pids+=($!)
   fi
