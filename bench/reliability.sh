@@ -10,7 +10,8 @@
 #   serve_kills  the same with `serve` killed and started again (a job posted to it)
 #   outage     PostgreSQL stopped for 30 s, and crashed (immediate stop), under a crawl
 #   slowloris  2,000 connections that never finish their headers, from 32 addresses, and
-#              /api/health's answer time from another address meanwhile
+#              /api/health's answer time from another address meanwhile (the flood:
+#              bench/slowloris, or SLOWLORIS_BIN; SLOWLORIS_FLOOD=python, SLOWLORIS_REOPEN=1)
 # Usage: bench/reliability.sh [--kills N] [--budget PAGES] [SECTION...]
 #   defaults: 10 kills, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
 #   and a private PostgreSQL cluster in a temporary directory.
@@ -231,29 +232,50 @@ outage() {
   done
 }
 
+# The flood is bench/slowloris (one process, epoll) of the binary's build; with
+# SLOWLORIS_FLOOD=python it is 32 tests/tools/http_abuse.py processes instead (the flood
+# of session 7), and SLOWLORIS_REOPEN=1 has the one-process flood re-open what is cut.
 slowloris() {
-  echo "== slowloris: 2,000 connections from 32 addresses that never finish their headers"
+  local flood=${SLOWLORIS_FLOOD:-c}
+  echo "== slowloris: 2,000 connections from 32 addresses that never finish their headers" \
+    "($flood flood, load average $(cut -d' ' -f1-3 /proc/loadavg))"
   "$bin" serve --listen 127.0.0.1:0 --db "$db" --workers 1 >"$tmp/serve.out" 2>"$tmp/serve.err" &
   pids+=($!)
   for _ in $(seq 200); do grep -q '^listening' "$tmp/serve.out" && break; sleep 0.1; done
-  local api
+  local api n_flood
   api=$(sed -n 's/^listening on //p' "$tmp/serve.out")
+  # The first answer opens the pool's first PostgreSQL connection (30-50 ms here, flood
+  # or not): one answer before the flood, so that the figure is the flood's.
+  curl -sf -o /dev/null "http://$api/api/health"
   ulimit -n 8192
-  for i in $(seq 32); do
-    python3 "$top/tests/tools/http_abuse.py" flood "$api" --source "127.0.1.$i" --conns 63 \
-      --out "$tmp/flood.$i" --seconds 20 &
+  if [[ $flood == python ]]; then
+    n_flood=32
+    for i in $(seq 32); do
+      python3 "$top/tests/tools/http_abuse.py" flood "$api" --source "127.0.1.$i" --conns 63 \
+        --out "$tmp/flood.$i" --seconds 20 &
+      pids+=($!)
+    done
+  else
+    n_flood=1
+    local flooder=${SLOWLORIS_BIN:-$(dirname "$bin")/bench/slowloris}
+    [[ -x $flooder ]] || { echo "no $flooder: build it (target slowloris) or set SLOWLORIS_BIN" >&2; exit 1; }
+    "$flooder" "$api" --sources 127.0.1.1-127.0.1.32 --per-source 63 \
+      --seconds 20 ${SLOWLORIS_REOPEN:+--reopen} >"$tmp/flood.all" &
     pids+=($!)
-  done
+  fi
   sleep 3
-  local worst=0
+  local worst=0 all=()
   for _ in $(seq 20); do
     local ms
     ms=$(curl -s -o /dev/null -w '%{time_total}' --interface 127.0.0.2 "http://$api/api/health" |
-      python3 -c 'import sys; print(int(float(sys.stdin.read()) * 1000))')
+      awk '{print int($1 * 1000)}')
     ((ms > worst)) && worst=$ms
+    all+=("$ms")
     sleep 0.5
   done
-  wait "${pids[@]: -32}" 2>/dev/null || true
+  wait "${pids[@]: -$n_flood}" 2>/dev/null || true
+  [[ $flood == python ]] || grep -v '^held\|^cut' "$tmp/flood.all" || true
+  echo "/api/health answers, ms, in order: ${all[*]} (load average now $(cut -d' ' -f1 /proc/loadavg))"
   echo "held: $(cat "$tmp"/flood.* | awk '/^held/ {h += $2} END {print h}') of 2016;" \
     "cut by the header deadline: $(cat "$tmp"/flood.* | awk '/^cut/ {c += $2} END {print c}');" \
     "/api/health worst of 20 answers meanwhile: $worst ms"
