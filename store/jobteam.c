@@ -25,18 +25,13 @@ enum err jobteam_renew(struct store *s, int64_t job, const char *worker)
 {
     char id[32];
     const char *p[] = {NUM(id, job), worker};
-    struct store_rows *r;
-    enum err e = store_query(s,
-                             "UPDATE job_workers SET heartbeat_at = now()"
-                             " WHERE job_id = $1 AND worker = $2 RETURNING 1",
-                             2, p, &r);
-    if (e)
-        return e;
-    int ours = store_rows_count(r) == 1;
-    store_rows_free(r);
-    return ours ? ERR_OK
-                : err_set(ERR_CONFLICT, "job %lld: this runner's site lease ran out",
-                          (long long)job);
+    int64_t n;
+    enum err e = store_exec_rows(
+        s, "UPDATE job_workers SET heartbeat_at = now() WHERE job_id = $1 AND worker = $2", 2, p,
+        &n);
+    if (!e && n != 1)
+        e = err_set(ERR_CONFLICT, "job %lld: this runner's site lease ran out", (long long)job);
+    return e;
 }
 
 enum err jobteam_leave(struct store *s, int64_t job, const char *worker)

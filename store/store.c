@@ -215,6 +215,18 @@ enum err store_exec(struct store *s, const char *sql, int nparams, const char *c
     return e;
 }
 
+enum err store_exec_rows(struct store *s, const char *sql, int nparams, const char *const *params,
+                         int64_t *rows)
+{
+    *rows = 0;
+    PGresult *res;
+    enum err e = run(s, sql, nparams, params, &res);
+    if (!e)
+        *rows = strtoll(PQcmdTuples(res), NULL, 10);
+    PQclear(res);
+    return e;
+}
+
 enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
                      struct store_rows **out)
 {

@@ -35,6 +35,9 @@ enum err store_exec(struct store *s, const char *sql, int nparams,
                     const char *const *params) WARN_UNUSED;
 
 /* Run a statement with text parameters and keep its rows. *out is NULL on error. */
+/* store_exec, and how many rows the statement (INSERT, UPDATE, DELETE) touched. */
+enum err store_exec_rows(struct store *s, const char *sql, int nparams, const char *const *params,
+                         int64_t *rows) WARN_UNUSED;
 enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
                      struct store_rows **out) WARN_UNUSED;
 
