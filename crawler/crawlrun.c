@@ -54,26 +54,30 @@ static void crawlrun_report(struct run *r)
 }
 
 /*
- * Does a shared job's lead, with nothing to do, have to wait? Yes while other runners
- * hold websites (their links may feed the border) or websites of runners gone have just
- * come back to the border. The store is asked at most once a poll.
+ * Does a shared job's lead, with nothing to do (why: the border empty, or its budget
+ * spent), have to wait? Yes while other runners hold websites (their links may feed the
+ * border) or websites of runners gone have just come back to the border; for the budget,
+ * also while others hold some of it (store/jobteam.h: an idle runner holds none). The
+ * store is asked at most once a poll.
  */
-static int team_busy(struct run *r)
+static int team_busy(struct run *r, enum crawl_stop why)
 {
     const struct crawlrun_config *c = r->c;
-    if (!r->st->shared || r->claimed == 0)
+    if (!r->st->shared || (r->claimed == 0 && (why != CRAWL_MAX_PAGES || r->m.team == 0)))
         return 0;
     if (r->team_checked == r->m.polls)
         return 1;
     r->team_checked = r->m.polls;
-    int back = 0;
+    int back = 0, others = 0;
+    int64_t held = 0;
     struct crawlstore_counts counts;
     if (jobteam_reclaim(c->s, c->job, &back) != ERR_OK ||
-        crawlstore_counts(c->s, c->job, &counts) != ERR_OK)
+        crawlstore_counts(c->s, c->job, &counts) != ERR_OK ||
+        jobteam_others(c->s, c->job, c->worker, &others, &held) != ERR_OK)
         return 1; /* cannot tell: look again at the next poll */
     r->claimed = counts.claimed;
     r->m.border = counts.border;
-    return back > 0 || counts.claimed > 0;
+    return back > 0 || counts.claimed > 0 || (why == CRAWL_MAX_PAGES && held > 0);
 }
 
 static enum err loop_refill(void *arg)
@@ -82,6 +86,10 @@ static enum err loop_refill(void *arg)
     if (r->stop == CRAWL_RUNNING) {
         r->m.pages_unrecorded = r->st->unrecorded_pages ? r->st->unrecorded_pages(r->sctx) : 0;
         r->stop = crawlmeter_budget_stop(&r->m);
+        if (r->stop != CRAWL_RUNNING)
+            log_debug("crawl: job %lld: %s (pages %lld, %lld more on their way)",
+                      (long long)r->c->job, crawl_stop_name(r->stop), (long long)r->m.pages,
+                      (long long)r->m.pages_unrecorded);
     }
     if (r->stop != CRAWL_RUNNING)
         return ERR_OK;
@@ -94,9 +102,11 @@ static enum err loop_refill(void *arg)
      * waits for the lead to end it; the lead ends it when nobody holds a website (a
      * runner gone holds its own until its lease runs out). */
     if ((blocked == CRAWL_BORDER_EMPTY || blocked == CRAWL_MAX_PAGES) &&
-        (r->c->helper || team_busy(r)))
+        (r->c->helper || team_busy(r, blocked)))
         return ERR_OK;
     r->stop = blocked;
+    log_debug("crawl: job %lld: %s with nothing in flight (pages %lld, %d other runners)",
+              (long long)r->c->job, crawl_stop_name(blocked), (long long)r->m.pages, r->m.team);
     return ERR_OK;
 }
 
@@ -136,7 +146,7 @@ static void poll_team(struct run *r)
     int others = 0, back = 0;
     if (jobteam_renew(c->s, c->job, c->worker) == ERR_CONFLICT) /* the keeper says so too */
         log_warn("crawl: job %lld: %s", (long long)c->job, err_msg());
-    if (jobteam_others(c->s, c->job, c->worker, &others) == ERR_OK)
+    if (jobteam_others(c->s, c->job, c->worker, &others, NULL) == ERR_OK)
         r->m.team = others;
     if (r->m.polls % RECLAIM_POLLS == 0 && jobteam_reclaim(c->s, c->job, &back) == ERR_OK && back)
         log_info("crawl: job %lld: %d websites of runners gone went back to the border",

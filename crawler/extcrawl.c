@@ -129,30 +129,45 @@ static void count_pages(struct ext *x, int64_t n)
 
 /*
  * The allowance, renewed once a poll and, when it cannot pay for another website, at
- * most every GRANT_S: alone, all that the job's budget has left (so one process crawls
- * exactly as before there were helpers); beside other runners, what its websites in
- * flight may need plus ALLOWANCE_SITES websites' worth, the rest given back for them.
+ * most every GRANT_S (at once when nothing is in flight). Alone, a runner holds all that
+ * the job's budget has left, so one process crawls exactly as before there were
+ * helpers. Beside other runners (or before the first poll has said whether there are
+ * any) it holds what its websites in flight may need plus ALLOWANCE_SITES websites'
+ * worth per website it may examine at once, and gives the rest back; with nothing in
+ * flight and nothing it can start (the border empty, or less than a website's worth
+ * left) it holds nothing, so that the lead, deciding whether the budget is spent, never
+ * waits for pages nobody can use.
  */
-#define GRANT_S         0.2
+#define GRANT_S         0.05
 #define ALLOWANCE_SITES 2
 static enum err renew_allowance(struct ext *x)
 {
-    int64_t max = x->m->lim.max_pages;
+    int64_t max = x->m->lim.max_pages, cap = decide_cap(x);
     double t = monotime_s();
-    int short_of_pages = pages_spare(x) < decide_cap(x);
-    if (!max || (x->m->polls == x->grant_poll && !(short_of_pages && t >= x->grant_at + GRANT_S)))
+    int idle = x->active == 0;
+    int short_of_pages = pages_spare(x) < cap;
+    if (!max ||
+        (x->m->polls == x->grant_poll && !(short_of_pages && (idle || t >= x->grant_at + GRANT_S))))
         return ERR_OK;
     x->grant_poll = x->m->polls;
     x->grant_at = t;
     int64_t keep = x->granted - x->recorded, more = max;
-    if (x->m->team > 0) {
+    int shared = x->m->team > 0 || x->m->polls == 0;
+    if (shared) {
+        int nothing_to_start = idle && x->border_empty && !deepen_count(&x->kept);
         int64_t committed = keep - pages_spare(x);
-        int64_t want = committed + ALLOWANCE_SITES * decide_cap(x);
+        int64_t want = nothing_to_start ? 0 : committed + ALLOWANCE_SITES * x->p->concurrency * cap;
         more = keep > want ? 0 : want - keep;
         keep = keep > want ? want : keep;
+        if (keep == x->granted - x->recorded && more == 0 && keep == 0)
+            return ERR_OK; /* holds nothing and wants nothing */
     }
     int64_t got;
     enum err e = jobteam_allow(x->s, x->job, x->worker, max, keep, more, &got);
+    if (!e && shared && idle && keep + got > 0 && keep + got < cap) {
+        keep = 0; /* not a website's worth: for others to use, or for nobody */
+        e = jobteam_allow(x->s, x->job, x->worker, max, 0, 0, &got);
+    }
     if (!e)
         x->granted = x->recorded + keep + got;
     return e;

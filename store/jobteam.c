@@ -130,20 +130,25 @@ enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t
     return e;
 }
 
-enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n)
+enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n,
+                        int64_t *allowance)
 {
     *n = 0;
+    if (allowance)
+        *allowance = 0;
     char id[32], secs[16];
     const char *p[] = {NUM(id, job), worker, NUM(secs, joblease_seconds())};
     struct store_rows *r;
     enum err e = store_query(s,
-                             "SELECT count(*) FROM job_workers WHERE job_id = $1"
-                             " AND worker <> $2"
+                             "SELECT count(*), coalesce(sum(allowance), 0) FROM job_workers"
+                             " WHERE job_id = $1 AND worker <> $2"
                              " AND heartbeat_at >= now() - make_interval(secs => $3::int)",
                              3, p, &r);
     if (e)
         return e;
     *n = (int)store_rows_i64(r, 0, 0, 0);
+    if (allowance)
+        *allowance = store_rows_i64(r, 0, 1, 0);
     store_rows_free(r);
     return ERR_OK;
 }

@@ -53,8 +53,10 @@ enum err jobteam_reclaim(struct store *s, int64_t job, int *count) WARN_UNUSED;
 enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t max_pages,
                        int64_t keep, int64_t more, int64_t *granted) WARN_UNUSED;
 
-/* How many live runners job has besides worker. */
-enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n) WARN_UNUSED;
+/* How many live runners job has besides worker, and the pages of the budget they hold
+ * (their allowances; may be NULL). */
+enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n,
+                        int64_t *allowance) WARN_UNUSED;
 
 /*
  * A job worker could help: crawling with a shareable strategy (website, homepage),

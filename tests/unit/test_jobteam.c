@@ -124,11 +124,11 @@ static void test_reclaim(void **state)
     assert_int_equal(back, 4 + 1); /* the gone process's and the stranger's */
     assert_int_equal(number(s, claimed_by_sql, job), 2 + 3);
     int others = -1;
-    assert_int_equal(jobteam_others(s, job, "other-host:1", &others), ERR_OK);
+    assert_int_equal(jobteam_others(s, job, "other-host:1", &others, NULL), ERR_OK);
     assert_int_equal(others, 1);
 
     age_row(s, job, "other-host:2", joblease_seconds() + 1);
-    assert_int_equal(jobteam_others(s, job, "other-host:1", &others), ERR_OK);
+    assert_int_equal(jobteam_others(s, job, "other-host:1", &others, NULL), ERR_OK);
     assert_int_equal(others, 0); /* silent past its lease: not counted live ... */
     assert_int_equal(jobteam_reclaim(s, job, &back), ERR_OK);
     assert_int_equal(back, 3); /* ... and its websites go back */
@@ -168,6 +168,11 @@ static void test_allowance(void **state)
                             " JOIN jobs j ON j.id = w.job_id WHERE w.job_id = $1",
                             job),
                      100);
+    int n = 0;
+    int64_t held = -1;
+    assert_int_equal(jobteam_others(s, job, "other-host:1", &n, &held), ERR_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(held, 50); /* what the lead waits on before it ends the job */
     /* A runner that leaves frees its share. */
     assert_int_equal(jobteam_leave(s, job, "other-host:2"), ERR_OK);
     assert_int_equal(jobteam_allow(s, job, "other-host:1", 100, 35, 100, &got), ERR_OK);
