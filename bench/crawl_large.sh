@@ -15,7 +15,6 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SITESCOUT_BIN:-$top/build/sitescout}
 shared=${SITESCOUT_SHARED:-$top/../shared}
-cache=${SITESCOUT_WEB_CACHE:-/var/cache/sitescout/webs}
 budget=30000
 topics=sci.space,rec.motorcycles,subject.Science.Biology.Birds
 strategies=website,page
@@ -32,13 +31,7 @@ while [[ $# -gt 0 ]]; do
 done
 checkpoints=${checkpoints:-$((budget / 3)),$budget}
 
-web=$cache/dev-large
-if [[ ! -s $web.warc.gz || ! -s $web.sites.tsv || ! -s $web.jobs.json ]]; then
-  mkdir -p "$cache"
-  echo "building dev-large into $cache (once)" >&2
-  python3 "$shared/tools/mkweb.py" --corpus "$shared/corpus" \
-    --config "$shared/tools/dev-large.json" --out "$web" >/dev/null
-fi
+web=$("$top/bench/dev_large.sh")
 
 tmp=$(mktemp -d)
 trap 'kill $replay 2>/dev/null; rm -rf "$tmp"' EXIT

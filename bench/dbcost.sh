@@ -10,13 +10,12 @@
 #                        [--workers N] [-- extra crawl options, e.g. --set k=v]
 #   defaults: dev, 3000 pages, 3 jobs, sci.space, 1 process. --workers N runs each job
 #   with `serve --workers 0` and N `sitescout worker` processes instead of `crawl`.
-#   Uses build/sitescout (SITESCOUT_BIN); dev-large is built on demand as
-#   bench/crawl_large.sh does (SITESCOUT_WEB_CACHE, default /var/cache/sitescout/webs).
+#   Uses build/sitescout (SITESCOUT_BIN); dev-large is built on demand by
+#   bench/dev_large.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SITESCOUT_BIN:-$top/build/sitescout}
 shared=${SITESCOUT_SHARED:-$top/../shared}
-cache=${SITESCOUT_WEB_CACHE:-/var/cache/sitescout/webs}
 webname=dev budget=3000 jobs=3 topic=sci.space workers=0
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -31,14 +30,7 @@ while [[ $# -gt 0 ]]; do
 done
 case $webname in
   dev) web=$shared/webs/dev ;;
-  dev-large)
-    web=$cache/dev-large
-    if [[ ! -s $web.warc.gz || ! -s $web.sites.tsv || ! -s $web.jobs.json ]]; then
-      mkdir -p "$cache"
-      echo "building dev-large into $cache (once)" >&2
-      python3 "$shared/tools/mkweb.py" --corpus "$shared/corpus" \
-        --config "$shared/tools/dev-large.json" --out "$web" >/dev/null
-    fi ;;
+  dev-large) web=$("$top/bench/dev_large.sh") ;;
   *) echo "dbcost.sh: --web dev or dev-large" >&2; exit 2 ;;
 esac
 
