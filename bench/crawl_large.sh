@@ -3,7 +3,7 @@
 # BUDGET pages through the replay web; prints pages, speed (training included), peak RSS,
 # precision and recall of the relevant test websites, and the truly relevant websites
 # found by each checkpoint (from the page count at which each was judged relevant).
-# dev-large is built on demand (about 1-7 min) into a cache outside the checkout.
+# dev-large is built on demand (bench/dev_large.sh) into a cache outside the checkout.
 #
 # Usage: bench/crawl_large.sh [--budget N] [--topics T,T] [--strategies S,S]
 #                             [--checkpoints N,N] [-- extra crawl options, e.g. --set k=v]
@@ -14,7 +14,6 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SITESCOUT_BIN:-$top/build/sitescout}
-shared=${SITESCOUT_SHARED:-$top/../shared}
 budget=30000
 topics=sci.space,rec.motorcycles,subject.Science.Biology.Birds
 strategies=website,page
