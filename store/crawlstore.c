@@ -10,62 +10,12 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "store/bgexec.h"
+#include "store/sitewrite.h"
+#include "store/sqlarray.h"
 #include "store/store.h"
 
 #define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
 #define DBL(buf, v) (snprintf((buf), sizeof(buf), "%.17g", (double)(v)), (buf))
-
-/* ---- array literals for unnest() ---------------------------------------- */
-
-/* Append s as one quoted element of a PostgreSQL array literal. */
-static enum err array_text(struct buf *b, const char *s)
-{
-    enum err e = buf_append_str(b, b->len > 1 ? ",\"" : "\"");
-    for (; !e && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            e = buf_append_char(b, '\\');
-        if (!e)
-            e = buf_append_char(b, *s);
-    }
-    return e ? e : buf_append_char(b, '"');
-}
-
-static enum err array_double(struct buf *b, double v)
-{
-    if (isnan(v))
-        return buf_append_str(b, b->len > 1 ? ",NULL" : "NULL");
-    return buf_appendf(b, "%s%.17g", b->len > 1 ? "," : "", v);
-}
-
-static enum err array_long(struct buf *b, long long v)
-{
-    return buf_appendf(b, "%s%lld", b->len > 1 ? "," : "", v);
-}
-
-static enum err arrays_init(struct buf *arr, int n)
-{
-    enum err e = ERR_OK;
-    for (int i = 0; i < n; i++) {
-        buf_init(&arr[i], 0);
-        if (!e)
-            e = buf_append_char(&arr[i], '{');
-    }
-    return e;
-}
-
-static enum err arrays_close(struct buf *arr, int n)
-{
-    enum err e = ERR_OK;
-    for (int i = 0; !e && i < n; i++)
-        e = buf_append_char(&arr[i], '}');
-    return e;
-}
-
-static void arrays_release(struct buf *arr, int n)
-{
-    for (int i = 0; i < n; i++)
-        buf_release(&arr[i]);
-}
 
 /* ---- jobs ---------------------------------------------------------------- */
 
@@ -237,10 +187,10 @@ enum err crawlstore_claim(struct store *s, int64_t job, const char *worker, char
     char ids[32];
     const char *p[] = {NUM(ids, job), worker};
     struct store_rows *r;
-    enum err e = store_query(
+    enum err e = store_query_prepared(
         s,
         "UPDATE sites SET state = 'claimed', claimed_by = $2, claimed_at = now() "
-        "WHERE (job_id, host) = (SELECT job_id, host FROM sites "
+        "WHERE job_id = $1 AND host = (SELECT host FROM sites "
         "  WHERE job_id = $1 AND state = 'border' ORDER BY rank DESC, discovered_at, host "
         "  LIMIT 1 FOR UPDATE SKIP LOCKED) "
         "RETURNING host, homepage, rank",
@@ -289,19 +239,12 @@ enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker, in
  * border. The fetches it cost count in the job's pages_downloaded (a training site's
  * do not), in the same statement.
  */
-/*
- * A job's counters and rows change only while it runs: a helper (store/jobteam.h) that
- * finishes a website after the lead ended the job records nothing, so that what a
- * finished job shows is final. (The lead itself writes before it ends the job.)
- */
-#define JOB_RUNS "state NOT IN ('done', 'failed', 'paused')"
-
 static enum err site_release(struct store *s, int64_t job, const char *host, const char *state,
                              const char *error, int fetches)
 {
     char ids[32], n[16];
     const char *p[] = {NUM(ids, job), host, state, error, NUM(n, fetches)};
-    return store_exec(s,
+    return store_exec_prepared(s,
                       "WITH u AS (UPDATE sites SET state = $3, error = $4, claimed_by = NULL,"
                       "  pages_visited = CASE WHEN $3 = 'failed' THEN $5::int ELSE 0 END"
                       "  WHERE job_id = $1 AND host = $2 AND state <> 'examined' RETURNING role) "
@@ -323,40 +266,19 @@ enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host,
     return site_release(s, job, host, "border", NULL, fetches);
 }
 
+/* r's pages, in the order read (unnest hands the rows out in array order, and pages.id
+ * keeps it). */
 static enum err write_pages(struct store *s, const char *job,
                             const struct crawlstore_site_result *r)
 {
     if (!r->n_pages)
         return ERR_OK;
-    struct buf a[6];
-    enum err e = arrays_init(a, 6);
-    for (size_t i = 0; !e && i < r->n_pages; i++) {
-        const struct crawlstore_page *pg = &r->pages[i];
-        e = array_text(&a[0], pg->url);
-        if (!e)
-            e = array_text(&a[1], pg->status);
-        if (!e)
-            e = array_long(&a[2], pg->http_status);
-        if (!e)
-            e = array_long(&a[3], (long long)pg->bytes);
-        if (!e)
-            e = array_double(&a[4], pg->pr_target);
-        if (!e)
-            e = array_double(&a[5], pg->posterior);
-    }
-    if (!e)
-        e = arrays_close(a, 6);
+    struct buf a[SITEWRITE_PAGE_ARRAYS];
+    enum err e = sitewrite_page_arrays(a, r);
     if (!e) {
-        const char *p[] = {job,
-                           r->host,
-                           r->purpose,
-                           buf_str(&a[0]),
-                           buf_str(&a[1]),
-                           buf_str(&a[2]),
-                           buf_str(&a[3]),
-                           buf_str(&a[4]),
+        const char *p[] = {job,           r->host,       r->purpose,    buf_str(&a[0]),
+                           buf_str(&a[1]), buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4]),
                            buf_str(&a[5])};
-        /* unnest hands the rows out in array order, so pages.id keeps the order read. */
         e = store_exec(s,
                        "INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, "
                        " pr_target, posterior) "
@@ -365,203 +287,8 @@ static enum err write_pages(struct store *s, const char *job,
                        " $8::float8[], $9::float8[]) AS t(u, st, hs, b, pr, po)",
                        9, p);
     }
-    arrays_release(a, 6);
+    sqlarray_release(a, SITEWRITE_PAGE_ARRAYS);
     return e;
-}
-
-static enum err write_edges(struct store *s, const char *job,
-                            const struct crawlstore_site_result *r)
-{
-    if (!r->n_edges)
-        return ERR_OK;
-    struct buf a[5];
-    enum err e = arrays_init(a, 5);
-    for (size_t i = 0; !e && i < r->n_edges; i++) {
-        const struct crawlstore_edge *ed = &r->edges[i];
-        e = array_text(&a[0], ed->host);
-        if (!e)
-            e = array_text(&a[1], ed->homepage);
-        if (!e)
-            e = array_double(&a[2], ed->conf_sum);
-        if (!e)
-            e = array_long(&a[3], ed->page_count);
-        if (!e)
-            e = array_double(&a[4], ed->weight);
-    }
-    if (!e)
-        e = arrays_close(a, 5);
-    char conf[40];
-    const char *p[] = {job,
-                       r->host,
-                       buf_str(&a[0]),
-                       buf_str(&a[1]),
-                       buf_str(&a[2]),
-                       buf_str(&a[3]),
-                       buf_str(&a[4]),
-                       DBL(conf, r->confidence)};
-    const char *pe[] = {job,           r->host, buf_str(&a[0]), buf_str(&a[2]), buf_str(&a[3]),
-                        buf_str(&a[4])};
-    if (!e)
-        e = store_exec(s,
-                       "INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count, "
-                       " weight) "
-                       "SELECT $1, $2, d, cs, pc, w FROM unnest($3::text[], $4::float8[], "
-                       " $5::int[], $6::float8[]) AS t(d, cs, pc, w) ON CONFLICT DO NOTHING",
-                       6, pe);
-    /* Every destination joins the border (if new); its rank is the average weight. */
-    if (!e)
-        e = store_exec(
-            s,
-            "INSERT INTO sites (job_id, host, homepage, in_sites, global_sum, local_sum, "
-            " weight_sum, rank) "
-            "SELECT $1, d, h, 1, $8::float8, cs / greatest(pc, 1), w, w "
-            "FROM unnest($3::text[], $4::text[], $5::float8[], $6::int[], $7::float8[]) "
-            " AS t(d, h, cs, pc, w) "
-            "WHERE d <> $2 ORDER BY d " /* rows locked in one order: runners never deadlock */
-            "ON CONFLICT (job_id, host) DO UPDATE SET "
-            " in_sites = sites.in_sites + 1,"
-            " global_sum = sites.global_sum + EXCLUDED.global_sum,"
-            " local_sum = sites.local_sum + EXCLUDED.local_sum,"
-            " weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"
-            " rank = CASE WHEN sites.role = 'start' THEN sites.rank"
-            "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / (sites.in_sites + 1) END",
-            8, p);
-    arrays_release(a, 5);
-    return e;
-}
-
-static enum err site_done_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r)
-{
-    char ids[32], conf[40], ptd[16], fetches[16], prior[40];
-    const char *job_id = NUM(ids, job);
-    const char *p[] = {job_id,
-                       r->host,
-                       DBL(conf, r->confidence),
-                       r->relevant ? "true" : "false",
-                       NUM(fetches, r->fetches),
-                       NUM(ptd, r->pages_to_decide),
-                       !r->read_stop || isnan(r->prior) ? NULL : DBL(prior, r->prior),
-                       r->verdict_by,
-                       r->read_stop};
-    struct store_rows *rows;
-    enum err e = store_query(s,
-                             "UPDATE sites SET state = 'examined', confidence = $3, relevant = $4,"
-                             " pages_visited = $5, pages_to_class = $6, examined_at = now(),"
-                             " claimed_by = NULL, error = NULL,"
-                             " prior = $7, verdict_by = $8, read_stop = $9,"
-                             " found_pages = CASE WHEN $4 THEN (SELECT pages_downloaded + $5::int"
-                             "  FROM jobs WHERE id = $1) END "
-                             "WHERE job_id = $1 AND host = $2 AND state <> 'examined' "
-                             " AND EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS ") "
-                             "RETURNING role",
-                             9, p, &rows);
-    if (e)
-        return e;
-    int found = store_rows_count(rows) == 1;
-    int training = found && strncmp(store_rows_get(rows, 0, 0), "train", 5) == 0;
-    store_rows_free(rows);
-    if (!found)
-        return err_set(ERR_CONFLICT, "site %s is already examined (or unknown, or its job ended)",
-                       r->host);
-    e = write_pages(s, job_id, r);
-    if (!e)
-        e = write_edges(s, job_id, r);
-    if (!e && !training) {
-        const char *q[] = {job_id, NUM(fetches, r->fetches), r->relevant ? "1" : "0"};
-        e = store_exec(s,
-                       "UPDATE jobs SET pages_downloaded = pages_downloaded + $2,"
-                       " sites_examined = sites_examined + 1,"
-                       " relevant_found = relevant_found + $3, updated_at = now() "
-                       "WHERE id = $1",
-                       3, q);
-    }
-    return e;
-}
-
-/* One site's writes (site_done_tx, site_more_tx) in a transaction of their own. */
-struct site_tx {
-    int64_t job;
-    const struct crawlstore_site_result *r;
-    enum err (*tx)(struct store *, int64_t, const struct crawlstore_site_result *);
-};
-
-static enum err site_tx_run(struct store *s, void *arg)
-{
-    struct site_tx *t = arg;
-    return t->tx(s, t->job, t->r);
-}
-
-static enum err site_in_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r,
-                           enum err (*tx)(struct store *, int64_t,
-                                          const struct crawlstore_site_result *))
-{
-    struct site_tx t = {job, r, tx};
-    return store_tx(s, site_tx_run, &t);
-}
-
-enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlstore_site_result *r)
-{
-    return site_in_tx(s, job, r, site_done_tx);
-}
-
-/* Does job (its id as text) still run (JOB_RUNS)? No when it cannot be told. */
-static int job_runs(struct store *s, const char *job_id)
-{
-    const char *p[] = {job_id};
-    struct store_rows *r;
-    if (store_query(s, "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS, 1, p, &r) != ERR_OK)
-        return 0;
-    int runs = store_rows_count(r) == 1;
-    store_rows_free(r);
-    return runs;
-}
-
-static enum err site_more_tx(struct store *s, int64_t job, const struct crawlstore_site_result *r)
-{
-    char ids[32], fetches[16];
-    const char *job_id = NUM(ids, job);
-    const char *p[] = {job_id, r->host, NUM(fetches, r->fetches), r->read_stop};
-    struct store_rows *rows;
-    enum err e = store_query(s,
-                             "UPDATE sites SET pages_visited = pages_visited + $3,"
-                             " read_stop = coalesce($4, read_stop) "
-                             "WHERE job_id = $1 AND host = $2 AND state = 'examined' "
-                             " AND EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS ") "
-                             "RETURNING 1",
-                             4, p, &rows);
-    if (e)
-        return e;
-    int found = store_rows_count(rows) == 1;
-    store_rows_free(rows);
-    /*
-     * Not examined: its examination was lost, as a crash loses the last commits of a
-     * database that runs with synchronous_commit = off (store/pgembed.c) although they
-     * were acknowledged. It is recorded now, from what this deeper read has (its verdict
-     * stands: only relevant websites are read deeper); the pages of the lost part, never
-     * counted, stay lost.
-     */
-    if (!found && !job_runs(s, job_id))
-        return err_set(ERR_CONFLICT, "%s not read deeper: its job ended", r->host);
-    if (!found) {
-        log_warn("database: %s had lost its examination (a database crash?); recorded again",
-                 r->host);
-        return site_done_tx(s, job, r);
-    }
-    e = write_pages(s, job_id, r);
-    if (!e)
-        e = write_edges(s, job_id, r);
-    const char *q[] = {job_id, fetches};
-    if (!e)
-        e = store_exec(s,
-                       "UPDATE jobs SET pages_downloaded = pages_downloaded + $2,"
-                       " updated_at = now() WHERE id = $1",
-                       2, q);
-    return e;
-}
-
-enum err crawlstore_site_more(struct store *s, int64_t job, const struct crawlstore_site_result *r)
-{
-    return site_in_tx(s, job, r, site_more_tx);
 }
 
 static enum err add_border(struct store *s, const char *job_id, const struct crawlstore_border *b,
@@ -570,16 +297,16 @@ static enum err add_border(struct store *s, const char *job_id, const struct cra
     if (!n)
         return ERR_OK;
     struct buf a[3];
-    enum err e = arrays_init(a, 3);
+    enum err e = sqlarray_init(a, 3);
     for (size_t i = 0; !e && i < n; i++) {
-        e = array_text(&a[0], b[i].host);
+        e = sqlarray_text(&a[0], b[i].host);
         if (!e)
-            e = array_text(&a[1], b[i].homepage);
+            e = sqlarray_text(&a[1], b[i].homepage);
         if (!e)
-            e = array_double(&a[2], b[i].rank);
+            e = sqlarray_double(&a[2], b[i].rank);
     }
     if (!e)
-        e = arrays_close(a, 3);
+        e = sqlarray_close(a, 3);
     if (!e) {
         const char *p[] = {job_id, buf_str(&a[0]), buf_str(&a[1]), buf_str(&a[2])};
         e = store_exec(s,
@@ -588,7 +315,7 @@ static enum err add_border(struct store *s, const char *job_id, const struct cra
                        " AS t(h, hp, r) ON CONFLICT DO NOTHING",
                        4, p);
     }
-    arrays_release(a, 3);
+    sqlarray_release(a, 3);
     return e;
 }
 

@@ -20,6 +20,8 @@ struct store {
     char *url;
     int in_tx;
     int reconnects;
+    const char *prepared[STORE_MAX_PREPARED]; /* statement i is named "ss<i>" */
+    int n_prepared;                           /* on this session */
 };
 
 struct store_rows {
@@ -129,6 +131,7 @@ static enum err reconnect(struct store *s)
     log_warn("database connection lost; reconnecting");
     for (;;) {
         PQreset(s->conn);
+        s->n_prepared = 0; /* a new session knows none */
         if (PQstatus(s->conn) == CONNECTION_OK) {
             s->reconnects++;
             log_info("database connection re-established");
@@ -175,17 +178,59 @@ static int session_lost(const struct store *s, const PGresult *res)
 }
 
 /*
+ * The statement sql as prepared on s's session: its index, prepared now if new; -1 when
+ * the cache is full. On a failed PREPARE, *res is its result.
+ */
+static int prepared_index(struct store *s, const char *sql, int nparams, PGresult **res)
+{
+    *res = NULL;
+    for (int i = 0; i < s->n_prepared; i++)
+        if (s->prepared[i] == sql)
+            return i;
+    if (s->n_prepared == STORE_MAX_PREPARED)
+        return -1;
+    char name[16];
+    snprintf(name, sizeof name, "ss%d", s->n_prepared);
+    PGresult *r = PQprepare(s->conn, name, sql, nparams, NULL);
+    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+        *res = r;
+        return -2;
+    }
+    PQclear(r);
+    s->prepared[s->n_prepared] = sql;
+    return s->n_prepared++;
+}
+
+/* Run sql once: prepared (by name), with parameters, or as a script (nparams < 0). */
+static PGresult *run_once(struct store *s, const char *sql, int nparams,
+                          const char *const *params, int prepare)
+{
+    if (nparams < 0)
+        return PQexec(s->conn, sql);
+    if (prepare) {
+        PGresult *res;
+        int i = prepared_index(s, sql, nparams, &res);
+        if (i == -2)
+            return res;
+        if (i >= 0) {
+            char name[16];
+            snprintf(name, sizeof name, "ss%d", i);
+            return PQexecPrepared(s->conn, name, nparams, params, NULL, NULL, 0);
+        }
+    }
+    return PQexecParams(s->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+}
+
+/*
  * Run one statement. On a lost connection outside a transaction, reconnect and
  * retry once; inside a transaction the caller must redo the whole transaction.
  */
 static enum err run(struct store *s, const char *sql, int nparams, const char *const *params,
-                    PGresult **out)
+                    int prepare, PGresult **out)
 {
     *out = NULL;
     for (int attempt = 0;; attempt++) {
-        PGresult *res = nparams >= 0
-                            ? PQexecParams(s->conn, sql, nparams, NULL, params, NULL, NULL, 0)
-                            : PQexec(s->conn, sql);
+        PGresult *res = run_once(s, sql, nparams, params, prepare);
         if (res && result_ok(res)) {
             *out = res;
             return ERR_OK;
@@ -210,7 +255,7 @@ static enum err run(struct store *s, const char *sql, int nparams, const char *c
 enum err store_exec(struct store *s, const char *sql, int nparams, const char *const *params)
 {
     PGresult *res;
-    enum err e = run(s, sql, nparams, params, &res);
+    enum err e = run(s, sql, nparams, params, 0, &res);
     PQclear(res);
     return e;
 }
@@ -220,19 +265,19 @@ enum err store_exec_rows(struct store *s, const char *sql, int nparams, const ch
 {
     *rows = 0;
     PGresult *res;
-    enum err e = run(s, sql, nparams, params, &res);
+    enum err e = run(s, sql, nparams, params, 0, &res);
     if (!e)
         *rows = strtoll(PQcmdTuples(res), NULL, 10);
     PQclear(res);
     return e;
 }
 
-enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
-                     struct store_rows **out)
+static enum err query(struct store *s, const char *sql, int nparams, const char *const *params,
+                      int prepare, struct store_rows **out)
 {
     *out = NULL;
     PGresult *res;
-    enum err e = run(s, sql, nparams, params, &res);
+    enum err e = run(s, sql, nparams, params, prepare, &res);
     if (e)
         return e;
     struct store_rows *r = malloc(sizeof *r);
@@ -245,10 +290,31 @@ enum err store_query(struct store *s, const char *sql, int nparams, const char *
     return ERR_OK;
 }
 
+enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
+                     struct store_rows **out)
+{
+    return query(s, sql, nparams, params, 0, out);
+}
+
+enum err store_query_prepared(struct store *s, const char *sql, int nparams,
+                              const char *const *params, struct store_rows **out)
+{
+    return query(s, sql, nparams, params, 1, out);
+}
+
+enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
+                             const char *const *params)
+{
+    PGresult *res;
+    enum err e = run(s, sql, nparams, params, 1, &res);
+    PQclear(res);
+    return e;
+}
+
 enum err store_exec_script(struct store *s, const char *sql)
 {
     PGresult *res;
-    enum err e = run(s, sql, -1, NULL, &res);
+    enum err e = run(s, sql, -1, NULL, 0, &res);
     PQclear(res);
     return e;
 }

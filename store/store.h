@@ -34,12 +34,25 @@ enum err store_create_database(const char *admin_url, const char *name) WARN_UNU
 enum err store_exec(struct store *s, const char *sql, int nparams,
                     const char *const *params) WARN_UNUSED;
 
-/* Run a statement with text parameters and keep its rows. *out is NULL on error. */
 /* store_exec, and how many rows the statement (INSERT, UPDATE, DELETE) touched. */
 enum err store_exec_rows(struct store *s, const char *sql, int nparams, const char *const *params,
                          int64_t *rows) WARN_UNUSED;
+/* Run a statement with text parameters and keep its rows. *out is NULL on error. */
 enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
                      struct store_rows **out) WARN_UNUSED;
+
+/*
+ * store_exec and store_query for the statements a crawl runs over and over: prepared on
+ * the connection at first use and executed by name after that, so the server parses
+ * and plans them once (a plan is made again when a table's statistics change). sql
+ * must stay at its address for s's lifetime (a string literal or a static array): the
+ * statement is known by it. Past STORE_MAX_PREPARED statements, these run unprepared.
+ */
+#define STORE_MAX_PREPARED 32
+enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
+                             const char *const *params) WARN_UNUSED;
+enum err store_query_prepared(struct store *s, const char *sql, int nparams,
+                              const char *const *params, struct store_rows **out) WARN_UNUSED;
 
 /* Run a script of several statements without parameters (migrations only). */
 enum err store_exec_script(struct store *s, const char *sql) WARN_UNUSED;

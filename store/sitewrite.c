@@ -1,0 +1,208 @@
+/*
+ * The website crawler's writes of an examined website, each one statement: the site's
+ * row, its pages, its edges, the border's upserts and the job's counters go to the
+ * database in one round trip as data-modifying CTEs (one statement is one transaction:
+ * no BEGIN and COMMIT either). Before, they were a transaction of 6 statements, and
+ * round trips made most of the database's CPU (BENCHMARKS.md, "Scale-out (#15)").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "store/crawlstore.h"
+#include "store/sitewrite.h"
+#include "store/sqlarray.h"
+#include "store/store.h"
+
+#define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
+#define DBL(buf, v) (snprintf((buf), sizeof(buf), "%.17g", (double)(v)), (buf))
+
+enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
+                               const struct crawlstore_site_result *r)
+{
+    enum err e = sqlarray_init(a, SITEWRITE_PAGE_ARRAYS);
+    for (size_t i = 0; !e && i < r->n_pages; i++) {
+        const struct crawlstore_page *pg = &r->pages[i];
+        e = sqlarray_text(&a[0], pg->url);
+        if (!e)
+            e = sqlarray_text(&a[1], pg->status);
+        if (!e)
+            e = sqlarray_long(&a[2], pg->http_status);
+        if (!e)
+            e = sqlarray_long(&a[3], (long long)pg->bytes);
+        if (!e)
+            e = sqlarray_double(&a[4], pg->pr_target);
+        if (!e)
+            e = sqlarray_double(&a[5], pg->posterior);
+    }
+    return e ? e : sqlarray_close(a, SITEWRITE_PAGE_ARRAYS);
+}
+
+/* Five literals of r's edges: destination host, its homepage, conf_sum, page_count,
+ * weight. */
+#define EDGE_ARRAYS 5
+static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_site_result *r)
+{
+    enum err e = sqlarray_init(a, EDGE_ARRAYS);
+    for (size_t i = 0; !e && i < r->n_edges; i++) {
+        const struct crawlstore_edge *ed = &r->edges[i];
+        e = sqlarray_text(&a[0], ed->host);
+        if (!e)
+            e = sqlarray_text(&a[1], ed->homepage);
+        if (!e)
+            e = sqlarray_double(&a[2], ed->conf_sum);
+        if (!e)
+            e = sqlarray_long(&a[3], ed->page_count);
+        if (!e)
+            e = sqlarray_double(&a[4], ed->weight);
+    }
+    return e ? e : sqlarray_close(a, EDGE_ARRAYS);
+}
+
+/*
+ * The parameters both statements share: $1 job, $2 host, $3 the site's confidence,
+ * $4 the pages' purpose, $5..$10 the page arrays, $11..$15 the edge arrays; each
+ * statement's own follow from $16. Its first CTE, `site`, returns a row when the site
+ * is to be written; the writes below happen only then:
+ * - the pages, in the order read (unnest hands them out in array order, and pages.id
+ *   keeps it);
+ * - the edges, each once;
+ * - the border: every destination joins it (if new), and its rank becomes the average
+ *   weight of the examined sites linking to it (a start site keeps its rank). The rows
+ *   are locked in one order (ORDER BY d): runners never deadlock on them.
+ */
+#define N_SHARED 15
+#define WRITES                                                                                   \
+    "pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, pr_target,"     \
+    "  posterior)"                                                                               \
+    " SELECT $1, $2, $4, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po"                        \
+    " FROM unnest($5::text[], $6::text[], $7::int[], $8::int[], $9::float8[], $10::float8[])"  \
+    "  WITH ORDINALITY AS t(u, st, hs, b, pr, po, i)"                                            \
+    " WHERE EXISTS (SELECT 1 FROM site) ORDER BY i), "                                           \
+    "ed AS (INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count, weight)"       \
+    " SELECT $1, $2, d, cs, pc, w"                                                               \
+    " FROM unnest($11::text[], $13::float8[], $14::int[], $15::float8[]) AS t(d, cs, pc, w)"    \
+    " WHERE EXISTS (SELECT 1 FROM site) ON CONFLICT DO NOTHING), "                               \
+    "bd AS (INSERT INTO sites (job_id, host, homepage, in_sites, global_sum, local_sum,"         \
+    "  weight_sum, rank)"                                                                        \
+    " SELECT $1, d, h, 1, $3::float8, cs / greatest(pc, 1), w, w"                               \
+    " FROM unnest($11::text[], $12::text[], $13::float8[], $14::int[], $15::float8[])"         \
+    "  AS t(d, h, cs, pc, w)"                                                                    \
+    " WHERE d <> $2 AND EXISTS (SELECT 1 FROM site) ORDER BY d"                                  \
+    " ON CONFLICT (job_id, host) DO UPDATE SET"                                                  \
+    "  in_sites = sites.in_sites + 1,"                                                           \
+    "  global_sum = sites.global_sum + EXCLUDED.global_sum,"                                     \
+    "  local_sum = sites.local_sum + EXCLUDED.local_sum,"                                        \
+    "  weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"                                     \
+    "  rank = CASE WHEN sites.role = 'start' THEN sites.rank"                                    \
+    "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / (sites.in_sites + 1) END), "
+
+/* Run one of the statements below with the shared parameters and n_own of its own. */
+static enum err site_write(struct store *s, int64_t job, const struct crawlstore_site_result *r,
+                           const char *sql, const char *const *own, int n_own,
+                           struct store_rows **rows)
+{
+    struct buf pa[SITEWRITE_PAGE_ARRAYS], ea[EDGE_ARRAYS];
+    enum err e = sitewrite_page_arrays(pa, r);
+    enum err e2 = edge_arrays(ea, r);
+    if (!e)
+        e = e2;
+    char ids[32], conf[40];
+    const char *p[N_SHARED + 8] = {NUM(ids, job),   r->host,         DBL(conf, r->confidence),
+                                   r->purpose,      buf_str(&pa[0]), buf_str(&pa[1]),
+                                   buf_str(&pa[2]), buf_str(&pa[3]), buf_str(&pa[4]),
+                                   buf_str(&pa[5]), buf_str(&ea[0]), buf_str(&ea[1]),
+                                   buf_str(&ea[2]), buf_str(&ea[3]), buf_str(&ea[4])};
+    for (int i = 0; i < n_own; i++)
+        p[N_SHARED + i] = own[i];
+    if (!e)
+        e = store_query_prepared(s, sql, N_SHARED + n_own, p, rows);
+    sqlarray_release(pa, SITEWRITE_PAGE_ARRAYS);
+    sqlarray_release(ea, EDGE_ARRAYS);
+    return e;
+}
+
+/*
+ * crawlstore_site_done: the verdict ($16 relevant, $17 fetches, $18 pages to decide,
+ * $19 prior, $20 verdict_by, $21 read_stop) on a site not yet examined of a job that
+ * runs; the job counts its pages, the site and a relevant one (a training site counts
+ * in none). found_pages reads the job's pages before this statement's own: the pages
+ * downloaded when it was found.
+ */
+static const char site_done_sql[] =
+    "WITH site AS (UPDATE sites SET state = 'examined', confidence = $3, relevant = $16,"
+    " pages_visited = $17, pages_to_class = $18, examined_at = now(), claimed_by = NULL,"
+    " error = NULL, prior = $19, verdict_by = $20, read_stop = $21,"
+    " found_pages = CASE WHEN $16 THEN (SELECT pages_downloaded + $17::int FROM jobs"
+    "  WHERE id = $1) END"
+    " WHERE job_id = $1 AND host = $2 AND state <> 'examined'"
+    "  AND EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS ")"
+    " RETURNING role), " WRITES
+    "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + $17,"
+    " sites_examined = sites_examined + 1,"
+    " relevant_found = relevant_found + CASE WHEN $16 THEN 1 ELSE 0 END, updated_at = now()"
+    " WHERE id = $1 AND EXISTS (SELECT 1 FROM site WHERE role NOT IN ('train', 'train_other')))"
+    " SELECT role FROM site";
+
+enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+{
+    char fetches[16], ptd[16], prior[40];
+    const char *own[] = {r->relevant ? "true" : "false",
+                         NUM(fetches, r->fetches),
+                         NUM(ptd, r->pages_to_decide),
+                         !r->read_stop || isnan(r->prior) ? NULL : DBL(prior, r->prior),
+                         r->verdict_by,
+                         r->read_stop};
+    struct store_rows *rows;
+    enum err e = site_write(s, job, r, site_done_sql, own, 6, &rows);
+    if (e)
+        return e;
+    int found = store_rows_count(rows) == 1;
+    store_rows_free(rows);
+    if (!found)
+        return err_set(ERR_CONFLICT, "site %s is already examined (or unknown, or its job ended)",
+                       r->host);
+    return ERR_OK;
+}
+
+/*
+ * crawlstore_site_more: $16 fetches and $17 read_stop on an examined site of a job that
+ * runs. Answers whether the site was found examined and whether the job runs.
+ */
+static const char site_more_sql[] =
+    "WITH runs AS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS "), "
+    "site AS (UPDATE sites SET pages_visited = pages_visited + $16::int,"
+    " read_stop = coalesce($17::text, read_stop)"
+    " WHERE job_id = $1 AND host = $2 AND state = 'examined' AND EXISTS (SELECT 1 FROM runs)"
+    " RETURNING 1), " WRITES
+    "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + $16::int, updated_at = now()"
+    " WHERE id = $1 AND EXISTS (SELECT 1 FROM site))"
+    " SELECT (SELECT count(*) FROM site), (SELECT count(*) FROM runs)";
+
+enum err crawlstore_site_more(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+{
+    char fetches[16];
+    const char *own[] = {NUM(fetches, r->fetches), r->read_stop};
+    struct store_rows *rows;
+    enum err e = site_write(s, job, r, site_more_sql, own, 2, &rows);
+    if (e)
+        return e;
+    int found = store_rows_i64(rows, 0, 0, 0) == 1;
+    int runs = store_rows_i64(rows, 0, 1, 0) == 1;
+    store_rows_free(rows);
+    if (found)
+        return ERR_OK;
+    if (!runs)
+        return err_set(ERR_CONFLICT, "%s not read deeper: its job ended", r->host);
+    /*
+     * Not examined: its examination was lost, as a crash loses the last commits of a
+     * database that runs with synchronous_commit = off (store/pgembed.c) although they
+     * were acknowledged. It is recorded now, from what this deeper read has (its verdict
+     * stands: only relevant websites are read deeper); the pages of the lost part, never
+     * counted, stay lost.
+     */
+    log_warn("database: %s had lost its examination (a database crash?); recorded again",
+             r->host);
+    return crawlstore_site_done(s, job, r);
+}
