@@ -33,13 +33,26 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     "coalesce(p.error, CASE WHEN p.status >= 400 THEN 'http_' || p.status ELSE 'ok' END)"
 
 /*
+ * The size of job JOB's border, counted up to BORDER_CAP websites (a count of a million
+ * took a second): BORDER_COUNT is the count, at most BORDER_CAP; BORDER_CAPPED whether
+ * there are more. Both read the claim's index (job_id, rank DESC, ...) WHERE border.
+ */
+#define BORDER_CAP "10000"
+#define BORDER_COUNT(JOB)                                                                          \
+    "(SELECT count(*) FROM (SELECT 1 FROM sites b WHERE b.job_id = " JOB                           \
+    " AND b.state = 'border' ORDER BY b.rank DESC LIMIT " BORDER_CAP ") b)"
+#define BORDER_CAPPED(JOB)                                                                         \
+    "EXISTS (SELECT 1 FROM sites b WHERE b.job_id = " JOB " AND b.state = 'border'"                \
+    " ORDER BY b.rank DESC OFFSET " BORDER_CAP ")"
+
+/*
  * What only the one-job answer carries (it is cached; the list is not): the border's
  * size, the crawl's fetches by outcome, and pages per second over the whole crawl and
  * over the last 10 s of its metrics.
  */
 #define JOB_DETAIL                                                                                 \
-    " 'border_sites', (SELECT count(*) FROM sites b WHERE b.job_id = j.id AND b.state = "          \
-    "'border'),"                                                                                   \
+    " 'border_sites', " BORDER_COUNT("j.id") ","                                                   \
+    " 'border_sites_capped', " BORDER_CAPPED("j.id") ","                                           \
     " 'fetches', coalesce((SELECT json_object_agg(f.kind, f.n ORDER BY f.kind) FROM ("             \
     "   SELECT " FETCH_KIND " AS kind, count(*) AS n FROM pages p"                                 \
     "   WHERE p.job_id = j.id AND p.purpose = 'crawl' GROUP BY 1) f), '{}'::json),"                \
@@ -240,7 +253,7 @@ enum err apistore_border(struct store *s, int64_t job, int64_t limit, char **jso
         "  SELECT s.*, row_number() OVER (ORDER BY s.rank DESC, s.discovered_at, s.host) AS n"
         "  FROM sites s WHERE s.job_id = $1 AND s.state = 'border'"
         "  ORDER BY s.rank DESC, s.discovered_at, s.host LIMIT $2) x), '[]'::json),"
-        " 'total', (SELECT count(*) FROM sites s WHERE s.job_id = $1 AND s.state = 'border'),"
+        " 'total', " BORDER_COUNT("$1") ", 'total_capped', " BORDER_CAPPED("$1") ","
         " 'limit', $2::bigint)::text",
         2, p, "no border", json);
 }

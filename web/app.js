@@ -436,7 +436,8 @@ function renderJob(j) {
   const rate = j.pages_per_second || {};
   const recent = RUNNING.has(j.state) && rate.recent != null ? ` (now ${fmtNum(rate.recent)})` : '';
   $('#j-rate').textContent = rate.overall == null ? '–' : `${fmtNum(rate.overall)}${recent}`;
-  $('#j-border').textContent = j.border_sites == null ? '–' : `${fmtInt(j.border_sites)} sites`;
+  $('#j-border').textContent = j.border_sites == null ? '–'
+    : `${fmtInt(j.border_sites)}${j.border_sites_capped ? '+' : ''} sites`;
   const fetches = Object.entries(j.fetches || {}).sort((a, b) => b[1] - a[1]);
   $('#j-fetches').textContent = fetches.length
     ? `Fetches: ${fetches.map(([k, n]) => `${k.replace(/_/g, ' ')} ${fmtInt(n)}`).join(' · ')}` : '';
@@ -570,8 +571,9 @@ function renderBorder(b) {
     cell(tr, fmtTime(site.discovered_at), 'nowrap');
     tbody.appendChild(tr);
   });
+  const total = `${fmtInt(b.total)}${b.total_capped ? '+' : ''}`;
   $('#border-count').textContent = b.total > b.border.length
-    ? `(the first ${fmtInt(b.border.length)} of ${fmtInt(b.total)})` : `(${fmtInt(b.total)})`;
+    ? `(the first ${fmtInt(b.border.length)} of ${total})` : `(${total})`;
   $('#border-table').hidden = b.border.length === 0;
   $('#border-empty').hidden = b.border.length !== 0;
 }

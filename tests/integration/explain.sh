@@ -124,8 +124,27 @@ assert_eq 200 "$(req "/api/jobs/$job/border")" "GET border (default limit)"
 assert_eq "$((border_n < 50 ? border_n : 50))" "$(field "len(d['border'])")" "the default limit is 50"
 req "/api/jobs/$job/border?limit=3" >/dev/null
 assert_eq 3 "$(field "len(d['border'])")" "limit=3"
+assert_eq False "$(field "d.get('total_capped')")" "a border under 10,000 is not capped"
 assert_eq 400 "$(req "/api/jobs/$job/border?limit=1001")" "limit over 1000 is 400"
 assert_eq 400 "$(req "/api/jobs/$job/border?order=rank")" "an unknown argument is 400"
+
+# --- a border of more than 10,000 websites is counted up to 10,000 (a full count took a
+# second at a million): total and the job's border_sites read 10000, flagged as capped.
+big=$(psql_q "insert into jobs (topic, body, params, state) values ('big border', '{}', '{}', 'done')
+  returning id" | head -1)
+psql_q "insert into sites (job_id, host, homepage, rank)
+  select $big, 'h' || i || '.test', 'http://h' || i || '.test/', random()
+  from generate_series(1, 10005) i" >/dev/null
+assert_eq 200 "$(req "/api/jobs/$big/border?limit=5")" "GET border of a border of 10,005"
+assert_eq "10000 True 5" "$(field "d['total'], d['total_capped'], len(d['border'])" | tr -d '(),')" \
+  "... total reads 10000, capped"
+assert_eq 200 "$(req "/api/jobs/$big")" "GET the job"
+assert_eq "10000 True" "$(field "d['border_sites'], d['border_sites_capped']" | tr -d '(),')" \
+  "... its border_sites read 10000, capped"
+psql_q "delete from sites where job_id = $big and host <> 'h1.test'" >/dev/null
+sleep 0.3 # the answer cache holds a job's answers for 250 ms
+assert_eq 200 "$(req "/api/jobs/$big/border")" "GET border again"
+assert_eq "1 False" "$(field "d['total'], d['total_capped']" | tr -d '(),')" "... one left: 1, not capped"
 
 # --- unknowns are 404, as JSON
 assert_eq 404 "$(req "/api/jobs/999999/sites/x.test/pages")" "pages of an unknown job is 404"
