@@ -1,11 +1,38 @@
 #!/usr/bin/env bash
-# The API under load while a crawl runs (issue 7): wrk -t2 -c200 on GET /api/jobs/{id}
-# for 10 s during a dev-web crawl, and the crawl's own speed with and without that load.
-# Usage: bench/api_bench.sh   (uses build/sitescout, the embedded PostgreSQL, wrk)
+# The API under load while a crawl runs (issues 7 and 15): 200 wrk clients on
+# GET /api/jobs/{id} and then on GET /api/jobs/{id}/sites, 10 s each, while a website
+# crawl runs; and the crawl's speed in the same two windows of a second crawl that
+# nobody reads. Prints wrk's figures and the crawl's pages/s in each window.
+# The clients are paced: each waits --pace MS between its requests (200 dashboards
+# polling hard: 200 x 1000/MS requests a second); --pace 0 floods (each sends its next
+# request as soon as the answer is in). serve allows the 200 connections from one address.
+#
+# Usage: bench/api_bench.sh [--web dev|dev-large] [--budget N] [--delay MS] [--threads T]
+#                           [--pace MS]
+#   defaults: dev, 3000 pages, politeness_delay_ms 100 (dev-large: 150000 pages, delay 0),
+#   wrk -t2, pace 100 ms. Uses build/sitescout (SITESCOUT_BIN), the checkout's embedded
+#   PostgreSQL and wrk (installed if missing). dev-large is built on demand by
+#   bench/dev_large.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-bin=$top/build/sitescout
-web=${SITESCOUT_SHARED:-$top/../shared}/webs
+bin=${SITESCOUT_BIN:-$top/build/sitescout}
+shared=${SITESCOUT_SHARED:-$top/../shared}
+webname=dev budget="" delay="" threads=2 pace=100
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --web) webname=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
+    --delay) delay=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --pace) pace=$2; shift 2 ;;
+    *) echo "api_bench.sh: unknown option $1 (see the head of the script)" >&2; exit 2 ;;
+  esac
+done
+case $webname in
+  dev) web=$shared/webs/dev; budget=${budget:-3000} delay=${delay:-100} ;;
+  dev-large) web=$("$top/bench/dev_large.sh"); budget=${budget:-150000} delay=${delay:-0} ;;
+  *) echo "api_bench.sh: --web dev or dev-large" >&2; exit 2 ;;
+esac
 command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null
 tmp=$(mktemp -d)
 pids=()
@@ -14,32 +41,62 @@ start() { # name args...: background sitescout, echo its address
   local name=$1; shift
   "$bin" "$@" >"$tmp/$name" 2>"$tmp/$name.err" &
   pids+=($!)
-  for _ in $(seq 200); do grep -q '^listening' "$tmp/$name" && break; sleep 0.05; done
+  for _ in $(seq 1200); do grep -q '^listening' "$tmp/$name" && break; sleep 0.05; done
   sed -n 's/^listening on //p' "$tmp/$name"
 }
 "$bin" db start >/dev/null
-proxy="http://$(start replay replay --warc "$web/dev.warc.gz" --listen 127.0.0.1:0)"
-api="http://$(start serve serve --listen 127.0.0.1:0 --proxy "$proxy")"
-job_body() {
-  python3 - "$web/dev.jobs.json" <<'PY'
+db=$("$bin" db url)
+proxy="http://$(start replay replay --warc "$web.warc.gz" --listen 127.0.0.1:0)"
+api="http://$(start serve serve --listen 127.0.0.1:0 --proxy "$proxy" --conns-per-ip 256)"
+printf 'function delay() return %d end\n' "$pace" >"$tmp/pace.lua"
+python3 - "$web.jobs.json" "$budget" "$delay" >"$tmp/job.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))["sci.space"]
-j["params"] = {"politeness_delay_ms": 100, "max_pages": 3000}
+j["params"] = {"politeness_delay_ms": int(sys.argv[3]), "max_pages": int(sys.argv[2])}
 print(json.dumps(j))
 PY
-}
-# crawl_rate [wrk]: post the job, optionally load the API while it crawls; pages/s of crawling
-crawl_rate() {
-  local id
-  id=$(curl -sS -X POST -H 'Content-Type: application/json' --data "$(job_body)" "$api/api/jobs" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-  until curl -sS "$api/api/jobs/$id" | grep -Eq "\"state\" *: *\"crawling\""; do sleep 0.2; done
-  if [[ ${1:-} == wrk ]]; then
-    wrk -t2 -c200 -d10s --latency "$api/api/jobs/$id" >"$tmp/wrk.txt"
+pages() { psql "$db" -X -tA -c "select pages_downloaded from jobs where id = $1"; }
+now() { date +%s.%N; }
+# window ID WHAT URL: 10 s of wrk on URL (or of nothing: WHAT=quiet); pages/s meanwhile.
+window() {
+  local p0 t0 p1 t1
+  p0=$(pages "$1") t0=$(now)
+  if [[ $2 == quiet ]]; then sleep 10; else
+    wrk -t"$threads" -c200 -d10s --latency -s "$tmp/pace.lua" "$3" >"$tmp/wrk.$2.txt"
   fi
-  until curl -sS "$api/api/jobs/$id" | grep -Eq "\"state\" *: *\"(done|failed)\""; do sleep 0.5; done
-  "$bin" db psql -X -tA -c "select round(pages_downloaded / extract(epoch from finished_at - (select min(ts) from metrics where job_id = $id) + interval '2 s')::numeric, 1) from jobs where id = $id"
+  p1=$(pages "$1") t1=$(now)
+  python3 -c "print('%.0f' % (($p1 - $p0) / ($t1 - $t0)))"
 }
-echo "crawl alone:     $(crawl_rate) pages/s"
-echo "crawl with wrk:  $(crawl_rate wrk) pages/s"
-grep -E 'Requests/sec|Latency|99%|Non-2xx|Socket errors' "$tmp/wrk.txt"
+# crawl MODE: post the job, and once it has crawled 3 s, two windows (wrk on the job,
+# then on its sites; or quiet); then stop it. Prints the two windows' pages/s.
+crawl() {
+  local id state r1 r2
+  id=$(curl -sS -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/job.json" \
+    "$api/api/jobs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  until [[ $(psql "$db" -X -tA -c "select state from jobs where id = $id") == crawling ]]; do
+    sleep 0.2
+  done
+  sleep 3
+  if [[ $1 == wrk ]]; then
+    r1=$(window "$id" job "$api/api/jobs/$id") r2=$(window "$id" sites "$api/api/jobs/$id/sites")
+  else
+    r1=$(window "$id" quiet) r2=$(window "$id" quiet)
+  fi
+  state=$(psql "$db" -X -tA -c "select state from jobs where id = $id")
+  [[ $state == crawling ]] || echo "warning: job $id was $state before the windows ended" >&2
+  curl -sS -X POST "$api/api/jobs/$id/stop" >/dev/null
+  until [[ $(psql "$db" -X -tA -c "select state from jobs where id = $id") =~ done|failed ]]; do
+    sleep 0.2
+  done
+  echo "$r1 $r2"
+}
+read -r q1 q2 < <(crawl quiet)
+read -r w1 w2 < <(crawl wrk)
+echo "web $webname, budget $budget, politeness_delay_ms $delay, wrk -t$threads -c200 -d10s," \
+  "pace $pace ms"
+echo "crawl pages/s, window 1: alone $q1, with wrk on the job $w1"
+echo "crawl pages/s, window 2: alone $q2, with wrk on the sites $w2"
+for w in job sites; do
+  echo "GET $w:"
+  grep -E 'Requests/sec|Latency|50%|99%|Non-2xx|Socket errors' "$tmp/wrk.$w.txt" | sed 's/^/  /'
+done

@@ -13,6 +13,7 @@ static struct {
     struct {
         char *key, *json;
         int64_t job, until_ms;
+        int64_t refresh_until_ms; /* a caller refreshes the stale answer until then */
     } slot[RESPCACHE_SLOTS];
 } cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -26,9 +27,13 @@ char *respcache_get(const char *key)
     char *copy = NULL;
     size_t i = slot_of(key);
     pthread_mutex_lock(&cache.lock);
-    if (cache.slot[i].json && strcmp(cache.slot[i].key, key) == 0 &&
-        cache.slot[i].until_ms > monotime_ms())
-        copy = strdup(cache.slot[i].json);
+    int64_t now = monotime_ms();
+    if (cache.slot[i].json && strcmp(cache.slot[i].key, key) == 0) {
+        if (cache.slot[i].until_ms > now || cache.slot[i].refresh_until_ms > now)
+            copy = strdup(cache.slot[i].json);
+        else /* stale, and nobody refreshes it: this caller will */
+            cache.slot[i].refresh_until_ms = now + RESPCACHE_REFRESH_MS;
+    }
     pthread_mutex_unlock(&cache.lock);
     return copy;
 }
@@ -49,6 +54,7 @@ void respcache_put(const char *key, int64_t job, const char *json)
     cache.slot[i].json = j;
     cache.slot[i].job = job;
     cache.slot[i].until_ms = monotime_ms() + RESPCACHE_MS;
+    cache.slot[i].refresh_until_ms = 0;
     pthread_mutex_unlock(&cache.lock);
 }
 

@@ -10,10 +10,17 @@
 
 #include <stdint.h>
 
-#define RESPCACHE_MS    250
-#define RESPCACHE_SLOTS 256 /* answers kept at most (a slot per key hash) */
+#define RESPCACHE_MS         250
+#define RESPCACHE_REFRESH_MS 1000 /* a refresh may take this long before another starts */
+#define RESPCACHE_SLOTS      256  /* answers kept at most (a slot per key hash) */
 
-/* The fresh answer kept for key (a malloc'd copy), or NULL. */
+/*
+ * The answer kept for key (a malloc'd copy), or NULL: then the caller asks the database
+ * and keeps its answer (respcache_put). An answer older than RESPCACHE_MS is handed to
+ * the first caller as NULL, and to the others, while that one refreshes it (for up to
+ * RESPCACHE_REFRESH_MS), as it is: a crowd of polls that finds it stale costs one
+ * query, not one each, and none waits for it but the one.
+ */
 char *respcache_get(const char *key);
 
 /* Keep json (copied) as key's answer, for job's sake (respcache_drop_job). */

@@ -51,17 +51,24 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
  * over the last 10 s of its metrics.
  */
 #define JOB_DETAIL                                                                                 \
-    " 'border_sites', " BORDER_COUNT("j.id") ","                                                   \
-    " 'border_sites_capped', " BORDER_CAPPED("j.id") ","                                           \
-    " 'fetches', coalesce((SELECT json_object_agg(f.kind, f.n ORDER BY f.kind) FROM ("             \
-    "   SELECT " FETCH_KIND " AS kind, count(*) AS n FROM pages p"                                 \
-    "   WHERE p.job_id = j.id AND p.purpose = 'crawl' GROUP BY 1) f), '{}'::json),"                \
-    " 'pages_per_second', (SELECT json_build_object("                                              \
-    "   'overall', CASE WHEN m.elapsed_s > 0 THEN m.pages / m.elapsed_s END,"                      \
-    "   'recent', (SELECT CASE WHEN m.elapsed_s > q.elapsed_s"                                     \
-    "     THEN (m.pages - q.pages) / (m.elapsed_s - q.elapsed_s) END FROM metrics q"               \
-    "     WHERE q.job_id = j.id AND q.elapsed_s <= m.elapsed_s - 10 ORDER BY q.ts DESC LIMIT 1))"  \
-    "   FROM metrics m WHERE m.job_id = j.id ORDER BY m.ts DESC LIMIT 1),"
+    " 'border_sites', " BORDER_COUNT(                                                              \
+        "j.id") ","                                                                                \
+                " 'border_sites_capped', " BORDER_CAPPED(                                          \
+                    "j.id") ","                                                                    \
+                            " 'fetches', coalesce((SELECT json_object_agg(f.kind, f.n ORDER BY "   \
+                            "f.kind) FROM ("                                                       \
+                            "   SELECT " FETCH_KIND " AS kind, count(*) AS n FROM pages p"         \
+                            "   WHERE p.job_id = j.id AND p.purpose = 'crawl' GROUP BY 1) f), "    \
+                            "'{}'::json),"                                                         \
+                            " 'pages_per_second', (SELECT json_build_object("                      \
+                            "   'overall', CASE WHEN m.elapsed_s > 0 THEN m.pages / m.elapsed_s "  \
+                            "END,"                                                                 \
+                            "   'recent', (SELECT CASE WHEN m.elapsed_s > q.elapsed_s"             \
+                            "     THEN (m.pages - q.pages) / (m.elapsed_s - q.elapsed_s) END "     \
+                            "FROM metrics q"                                                       \
+                            "     WHERE q.job_id = j.id AND q.elapsed_s <= m.elapsed_s - 10 "      \
+                            "ORDER BY q.ts DESC LIMIT 1))"                                         \
+                            "   FROM metrics m WHERE m.job_id = j.id ORDER BY m.ts DESC LIMIT 1),"
 
 /* One job as a JSON object (j is the jobs row); EXTRA: more members, each ending in ','. */
 #define JOB_JSON_WITH(EXTRA)                                                                       \
@@ -253,8 +260,9 @@ enum err apistore_border(struct store *s, int64_t job, int64_t limit, char **jso
         "  SELECT s.*, row_number() OVER (ORDER BY s.rank DESC, s.discovered_at, s.host) AS n"
         "  FROM sites s WHERE s.job_id = $1 AND s.state = 'border'"
         "  ORDER BY s.rank DESC, s.discovered_at, s.host LIMIT $2) x), '[]'::json),"
-        " 'total', " BORDER_COUNT("$1") ", 'total_capped', " BORDER_CAPPED("$1") ","
-        " 'limit', $2::bigint)::text",
+        " 'total', " BORDER_COUNT("$1") ", 'total_capped', " BORDER_CAPPED(
+            "$1") ","
+                  " 'limit', $2::bigint)::text",
         2, p, "no border", json);
 }
 

@@ -244,15 +244,16 @@ static enum err site_release(struct store *s, int64_t job, const char *host, con
 {
     char ids[32], n[16];
     const char *p[] = {NUM(ids, job), host, state, error, NUM(n, fetches)};
-    return store_exec_prepared(s,
-                      "WITH u AS (UPDATE sites SET state = $3, error = $4, claimed_by = NULL,"
-                      "  pages_visited = CASE WHEN $3 = 'failed' THEN $5::int ELSE 0 END"
-                      "  WHERE job_id = $1 AND host = $2 AND state <> 'examined' RETURNING role) "
-                      "UPDATE jobs SET pages_downloaded = pages_downloaded + $5::int,"
-                      " updated_at = now() "
-                      "WHERE id = $1 AND $5::int > 0 AND " JOB_RUNS
-                      " AND EXISTS (SELECT 1 FROM u WHERE role NOT IN ('train', 'train_other'))",
-                      5, p);
+    return store_exec_prepared(
+        s,
+        "WITH u AS (UPDATE sites SET state = $3, error = $4, claimed_by = NULL,"
+        "  pages_visited = CASE WHEN $3 = 'failed' THEN $5::int ELSE 0 END"
+        "  WHERE job_id = $1 AND host = $2 AND state <> 'examined' RETURNING role) "
+        "UPDATE jobs SET pages_downloaded = pages_downloaded + $5::int,"
+        " updated_at = now() "
+        "WHERE id = $1 AND $5::int > 0 AND " JOB_RUNS
+        " AND EXISTS (SELECT 1 FROM u WHERE role NOT IN ('train', 'train_other'))",
+        5, p);
 }
 
 enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, const char *error,
@@ -276,8 +277,14 @@ static enum err write_pages(struct store *s, const char *job,
     struct buf a[SITEWRITE_PAGE_ARRAYS];
     enum err e = sitewrite_page_arrays(a, r);
     if (!e) {
-        const char *p[] = {job,           r->host,       r->purpose,    buf_str(&a[0]),
-                           buf_str(&a[1]), buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4]),
+        const char *p[] = {job,
+                           r->host,
+                           r->purpose,
+                           buf_str(&a[0]),
+                           buf_str(&a[1]),
+                           buf_str(&a[2]),
+                           buf_str(&a[3]),
+                           buf_str(&a[4]),
                            buf_str(&a[5])};
         e = store_exec(s,
                        "INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, "

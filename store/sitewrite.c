@@ -73,29 +73,29 @@ static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_s
  *   are locked in one order (ORDER BY d): runners never deadlock on them.
  */
 #define N_SHARED 15
-#define WRITES                                                                                   \
-    "pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, pr_target,"     \
-    "  posterior)"                                                                               \
-    " SELECT $1, $2, $4, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po"                        \
-    " FROM unnest($5::text[], $6::text[], $7::int[], $8::int[], $9::float8[], $10::float8[])"  \
-    "  WITH ORDINALITY AS t(u, st, hs, b, pr, po, i)"                                            \
-    " WHERE EXISTS (SELECT 1 FROM site) ORDER BY i), "                                           \
-    "ed AS (INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count, weight)"       \
-    " SELECT $1, $2, d, cs, pc, w"                                                               \
-    " FROM unnest($11::text[], $13::float8[], $14::int[], $15::float8[]) AS t(d, cs, pc, w)"    \
-    " WHERE EXISTS (SELECT 1 FROM site) ON CONFLICT DO NOTHING), "                               \
-    "bd AS (INSERT INTO sites (job_id, host, homepage, in_sites, global_sum, local_sum,"         \
-    "  weight_sum, rank)"                                                                        \
-    " SELECT $1, d, h, 1, $3::float8, cs / greatest(pc, 1), w, w"                               \
-    " FROM unnest($11::text[], $12::text[], $13::float8[], $14::int[], $15::float8[])"         \
-    "  AS t(d, h, cs, pc, w)"                                                                    \
-    " WHERE d <> $2 AND EXISTS (SELECT 1 FROM site) ORDER BY d"                                  \
-    " ON CONFLICT (job_id, host) DO UPDATE SET"                                                  \
-    "  in_sites = sites.in_sites + 1,"                                                           \
-    "  global_sum = sites.global_sum + EXCLUDED.global_sum,"                                     \
-    "  local_sum = sites.local_sum + EXCLUDED.local_sum,"                                        \
-    "  weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"                                     \
-    "  rank = CASE WHEN sites.role = 'start' THEN sites.rank"                                    \
+#define WRITES                                                                                     \
+    "pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, pr_target,"       \
+    "  posterior)"                                                                                 \
+    " SELECT $1, $2, $4, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po"                            \
+    " FROM unnest($5::text[], $6::text[], $7::int[], $8::int[], $9::float8[], $10::float8[])"      \
+    "  WITH ORDINALITY AS t(u, st, hs, b, pr, po, i)"                                              \
+    " WHERE EXISTS (SELECT 1 FROM site) ORDER BY i), "                                             \
+    "ed AS (INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count, weight)"          \
+    " SELECT $1, $2, d, cs, pc, w"                                                                 \
+    " FROM unnest($11::text[], $13::float8[], $14::int[], $15::float8[]) AS t(d, cs, pc, w)"       \
+    " WHERE EXISTS (SELECT 1 FROM site) ON CONFLICT DO NOTHING), "                                 \
+    "bd AS (INSERT INTO sites (job_id, host, homepage, in_sites, global_sum, local_sum,"           \
+    "  weight_sum, rank)"                                                                          \
+    " SELECT $1, d, h, 1, $3::float8, cs / greatest(pc, 1), w, w"                                  \
+    " FROM unnest($11::text[], $12::text[], $13::float8[], $14::int[], $15::float8[])"             \
+    "  AS t(d, h, cs, pc, w)"                                                                      \
+    " WHERE d <> $2 AND EXISTS (SELECT 1 FROM site) ORDER BY d"                                    \
+    " ON CONFLICT (job_id, host) DO UPDATE SET"                                                    \
+    "  in_sites = sites.in_sites + 1,"                                                             \
+    "  global_sum = sites.global_sum + EXCLUDED.global_sum,"                                       \
+    "  local_sum = sites.local_sum + EXCLUDED.local_sum,"                                          \
+    "  weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"                                       \
+    "  rank = CASE WHEN sites.role = 'start' THEN sites.rank"                                      \
     "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / (sites.in_sites + 1) END), "
 
 /* Run one of the statements below with the shared parameters and n_own of its own. */
@@ -138,8 +138,7 @@ static const char site_done_sql[] =
     "  WHERE id = $1) END"
     " WHERE job_id = $1 AND host = $2 AND state <> 'examined'"
     "  AND EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS ")"
-    " RETURNING role), " WRITES
-    "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + $17,"
+    " RETURNING role), " WRITES "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + $17,"
     " sites_examined = sites_examined + 1,"
     " relevant_found = relevant_found + CASE WHEN $16 THEN 1 ELSE 0 END, updated_at = now()"
     " WHERE id = $1 AND EXISTS (SELECT 1 FROM site WHERE role NOT IN ('train', 'train_other')))"
@@ -202,7 +201,6 @@ enum err crawlstore_site_more(struct store *s, int64_t job, const struct crawlst
      * stands: only relevant websites are read deeper); the pages of the lost part, never
      * counted, stay lost.
      */
-    log_warn("database: %s had lost its examination (a database crash?); recorded again",
-             r->host);
+    log_warn("database: %s had lost its examination (a database crash?); recorded again", r->host);
     return crawlstore_site_done(s, job, r);
 }

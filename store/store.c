@@ -202,8 +202,8 @@ static int prepared_index(struct store *s, const char *sql, int nparams, PGresul
 }
 
 /* Run sql once: prepared (by name), with parameters, or as a script (nparams < 0). */
-static PGresult *run_once(struct store *s, const char *sql, int nparams,
-                          const char *const *params, int prepare)
+static PGresult *run_once(struct store *s, const char *sql, int nparams, const char *const *params,
+                          int prepare)
 {
     if (nparams < 0)
         return PQexec(s->conn, sql);
