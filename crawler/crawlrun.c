@@ -15,8 +15,11 @@
 #define POLL_MS  1000 /* how often the job row is checked for stop/pause */
 #define FLUSH_MS 2000 /* how often a strategy's kept verdicts and pages are written */
 /* The planner's statistics are refreshed ANALYZE_FIRST pages into the crawl, then each
- * time the crawl's pages double (crawlstore_analyze_start says why). */
-#define ANALYZE_FIRST 250
+ * time the crawl's pages have grown ANALYZE_GROWTH times (crawlstore_analyze_start says
+ * why). An ANALYZE of a sites table that holds earlier jobs' rows costs PostgreSQL
+ * 0.2-0.8 s: at each doubling it was a third of the tenth job's database CPU. */
+#define ANALYZE_FIRST  250
+#define ANALYZE_GROWTH 4
 /* A job crawled by several runners: every RECLAIM_POLLS polls, the websites of runners
  * whose site lease ran out go back to the border (store/jobteam.h). */
 #define RECLAIM_POLLS 5
@@ -213,7 +216,7 @@ static enum err loop_tick(void *arg)
     if (!e && crawlmeter_row_due(&r->m) && crawlmeter_write(&r->m, r->c->s, r->c->job) != ERR_OK)
         log_warn("crawl: job %lld: metrics: %s", (long long)r->c->job, err_msg());
     if (!e && r->m.pages >= r->next_analyze) {
-        r->next_analyze = r->m.pages * 2;
+        r->next_analyze = r->m.pages * ANALYZE_GROWTH;
         if (!crawlstore_analyze_start(r->analyze))
             log_debug("crawl: job %lld: the last ANALYZE still runs", (long long)r->c->job);
     }

@@ -17,6 +17,8 @@
 #include "crawler/verdict.h"
 #include "store/crawlstore.h"
 #include "store/jobteam.h"
+#include "store/sitewriter.h"
+#include "store/store.h"
 
 /* One website being examined. */
 struct slot {
@@ -34,6 +36,7 @@ struct slot {
 
 struct ext {
     struct store *s;
+    struct sitewriter *w; /* the verdicts' writes, off this thread */
     int64_t job;
     struct fetcher *f;
     const char *worker; /* on the claims */
@@ -163,7 +166,10 @@ static enum err renew_allowance(struct ext *x)
             return ERR_OK; /* holds nothing and wants nothing */
     }
     int64_t got;
-    enum err e = jobteam_allow(x->s, x->job, x->worker, max, keep, more, &got);
+    /* The store counts the job's pages from the verdicts written: all of ours first. */
+    enum err e = sitewriter_flush(x->w);
+    if (!e)
+        e = jobteam_allow(x->s, x->job, x->worker, max, keep, more, &got);
     if (!e && shared && idle && keep + got > 0 && keep + got < cap) {
         keep = 0; /* not a website's worth: for others to use, or for nobody */
         e = jobteam_allow(x->s, x->job, x->worker, max, 0, 0, &got);
@@ -200,6 +206,8 @@ static uint64_t slot_tag(const struct ext *x, const struct slot *sl)
  * pages and fewer by 10k.
  */
 #define BORDER_LOW_WATER 8
+/* How long the site writer's connection may take (the crawl's own is up already). */
+#define WRITER_CONNECT_MS 10000
 static double link_threshold(const struct ext *x)
 {
     double l = x->p->site.l_threshold, low = (double)BORDER_LOW_WATER * x->p->concurrency;
@@ -305,12 +313,8 @@ static enum err slot_judged(struct ext *x, struct slot *sl, const char *cut)
         .edges = edges,
         .n_edges = n_edges,
     };
-    e = verdict_store(x->s, x->job, x->p->weights, &v);
+    e = verdict_queue(x->w, x->p->weights, &v);
     free(cp);
-    if (e == ERR_CONFLICT) {
-        log_warn("extcrawl: %s", err_msg()); /* examined by another worker meanwhile */
-        return ERR_OK;
-    }
     if (e)
         return e;
     if ((e = know_edges(x, edges, n_edges)))
@@ -354,12 +358,8 @@ static enum err slot_deepened(struct ext *x, struct slot *sl, const char *cut)
         .edges = edges + sl->edges_stored,
         .n_edges = n_edges - sl->edges_stored,
     };
-    e = verdict_store_more(x->s, x->job, x->p->weights, &v);
+    e = verdict_queue_more(x->w, x->p->weights, &v);
     free(cp);
-    if (e == ERR_CONFLICT) { /* its row is gone too: nothing to add to */
-        log_warn("extcrawl: %s", err_msg());
-        return ERR_OK;
-    }
     if (!e)
         e = know_edges(x, v.edges, v.n_edges);
     if (e)
@@ -439,6 +439,11 @@ static enum err slot_resume(struct ext *x, struct slot *sl)
 static enum err slot_start(struct ext *x, struct slot *sl)
 {
     enum err e = crawlstore_claim(x->s, x->job, x->worker, &sl->host, &sl->homepage, &sl->rank);
+    if (e == ERR_NOTFOUND && sitewriter_pending(x->w)) { /* their links may fill it */
+        if ((e = sitewriter_flush(x->w)))
+            return e;
+        e = crawlstore_claim(x->s, x->job, x->worker, &sl->host, &sl->homepage, &sl->rank);
+    }
     if (e == ERR_NOTFOUND) {
         x->border_empty = 1;
         x->empty_poll = x->m->polls;
@@ -491,7 +496,9 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
     struct ext *x = arg;
     (void)c;
     x->m = m;
-    enum err e = pagecls_scratch_new(x->model, &x->scratch);
+    enum err e = sitewriter_start(store_url(x->s), WRITER_CONNECT_MS, x->job, &x->w);
+    if (!e)
+        e = pagecls_scratch_new(x->model, &x->scratch);
     struct crawlstore_site_row *rows = NULL;
     size_t n = 0;
     if (!e && x->p->new_links_only) /* the websites known before this run */
@@ -561,8 +568,15 @@ static int64_t ext_unrecorded(void *arg)
     return n;
 }
 
+/* The verdicts queued are written (crawlrun: before a metrics row counts them). */
+static enum err ext_flush(void *arg)
+{
+    struct ext *x = arg;
+    return x->w ? sitewriter_flush(x->w) : ERR_OK;
+}
+
 /* Sites still in flight (user stop, pause, error) go back to the border, their
- * fetches counted. */
+ * fetches counted, after the verdicts queued are written. */
 static void ext_finish(void *arg)
 {
     struct ext *x = arg;
@@ -575,6 +589,10 @@ static void ext_finish(void *arg)
         slot_clear(sl);
     }
     x->active = 0;
+    if (write && x->w && sitewriter_flush(x->w) != ERR_OK)
+        log_warn("extcrawl: verdicts not written: %s", err_msg());
+    sitewriter_stop(x->w, !write);
+    x->w = NULL;
     if (x->slots && write && crawlstore_unclaim(x->s, x->job, x->worker, NULL) != ERR_OK)
         log_warn("extcrawl: could not return claimed sites to the border: %s", err_msg());
     free(x->slots);
@@ -593,6 +611,7 @@ static const struct crawl_strategy website_strategy = {
     .feed = ext_feed,
     .in_flight = ext_in_flight,
     .unrecorded_pages = ext_unrecorded,
+    .flush = ext_flush,
     .finish = ext_finish,
     .shared = 1,
 };

@@ -5,11 +5,20 @@
 #include <stdlib.h>
 
 #include "store/crawlstore.h"
+#include "store/sitewriter.h"
 
-/* v with its edges weighted by mode, handed to write (site_done or site_more). */
-static enum err
-store_weighted(struct store *s, int64_t job, enum edges_weights mode, const struct verdict *v,
-               enum err (*write)(struct store *, int64_t, const struct crawlstore_site_result *))
+/* Where a result goes: the store (now), or a site writer (queued). */
+struct dest {
+    struct store *s;
+    int64_t job;
+    enum err (*store)(struct store *, int64_t, const struct crawlstore_site_result *);
+    struct sitewriter *w;
+    enum err (*queue)(struct sitewriter *, const struct crawlstore_site_result *);
+};
+
+/* v with its edges weighted by mode, handed to its destination. */
+static enum err write_weighted(const struct dest *d, enum edges_weights mode,
+                               const struct verdict *v)
 {
     struct crawlstore_edge *ce = calloc(v->n_edges ? v->n_edges : 1, sizeof *ce);
     if (!ce)
@@ -35,7 +44,7 @@ store_weighted(struct store *s, int64_t job, enum edges_weights mode, const stru
         .edges = ce,
         .n_edges = v->n_edges,
     };
-    enum err e = write(s, job, &res);
+    enum err e = d->w ? d->queue(d->w, &res) : d->store(d->s, d->job, &res);
     free(ce);
     return e;
 }
@@ -43,13 +52,27 @@ store_weighted(struct store *s, int64_t job, enum edges_weights mode, const stru
 enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
                        const struct verdict *v)
 {
-    return store_weighted(s, job, mode, v, crawlstore_site_done);
+    struct dest d = {.s = s, .job = job, .store = crawlstore_site_done};
+    return write_weighted(&d, mode, v);
 }
 
 enum err verdict_store_more(struct store *s, int64_t job, enum edges_weights mode,
                             const struct verdict *v)
 {
-    return store_weighted(s, job, mode, v, crawlstore_site_more);
+    struct dest d = {.s = s, .job = job, .store = crawlstore_site_more};
+    return write_weighted(&d, mode, v);
+}
+
+enum err verdict_queue(struct sitewriter *w, enum edges_weights mode, const struct verdict *v)
+{
+    struct dest d = {.w = w, .queue = sitewriter_done};
+    return write_weighted(&d, mode, v);
+}
+
+enum err verdict_queue_more(struct sitewriter *w, enum edges_weights mode, const struct verdict *v)
+{
+    struct dest d = {.w = w, .queue = sitewriter_more};
+    return write_weighted(&d, mode, v);
 }
 
 enum err verdict_store_unread(struct store *s, int64_t job, const char *host, const char *why,

@@ -52,6 +52,17 @@ enum err verdict_store_more(struct store *s, int64_t job, enum edges_weights mod
                             const struct verdict *v) WARN_UNUSED;
 
 /*
+ * verdict_store and verdict_store_more queued to a site writer (store/sitewriter.h),
+ * which writes them off the crawl's thread, in order. A conflict is only logged, by
+ * the writer.
+ */
+struct sitewriter;
+enum err verdict_queue(struct sitewriter *w, enum edges_weights mode,
+                       const struct verdict *v) WARN_UNUSED;
+enum err verdict_queue_more(struct sitewriter *w, enum edges_weights mode,
+                            const struct verdict *v) WARN_UNUSED;
+
+/*
  * Record that host could not be read (why: a fetch status name, say) after fetches
  * downloads, which count in the job's pages; the targets of its redirects (edges)
  * join the border with rank.

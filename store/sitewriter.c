@@ -1,0 +1,239 @@
+/* The website crawler's writes on a thread of their own (see sitewriter.h). */
+#include "store/sitewriter.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "store/store.h"
+
+/* A queued result: r points into the item's own copies. */
+struct item {
+    struct item *next;
+    int more;
+    struct crawlstore_site_result r;
+};
+
+struct sitewriter {
+    struct store *s;
+    int64_t job;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;    /* the thread: work, or stop */
+    pthread_cond_t changed; /* the crawl: room in the queue, or everything written */
+    struct item *head, *tail;
+    size_t pending; /* queued + the one being written */
+    int stopping, discard;
+    enum err error; /* the first write that failed (not a conflict): the writer stopped */
+    char why[512];
+};
+
+/* ---- a deep copy of a result, in one allocation ---- */
+
+static size_t text_size(const char *s)
+{
+    return s ? strlen(s) + 1 : 0;
+}
+
+static const char *text_copy(char **at, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    memcpy(*at, s, n);
+    const char *copy = *at;
+    *at += n;
+    return copy;
+}
+
+static struct item *item_copy(const struct crawlstore_site_result *r, int more)
+{
+    size_t text = text_size(r->host) + text_size(r->purpose) + text_size(r->homepage) +
+                  text_size(r->verdict_by) + text_size(r->read_stop);
+    for (size_t i = 0; i < r->n_pages; i++)
+        text += text_size(r->pages[i].url) + text_size(r->pages[i].status);
+    for (size_t i = 0; i < r->n_edges; i++)
+        text += text_size(r->edges[i].host) + text_size(r->edges[i].homepage);
+    size_t pages = r->n_pages * sizeof(struct crawlstore_page);
+    size_t edges = r->n_edges * sizeof(struct crawlstore_edge);
+    struct item *it = malloc(sizeof *it + pages + edges + text);
+    if (!it)
+        return NULL;
+    struct crawlstore_page *pg = (struct crawlstore_page *)(it + 1);
+    struct crawlstore_edge *ed = (struct crawlstore_edge *)((char *)pg + pages);
+    char *at = (char *)ed + edges;
+    *it = (struct item){.more = more, .r = *r};
+    it->r.host = text_copy(&at, r->host);
+    it->r.purpose = text_copy(&at, r->purpose);
+    it->r.homepage = text_copy(&at, r->homepage);
+    it->r.verdict_by = text_copy(&at, r->verdict_by);
+    it->r.read_stop = text_copy(&at, r->read_stop);
+    for (size_t i = 0; i < r->n_pages; i++) {
+        pg[i] = r->pages[i];
+        pg[i].url = text_copy(&at, r->pages[i].url);
+        pg[i].status = text_copy(&at, r->pages[i].status);
+    }
+    for (size_t i = 0; i < r->n_edges; i++) {
+        ed[i] = r->edges[i];
+        ed[i].host = text_copy(&at, r->edges[i].host);
+        ed[i].homepage = text_copy(&at, r->edges[i].homepage);
+    }
+    it->r.pages = pg;
+    it->r.edges = ed;
+    return it;
+}
+
+/* ---- the thread ---- */
+
+static void *writer_main(void *arg)
+{
+    struct sitewriter *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->head && !w->stopping)
+            pthread_cond_wait(&w->wake, &w->lock);
+        struct item *it = w->head;
+        if (!it || (w->stopping && w->discard))
+            break;
+        pthread_mutex_unlock(&w->lock);
+        enum err e = it->more ? crawlstore_site_more(w->s, w->job, &it->r)
+                              : crawlstore_site_done(w->s, w->job, &it->r);
+        if (e == ERR_CONFLICT) /* examined by another runner meanwhile, or the job ended */
+            log_warn("extcrawl: %s", err_msg());
+        pthread_mutex_lock(&w->lock);
+        w->head = it->next;
+        if (!w->head)
+            w->tail = NULL;
+        w->pending--;
+        free(it);
+        if (e && e != ERR_CONFLICT) {
+            w->error = e;
+            snprintf(w->why, sizeof w->why, "%s", err_msg());
+            break;
+        }
+        pthread_cond_broadcast(&w->changed);
+    }
+    /* Stopped: by a failed write, or told to drop the rest. */
+    while (w->head) {
+        struct item *it = w->head;
+        w->head = it->next;
+        free(it);
+    }
+    w->tail = NULL;
+    w->pending = 0;
+    w->stopping = 1;
+    pthread_cond_broadcast(&w->changed);
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* The writer's error, set again on the calling thread (lock held). */
+static enum err writer_error(struct sitewriter *w)
+{
+    if (w->error)
+        return err_set(w->error, "%s", w->why);
+    return err_set(ERR_DB, "the site writer has stopped");
+}
+
+/* ---- the crawl's side ---- */
+
+enum err sitewriter_start(const char *url, int timeout_ms, int64_t job, struct sitewriter **out)
+{
+    *out = NULL;
+    struct sitewriter *w = calloc(1, sizeof *w);
+    if (!w)
+        return err_set(ERR_NOMEM, "out of memory");
+    w->job = job;
+    enum err e = store_open(url, timeout_ms, &w->s);
+    if (e) {
+        free(w);
+        return e;
+    }
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->wake, NULL);
+    pthread_cond_init(&w->changed, NULL);
+    if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+        pthread_cond_destroy(&w->changed);
+        pthread_cond_destroy(&w->wake);
+        pthread_mutex_destroy(&w->lock);
+        store_free(w->s);
+        free(w);
+        return err_set(ERR_IO, "cannot start the site writer's thread");
+    }
+    *out = w;
+    return ERR_OK;
+}
+
+static enum err enqueue(struct sitewriter *w, const struct crawlstore_site_result *r, int more)
+{
+    struct item *it = item_copy(r, more);
+    if (!it)
+        return err_set(ERR_NOMEM, "out of memory");
+    pthread_mutex_lock(&w->lock);
+    while (!w->stopping && w->pending >= SITEWRITER_QUEUE_MAX)
+        pthread_cond_wait(&w->changed, &w->lock);
+    if (w->stopping) {
+        enum err e = writer_error(w);
+        pthread_mutex_unlock(&w->lock);
+        free(it);
+        return e;
+    }
+    if (w->tail)
+        w->tail->next = it;
+    else
+        w->head = it;
+    w->tail = it;
+    w->pending++;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    return ERR_OK;
+}
+
+enum err sitewriter_done(struct sitewriter *w, const struct crawlstore_site_result *r)
+{
+    return enqueue(w, r, 0);
+}
+
+enum err sitewriter_more(struct sitewriter *w, const struct crawlstore_site_result *r)
+{
+    return enqueue(w, r, 1);
+}
+
+size_t sitewriter_pending(struct sitewriter *w)
+{
+    pthread_mutex_lock(&w->lock);
+    size_t n = w->pending;
+    pthread_mutex_unlock(&w->lock);
+    return n;
+}
+
+enum err sitewriter_flush(struct sitewriter *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (!w->stopping && w->pending)
+        pthread_cond_wait(&w->changed, &w->lock);
+    enum err e = w->stopping ? writer_error(w) : ERR_OK;
+    pthread_mutex_unlock(&w->lock);
+    return e;
+}
+
+void sitewriter_stop(struct sitewriter *w, int discard)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->lock);
+    if (!w->stopping) {
+        w->stopping = 1;
+        w->discard = discard;
+        pthread_cond_signal(&w->wake);
+    }
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->changed);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
+    store_free(w->s);
+    free(w);
+}

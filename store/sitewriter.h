@@ -1,0 +1,45 @@
+/*
+ * The website crawler's writes off its thread: a thread with a database connection of
+ * its own runs crawlstore_site_done and crawlstore_site_more for the results queued to
+ * it, in the order queued, while the crawl thread goes on parsing and classifying.
+ * Before, the crawl thread waited for each write's round trip (BENCHMARKS.md,
+ * "Scale-out (#15)").
+ *
+ * What the crawl must know stored (the border before it concludes the border is empty,
+ * the job's counters before it reads them, everything before the job ends) it gets by
+ * sitewriter_flush. A write that finds its site examined already or its job ended
+ * (ERR_CONFLICT) is logged and dropped, as the crawl thread did itself; any other error
+ * stops the writer, and the next call returns it.
+ */
+#ifndef SITESCOUT_STORE_SITEWRITER_H
+#define SITESCOUT_STORE_SITEWRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "store/crawlstore.h"
+
+#define SITEWRITER_QUEUE_MAX 64 /* queued results at most: a full queue waits */
+
+struct sitewriter;
+
+/* Connect to url (as store_open, waiting up to timeout_ms) and start the thread. */
+enum err sitewriter_start(const char *url, int timeout_ms, int64_t job,
+                          struct sitewriter **out) WARN_UNUSED;
+
+/* Queue r (copied) for crawlstore_site_done, or crawlstore_site_more. */
+enum err sitewriter_done(struct sitewriter *w, const struct crawlstore_site_result *r) WARN_UNUSED;
+enum err sitewriter_more(struct sitewriter *w, const struct crawlstore_site_result *r) WARN_UNUSED;
+
+/* Results queued and not written yet (the one being written included). */
+size_t sitewriter_pending(struct sitewriter *w);
+
+/* Wait until everything queued is written. */
+enum err sitewriter_flush(struct sitewriter *w) WARN_UNUSED;
+
+/* Stop the thread and close the connection (NULL: nothing), having written everything
+ * queued, or dropped it (discard: the job's lease is lost, another runner has it). */
+void sitewriter_stop(struct sitewriter *w, int discard);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * store/sitewriter against the test cluster: results queued are written in order off
+ * the caller's thread and are all there after a flush; a result whose site is examined
+ * already is dropped with a warning and the writer goes on; a write the database
+ * refuses stops the writer, and the caller hears of it at its next call; stopping with
+ * discard drops what is still queued, without a flush.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/crawlstore.h"
+#include "store/sitewriter.h"
+#include "store/store.h"
+#include "testdb.h"
+
+#define N_SITES 100
+
+/* The count sql ($1 = job) answers. */
+static long long count(struct store *s, int64_t job, const char *sql)
+{
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)job);
+    const char *p[] = {ids};
+    struct store_rows *r;
+    assert_int_equal(store_query(s, sql, 1, p, &r), ERR_OK);
+    long long n = store_rows_i64(r, 0, 0, -1);
+    store_rows_free(r);
+    return n;
+}
+
+/* A job with N_SITES claimed websites h0.test ... */
+static int64_t job_with_sites(struct store *s)
+{
+    int64_t job;
+    assert_int_equal(crawlstore_job_create(s, "w", "{}", "{}", &job), ERR_OK);
+    for (int i = 0; i < N_SITES; i++) {
+        char host[32], home[48];
+        snprintf(host, sizeof host, "h%d.test", i);
+        snprintf(home, sizeof home, "http://%s/", host);
+        assert_int_equal(
+            crawlstore_site_add(s, job, host, home, "discovered", "claimed", NAN, -1, 1.0), ERR_OK);
+    }
+    return job;
+}
+
+/* Site i's result: 2 pages, and a link to site i + 1 (new, or on the border). */
+static enum err queue(struct sitewriter *w, int i, const char *host_override)
+{
+    char host[32], url[64], dst[32], dst_home[48];
+    snprintf(host, sizeof host, "h%d.test", i);
+    snprintf(url, sizeof url, "http://%s/a", host);
+    snprintf(dst, sizeof dst, "h%d.test", i + 1);
+    snprintf(dst_home, sizeof dst_home, "http://%s/", dst);
+    struct crawlstore_page pages[] = {{url, "ok", 200, 100, 0.9, 0.9},
+                                      {url, "http_error", 404, 10, NAN, 0.9}};
+    struct crawlstore_edge edges[] = {{dst, dst_home, 0.9, 1, 0.8}};
+    struct crawlstore_site_result r = {host_override ? host_override : host,
+                                       0.9,
+                                       1,
+                                       1,
+                                       2,
+                                       "crawl",
+                                       pages,
+                                       2,
+                                       edges,
+                                       1,
+                                       NULL,
+                                       0,
+                                       0.5,
+                                       "threshold",
+                                       "verdict"};
+    /* The caller's buffers die here: the writer must have copied them. */
+    return sitewriter_done(w, &r);
+}
+
+static void test_written_in_order(void **state)
+{
+    (void)state;
+    struct store *s;
+    assert_int_equal(testdb_open(&s), 0);
+    int64_t job = job_with_sites(s);
+    struct sitewriter *w;
+    assert_int_equal(sitewriter_start(testdb_url(), 5000, job, &w), ERR_OK);
+    for (int i = 0; i < N_SITES; i++)
+        assert_int_equal(queue(w, i, NULL), ERR_OK);
+    assert_int_equal(queue(w, 3, NULL), ERR_OK); /* examined already: dropped, not fatal */
+    assert_int_equal(sitewriter_flush(w), ERR_OK);
+    assert_int_equal(sitewriter_pending(w), 0);
+    assert_int_equal(count(s, job,
+                           "SELECT count(*) FROM sites WHERE job_id = $1"
+                           " AND state = 'examined'"),
+                     N_SITES);
+    assert_int_equal(count(s, job, "SELECT count(*) FROM pages WHERE job_id = $1"), 2 * N_SITES);
+    assert_int_equal(count(s, job, "SELECT pages_downloaded FROM jobs WHERE id = $1"), 2 * N_SITES);
+    assert_int_equal(count(s, job, "SELECT sites_examined FROM jobs WHERE id = $1"), N_SITES);
+    /* Each site links to the next, claimed already: only h100.test joins the border. */
+    assert_int_equal(count(s, job,
+                           "SELECT count(*) FROM sites WHERE job_id = $1"
+                           " AND state = 'border'"),
+                     1);
+    assert_int_equal(count(s, job, "SELECT count(*) FROM edges WHERE job_id = $1"), N_SITES);
+    /* In order: the pages' ids follow the sites' numbers. */
+    assert_int_equal(
+        count(s, job,
+              "SELECT count(*) FROM (SELECT host, lag(host) OVER (ORDER BY id) AS prev"
+              " FROM pages WHERE job_id = $1) p WHERE prev IS NOT NULL AND host <> prev"
+              " AND substr(host, 2, length(host) - 6)::int"
+              "  <> substr(prev, 2, length(prev) - 6)::int + 1"),
+        0);
+    sitewriter_stop(w, 0);
+    store_free(s);
+}
+
+static void test_refused_write_stops_it(void **state)
+{
+    (void)state;
+    struct store *s;
+    assert_int_equal(testdb_open(&s), 0);
+    int64_t job = job_with_sites(s);
+    struct sitewriter *w;
+    assert_int_equal(sitewriter_start(testdb_url(), 5000, job, &w), ERR_OK);
+    assert_int_equal(queue(w, 0, NULL), ERR_OK);
+    assert_int_equal(queue(w, 1, "bad\xff.test"), ERR_OK); /* not UTF-8: refused */
+    assert_int_equal(sitewriter_flush(w), ERR_DB);
+    assert_non_null(strstr(err_msg(), "UTF8"));
+    assert_int_equal(queue(w, 2, NULL), ERR_DB); /* stopped: nothing more is taken */
+    sitewriter_stop(w, 0);
+    assert_int_equal(count(s, job,
+                           "SELECT count(*) FROM sites WHERE job_id = $1"
+                           " AND state = 'examined'"),
+                     1);
+    store_free(s);
+}
+
+static void test_stop_discard(void **state)
+{
+    (void)state;
+    struct store *s;
+    assert_int_equal(testdb_open(&s), 0);
+    int64_t job = job_with_sites(s);
+    struct sitewriter *w;
+    assert_int_equal(sitewriter_start(testdb_url(), 5000, job, &w), ERR_OK);
+    for (int i = 0; i < N_SITES; i++)
+        assert_int_equal(queue(w, i, NULL), ERR_OK);
+    sitewriter_stop(w, 1);
+    /* Whatever was written was written whole: a site's pages with it, and counted. */
+    long long examined = count(s, job,
+                               "SELECT count(*) FROM sites WHERE job_id = $1"
+                               " AND state = 'examined'");
+    assert_true(examined <= N_SITES);
+    assert_int_equal(count(s, job, "SELECT count(*) FROM pages WHERE job_id = $1"), 2 * examined);
+    assert_int_equal(count(s, job, "SELECT sites_examined FROM jobs WHERE id = $1"), examined);
+    sitewriter_stop(NULL, 0);
+    store_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_written_in_order),
+        cmocka_unit_test(test_refused_write_stops_it),
+        cmocka_unit_test(test_stop_discard),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
