@@ -20,7 +20,8 @@
 #include "store/store.h"
 #include "testdb.h"
 
-#define N_SITES 100
+#define N_SITES  100
+#define EXAMINED "SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'examined'"
 
 /* The count sql ($1 = job) answers. */
 static long long count(struct store *s, int64_t job, const char *sql)
@@ -48,6 +49,16 @@ static int64_t job_with_sites(struct store *s)
             crawlstore_site_add(s, job, host, home, "discovered", "claimed", NAN, -1, 1.0), ERR_OK);
     }
     return job;
+}
+
+/* A connection, a job with its websites, and a writer for it. */
+static struct sitewriter *start(struct store **s, int64_t *job)
+{
+    assert_int_equal(testdb_open(s), 0);
+    *job = job_with_sites(*s);
+    struct sitewriter *w;
+    assert_int_equal(sitewriter_start(testdb_url(), 5000, *job, &w), ERR_OK);
+    return w;
 }
 
 /* Site i's result: 2 pages, and a link to site i + 1 (new, or on the border). */
@@ -84,19 +95,14 @@ static void test_written_in_order(void **state)
 {
     (void)state;
     struct store *s;
-    assert_int_equal(testdb_open(&s), 0);
-    int64_t job = job_with_sites(s);
-    struct sitewriter *w;
-    assert_int_equal(sitewriter_start(testdb_url(), 5000, job, &w), ERR_OK);
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
     for (int i = 0; i < N_SITES; i++)
         assert_int_equal(queue(w, i, NULL), ERR_OK);
     assert_int_equal(queue(w, 3, NULL), ERR_OK); /* examined already: dropped, not fatal */
     assert_int_equal(sitewriter_flush(w), ERR_OK);
     assert_int_equal(sitewriter_pending(w), 0);
-    assert_int_equal(count(s, job,
-                           "SELECT count(*) FROM sites WHERE job_id = $1"
-                           " AND state = 'examined'"),
-                     N_SITES);
+    assert_int_equal(count(s, job, EXAMINED), N_SITES);
     assert_int_equal(count(s, job, "SELECT count(*) FROM pages WHERE job_id = $1"), 2 * N_SITES);
     assert_int_equal(count(s, job, "SELECT pages_downloaded FROM jobs WHERE id = $1"), 2 * N_SITES);
     assert_int_equal(count(s, job, "SELECT sites_examined FROM jobs WHERE id = $1"), N_SITES);
@@ -122,20 +128,15 @@ static void test_refused_write_stops_it(void **state)
 {
     (void)state;
     struct store *s;
-    assert_int_equal(testdb_open(&s), 0);
-    int64_t job = job_with_sites(s);
-    struct sitewriter *w;
-    assert_int_equal(sitewriter_start(testdb_url(), 5000, job, &w), ERR_OK);
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
     assert_int_equal(queue(w, 0, NULL), ERR_OK);
     assert_int_equal(queue(w, 1, "bad\xff.test"), ERR_OK); /* not UTF-8: refused */
     assert_int_equal(sitewriter_flush(w), ERR_DB);
     assert_non_null(strstr(err_msg(), "UTF8"));
     assert_int_equal(queue(w, 2, NULL), ERR_DB); /* stopped: nothing more is taken */
     sitewriter_stop(w, 0);
-    assert_int_equal(count(s, job,
-                           "SELECT count(*) FROM sites WHERE job_id = $1"
-                           " AND state = 'examined'"),
-                     1);
+    assert_int_equal(count(s, job, EXAMINED), 1);
     store_free(s);
 }
 
@@ -143,17 +144,13 @@ static void test_stop_discard(void **state)
 {
     (void)state;
     struct store *s;
-    assert_int_equal(testdb_open(&s), 0);
-    int64_t job = job_with_sites(s);
-    struct sitewriter *w;
-    assert_int_equal(sitewriter_start(testdb_url(), 5000, job, &w), ERR_OK);
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
     for (int i = 0; i < N_SITES; i++)
         assert_int_equal(queue(w, i, NULL), ERR_OK);
     sitewriter_stop(w, 1);
     /* Whatever was written was written whole: a site's pages with it, and counted. */
-    long long examined = count(s, job,
-                               "SELECT count(*) FROM sites WHERE job_id = $1"
-                               " AND state = 'examined'");
+    long long examined = count(s, job, EXAMINED);
     assert_true(examined <= N_SITES);
     assert_int_equal(count(s, job, "SELECT count(*) FROM pages WHERE job_id = $1"), 2 * examined);
     assert_int_equal(count(s, job, "SELECT sites_examined FROM jobs WHERE id = $1"), examined);
