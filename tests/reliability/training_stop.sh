@@ -58,8 +58,12 @@ ok "... and how many it has read ($read_sites)"
 assert_eq reading "$step" "... the pages it fetched for them ($train_pages), and that it is reading them"
 assert_contains "$(curl -sf "$API/metrics")" "sitescout_training_sites_read{job_id=\"$job\"}" \
   "... also in the Prometheus output"
+t0=$(date +%s.%N)
 curl -sf -X POST "$API/api/jobs/$job/stop" >/dev/null
 wait_state "$job" done 15
+# How long it took is printed, not asserted (a loaded machine may take longer): the
+# figure for BENCHMARKS.md.
+echo "# stop during training took $(python3 -c "print('%.2f' % ($(date +%s.%N) - $t0))") s"
 assert_eq "done user_stop" "$(state "$job")" "a stop during training ends the job at once"
 assert_eq 0 "$(models "$job")" "... without training a model"
 assert_eq none "$(training "$job")" "... and shows no training progress once done"
