@@ -19,7 +19,7 @@ static void copy_field(char *dst, size_t n, const char *src)
 
 int crawlstore_analyze_start(struct bgexec *b)
 {
-    return bgexec_run(b, "ANALYZE sites");
+    return bgexec_run(b, "ANALYZE sites (job_id, state)");
 }
 
 enum err crawlstore_metrics_add(struct store *s, int64_t job, const struct crawlstore_metrics *m)

@@ -208,13 +208,13 @@ enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host,
                                  int fetches) WARN_UNUSED;
 
 /*
- * Start refreshing the planner's statistics of the table the crawl reads (sites) on
- * b's connection, unless the last refresh still runs (then 0). A new job's rows are
- * invisible to the planner until autovacuum's analyze runs (after 10% of a table
- * changed), and until then its claims and border updates can take plans made for an
- * empty job: several times slower (issue 13). pages and edges are only written during
- * a crawl (edges by its primary key), and are the largest tables: their statistics
- * wait for autovacuum.
+ * Start refreshing the planner's statistics of the table the crawl reads (sites: its
+ * columns job_id and state, sampled small, migration 012) on b's connection, unless the
+ * last refresh still runs (then 0). A new job's rows are invisible to the planner until
+ * autovacuum's analyze runs (after 10% of a table changed), and until then its claims
+ * and border updates can take plans made for an empty job: several times slower (issue
+ * 13). pages and edges are only written during a crawl (edges by its primary key), and
+ * are the largest tables: their statistics wait for autovacuum.
  */
 int crawlstore_analyze_start(struct bgexec *b);
 

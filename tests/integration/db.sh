@@ -23,6 +23,9 @@ assert_eq "$n_migrations" "$(psql_q 'select count(*) from schema_migrations')" "
 for t in jobs sites edges pages metrics models; do
   assert_eq "$t" "$(psql_q "select to_regclass('public.$t')")" "table $t exists"
 done
+assert_eq "job_id 30 state 30" "$(psql_q "select string_agg(attname || ' ' || attstattarget, ' '
+  order by attname) from pg_attribute where attrelid = 'sites'::regclass
+  and attname in ('job_id', 'state')")" "the crawl's own columns of sites have a small statistics target"
 
 # --- two migrators at once on an empty database: both succeed, one schema
 psql_q 'create database race'
