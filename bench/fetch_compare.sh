@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The issue-4 fetcher benchmark: a breadth-first fetch of a whole replay web by sitescout
-# (bench/fetch_bench, ROUNDS times), wget -r and a minimal Scrapy spider, one after the
+# (bench/fetch_bench, ROUNDS times), wget -r, wget2 -r (32 threads, as issue 15 races it)
+# and a minimal Scrapy spider, one after the
 # other through one `sitescout replay`, each counted from its own figures and from the
 # replay's access log (bench/fetch_count.py); then html_bench's gumbo-only ceiling.
 # Figures and how to read them: BENCHMARKS.md, "Fetching (issue 4)". Only talks to
@@ -9,9 +10,10 @@
 #   bench/fetch_compare.sh [WARC]      default ../shared/webs/dev.warc.gz
 #   BUILD=DIR  a Release build (default build-bench):
 #       cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release && cmake --build build-bench -j2
-#   ROUNDS=N   fetch_bench runs (default 3)    TOOLS="sitescout wget scrapy html" (default all)
+#   ROUNDS=N   fetch_bench runs (default 3)    TOOLS="sitescout wget wget2 scrapy html" (default all)
 #   KEEP=1     keep the scratch directory (logs, the access log, wget's files)
-# Needs wget, GNU time and Debian's python3-scrapy; installs them with apt-get when run as root.
+# Needs wget, wget2, GNU time and Debian's python3-scrapy; installs them with apt-get when
+# run as root.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build-bench}
@@ -22,7 +24,7 @@ SHARED=${SITESCOUT_SHARED:-$ROOT/../shared}
 WARC=${1:-$SHARED/webs/dev.warc.gz}
 SITES=${WARC%.warc.gz}.sites.tsv
 ROUNDS=${ROUNDS:-3}
-TOOLS=${TOOLS:-sitescout wget scrapy html}
+TOOLS=${TOOLS:-sitescout wget wget2 scrapy html}
 START_HOST=start.fetch-compare.test # wget's start page (below)
 SCRAPY=/usr/bin/scrapy # Debian's, whatever python3 comes first on PATH
 
@@ -35,6 +37,7 @@ done
 
 missing=()
 command -v wget >/dev/null || missing+=(wget)
+command -v wget2 >/dev/null || missing+=(wget2)
 [[ -x /usr/bin/time ]] || missing+=(time)
 [[ -x $SCRAPY ]] || missing+=(python3-scrapy)
 if ((${#missing[@]})); then
@@ -59,7 +62,7 @@ trap cleanup EXIT
 echo "# date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "# machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), $(free -g | awk '/^Mem:/ {print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# source:  $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo "?"); $BUILD ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt" 2>/dev/null))"
-echo "# tools:   $(wget --version | head -1); $("$SCRAPY" version 2>/dev/null)"
+echo "# tools:   $(wget --version | head -1); $(wget2 --version | head -1); $("$SCRAPY" version 2>/dev/null)"
 echo "# web:     $WARC ($(stat -c %s "$WARC") bytes), $(($(wc -l <"$SITES") - 1)) homepages"
 tail -n +2 "$SITES" | cut -f1 | sed 's|.*|http://&/|' >"$TMP/homepages"
 # wget -r -i FILE runs one recursion per line of FILE, and each asks again for the URLs
@@ -129,6 +132,14 @@ if want wget; then
         wget -r -l inf -H -e robots=on --wait=0 --follow-tags=a,area,frame,iframe -nv \
         -o "$TMP/wget.log" -P "$TMP/wget" "$START"
     tail -1 "$TMP/wget.log" | sed 's/^/   /'
+fi
+if want wget2; then
+    # The same recursion with 32 threads and a 1 s timeout (issue 15's settings); its own
+    # count: the files it saved, the start page left out.
+    run wget2 "echo \$((\$(find $TMP/wget2 -type f | wc -l) - 1))" -- \
+        wget2 -r -l inf -H --robots=on --wait=0 --max-threads=32 --timeout=1 \
+        --follow-tags=a/href,area/href,frame/src,iframe/src -nv \
+        -o "$TMP/wget2.log" -P "$TMP/wget2" "$START"
 fi
 if want scrapy; then
     run scrapy "python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"bench/html_pages\"])' $TMP/scrapy.json" -- \

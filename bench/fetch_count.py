@@ -9,7 +9,9 @@ access-log line belongs to the run whose [start, end] holds its `ts` (the reques
 arrival). Prints a Markdown table, one row per run: the run's own figures, then from the
 log: requests, robots.txt requests, 200 responses other than robots.txt, distinct HTML
 URLs answered 200 (the recorded Content-Type is text/html or application/xhtml+xml),
-and HTML pages/s and MB/s (distinct pages' bodies) over the wall time. The WARC is read
+and HTML pages/s and MB/s (distinct pages' bodies) over the wall time; then the active
+time (from the run's first request to its last, in the log: a tool's start-up and its
+wait for the last timeouts left out) and HTML pages/s over it. The WARC is read
 independently of the replay (tests/tools/warc_extract.py).
 """
 import json
@@ -41,7 +43,8 @@ def main():
             name, t0, t1, secs, cpu, rss, own = line.rstrip('\n').split('\t')
             runs.append({'name': name, 't0': float(t0), 't1': float(t1), 'secs': float(secs),
                          'cpu': float(cpu), 'rss': float(rss), 'own': own,
-                         'req': 0, 'robots': 0, 'ok': 0, 'urls': set(), 'bytes': 0})
+                         'req': 0, 'robots': 0, 'ok': 0, 'urls': set(), 'bytes': 0,
+                         'first': None, 'last': None})
     with open(log) as f:
         for line in f:
             d = json.loads(line)
@@ -49,6 +52,8 @@ def main():
             if run is None:
                 continue
             run['req'] += 1
+            run['first'] = d['ts'] if run['first'] is None else min(run['first'], d['ts'])
+            run['last'] = d['ts'] if run['last'] is None else max(run['last'], d['ts'])
             if d['url'].endswith('/robots.txt'):
                 run['robots'] += 1
                 continue
@@ -60,12 +65,14 @@ def main():
                 run['bytes'] += d['bytes']
     print('The web: %d HTML pages (200, text/html) in %s.\n' % (len(html), os.path.basename(warc)))
     print('| run | wall s | CPU s | peak RSS MB | own count | requests | robots.txt | 200 (not robots) '
-          '| HTML 200, distinct | HTML MB | pages/s | MB/s |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
+          '| HTML 200, distinct | HTML MB | pages/s | MB/s | active s | pages/s active |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for r in runs:
-        print('| %s | %.1f | %.1f | %.0f | %s | %d | %d | %d | %d | %.1f | %.0f | %.2f |' % (
+        active = r['last'] - r['first'] if r['first'] is not None else 0.0
+        print('| %s | %.1f | %.1f | %.0f | %s | %d | %d | %d | %d | %.1f | %.0f | %.2f | %.1f | %s |' % (
             r['name'], r['secs'], r['cpu'], r['rss'], r['own'], r['req'], r['robots'], r['ok'],
-            len(r['urls']), r['bytes'] / 1e6, len(r['urls']) / r['secs'], r['bytes'] / 1e6 / r['secs']))
+            len(r['urls']), r['bytes'] / 1e6, len(r['urls']) / r['secs'], r['bytes'] / 1e6 / r['secs'],
+            active, '%.0f' % (len(r['urls']) / active) if active > 0 else '-'))
 
 
 if __name__ == '__main__':
