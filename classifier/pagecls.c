@@ -26,6 +26,7 @@ void pagecls_params_default(struct pagecls_params *p)
     p->min_sites = 2;
     p->kind = PAGECLS_KNN;
     p->centroids = 4;
+    p->sites_per_centroid = 15; /* rec.motorcycles' for-sale websites: BENCHMARKS.md, session 9 */
     p->max_iter = 30;
     p->seed = 20040831; /* any fixed value: VLDB 2004 */
     p->eps = 1e-6;
@@ -37,14 +38,15 @@ void pagecls_params_default(struct pagecls_params *p)
 enum err pagecls_check_params(const struct pagecls_params *p)
 {
     if (p->min_df < 1 || p->min_sites < 1 || p->centroids < 1 || p->centroids > PAGECLS_MAX_K ||
-        p->max_iter < 1 || !(p->eps > 0 && p->eps < 0.5) ||
-        (p->kind != PAGECLS_KNN && p->kind != PAGECLS_SVM) ||
+        p->sites_per_centroid > PAGECLS_MAX_SITES_PER_CENTROID || p->max_iter < 1 ||
+        !(p->eps > 0 && p->eps < 0.5) || (p->kind != PAGECLS_KNN && p->kind != PAGECLS_SVM) ||
         !(p->svm_c > 0 && p->svm_c <= PAGECLS_MAX_SVM_C))
         return err_set(
             ERR_INVAL,
             "page classifier parameters out of range (min_df, min_sites >= 1, 1 <= centroids "
-            "<= %d, max_iter >= 1, 0 < eps < 0.5, kind knn or svm, 0 < svm_c <= %g)",
-            PAGECLS_MAX_K, PAGECLS_MAX_SVM_C);
+            "<= %d, sites_per_centroid <= %d, max_iter >= 1, 0 < eps < 0.5, kind knn or svm, 0 < "
+            "svm_c <= %g)",
+            PAGECLS_MAX_K, PAGECLS_MAX_SITES_PER_CENTROID, PAGECLS_MAX_SVM_C);
     return ERR_OK;
 }
 

@@ -23,11 +23,12 @@
  * Classes are numbered 0..n-1; sitescout uses exactly two, target and other.
  * Everything here works for up to PAGECLS_MAX_CLASSES.
  */
-#define PAGECLS_TARGET      0
-#define PAGECLS_OTHER       1
-#define PAGECLS_MAX_CLASSES 8
-#define PAGECLS_MAX_K       256 /* centroids per class */
-#define PAGECLS_MAX_SVM_C   1e6 /* largest svm_c */
+#define PAGECLS_TARGET                 0
+#define PAGECLS_OTHER                  1
+#define PAGECLS_MAX_CLASSES            8
+#define PAGECLS_MAX_K                  256 /* centroids per class */
+#define PAGECLS_MAX_SITES_PER_CENTROID 100000
+#define PAGECLS_MAX_SVM_C              1e6 /* largest svm_c */
 
 /*
  * What learns from the TF-IDF vectors (docs/classifier.md):
@@ -41,18 +42,22 @@ enum pagecls_kind {
 };
 
 struct pagecls_params {
-    struct tokenize_opts tok; /* stemming, numbers */
-    bool sublinear_tf;        /* tf = 1 + ln(count) instead of count */
-    uint32_t min_df;          /* terms in fewer training pages are not in the model (>= 1) */
-    uint32_t min_sites;       /* ... nor terms used by fewer training websites (>= 1) */
-    uint32_t kind;            /* enum pagecls_kind */
-    uint32_t centroids;       /* kNN: k-means clusters per class (1..PAGECLS_MAX_K) */
-    uint32_t max_iter;        /* k-means iterations at most */
-    uint64_t seed;            /* k-means++ seeding and cross-validation folds */
-    double eps;               /* distances are clamped to [eps, 1 - eps], 0 < eps < 0.5 */
-    double svm_c;             /* SVM: the cost C before class weights, (0, PAGECLS_MAX_SVM_C] */
-    bool calibrate;           /* fit a calibration in cross-validation (classifier/calib.h); not
-                               * stored in the model (the model stores the calibration) */
+    struct tokenize_opts tok;    /* stemming, numbers */
+    bool sublinear_tf;           /* tf = 1 + ln(count) instead of count */
+    uint32_t min_df;             /* terms in fewer training pages are not in the model (>= 1) */
+    uint32_t min_sites;          /* ... nor terms used by fewer training websites (>= 1) */
+    uint32_t kind;               /* enum pagecls_kind */
+    uint32_t centroids;          /* kNN: k-means clusters per class at most (1..PAGECLS_MAX_K) */
+    uint32_t sites_per_centroid; /* kNN: a class gets one centroid per this many of its
+                                  * training websites (rounded up), at most `centroids`
+                                  * (0: always `centroids`); pagecls_class_centroids. Not
+                                  * stored in the model (the model stores each class's k) */
+    uint32_t max_iter;           /* k-means iterations at most */
+    uint64_t seed;               /* k-means++ seeding and cross-validation folds */
+    double eps;                  /* distances are clamped to [eps, 1 - eps], 0 < eps < 0.5 */
+    double svm_c;                /* SVM: the cost C before class weights, (0, PAGECLS_MAX_SVM_C] */
+    bool calibrate;              /* fit a calibration in cross-validation (classifier/calib.h); not
+                                  * stored in the model (the model stores the calibration) */
 };
 
 /* The defaults chosen by measurement on the dev web (docs/classifier.md). */

@@ -140,6 +140,27 @@ static enum err page_vectors(struct fit_work *f)
     return ERR_OK;
 }
 
+uint32_t pagecls_class_centroids(const struct pagecls_params *p, uint32_t sites)
+{
+    if (p->sites_per_centroid == 0)
+        return p->centroids;
+    uint32_t k = sites / p->sites_per_centroid + (sites % p->sites_per_centroid != 0);
+    return k < 1 ? 1 : k > p->centroids ? p->centroids : k;
+}
+
+/* The training websites of class cls among the pages fitted on (a site is a run of by_site). */
+static uint32_t class_sites(const struct fit_work *f, uint32_t cls)
+{
+    const size_t *by = f->c->by_site;
+    uint32_t ns = 0;
+    for (size_t o = 0; o < f->c->n; o++) {
+        size_t i = by[o];
+        bool first = o == 0 || f->docs[by[o - 1]].site != f->docs[i].site;
+        ns += first && fit_uses(f, i) && f->docs[i].cls == cls;
+    }
+    return ns;
+}
+
 /* k-means per class over its non-empty vectors; a class is its set of centroids. */
 static enum err cluster_classes(struct fit_work *f)
 {
@@ -153,8 +174,9 @@ static enum err cluster_classes(struct fit_work *f)
         if (np == 0)
             return err_set(ERR_INVAL, "class %u has no training page with a known term", cls);
         uint64_t st = f->p->seed + cls;
+        uint32_t k = pagecls_class_centroids(f->p, class_sites(f, cls));
         /* One k-means++ run: restarts (n_init 5) measured no better on the dev web. */
-        struct kmeans_params kp = {f->p->centroids, f->p->max_iter, 1, rng_next(&st)};
+        struct kmeans_params kp = {k, f->p->max_iter, 1, rng_next(&st)};
         e = kmeans_run(f->pts, np, m->n_terms, &kp, &f->per[cls], &m->k[cls], NULL);
         m->first[cls] = m->k_total;
         m->k_total += m->k[cls];

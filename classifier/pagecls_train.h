@@ -55,6 +55,14 @@ enum err pagecls_cross_validate(const struct pagecls_params *p, const struct pag
                                 size_t n, uint32_t folds, struct pagecls_cv *cv,
                                 double *pr_out) WARN_UNUSED;
 
+/*
+ * kNN: the centroids of a class with `sites` training websites: p->centroids when
+ * p->sites_per_centroid is 0, else sites / p->sites_per_centroid rounded up, kept
+ * within [1, p->centroids]. Why: a centroid should stand for several websites, not
+ * follow a few (docs/classifier.md).
+ */
+uint32_t pagecls_class_centroids(const struct pagecls_params *p, uint32_t sites);
+
 /* Both: cross-validate, train on everything, store the figures in the model (one tokenisation). */
 enum err pagecls_train_cv(const struct pagecls_params *p, const struct pagecls_doc *docs, size_t n,
                           uint32_t folds, struct pagecls **out, double *pr_out) WARN_UNUSED;

@@ -51,6 +51,7 @@ void cmd_eval_usage(void)
            "                     here: p_threshold (0.9), max_pages_to_decide (0 = 7),\n"
            "                     max_pages_per_site (25), prior_target (0.5),\n"
            "                     train_pages_per_site (25), centroids_per_class (4),\n"
+           "                     sites_per_centroid (15),\n"
            "                     cv_folds (10), seed, politeness_delay_ms (1000: use 0\n"
            "                     with a replay), concurrency (64)\n"
            "  --save-model       store the page classifier trained on all training\n"

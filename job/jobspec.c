@@ -52,6 +52,8 @@ static const struct pdef pdefs[] = {
      "an integer from 1 to 1000", NULL},
     {"centroids_per_class", P_INT, OFF(centroids_per_class), 1, PAGECLS_MAX_K, 0, 0,
      "an integer from 1 to 256", NULL},
+    {"sites_per_centroid", P_INT, OFF(sites_per_centroid), 0, PAGECLS_MAX_SITES_PER_CENTROID, 0, 0,
+     "an integer from 0 to 100000 (0: always centroids_per_class)", NULL},
     {"max_pages_per_site", P_INT, OFF(max_pages_per_site), 1, 100000, 0, 0,
      "an integer from 1 to 100000", NULL},
     {"max_pages_to_decide", P_INT, OFF(max_pages_to_decide), 0, 100000, 0, 0,
@@ -107,6 +109,7 @@ void jobspec_params_default(struct jobspec_params *p)
     p->p_threshold = 0.9;
     p->train_pages_per_site = 25;
     p->centroids_per_class = (int)pc.centroids;
+    p->sites_per_centroid = (int)pc.sites_per_centroid;
     p->max_pages_per_site = 25;
     p->max_pages_to_decide = 0; /* none; `sitescout eval` reads 0 as its own default, 7 */
     p->min_pages_relevant = 2;
@@ -657,6 +660,7 @@ void jobspec_pagecls_params(const struct jobspec_params *jp, struct pagecls_para
 {
     pagecls_params_default(out);
     out->centroids = (uint32_t)jp->centroids_per_class;
+    out->sites_per_centroid = (uint32_t)jp->sites_per_centroid;
     out->seed = (uint64_t)jp->seed;
     out->calibrate = jp->calibration == 1;
     out->kind = (uint32_t)jp->classifier;

@@ -46,7 +46,9 @@ enum jobspec_strategy {
 struct jobspec_params {
     double p_threshold;       /* website classifier stops at max_k Pr[C_k|W] >= this; 0.9 */
     int train_pages_per_site; /* k: first k BFS pages of each training website; 25 */
-    int centroids_per_class;  /* k-means centroids per class (pagecls default, 4) */
+    int centroids_per_class;  /* k-means centroids per class at most (pagecls default, 4) */
+    int sites_per_centroid;   /* one centroid per this many training websites of a class
+                                 (pagecls default, 15; 0: always centroids_per_class) */
     int max_pages_per_site;   /* hard cap of fetches of the internal crawler; 25 */
     int max_pages_to_decide;  /* website classification budget: undecided after this many
                                  fetches, a site is classified by its posterior. 0 (default):

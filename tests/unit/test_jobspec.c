@@ -17,6 +17,7 @@ static void assert_params_equal(const struct jobspec_params *a, const struct job
     assert_float_equal(a->p_threshold, b->p_threshold, 0);
     assert_int_equal(a->train_pages_per_site, b->train_pages_per_site);
     assert_int_equal(a->centroids_per_class, b->centroids_per_class);
+    assert_int_equal(a->sites_per_centroid, b->sites_per_centroid);
     assert_int_equal(a->max_pages_per_site, b->max_pages_per_site);
     assert_int_equal(a->max_pages_to_decide, b->max_pages_to_decide);
     assert_int_equal(a->min_pages_relevant, b->min_pages_relevant);
@@ -79,6 +80,7 @@ static void test_defaults(void **state)
     assert_float_equal(d.p_threshold, 0.9, 0);
     assert_int_equal(d.train_pages_per_site, 25);
     assert_int_equal(d.centroids_per_class, 4);
+    assert_int_equal(d.sites_per_centroid, 15);
     assert_int_equal(d.max_pages_per_site, 25);
     assert_int_equal(d.max_pages_to_decide, 0);
     assert_int_equal(d.min_pages_relevant, 2);
@@ -493,12 +495,38 @@ static void test_classifier_param(void **state)
     assert_int_equal(p.classifier, 1);
 }
 
+/* Issue 14, session 9: centroids per class from the class's training websites. */
+static void test_sites_per_centroid_param(void **state)
+{
+    (void)state;
+    struct jobspec_params p;
+    struct pagecls_params pp;
+    jobspec_params_default(&p);
+    jobspec_pagecls_params(&p, &pp);
+    assert_int_equal(pp.sites_per_centroid, 15);
+    assert_int_equal(pp.centroids, 4);
+    assert_int_equal(jobspec_params_set(&p, "sites_per_centroid", "0"), ERR_OK);
+    jobspec_pagecls_params(&p, &pp);
+    assert_int_equal(pp.sites_per_centroid, 0);
+    assert_int_equal(jobspec_params_set(&p, "sites_per_centroid", "100001"), ERR_INVAL);
+    assert_string_equal(err_msg(), "params.sites_per_centroid: must be an integer from 0 to "
+                                   "100000 (0: always centroids_per_class), not '100001'");
+    assert_int_equal(jobspec_params_set(&p, "sites_per_centroid", "-1"), ERR_INVAL);
+    assert_int_equal(p.sites_per_centroid, 0);
+    struct buf out;
+    buf_init(&out, 0);
+    assert_int_equal(jobspec_params_json(&p, &out), ERR_OK);
+    assert_non_null(strstr(buf_str(&out), "\"sites_per_centroid\":0"));
+    buf_release(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_body),
         cmocka_unit_test(test_warc_param),
         cmocka_unit_test(test_classifier_param),
+        cmocka_unit_test(test_sites_per_centroid_param),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_invalid_bodies_name_the_field),
         cmocka_unit_test(test_bad_url_message_whole),

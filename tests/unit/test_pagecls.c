@@ -112,6 +112,7 @@ static void toy_params(struct pagecls_params *p)
 {
     pagecls_params_default(p);
     p->centroids = 2;
+    p->sites_per_centroid = 0; /* k = 2 for both classes whatever their websites */
 }
 
 static void classify(const struct pagecls *m, struct pagecls_scratch *s, const char *text,
@@ -167,6 +168,56 @@ static void test_train_and_classify(void **state)
     pagecls_free(m);
     pagecls_scratch_free(NULL);
     pagecls_free(NULL);
+}
+
+/* k per class from its websites: ceil(sites / sites_per_centroid) within [1, centroids]. */
+static void test_class_centroids(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t centroids, per, sites, want;
+    } cases[] = {
+        {4, 15, 30, 2}, {4, 15, 27, 2},  {4, 15, 22, 2},
+        {4, 15, 16, 2}, {4, 15, 15, 1},  {4, 15, 31, 3},
+        {4, 15, 90, 4}, {4, 15, 100, 4}, {4, 15, 0, 1},
+        {4, 15, 1, 1},  {4, 0, 30, 4},   {4, 0, 0, 4},
+        {8, 1, 5, 5},   {1, 15, 100, 1}, {256, 100000, 4000000000u, 256},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct pagecls_params p;
+        pagecls_params_default(&p);
+        p.centroids = cases[i].centroids;
+        p.sites_per_centroid = cases[i].per;
+        assert_int_equal(pagecls_class_centroids(&p, cases[i].sites), cases[i].want);
+    }
+    struct pagecls_params d;
+    pagecls_params_default(&d);
+    assert_int_equal(d.centroids, 4);
+    assert_int_equal(d.sites_per_centroid, 15);
+}
+
+/* Training applies it per class: 6 target websites and 8 other ones, 3 per centroid. */
+static void test_centroids_from_sites(void **state)
+{
+    (void)state;
+    struct toy t;
+    toy_build(&t, true);
+    struct pagecls_params p;
+    pagecls_params_default(&p);
+    p.sites_per_centroid = 3;
+    struct pagecls *m = NULL;
+    assert_int_equal(pagecls_train(&p, t.docs, NDOCS, &m), ERR_OK);
+    assert_int_equal(pagecls_centroids(m, PAGECLS_TARGET), 2);
+    assert_int_equal(pagecls_centroids(m, PAGECLS_OTHER), 3);
+    pagecls_free(m);
+    p.sites_per_centroid = 0;
+    assert_int_equal(pagecls_train(&p, t.docs, NDOCS, &m), ERR_OK);
+    assert_int_equal(pagecls_centroids(m, PAGECLS_TARGET), 4);
+    assert_int_equal(pagecls_centroids(m, PAGECLS_OTHER), 4);
+    pagecls_free(m);
+    p.sites_per_centroid = PAGECLS_MAX_SITES_PER_CENTROID + 1;
+    assert_int_equal(pagecls_train(&p, t.docs, NDOCS, &m), ERR_INVAL);
+    assert_null(m);
 }
 
 static void test_deterministic_training(void **state)
@@ -625,12 +676,20 @@ static void test_svm_decision_known_vector(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_confidence_formula), cmocka_unit_test(test_link_weight),
-        cmocka_unit_test(test_train_and_classify), cmocka_unit_test(test_deterministic_training),
-        cmocka_unit_test(test_cross_validation),   cmocka_unit_test(test_cv_holds_out_whole_sites),
-        cmocka_unit_test(test_training_errors),    cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_corrupt_models),     cmocka_unit_test(test_svm_train_and_classify),
-        cmocka_unit_test(test_svm_round_trip),     cmocka_unit_test(test_svm_decision_known_vector),
+        cmocka_unit_test(test_confidence_formula),
+        cmocka_unit_test(test_link_weight),
+        cmocka_unit_test(test_train_and_classify),
+        cmocka_unit_test(test_class_centroids),
+        cmocka_unit_test(test_centroids_from_sites),
+        cmocka_unit_test(test_deterministic_training),
+        cmocka_unit_test(test_cross_validation),
+        cmocka_unit_test(test_cv_holds_out_whole_sites),
+        cmocka_unit_test(test_training_errors),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_corrupt_models),
+        cmocka_unit_test(test_svm_train_and_classify),
+        cmocka_unit_test(test_svm_round_trip),
+        cmocka_unit_test(test_svm_decision_known_vector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
