@@ -37,17 +37,21 @@ command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null
 tmp=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
-start() { # name args...: background sitescout, echo its address
+# start NAME ARGS...: sitescout in the background (its pid kept for the exit trap: not
+# in a $(...) subshell, which would lose it), its address in $addr.
+start() {
   local name=$1; shift
   "$bin" "$@" >"$tmp/$name" 2>"$tmp/$name.err" &
   pids+=($!)
   for _ in $(seq 1200); do grep -q '^listening' "$tmp/$name" && break; sleep 0.05; done
-  sed -n 's/^listening on //p' "$tmp/$name"
+  addr=$(sed -n 's/^listening on //p' "$tmp/$name")
 }
 "$bin" db start >/dev/null
 db=$("$bin" db url)
-proxy="http://$(start replay replay --warc "$web.warc.gz" --listen 127.0.0.1:0)"
-api="http://$(start serve serve --listen 127.0.0.1:0 --proxy "$proxy" --conns-per-ip 256)"
+start replay replay --warc "$web.warc.gz" --listen 127.0.0.1:0
+proxy="http://$addr"
+start serve serve --listen 127.0.0.1:0 --proxy "$proxy" --conns-per-ip 256
+api="http://$addr"
 printf 'function delay() return %d end\n' "$pace" >"$tmp/pace.lua"
 python3 - "$web.jobs.json" "$budget" "$delay" >"$tmp/job.json" <<'PY'
 import json, sys

@@ -49,6 +49,11 @@ struct ext {
     uint32_t gen;
     int border_empty;
     uint64_t empty_poll; /* the crawl's poll when the border was found empty */
+    /* Websites claimed and not started yet, best first: a claim takes as many as there
+     * are free slots the budget can pay for, in one round trip; those a refill did not
+     * start go back to the border at its end (a claimed website makes others wait). */
+    struct crawlstore_claimed claimed[CRAWLSTORE_CLAIM_MAX];
+    int n_claimed, next_claimed;
     struct strmap known; /* linkrank_links=new: every website the job knows */
     struct deepen kept;  /* relevant websites with pages left, for a deeper read */
     int deepen_turn;     /* alternates deeper reads with claims while the border is low */
@@ -435,15 +440,63 @@ static enum err slot_resume(struct ext *x, struct slot *sl)
     return slot_step(x, sl);
 }
 
+/* How many websites the next claim takes: the free slots the budget can pay for. (A
+ * refill may give some of the slots to deeper reads: what it did not start goes back
+ * to the border at its end. Claiming one at a time while deeper reads wait made 40%
+ * more statements than these give-backs.) */
+static int claim_batch(const struct ext *x)
+{
+    int64_t free_slots = 0, cap = decide_cap(x), spare = pages_spare(x);
+    for (int i = 0; i < x->p->concurrency; i++)
+        free_slots += !x->slots[i].sc;
+    int64_t n = cap > 0 && spare / cap < free_slots ? spare / cap : free_slots;
+    return n < 1 ? 1 : n > CRAWLSTORE_CLAIM_MAX ? CRAWLSTORE_CLAIM_MAX : (int)n;
+}
+
+/* The best website claimed and not started yet into sl (ERR_NOTFOUND: the border is
+ * empty), claiming more first when none is left. */
+static enum err next_claimed(struct ext *x, struct slot *sl)
+{
+    if (x->next_claimed == x->n_claimed) {
+        x->n_claimed = x->next_claimed = 0;
+        enum err e = crawlstore_claim_many(x->s, x->job, x->worker, claim_batch(x), x->claimed,
+                                           &x->n_claimed);
+        if (!e && !x->n_claimed && sitewriter_pending(x->w)) { /* their links may fill it */
+            if (!(e = sitewriter_flush(x->w)))
+                e = crawlstore_claim_many(x->s, x->job, x->worker, claim_batch(x), x->claimed,
+                                          &x->n_claimed);
+        }
+        if (e)
+            return e;
+        if (!x->n_claimed)
+            return ERR_NOTFOUND;
+    }
+    struct crawlstore_claimed *c = &x->claimed[x->next_claimed++];
+    sl->host = c->host;
+    sl->homepage = c->homepage;
+    sl->rank = c->rank;
+    c->host = c->homepage = NULL; /* the slot's now */
+    return ERR_OK;
+}
+
+/* The websites claimed and not started: back to the border (give_back), or only
+ * forgotten (the store's claims stay, for crawlstore_unclaim or the job's next runner). */
+static enum err claimed_drop(struct ext *x, int give_back)
+{
+    enum err e = ERR_OK;
+    for (int i = x->next_claimed; i < x->n_claimed; i++) {
+        if (give_back && !e)
+            e = crawlstore_site_abandon(x->s, x->job, x->claimed[i].host, 0);
+        crawlstore_claimed_release(&x->claimed[i]);
+    }
+    x->n_claimed = x->next_claimed = 0;
+    return e;
+}
+
 /* Claim the best border site into a free slot and start its examination. */
 static enum err slot_start(struct ext *x, struct slot *sl)
 {
-    enum err e = crawlstore_claim(x->s, x->job, x->worker, &sl->host, &sl->homepage, &sl->rank);
-    if (e == ERR_NOTFOUND && sitewriter_pending(x->w)) { /* their links may fill it */
-        if ((e = sitewriter_flush(x->w)))
-            return e;
-        e = crawlstore_claim(x->s, x->job, x->worker, &sl->host, &sl->homepage, &sl->rank);
-    }
+    enum err e = next_claimed(x, sl);
     if (e == ERR_NOTFOUND) {
         x->border_empty = 1;
         x->empty_poll = x->m->polls;
@@ -531,6 +584,8 @@ static enum err ext_refill(void *arg, enum crawl_stop *blocked)
         else if ((affordable = pages_spare(x) >= decide_cap(x)))
             e = slot_start(x, sl);
     }
+    if (!e)
+        e = claimed_drop(x, 1);
     if (x->border_empty && !deepen_count(&x->kept))
         *blocked = CRAWL_BORDER_EMPTY;
     else if (!affordable)
@@ -589,6 +644,7 @@ static void ext_finish(void *arg)
         slot_clear(sl);
     }
     x->active = 0;
+    (void)claimed_drop(x, 0); /* unclaimed below, with the rest */
     if (write && x->w && sitewriter_flush(x->w) != ERR_OK)
         log_warn("extcrawl: verdicts not written: %s", err_msg());
     sitewriter_stop(x->w, !write);

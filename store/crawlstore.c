@@ -180,38 +180,67 @@ enum err crawlstore_site_add(struct store *s, int64_t job, const char *host, con
                       8, p);
 }
 
+enum err crawlstore_claim_many(struct store *s, int64_t job, const char *worker, int n,
+                               struct crawlstore_claimed *out, int *got)
+{
+    *got = 0;
+    if (n < 1 || n > CRAWLSTORE_CLAIM_MAX)
+        return err_set(ERR_INVAL, "a claim takes 1 to %d websites", CRAWLSTORE_CLAIM_MAX);
+    char ids[32], lim[16];
+    const char *p[] = {NUM(ids, job), worker, NUM(lim, n)};
+    struct store_rows *r;
+    enum err e = store_query_prepared(
+        s,
+        /* The pick is materialised: an IN (subquery) may be run again per row, and
+         * each run, skipping other sessions' locks but not its own, picks more. */
+        "WITH pick AS MATERIALIZED (SELECT host FROM sites"
+        "  WHERE job_id = $1 AND state = 'border' ORDER BY rank DESC, discovered_at, host"
+        "  LIMIT $3::int FOR UPDATE SKIP LOCKED), "
+        "c AS (UPDATE sites s SET state = 'claimed', claimed_by = $2, claimed_at = now() "
+        " FROM pick WHERE s.job_id = $1 AND s.host = pick.host "
+        " RETURNING s.host, s.homepage, s.rank, s.discovered_at) "
+        "SELECT host, homepage, rank FROM c ORDER BY rank DESC, discovered_at, host",
+        3, p, &r);
+    if (e)
+        return e;
+    int rows = store_rows_count(r);
+    for (int i = 0; !e && i < rows && i < n; i++) {
+        out[i].host = strdup(store_rows_get(r, i, 0));
+        out[i].homepage = strdup(store_rows_get(r, i, 1));
+        out[i].rank = store_rows_double(r, i, 2, NAN);
+        if (!out[i].host || !out[i].homepage) {
+            crawlstore_claimed_release(&out[i]);
+            e = err_set(ERR_NOMEM, "out of memory");
+        } else {
+            (*got)++;
+        }
+    }
+    store_rows_free(r);
+    return e;
+}
+
+void crawlstore_claimed_release(struct crawlstore_claimed *c)
+{
+    free(c->host);
+    free(c->homepage);
+    c->host = c->homepage = NULL;
+}
+
 enum err crawlstore_claim(struct store *s, int64_t job, const char *worker, char **host,
                           char **homepage, double *rank)
 {
     *host = *homepage = NULL;
-    char ids[32];
-    const char *p[] = {NUM(ids, job), worker};
-    struct store_rows *r;
-    enum err e = store_query_prepared(
-        s,
-        "UPDATE sites SET state = 'claimed', claimed_by = $2, claimed_at = now() "
-        "WHERE job_id = $1 AND host = (SELECT host FROM sites "
-        "  WHERE job_id = $1 AND state = 'border' ORDER BY rank DESC, discovered_at, host "
-        "  LIMIT 1 FOR UPDATE SKIP LOCKED) "
-        "RETURNING host, homepage, rank",
-        2, p, &r);
+    struct crawlstore_claimed c;
+    int got;
+    enum err e = crawlstore_claim_many(s, job, worker, 1, &c, &got);
     if (e)
         return e;
-    if (store_rows_count(r) == 0) {
-        store_rows_free(r);
+    if (!got)
         return ERR_NOTFOUND;
-    }
-    *host = strdup(store_rows_get(r, 0, 0));
-    *homepage = strdup(store_rows_get(r, 0, 1));
+    *host = c.host;
+    *homepage = c.homepage;
     if (rank)
-        *rank = store_rows_double(r, 0, 2, NAN);
-    store_rows_free(r);
-    if (!*host || !*homepage) {
-        free(*host);
-        free(*homepage);
-        *host = *homepage = NULL;
-        return err_set(ERR_NOMEM, "out of memory");
-    }
+        *rank = c.rank;
     return ERR_OK;
 }
 

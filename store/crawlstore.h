@@ -91,6 +91,20 @@ enum err crawlstore_claim(struct store *s, int64_t job, const char *worker, char
                           char **homepage, double *rank) WARN_UNUSED;
 
 /*
+ * Claim up to n (1..CRAWLSTORE_CLAIM_MAX) of the best border sites for worker in one
+ * statement, best first as crawlstore_claim takes them, into out[0..*got) (host and
+ * homepage malloc'd: crawlstore_claimed_release). *got is 0 when the border is empty.
+ */
+#define CRAWLSTORE_CLAIM_MAX 32
+struct crawlstore_claimed {
+    char *host, *homepage;
+    double rank;
+};
+enum err crawlstore_claim_many(struct store *s, int64_t job, const char *worker, int n,
+                               struct crawlstore_claimed *out, int *got) WARN_UNUSED;
+void crawlstore_claimed_release(struct crawlstore_claimed *c);
+
+/*
  * Give claimed but unfinished sites back to the border: those of worker, or all of
  * the job's when worker is NULL (resuming after a crash). *count may be NULL.
  */

@@ -189,6 +189,11 @@ static int prepared_index(struct store *s, const char *sql, int nparams, PGresul
             return i;
     if (s->n_prepared == STORE_MAX_PREPARED)
         return -1;
+    /* The first on this session: plan them once, for any parameters. PostgreSQL's
+     * default planned the website's write anew at every call (0.3 ms, as much as it
+     * ran) when the first calls' custom plans looked cheaper than the generic one. */
+    if (s->n_prepared == 0)
+        PQclear(PQexec(s->conn, "SET plan_cache_mode = force_generic_plan"));
     char name[16];
     snprintf(name, sizeof name, "ss%d", s->n_prepared);
     PGresult *r = PQprepare(s->conn, name, sql, nparams, NULL);

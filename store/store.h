@@ -44,7 +44,8 @@ enum err store_query(struct store *s, const char *sql, int nparams, const char *
 /*
  * store_exec and store_query for the statements a crawl runs over and over: prepared on
  * the connection at first use and executed by name after that, so the server parses
- * and plans them once (a plan is made again when a table's statistics change). sql
+ * and plans them once, for any parameters (the session's plan_cache_mode is
+ * force_generic_plan; a plan is made again when a table's statistics change). sql
  * must stay at its address for s's lifetime (a string literal or a static array): the
  * statement is known by it. Past STORE_MAX_PREPARED statements, these run unprepared.
  */

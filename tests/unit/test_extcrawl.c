@@ -237,6 +237,24 @@ static void test_large_border_counted_up_to_the_cap(void **state)
     assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
     assert_int_equal(c.border, CRAWLSTORE_BORDER_COUNT_MAX);
     assert_int_equal(c.claimed, 3);
+
+    /* Several at once: exactly as many as asked, best first, the same order. */
+    struct crawlstore_claimed many[CRAWLSTORE_CLAIM_MAX];
+    int got;
+    assert_int_equal(crawlstore_claim_many(s, job, "w2", 20, many, &got), ERR_OK);
+    assert_int_equal(got, 20);
+    for (int i = 0; i < got; i++) {
+        assert_float_equal(many[i].rank, 9, 0);
+        if (i > 0) /* ties by host, as text */
+            assert_true(strcmp(many[i - 1].host, many[i].host) < 0);
+    }
+    for (int i = 0; i < got; i++)
+        crawlstore_claimed_release(&many[i]);
+    assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
+    assert_int_equal(c.claimed, 23);
+    assert_int_equal(crawlstore_claim_many(s, job, "w2", 0, many, &got), ERR_INVAL);
+    assert_int_equal(crawlstore_claim_many(s, job, "w2", CRAWLSTORE_CLAIM_MAX + 1, many, &got),
+                     ERR_INVAL);
     store_free(s);
 }
 
