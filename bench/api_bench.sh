@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The API under load while a crawl runs (issues 7 and 15): 200 wrk clients on
-# GET /api/jobs/{id} and then on GET /api/jobs/{id}/sites, 10 s each, while a website
+# GET /api/jobs/{id} and then on GET /api/jobs/{id}/sites, a window each, while a website
 # crawl runs; and the crawl's speed in the same two windows of a second crawl that
 # nobody reads. Prints wrk's figures and the crawl's pages/s in each window.
 # The clients are paced: each waits --pace MS between its requests (200 dashboards
@@ -8,16 +8,17 @@
 # request as soon as the answer is in). serve allows the 200 connections from one address.
 #
 # Usage: bench/api_bench.sh [--web dev|dev-large] [--budget N] [--delay MS] [--threads T]
-#                           [--pace MS]
-#   defaults: dev, 3000 pages, politeness_delay_ms 100 (dev-large: 150000 pages, delay 0),
-#   wrk -t2, pace 100 ms. Uses build/sitescout (SITESCOUT_BIN), the checkout's embedded
+#                           [--pace MS] [--window S]
+#   defaults: dev, 3000 pages, politeness_delay_ms 100, 10 s windows (dev-large: 150000
+#   pages, delay 0, 6 s windows: its sci.space crawl empties its border at about 30,000
+#   pages, 15-20 s in), wrk -t2, pace 100 ms. Uses build/sitescout (SITESCOUT_BIN), the checkout's embedded
 #   PostgreSQL and wrk (installed if missing). dev-large is built on demand by
 #   bench/dev_large.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SITESCOUT_BIN:-$top/build/sitescout}
 shared=${SITESCOUT_SHARED:-$top/../shared}
-webname=dev budget="" delay="" threads=2 pace=100
+webname=dev budget="" delay="" threads=2 pace=100 secs=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --web) webname=$2; shift 2 ;;
@@ -25,12 +26,14 @@ while [[ $# -gt 0 ]]; do
     --delay) delay=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --pace) pace=$2; shift 2 ;;
+    --window) secs=$2; shift 2 ;;
     *) echo "api_bench.sh: unknown option $1 (see the head of the script)" >&2; exit 2 ;;
   esac
 done
 case $webname in
-  dev) web=$shared/webs/dev; budget=${budget:-3000} delay=${delay:-100} ;;
-  dev-large) web=$("$top/bench/dev_large.sh"); budget=${budget:-150000} delay=${delay:-0} ;;
+  dev) web=$shared/webs/dev; budget=${budget:-3000} delay=${delay:-100} secs=${secs:-10} ;;
+  dev-large) web=$("$top/bench/dev_large.sh"); budget=${budget:-150000} delay=${delay:-0}
+    secs=${secs:-6} ;;
   *) echo "api_bench.sh: --web dev or dev-large" >&2; exit 2 ;;
 esac
 command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null
@@ -61,17 +64,17 @@ print(json.dumps(j))
 PY
 pages() { psql "$db" -X -tA -c "select pages_downloaded from jobs where id = $1"; }
 now() { date +%s.%N; }
-# window ID WHAT URL: 10 s of wrk on URL (or of nothing: WHAT=quiet); pages/s meanwhile.
+# window ID WHAT URL: $secs s of wrk on URL (or of nothing: WHAT=quiet); pages/s meanwhile.
 window() {
   local p0 t0 p1 t1
   p0=$(pages "$1") t0=$(now)
-  if [[ $2 == quiet ]]; then sleep 10; else
-    wrk -t"$threads" -c200 -d10s --latency -s "$tmp/pace.lua" "$3" >"$tmp/wrk.$2.txt"
+  if [[ $2 == quiet ]]; then sleep "$secs"; else
+    wrk -t"$threads" -c200 -d"$secs"s --latency -s "$tmp/pace.lua" "$3" >"$tmp/wrk.$2.txt"
   fi
   p1=$(pages "$1") t1=$(now)
   python3 -c "print('%.0f' % (($p1 - $p0) / ($t1 - $t0)))"
 }
-# crawl MODE: post the job, and once it has crawled 3 s, two windows (wrk on the job,
+# crawl MODE: post the job, and once it has crawled 1 s, two windows (wrk on the job,
 # then on its sites; or quiet); then stop it. Prints the two windows' pages/s.
 crawl() {
   local id state r1 r2
@@ -80,7 +83,7 @@ crawl() {
   until [[ $(psql "$db" -X -tA -c "select state from jobs where id = $id") == crawling ]]; do
     sleep 0.2
   done
-  sleep 3
+  sleep 1
   if [[ $1 == wrk ]]; then
     r1=$(window "$id" job "$api/api/jobs/$id") r2=$(window "$id" sites "$api/api/jobs/$id/sites")
   else
@@ -96,7 +99,7 @@ crawl() {
 }
 read -r q1 q2 < <(crawl quiet)
 read -r w1 w2 < <(crawl wrk)
-echo "web $webname, budget $budget, politeness_delay_ms $delay, wrk -t$threads -c200 -d10s," \
+echo "web $webname, budget $budget, politeness_delay_ms $delay, wrk -t$threads -c200 -d${secs}s," \
   "pace $pace ms"
 echo "crawl pages/s, window 1: alone $q1, with wrk on the job $w1"
 echo "crawl pages/s, window 2: alone $q2, with wrk on the sites $w2"
