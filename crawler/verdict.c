@@ -56,13 +56,6 @@ enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
     return write_weighted(&d, mode, v);
 }
 
-enum err verdict_store_more(struct store *s, int64_t job, enum edges_weights mode,
-                            const struct verdict *v)
-{
-    struct dest d = {.s = s, .job = job, .store = crawlstore_site_more};
-    return write_weighted(&d, mode, v);
-}
-
 enum err verdict_queue(struct sitewriter *w, enum edges_weights mode, const struct verdict *v)
 {
     struct dest d = {.w = w, .queue = sitewriter_done};

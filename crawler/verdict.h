@@ -44,17 +44,11 @@ enum err verdict_store(struct store *s, int64_t job, enum edges_weights mode,
                        const struct verdict *v) WARN_UNUSED;
 
 /*
- * A second, deeper read of a website stored before: v->pages and v->edges are only
- * what it added (pages since, links to websites it had not linked to), v->fetches
- * what it cost; v->confidence weighs the links, the verdict stays.
- */
-enum err verdict_store_more(struct store *s, int64_t job, enum edges_weights mode,
-                            const struct verdict *v) WARN_UNUSED;
-
-/*
- * verdict_store and verdict_store_more queued to a site writer (store/sitewriter.h),
- * which writes them off the crawl's thread, in order. A conflict is only logged, by
- * the writer.
+ * verdict_store queued to a site writer (store/sitewriter.h), which writes it off the
+ * crawl's thread, in order; verdict_queue_more, a second, deeper read of a website
+ * stored before: v->pages and v->edges are only what it added (pages since, links to
+ * websites it had not linked to), v->fetches what it cost; v->confidence weighs the
+ * links, the verdict stays. A conflict is only logged, by the writer.
  */
 struct sitewriter;
 enum err verdict_queue(struct sitewriter *w, enum edges_weights mode,
