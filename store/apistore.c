@@ -317,12 +317,40 @@ static enum err job_transition(struct store *s, int64_t job, const char *sql, co
     return e;
 }
 
+/*
+ * The job's row is locked first: a crawl's write of the job (which locks that row FOR
+ * KEY SHARE, store/sitewrite.c) either committed before, and its rows are deleted by the
+ * statement after (a new snapshot), or waits and then finds the job gone. sites, pages
+ * and edges have no foreign key to jobs (migration 013): their rows go here.
+ */
+static enum err job_delete_tx(struct store *s, void *ctx)
+{
+    const char *const *p = ctx;
+    int hit;
+    enum err e = exec_count(s,
+                            "SELECT 1 FROM jobs WHERE id = $1"
+                            " AND state IN ('done', 'failed', 'paused') FOR UPDATE",
+                            1, p, &hit);
+    if (!e && !hit)
+        e = err_set(ERR_CONFLICT, "job %s is queued or running: stop it first", p[0]);
+    if (!e)
+        e = store_exec(s,
+                       "WITH pg AS (DELETE FROM pages WHERE job_id = $1),"
+                       " ed AS (DELETE FROM edges WHERE job_id = $1),"
+                       " st AS (DELETE FROM sites WHERE job_id = $1)"
+                       " DELETE FROM jobs WHERE id = $1",
+                       1, p);
+    return e;
+}
+
 enum err apistore_job_delete(struct store *s, int64_t job)
 {
-    return job_transition(s, job,
-                          "DELETE FROM jobs WHERE id = $1 AND state IN ('done', 'failed', 'paused')"
-                          " RETURNING id",
-                          "is queued or running: stop it first");
+    enum err e = job_exists(s, job);
+    if (e)
+        return e;
+    char ids[32];
+    const char *p[] = {NUM(ids, job)};
+    return store_tx(s, job_delete_tx, (void *)p);
 }
 
 enum err apistore_job_end(struct store *s, int64_t job, int *ended)

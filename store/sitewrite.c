@@ -73,6 +73,10 @@ static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_s
  *   are locked in one order (ORDER BY d): runners never deadlock on them.
  */
 #define N_SHARED 15
+/* The job runs; its row is locked FOR KEY SHARE, once per statement, as the foreign keys
+ * did once per row before migration 013: the job cannot be deleted until this statement
+ * commits (apistore_job_delete). */
+#define RUNS_LOCKED "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS " FOR KEY SHARE"
 #define WRITES                                                                                     \
     "pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, pr_target,"       \
     "  posterior)"                                                                                 \
@@ -131,13 +135,14 @@ static enum err site_write(struct store *s, int64_t job, const struct crawlstore
  * downloaded when it was found.
  */
 static const char site_done_sql[] =
-    "WITH site AS (UPDATE sites SET state = 'examined', confidence = $3, relevant = $16,"
+    "WITH runs AS (" RUNS_LOCKED "), "
+    "site AS (UPDATE sites SET state = 'examined', confidence = $3, relevant = $16,"
     " pages_visited = $17, pages_to_class = $18, examined_at = now(), claimed_by = NULL,"
     " error = NULL, prior = $19, verdict_by = $20, read_stop = $21,"
     " found_pages = CASE WHEN $16 THEN (SELECT pages_downloaded + $17::int FROM jobs"
     "  WHERE id = $1) END"
     " WHERE job_id = $1 AND host = $2 AND state <> 'examined'"
-    "  AND EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS ")"
+    "  AND EXISTS (SELECT 1 FROM runs)"
     " RETURNING role), " WRITES "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + $17,"
     " sites_examined = sites_examined + 1,"
     " relevant_found = relevant_found + CASE WHEN $16 THEN 1 ELSE 0 END, updated_at = now()"
@@ -170,7 +175,7 @@ enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlst
  * runs. Answers whether the site was found examined and whether the job runs.
  */
 static const char site_more_sql[] =
-    "WITH runs AS (SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS "), "
+    "WITH runs AS (" RUNS_LOCKED "), "
     "site AS (UPDATE sites SET pages_visited = pages_visited + $16::int,"
     " read_stop = coalesce($17::text, read_stop)"
     " WHERE job_id = $1 AND host = $2 AND state = 'examined' AND EXISTS (SELECT 1 FROM runs)"

@@ -203,9 +203,15 @@ assert_eq 202 "$(req POST "/api/jobs/$job2/stop")" "POST stop"
 wait_state "$job2" done
 assert_eq user_stop "$(field "d['stop_reason']")" "the job stops (user_stop)"
 assert_eq 409 "$(req POST "/api/jobs/$job2/stop")" "stopping a finished job is 409"
+assert_eq t "$(psql_q "select (select count(*) from sites where job_id = $job2) > 0
+  and (select count(*) from pages where job_id = $job2) > 0
+  and (select count(*) from edges where job_id = $job2) > 0")" "the stopped job has sites, pages, edges"
 assert_eq 204 "$(req DELETE "/api/jobs/$job2")" "DELETE a finished job"
 assert_eq 404 "$(req GET "/api/jobs/$job2")" "a deleted job is gone"
-assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job2")" "with everything it found"
+assert_eq "0 0 0 0" "$(psql_q "select (select count(*) from sites where job_id = $job2) || ' ' ||
+  (select count(*) from pages where job_id = $job2) || ' ' ||
+  (select count(*) from edges where job_id = $job2) || ' ' ||
+  (select count(*) from metrics where job_id = $job2)")" "with everything it found (sites, pages, edges, metrics)"
 
 # --- errors
 printf '{"topic": "x", ' >"$SCRATCH/bad.json"

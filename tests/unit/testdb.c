@@ -63,7 +63,7 @@ int testdb_open_private(const char *name, struct store **s)
     snprintf(mine, sizeof mine, "%.*s%s%s", (int)(at + 2 - url), url, name, q);
     if (open_migrated(mine, s) != 0)
         return -1;
-    if (store_exec(*s, "DELETE FROM jobs", 0, NULL) != ERR_OK) {
+    if (store_exec(*s, "TRUNCATE jobs, sites, pages, edges CASCADE", 0, NULL) != ERR_OK) {
         store_free(*s);
         *s = NULL;
         return -1;
