@@ -87,7 +87,7 @@ run_job() {
   if ((workers == 0)); then
     /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" crawl --db "$db" --job "$web.jobs.json" \
       --topic "$topic" --proxy "$proxy" --report "$tmp/r.json" --set politeness_delay_ms=0 \
-      --set max_pages="$budget" "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+      --set max_pages="$budget" "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
     python3 - "$tmp/r.json" "$tmp/cpu" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); u, s = open(sys.argv[2]).read().split()[-2:]

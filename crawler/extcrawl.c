@@ -255,7 +255,7 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
         x->border_empty = 0; /* its redirect targets join the border: look again */
     int fetches = sitecrawl_fetches(sl->sc);
     enum err e =
-        verdict_store_unread(x->s, x->job, sl->host, why, fetches, edges, n_edges, sl->rank);
+        verdict_queue_unread(x->s, x->w, x->job, sl->host, why, fetches, edges, n_edges, sl->rank);
     if (!e)
         e = know_edges(x, edges, n_edges);
     if (!e) {
@@ -521,7 +521,7 @@ static enum err slot_start(struct ext *x, struct slot *sl)
     e = sitecrawl_new(sl->homepage, &sp, x->model, x->scratch, &sl->sc);
     if (e) {
         log_warn("extcrawl: %s: %s", sl->host, err_msg());
-        e = crawlstore_site_failed(x->s, x->job, sl->host, err_msg(), 0);
+        e = sitewriter_failed(x->w, sl->host, err_msg(), 0);
         slot_clear(sl);
         return e;
     }

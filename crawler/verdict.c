@@ -68,12 +68,13 @@ enum err verdict_queue_more(struct sitewriter *w, enum edges_weights mode, const
     return write_weighted(&d, mode, v);
 }
 
-enum err verdict_store_unread(struct store *s, int64_t job, const char *host, const char *why,
-                              int fetches, const struct edge *edges, size_t n_edges, double rank)
+enum err verdict_queue_unread(struct store *s, struct sitewriter *w, int64_t job, const char *host,
+                              const char *why, int fetches, const struct edge *edges,
+                              size_t n_edges, double rank)
 {
     enum err e = ERR_OK;
     for (size_t i = 0; !e && i < n_edges; i++)
         e = crawlstore_site_add(s, job, edges[i].host, edges[i].homepage, "discovered", "border",
                                 NAN, -1, rank);
-    return e ? e : crawlstore_site_failed(s, job, host, why, fetches);
+    return e ? e : sitewriter_failed(w, host, why, fetches);
 }

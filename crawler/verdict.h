@@ -58,11 +58,11 @@ enum err verdict_queue_more(struct sitewriter *w, enum edges_weights mode,
 
 /*
  * Record that host could not be read (why: a fetch status name, say) after fetches
- * downloads, which count in the job's pages; the targets of its redirects (edges)
- * join the border with rank.
+ * downloads, which count in the job's pages: queued to w, as a verdict is. The targets
+ * of its redirects (edges) join the border with rank at once, through s.
  */
-enum err verdict_store_unread(struct store *s, int64_t job, const char *host, const char *why,
-                              int fetches, const struct edge *edges, size_t n_edges,
-                              double rank) WARN_UNUSED;
+enum err verdict_queue_unread(struct store *s, struct sitewriter *w, int64_t job, const char *host,
+                              const char *why, int fetches, const struct edge *edges,
+                              size_t n_edges, double rank) WARN_UNUSED;
 
 #endif

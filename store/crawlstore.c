@@ -286,39 +286,6 @@ enum err crawlstore_unclaim_hosts(struct store *s, int64_t job, const char *work
     return e;
 }
 
-/*
- * A claimed site leaves the claim without a verdict: failed (with why) or back on the
- * border. The fetches it cost count in the job's pages_downloaded (a training site's
- * do not), in the same statement.
- */
-static enum err site_release(struct store *s, int64_t job, const char *host, const char *state,
-                             const char *error, int fetches)
-{
-    char ids[32], n[16];
-    const char *p[] = {NUM(ids, job), host, state, error, NUM(n, fetches)};
-    return store_exec_prepared(
-        s,
-        "WITH u AS (UPDATE sites SET state = $3, error = $4, claimed_by = NULL,"
-        "  pages_visited = CASE WHEN $3 = 'failed' THEN $5::int ELSE 0 END"
-        "  WHERE job_id = $1 AND host = $2 AND state <> 'examined' RETURNING role) "
-        "UPDATE jobs SET pages_downloaded = pages_downloaded + $5::int,"
-        " updated_at = now() "
-        "WHERE id = $1 AND $5::int > 0 AND " JOB_RUNS
-        " AND EXISTS (SELECT 1 FROM u WHERE role NOT IN ('train', 'train_other'))",
-        5, p);
-}
-
-enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, const char *error,
-                                int fetches)
-{
-    return site_release(s, job, host, "failed", error, fetches);
-}
-
-enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host, int fetches)
-{
-    return site_release(s, job, host, "border", NULL, fetches);
-}
-
 /* r's pages, in the order read (unnest hands the rows out in array order, and pages.id
  * keeps it). */
 static enum err write_pages(struct store *s, const char *job,

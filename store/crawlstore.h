@@ -154,6 +154,7 @@ struct crawlstore_site_result {
     double prior;
     const char *verdict_by;
     const char *read_stop;
+    const char *error; /* sitewriter_failed: why the site was not examined */
 };
 
 /*

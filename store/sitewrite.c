@@ -102,31 +102,6 @@ static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_s
     "  rank = CASE WHEN sites.role = 'start' THEN sites.rank"                                      \
     "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / (sites.in_sites + 1) END), "
 
-/* Run one of the statements below with the shared parameters and n_own of its own. */
-static enum err site_write(struct store *s, int64_t job, const struct crawlstore_site_result *r,
-                           const char *sql, const char *const *own, int n_own,
-                           struct store_rows **rows)
-{
-    struct buf pa[SITEWRITE_PAGE_ARRAYS], ea[EDGE_ARRAYS];
-    enum err e = sitewrite_page_arrays(pa, r);
-    enum err e2 = edge_arrays(ea, r);
-    if (!e)
-        e = e2;
-    char ids[32], conf[40];
-    const char *p[N_SHARED + 8] = {NUM(ids, job),   r->host,         DBL(conf, r->confidence),
-                                   r->purpose,      buf_str(&pa[0]), buf_str(&pa[1]),
-                                   buf_str(&pa[2]), buf_str(&pa[3]), buf_str(&pa[4]),
-                                   buf_str(&pa[5]), buf_str(&ea[0]), buf_str(&ea[1]),
-                                   buf_str(&ea[2]), buf_str(&ea[3]), buf_str(&ea[4])};
-    for (int i = 0; i < n_own; i++)
-        p[N_SHARED + i] = own[i];
-    if (!e)
-        e = store_query_prepared(s, sql, N_SHARED + n_own, p, rows);
-    sqlarray_release(pa, SITEWRITE_PAGE_ARRAYS);
-    sqlarray_release(ea, EDGE_ARRAYS);
-    return e;
-}
-
 /*
  * crawlstore_site_done: the verdict ($16 relevant, $17 fetches, $18 pages to decide,
  * $19 prior, $20 verdict_by, $21 read_stop) on a site not yet examined of a job that
@@ -149,27 +124,6 @@ static const char site_done_sql[] =
     " WHERE id = $1 AND EXISTS (SELECT 1 FROM site WHERE role NOT IN ('train', 'train_other')))"
     " SELECT role FROM site";
 
-enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlstore_site_result *r)
-{
-    char fetches[16], ptd[16], prior[40];
-    const char *own[] = {r->relevant ? "true" : "false",
-                         NUM(fetches, r->fetches),
-                         NUM(ptd, r->pages_to_decide),
-                         !r->read_stop || isnan(r->prior) ? NULL : DBL(prior, r->prior),
-                         r->verdict_by,
-                         r->read_stop};
-    struct store_rows *rows;
-    enum err e = site_write(s, job, r, site_done_sql, own, 6, &rows);
-    if (e)
-        return e;
-    int found = store_rows_count(rows) == 1;
-    store_rows_free(rows);
-    if (!found)
-        return err_set(ERR_CONFLICT, "site %s is already examined (or unknown, or its job ended)",
-                       r->host);
-    return ERR_OK;
-}
-
 /*
  * crawlstore_site_more: $16 fetches and $17 read_stop on an examined site of a job that
  * runs. Answers whether the site was found examined and whether the job runs.
@@ -184,28 +138,175 @@ static const char site_more_sql[] =
     " WHERE id = $1 AND EXISTS (SELECT 1 FROM site))"
     " SELECT (SELECT count(*) FROM site), (SELECT count(*) FROM runs)";
 
+/*
+ * crawlstore_site_failed and _abandon: a claimed site leaves the claim without a
+ * verdict, failed ($3, with why: $4) or back on the border. The fetches it cost ($5)
+ * count in the job's pages_downloaded (a training site's do not), in the same statement.
+ */
+static const char site_release_sql[] =
+    "WITH u AS (UPDATE sites SET state = $3, error = $4, claimed_by = NULL,"
+    "  pages_visited = CASE WHEN $3 = 'failed' THEN $5::int ELSE 0 END"
+    "  WHERE job_id = $1 AND host = $2 AND state <> 'examined' RETURNING role) "
+    "UPDATE jobs SET pages_downloaded = pages_downloaded + $5::int,"
+    " updated_at = now() "
+    "WHERE id = $1 AND $5::int > 0 AND " JOB_RUNS
+    " AND EXISTS (SELECT 1 FROM u WHERE role NOT IN ('train', 'train_other'))";
+
+/* One write's parameters: the shared ones and the statement's own, with their texts. */
+struct params {
+    struct buf pa[SITEWRITE_PAGE_ARRAYS], ea[EDGE_ARRAYS];
+    char ids[32], conf[40], fetches[16], ptd[16], prior[40];
+    const char *p[N_SHARED + 6];
+};
+
+static enum err params_build(struct params *q, int64_t job, const struct sitewrite_item *it,
+                             struct store_call *call)
+{
+    const struct crawlstore_site_result *r = it->r;
+    if (it->kind == SITEWRITE_FAILED || it->kind == SITEWRITE_ABANDON) { /* no arrays */
+        const char *p[] = {
+            NUM(q->ids, job), r->host, it->kind == SITEWRITE_FAILED ? "failed" : "border",
+            it->kind == SITEWRITE_FAILED ? r->error : NULL, NUM(q->fetches, r->fetches)};
+        memcpy(q->p, p, sizeof p);
+        *call = (struct store_call){site_release_sql, 5, q->p, NULL};
+        return ERR_OK;
+    }
+    enum err e = sitewrite_page_arrays(q->pa, r);
+    enum err e2 = edge_arrays(q->ea, r);
+    const char *shared[N_SHARED] = {NUM(q->ids, job),
+                                    r->host,
+                                    DBL(q->conf, r->confidence),
+                                    r->purpose,
+                                    buf_str(&q->pa[0]),
+                                    buf_str(&q->pa[1]),
+                                    buf_str(&q->pa[2]),
+                                    buf_str(&q->pa[3]),
+                                    buf_str(&q->pa[4]),
+                                    buf_str(&q->pa[5]),
+                                    buf_str(&q->ea[0]),
+                                    buf_str(&q->ea[1]),
+                                    buf_str(&q->ea[2]),
+                                    buf_str(&q->ea[3]),
+                                    buf_str(&q->ea[4])};
+    memcpy(q->p, shared, sizeof shared);
+    const char **own = q->p + N_SHARED;
+    if (it->kind == SITEWRITE_MORE) {
+        own[0] = NUM(q->fetches, r->fetches);
+        own[1] = r->read_stop;
+        *call = (struct store_call){site_more_sql, N_SHARED + 2, q->p, NULL};
+    } else {
+        own[0] = r->relevant ? "true" : "false";
+        own[1] = NUM(q->fetches, r->fetches);
+        own[2] = NUM(q->ptd, r->pages_to_decide);
+        own[3] = !r->read_stop || isnan(r->prior) ? NULL : DBL(q->prior, r->prior);
+        own[4] = r->verdict_by;
+        own[5] = r->read_stop;
+        *call = (struct store_call){site_done_sql, N_SHARED + 6, q->p, NULL};
+    }
+    return e ? e : e2;
+}
+
+static void params_release(struct params *q)
+{
+    sqlarray_release(q->pa, SITEWRITE_PAGE_ARRAYS);
+    sqlarray_release(q->ea, EDGE_ARRAYS);
+}
+
+/* What a write's rows say: written (ERR_OK), a conflict (why), or, for a deeper read,
+ * a site whose examination was lost (ERR_NOTFOUND). */
+static enum err outcome(struct sitewrite_item *it, const struct store_rows *rows)
+{
+    const char *host = it->r->host;
+    if (it->kind == SITEWRITE_FAILED || it->kind == SITEWRITE_ABANDON)
+        return ERR_OK;
+    if (it->kind == SITEWRITE_DONE) {
+        if (store_rows_count(rows) == 1)
+            return ERR_OK;
+        snprintf(it->why, sizeof it->why,
+                 "site %s is already examined (or unknown, or its job ended)", host);
+        return ERR_CONFLICT;
+    }
+    if (store_rows_i64(rows, 0, 0, 0) == 1)
+        return ERR_OK;
+    if (store_rows_i64(rows, 0, 1, 0) != 1) {
+        snprintf(it->why, sizeof it->why, "%s not read deeper: its job ended", host);
+        return ERR_CONFLICT;
+    }
+    return ERR_NOTFOUND;
+}
+
+enum err sitewrite_batch(struct store *s, int64_t job, struct sitewrite_item *items, size_t n)
+{
+    if (n < 1 || n > SITEWRITE_BATCH_MAX)
+        return err_set(ERR_INVAL, "a batch of website writes takes 1 to %d", SITEWRITE_BATCH_MAX);
+    struct params *q = calloc(n, sizeof *q);
+    if (!q)
+        return err_set(ERR_NOMEM, "out of memory");
+    struct store_call calls[SITEWRITE_BATCH_MAX];
+    enum err e = ERR_OK;
+    for (size_t i = 0; i < n; i++) {
+        enum err b = params_build(&q[i], job, &items[i], &calls[i]);
+        e = e ? e : b;
+    }
+    if (!e)
+        e = store_pipeline(s, calls, (int)n);
+    for (size_t i = 0; i < n; i++) {
+        if (!e)
+            items[i].outcome = outcome(&items[i], calls[i].rows);
+        store_rows_free(calls[i].rows); /* NULL when not written */
+        params_release(&q[i]);
+    }
+    free(q);
+    /*
+     * A deeper read of a site not examined: its examination was lost, as a crash loses
+     * the last commits of a database that runs with synchronous_commit = off
+     * (store/pgembed.c) although they were acknowledged. It is recorded now, from what
+     * this deeper read has (its verdict stands: only relevant websites are read deeper);
+     * the pages of the lost part, never counted, stay lost.
+     */
+    for (size_t i = 0; !e && i < n; i++) {
+        if (items[i].outcome != ERR_NOTFOUND)
+            continue;
+        log_warn("database: %s had lost its examination (a database crash?); recorded again",
+                 items[i].r->host);
+        struct sitewrite_item again = {.r = items[i].r, .kind = SITEWRITE_DONE};
+        e = sitewrite_batch(s, job, &again, 1);
+        items[i].outcome = again.outcome;
+        memcpy(items[i].why, again.why, sizeof again.why);
+    }
+    return e;
+}
+
+/* One write, its conflict as the error. */
+static enum err write_one(struct store *s, int64_t job, const struct crawlstore_site_result *r,
+                          enum sitewrite_kind kind)
+{
+    struct sitewrite_item it = {.r = r, .kind = kind};
+    enum err e = sitewrite_batch(s, job, &it, 1);
+    if (!e && it.outcome)
+        e = err_set(it.outcome, "%s", it.why);
+    return e;
+}
+
+enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlstore_site_result *r)
+{
+    return write_one(s, job, r, SITEWRITE_DONE);
+}
+
 enum err crawlstore_site_more(struct store *s, int64_t job, const struct crawlstore_site_result *r)
 {
-    char fetches[16];
-    const char *own[] = {NUM(fetches, r->fetches), r->read_stop};
-    struct store_rows *rows;
-    enum err e = site_write(s, job, r, site_more_sql, own, 2, &rows);
-    if (e)
-        return e;
-    int found = store_rows_i64(rows, 0, 0, 0) == 1;
-    int runs = store_rows_i64(rows, 0, 1, 0) == 1;
-    store_rows_free(rows);
-    if (found)
-        return ERR_OK;
-    if (!runs)
-        return err_set(ERR_CONFLICT, "%s not read deeper: its job ended", r->host);
-    /*
-     * Not examined: its examination was lost, as a crash loses the last commits of a
-     * database that runs with synchronous_commit = off (store/pgembed.c) although they
-     * were acknowledged. It is recorded now, from what this deeper read has (its verdict
-     * stands: only relevant websites are read deeper); the pages of the lost part, never
-     * counted, stay lost.
-     */
-    log_warn("database: %s had lost its examination (a database crash?); recorded again", r->host);
-    return crawlstore_site_done(s, job, r);
+    return write_one(s, job, r, SITEWRITE_MORE);
+}
+
+enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, const char *error,
+                                int fetches)
+{
+    struct crawlstore_site_result r = {.host = host, .fetches = fetches, .error = error};
+    return write_one(s, job, &r, SITEWRITE_FAILED);
+}
+
+enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host, int fetches)
+{
+    struct crawlstore_site_result r = {.host = host, .fetches = fetches};
+    return write_one(s, job, &r, SITEWRITE_ABANDON);
 }

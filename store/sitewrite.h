@@ -1,6 +1,6 @@
 /*
- * Inside the store: the website crawler's writes of an examined website
- * (crawlstore_site_done, crawlstore_site_more, in sitewrite.c), and the page rows as
+ * Inside the store: the website crawler's writes of a website (crawlstore_site_done,
+ * _more, _failed and _abandon, in sitewrite.c), and the page rows as
  * array literals, which crawlstore_sites_update shares.
  */
 #ifndef SITESCOUT_STORE_SITEWRITE_H
@@ -8,12 +8,32 @@
 
 #include "common/buf.h"
 #include "store/crawlstore.h"
+#include "store/store.h"
 
 /* Six literals of r's pages for unnest(): url, status, http status, bytes, pr_target,
  * posterior. a is initialised here; the caller releases it (sqlarray_release) always. */
 #define SITEWRITE_PAGE_ARRAYS 6
 enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
                                const struct crawlstore_site_result *r) WARN_UNUSED;
+
+/*
+ * Several websites' writes in one round trip and one transaction (store_pipeline), each
+ * of a kind: crawlstore_site_done's, crawlstore_site_more's, crawlstore_site_failed's
+ * (r->host, r->fetches, r->error) or crawlstore_site_abandon's (r->host, r->fetches).
+ * Returns an error when the batch failed as a whole (nothing written); otherwise each
+ * item's outcome is ERR_OK or ERR_CONFLICT (why says what: examined already, or the job
+ * ended).
+ */
+#define SITEWRITE_BATCH_MAX 16
+enum sitewrite_kind { SITEWRITE_DONE, SITEWRITE_MORE, SITEWRITE_FAILED, SITEWRITE_ABANDON };
+struct sitewrite_item {
+    const struct crawlstore_site_result *r;
+    enum sitewrite_kind kind;
+    enum err outcome; /* out */
+    char why[320];    /* out, for a conflict */
+};
+enum err sitewrite_batch(struct store *s, int64_t job, struct sitewrite_item *items,
+                         size_t n) WARN_UNUSED;
 
 /*
  * The job's state while it runs. A job's counters and rows change only then: a helper

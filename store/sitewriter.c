@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "store/sitewrite.h"
 #include "store/store.h"
 
 /* A queued result: r points into the item's own copies. */
 struct item {
     struct item *next;
-    int more;
+    enum sitewrite_kind kind;
     struct crawlstore_site_result r;
 };
 
@@ -48,10 +49,10 @@ static const char *text_copy(char **at, const char *s)
     return copy;
 }
 
-static struct item *item_copy(const struct crawlstore_site_result *r, int more)
+static struct item *item_copy(const struct crawlstore_site_result *r, enum sitewrite_kind kind)
 {
     size_t text = text_size(r->host) + text_size(r->purpose) + text_size(r->homepage) +
-                  text_size(r->verdict_by) + text_size(r->read_stop);
+                  text_size(r->verdict_by) + text_size(r->read_stop) + text_size(r->error);
     for (size_t i = 0; i < r->n_pages; i++)
         text += text_size(r->pages[i].url) + text_size(r->pages[i].status);
     for (size_t i = 0; i < r->n_edges; i++)
@@ -64,12 +65,13 @@ static struct item *item_copy(const struct crawlstore_site_result *r, int more)
     struct crawlstore_page *pg = (struct crawlstore_page *)(it + 1);
     struct crawlstore_edge *ed = (struct crawlstore_edge *)((char *)pg + pages);
     char *at = (char *)ed + edges;
-    *it = (struct item){.more = more, .r = *r};
+    *it = (struct item){.kind = kind, .r = *r};
     it->r.host = text_copy(&at, r->host);
     it->r.purpose = text_copy(&at, r->purpose);
     it->r.homepage = text_copy(&at, r->homepage);
     it->r.verdict_by = text_copy(&at, r->verdict_by);
     it->r.read_stop = text_copy(&at, r->read_stop);
+    it->r.error = text_copy(&at, r->error);
     for (size_t i = 0; i < r->n_pages; i++) {
         pg[i] = r->pages[i];
         pg[i].url = text_copy(&at, r->pages[i].url);
@@ -87,6 +89,10 @@ static struct item *item_copy(const struct crawlstore_site_result *r, int more)
 
 /* ---- the thread ---- */
 
+/*
+ * Everything queued (up to SITEWRITE_BATCH_MAX results) goes in one round trip and one
+ * transaction: a crawl that queues faster than one write a round trip gets batches.
+ */
 static void *writer_main(void *arg)
 {
     struct sitewriter *w = arg;
@@ -94,21 +100,27 @@ static void *writer_main(void *arg)
     for (;;) {
         while (!w->head && !w->stopping)
             pthread_cond_wait(&w->wake, &w->lock);
-        struct item *it = w->head;
-        if (!it || (w->stopping && w->discard))
+        if (!w->head || (w->stopping && w->discard))
             break;
-        pthread_mutex_unlock(&w->lock);
-        enum err e = it->more ? crawlstore_site_more(w->s, w->job, &it->r)
-                              : crawlstore_site_done(w->s, w->job, &it->r);
-        if (e == ERR_CONFLICT) /* examined by another runner meanwhile, or the job ended */
-            log_warn("extcrawl: %s", err_msg());
+        struct sitewrite_item batch[SITEWRITE_BATCH_MAX];
+        size_t n = 0;
+        for (struct item *it = w->head; it && n < SITEWRITE_BATCH_MAX; it = it->next)
+            batch[n++] = (struct sitewrite_item){.r = &it->r, .kind = it->kind};
+        pthread_mutex_unlock(&w->lock); /* the crawl only appends meanwhile */
+        enum err e = sitewrite_batch(w->s, w->job, batch, n);
+        for (size_t i = 0; !e && i < n; i++)
+            if (batch[i].outcome) /* examined by another runner meanwhile, or the job ended */
+                log_warn("extcrawl: %s", batch[i].why);
         pthread_mutex_lock(&w->lock);
-        w->head = it->next;
+        for (size_t i = 0; i < n; i++) {
+            struct item *it = w->head;
+            w->head = it->next;
+            w->pending--;
+            free(it);
+        }
         if (!w->head)
             w->tail = NULL;
-        w->pending--;
-        free(it);
-        if (e && e != ERR_CONFLICT) {
+        if (e) {
             w->error = e;
             snprintf(w->why, sizeof w->why, "%s", err_msg());
             break;
@@ -166,9 +178,10 @@ enum err sitewriter_start(const char *url, int timeout_ms, int64_t job, struct s
     return ERR_OK;
 }
 
-static enum err enqueue(struct sitewriter *w, const struct crawlstore_site_result *r, int more)
+static enum err enqueue(struct sitewriter *w, const struct crawlstore_site_result *r,
+                        enum sitewrite_kind kind)
 {
-    struct item *it = item_copy(r, more);
+    struct item *it = item_copy(r, kind);
     if (!it)
         return err_set(ERR_NOMEM, "out of memory");
     pthread_mutex_lock(&w->lock);
@@ -193,12 +206,18 @@ static enum err enqueue(struct sitewriter *w, const struct crawlstore_site_resul
 
 enum err sitewriter_done(struct sitewriter *w, const struct crawlstore_site_result *r)
 {
-    return enqueue(w, r, 0);
+    return enqueue(w, r, SITEWRITE_DONE);
 }
 
 enum err sitewriter_more(struct sitewriter *w, const struct crawlstore_site_result *r)
 {
-    return enqueue(w, r, 1);
+    return enqueue(w, r, SITEWRITE_MORE);
+}
+
+enum err sitewriter_failed(struct sitewriter *w, const char *host, const char *error, int fetches)
+{
+    struct crawlstore_site_result r = {.host = host, .fetches = fetches, .error = error};
+    return enqueue(w, &r, SITEWRITE_FAILED);
 }
 
 size_t sitewriter_pending(struct sitewriter *w)

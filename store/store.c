@@ -316,6 +316,106 @@ enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
     return e;
 }
 
+/* Send calls[0..n) and a Sync in pipeline mode (the statements prepared first). */
+static int pipeline_send(struct store *s, struct store_call *calls, int n, PGresult **failed)
+{
+    int idx[STORE_PIPELINE_MAX];
+    for (int i = 0; i < n; i++)
+        if ((idx[i] = prepared_index(s, calls[i].sql, calls[i].nparams, failed)) == -2)
+            return 0;
+    if (!PQenterPipelineMode(s->conn))
+        return 0;
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "ss%d", idx[i]);
+        int sent = idx[i] >= 0 ? PQsendQueryPrepared(s->conn, name, calls[i].nparams,
+                                                     calls[i].params, NULL, NULL, 0)
+                               : PQsendQueryParams(s->conn, calls[i].sql, calls[i].nparams, NULL,
+                                                   calls[i].params, NULL, NULL, 0);
+        if (!sent)
+            return 0;
+    }
+    return PQpipelineSync(s->conn);
+}
+
+/*
+ * Read the pipeline's results up to its Sync: each call's (kept in calls[i].rows when
+ * all succeed) and the first failure's (*failed). Leaves pipeline mode. 1: all read.
+ */
+static int pipeline_read(struct store *s, struct store_call *calls, int n, PGresult **failed)
+{
+    int i = 0, synced = 0;
+    while (!synced && PQstatus(s->conn) == CONNECTION_OK) {
+        PGresult *res = PQgetResult(s->conn);
+        if (!res) { /* the end of one statement's results */
+            if (i == n)
+                break; /* no Sync after the last: the connection is broken */
+            i++;
+            continue;
+        }
+        ExecStatusType st = PQresultStatus(res);
+        if (st == PGRES_PIPELINE_SYNC) {
+            synced = 1;
+        } else if (i < n && result_ok(res) && !*failed && !calls[i].rows) {
+            struct store_rows *r = malloc(sizeof *r);
+            if (r) {
+                r->res = res;
+                calls[i].rows = r;
+                continue;
+            }
+        } else if (!*failed && st != PGRES_PIPELINE_ABORTED) {
+            *failed = res;
+            continue;
+        }
+        PQclear(res);
+    }
+    PQexitPipelineMode(s->conn);
+    for (int k = 0; synced && !*failed && k < n; k++)
+        if (!calls[k].rows)
+            return 0; /* out of memory, or a statement without a result */
+    return synced;
+}
+
+static void pipeline_drop(struct store_call *calls, int n)
+{
+    for (int i = 0; i < n; i++) {
+        store_rows_free(calls[i].rows);
+        calls[i].rows = NULL;
+    }
+}
+
+enum err store_pipeline(struct store *s, struct store_call *calls, int n)
+{
+    if (n < 1 || n > STORE_PIPELINE_MAX || s->in_tx)
+        return err_set(ERR_INVAL, "a pipeline takes 1 to %d statements, outside a transaction",
+                       STORE_PIPELINE_MAX);
+    for (int i = 0; i < n; i++)
+        calls[i].rows = NULL;
+    for (int attempt = 0;; attempt++) {
+        PGresult *failed = NULL;
+        int done = pipeline_send(s, calls, n, &failed) && pipeline_read(s, calls, n, &failed);
+        if (done && !failed)
+            return ERR_OK;
+        pipeline_drop(calls, n);
+        if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF)
+            PQexitPipelineMode(s->conn);
+        if (!session_lost(s, failed)) {
+            enum err e = failed || PQstatus(s->conn) != CONNECTION_OK
+                             ? result_error(s, failed)
+                             : err_set(ERR_NOMEM, "out of memory (a pipeline's results)");
+            PQclear(failed);
+            return e;
+        }
+        PQclear(failed);
+        enum err e = reconnect(s);
+        if (e)
+            return e;
+        if (attempt > 0)
+            return err_set(ERR_DB, "database connection lost during a transaction; "
+                                   "it was rolled back");
+    }
+}
+
 enum err store_exec_script(struct store *s, const char *sql)
 {
     PGresult *res;

@@ -55,6 +55,23 @@ enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
 enum err store_query_prepared(struct store *s, const char *sql, int nparams,
                               const char *const *params, struct store_rows **out) WARN_UNUSED;
 
+/*
+ * Up to STORE_PIPELINE_MAX prepared statements (as store_query_prepared) in one round trip and one
+ * transaction: sent together in libpq's pipeline mode, with one Sync, so the server
+ * runs them as one implicit transaction and commits once. calls[i].rows is set for
+ * each (store_rows_free) when all succeeded; on an error none is committed and no rows
+ * are kept. A connection lost outside a transaction is re-established and the whole
+ * batch sent once more, as store_query does for one statement.
+ */
+#define STORE_PIPELINE_MAX 64
+struct store_call {
+    const char *sql; /* at a lasting address, as for store_query_prepared */
+    int nparams;
+    const char *const *params;
+    struct store_rows *rows; /* out */
+};
+enum err store_pipeline(struct store *s, struct store_call *calls, int n) WARN_UNUSED;
+
 /* Run a script of several statements without parameters (migrations only). */
 enum err store_exec_script(struct store *s, const char *sql) WARN_UNUSED;
 

@@ -3,7 +3,8 @@
  * the caller's thread and are all there after a flush; a result whose site is examined
  * already is dropped with a warning and the writer goes on; a write the database
  * refuses stops the writer, and the caller hears of it at its next call; stopping with
- * discard drops what is still queued, without a flush.
+ * discard drops what is still queued, without a flush. sitewrite_batch, which writes
+ * what is queued together: each website's outcome, and nothing of a refused batch.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "store/crawlstore.h"
+#include "store/sitewrite.h"
 #include "store/sitewriter.h"
 #include "store/store.h"
 #include "testdb.h"
@@ -86,7 +88,8 @@ static enum err queue(struct sitewriter *w, int i, const char *host_override)
                                        0,
                                        0.5,
                                        "threshold",
-                                       "verdict"};
+                                       "verdict",
+                                       NULL};
     /* The caller's buffers die here: the writer must have copied them. */
     return sitewriter_done(w, &r);
 }
@@ -131,12 +134,90 @@ static void test_refused_write_stops_it(void **state)
     int64_t job;
     struct sitewriter *w = start(&s, &job);
     assert_int_equal(queue(w, 0, NULL), ERR_OK);
+    assert_int_equal(sitewriter_flush(w), ERR_OK);         /* written alone */
     assert_int_equal(queue(w, 1, "bad\xff.test"), ERR_OK); /* not UTF-8: refused */
     assert_int_equal(sitewriter_flush(w), ERR_DB);
     assert_non_null(strstr(err_msg(), "UTF8"));
     assert_int_equal(queue(w, 2, NULL), ERR_DB); /* stopped: nothing more is taken */
     sitewriter_stop(w, 0);
     assert_int_equal(count(s, job, EXAMINED), 1);
+    store_free(s);
+}
+
+/* Site i's result as queue() makes it, into storage that outlives the call. */
+struct result {
+    char host[32], url[64], dst[32], dst_home[48];
+    struct crawlstore_page pages[1];
+    struct crawlstore_edge edges[1];
+    struct crawlstore_site_result r;
+};
+static void result_make(struct result *x, int i, const char *host_override)
+{
+    if (host_override)
+        snprintf(x->host, sizeof x->host, "%s", host_override);
+    else
+        snprintf(x->host, sizeof x->host, "h%d.test", i);
+    snprintf(x->url, sizeof x->url, "http://h%d.test/a", i);
+    snprintf(x->dst, sizeof x->dst, "h%d.test", i + 1);
+    snprintf(x->dst_home, sizeof x->dst_home, "http://%s/", x->dst);
+    x->pages[0] = (struct crawlstore_page){x->url, "ok", 200, 100, 0.9, 0.9};
+    x->edges[0] = (struct crawlstore_edge){x->dst, x->dst_home, 0.9, 1, 0.8};
+    x->r = (struct crawlstore_site_result){.host = x->host,
+                                           .confidence = 0.9,
+                                           .relevant = 1,
+                                           .pages_to_decide = 1,
+                                           .fetches = 1,
+                                           .purpose = "crawl",
+                                           .pages = x->pages,
+                                           .n_pages = 1,
+                                           .edges = x->edges,
+                                           .n_edges = 1,
+                                           .prior = NAN};
+}
+
+/* sitewrite_batch: one round trip, each website's outcome; a refused one writes none. */
+static void test_batch_outcomes(void **state)
+{
+    (void)state;
+    struct store *s;
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
+    sitewriter_stop(w, 0);
+    struct result x[4];
+    result_make(&x[0], 0, NULL);
+    result_make(&x[1], 1, NULL);
+    result_make(&x[2], 0, NULL); /* site 0 again: examined by the first */
+    result_make(&x[3], 2, NULL);
+    struct sitewrite_item items[4];
+    for (int i = 0; i < 4; i++)
+        items[i] = (struct sitewrite_item){.r = &x[i].r, .kind = SITEWRITE_DONE};
+    assert_int_equal(sitewrite_batch(s, job, items, 4), ERR_OK);
+    assert_int_equal(items[0].outcome, ERR_OK);
+    assert_int_equal(items[1].outcome, ERR_OK);
+    assert_int_equal(items[2].outcome, ERR_CONFLICT);
+    assert_non_null(strstr(items[2].why, "h0.test is already examined"));
+    assert_int_equal(items[3].outcome, ERR_OK);
+    assert_int_equal(count(s, job, EXAMINED), 3);
+    assert_int_equal(count(s, job, "SELECT pages_downloaded FROM jobs WHERE id = $1"), 3);
+    /* A deeper read of site 1 and a new site 4 that the database refuses: neither. */
+    result_make(&x[0], 1, NULL);
+    result_make(&x[1], 4, "bad\xff.test");
+    items[0] = (struct sitewrite_item){.r = &x[0].r, .kind = SITEWRITE_MORE};
+    items[1] = (struct sitewrite_item){.r = &x[1].r, .kind = SITEWRITE_DONE};
+    assert_int_equal(sitewrite_batch(s, job, items, 2), ERR_DB);
+    assert_int_equal(count(s, job,
+                           "SELECT pages_visited FROM sites WHERE job_id = $1"
+                           " AND host = 'h1.test'"),
+                     1);
+    assert_int_equal(count(s, job, "SELECT pages_downloaded FROM jobs WHERE id = $1"), 3);
+    /* The deeper read alone: written. */
+    assert_int_equal(sitewrite_batch(s, job, items, 1), ERR_OK);
+    assert_int_equal(items[0].outcome, ERR_OK);
+    assert_int_equal(count(s, job,
+                           "SELECT pages_visited FROM sites WHERE job_id = $1"
+                           " AND host = 'h1.test'"),
+                     2);
+    assert_int_equal(sitewrite_batch(s, job, items, 0), ERR_INVAL);
     store_free(s);
 }
 
@@ -163,6 +244,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_written_in_order),
         cmocka_unit_test(test_refused_write_stops_it),
+        cmocka_unit_test(test_batch_outcomes),
         cmocka_unit_test(test_stop_discard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
