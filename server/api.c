@@ -29,6 +29,7 @@
 #include "store/crawlstore.h"
 #include "store/store.h"
 #include "server/httpcheck.h"
+#include "server/apirefresh.h"
 #include "server/respcache.h"
 #include "server/webfiles.h"
 
@@ -537,6 +538,22 @@ static int cache_key(const struct call *c, enum route_id r, int64_t id, char *ke
     return n > 0 && (size_t)n < cap;
 }
 
+/* Hand the refresh of c's stale answer to the background refresher: 1 when it took it. */
+static int submit_refresh(const struct call *c, enum route_id r)
+{
+    const char *args[2 * APIREFRESH_ARGS_MAX + 1];
+    int n = 0;
+    for (const char *const *a = api_routes[r].args; *a && n < 2 * APIREFRESH_ARGS_MAX; a++) {
+        const char *v = http_request_arg(c->req, *a);
+        if (v) {
+            args[n++] = *a;
+            args[n++] = v;
+        }
+    }
+    args[n] = NULL;
+    return apirefresh_submit(c->cfg->refresh, c->req->path, args);
+}
+
 static void dispatch(struct call *c, enum route_id r)
 {
     int64_t id = 0;
@@ -545,15 +562,41 @@ static void dispatch(struct call *c, enum route_id r)
     char key[512];
     int cached = cache_key(c, r, id, key, sizeof key);
     if (cached) {
-        char *json = respcache_get(key);
-        if (json) {
+        int refresh;
+        char *json = respcache_get(key, &refresh);
+        if (json && (!refresh || submit_refresh(c, r))) {
             set_body(c->resp, 200, json);
             return;
         }
+        free(json); /* none kept, or stale with nobody else to refresh it */
     }
     dispatch_route(c, r, id);
     if (cached && c->resp->status == 200 && c->resp->body)
         respcache_put(key, id, c->resp->body);
+    else if (cached)
+        respcache_missed(key);
+}
+
+void api_refresh(const struct api_config *cfg, const char *path, const char *const *args)
+{
+    struct http_request req = {.method = "GET", .path = path, .body = "", .args = args};
+    struct http_response resp = {0};
+    struct call c = {.cfg = cfg, .req = &req, .resp = &resp};
+    for (int i = 0; i < api_routes_count; i++) {
+        if (strcmp(api_routes[i].method, "GET") != 0 || !match(api_routes[i].pattern, path, &c))
+            continue;
+        enum route_id r = (enum route_id)i;
+        int64_t id = 0;
+        char key[512];
+        if (job_id(&c, &id) && cache_key(&c, r, id, key, sizeof key)) {
+            dispatch_route(&c, r, id);
+            if (resp.status == 200 && resp.body)
+                respcache_put(key, id, resp.body);
+        }
+        dbpool_give(cfg->pool, c.s, c.db_bad);
+        break;
+    }
+    free(resp.body);
 }
 
 static void dispatch_route(struct call *c, enum route_id r, int64_t id)

@@ -12,11 +12,15 @@
 #include "server/http.h"
 
 struct dbpool;
+struct apirefresh;
 
 struct api_config {
     struct dbpool *pool;
     const char *token; /* required as "Authorization: Bearer T" when set; or NULL */
     int warc;          /* WARC capture is available (serve --warc-dir): jobs may ask for it */
+    /* Refreshes kept answers that went stale in the background (server/apirefresh.h);
+     * NULL: the request that finds one stale refreshes it. */
+    struct apirefresh *refresh;
 };
 
 /* The OpenAPI description (web/openapi.json, embedded at build time), served at
@@ -26,6 +30,10 @@ extern const size_t api_openapi_len;
 
 /* The http_handler_fn of the API; ctx is a struct api_config. */
 void api_handle(void *ctx, const struct http_request *req, struct http_response *resp);
+
+/* Answer GET path with query arguments args (name and value pairs, NULL-terminated)
+ * again and keep the answer (server/respcache.h), for the background refresher. */
+void api_refresh(const struct api_config *cfg, const char *path, const char *const *args);
 
 /* The routes the API serves, as "METHOD /path/{param}" (for the OpenAPI check). */
 struct api_route {

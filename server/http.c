@@ -88,6 +88,9 @@ const char *http_request_header(const struct http_request *r, const char *name)
 
 const char *http_request_arg(const struct http_request *r, const char *name)
 {
+    for (const char *const *a = r->conn ? NULL : r->args; a && a[0]; a += 2)
+        if (strcmp(a[0], name) == 0)
+            return a[1];
     if (!r->conn)
         return NULL;
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);

@@ -59,6 +59,9 @@ struct http_request {
     enum http_fault fault;
     const char *fault_detail; /* for the gate's faults: what is wrong (static) */
     void *conn; /* for http_request_header / http_request_arg; NULL for the gate's faults */
+    /* A request made inside the process (conn NULL): its query arguments, name and value
+     * pairs, NULL-terminated; or NULL. */
+    const char *const *args;
 };
 
 /* A request header (case-insensitive name) or query argument (decoded); NULL if absent. */

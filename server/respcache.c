@@ -4,38 +4,95 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/hash.h"
 #include "common/monotime.h"
 
 static struct {
     pthread_mutex_t lock;
+    pthread_cond_t loaded; /* an answer none was kept for came (or will not) */
     struct {
         char *key, *json;
         int64_t job, until_ms;
         int64_t refresh_until_ms; /* a caller refreshes the stale answer until then */
+        char *loading;            /* a key without an answer a caller is making ... */
+        int64_t loading_until_ms; /* ... until then */
     } slot[RESPCACHE_SLOTS];
-} cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} cache = {.lock = PTHREAD_MUTEX_INITIALIZER, .loaded = PTHREAD_COND_INITIALIZER};
+
+/* The lock held: is key's answer being made by a caller? */
+static int loading(size_t i, const char *key, int64_t now)
+{
+    return cache.slot[i].loading && cache.slot[i].loading_until_ms > now &&
+           strcmp(cache.slot[i].loading, key) == 0;
+}
+
+/* The lock held: the answer for key being made came, or will not. */
+static void loading_end(size_t i, const char *key)
+{
+    if (cache.slot[i].loading && strcmp(cache.slot[i].loading, key) == 0) {
+        free(cache.slot[i].loading);
+        cache.slot[i].loading = NULL;
+        pthread_cond_broadcast(&cache.loaded);
+    }
+}
+
+/* The lock held: key's answer kept, as a copy, or NULL. */
+static char *kept(size_t i, const char *key)
+{
+    if (!cache.slot[i].json || strcmp(cache.slot[i].key, key) != 0)
+        return NULL;
+    return strdup(cache.slot[i].json);
+}
 
 static size_t slot_of(const char *key)
 {
     return (size_t)(hash_bytes(key, strlen(key)) % RESPCACHE_SLOTS);
 }
 
-char *respcache_get(const char *key)
+char *respcache_get(const char *key, int *refresh)
 {
-    char *copy = NULL;
+    *refresh = 0;
     size_t i = slot_of(key);
     pthread_mutex_lock(&cache.lock);
     int64_t now = monotime_ms();
-    if (cache.slot[i].json && strcmp(cache.slot[i].key, key) == 0) {
-        if (cache.slot[i].until_ms > now || cache.slot[i].refresh_until_ms > now)
-            copy = strdup(cache.slot[i].json);
-        else /* stale, and nobody refreshes it: this caller will */
-            cache.slot[i].refresh_until_ms = now + RESPCACHE_REFRESH_MS;
+    char *copy = kept(i, key);
+    if (copy && cache.slot[i].until_ms <= now && cache.slot[i].refresh_until_ms <= now) {
+        *refresh = 1; /* stale, and nobody refreshes it: this caller will */
+        cache.slot[i].refresh_until_ms = now + RESPCACHE_REFRESH_MS;
+    }
+    /* None kept: wait while another caller makes it (a crowd that finds none costs one
+     * query too), else make it. */
+    while (!copy && loading(i, key, now)) {
+        int64_t until = cache.slot[i].loading_until_ms;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t ns = ts.tv_nsec + (until - now) * 1000000;
+        ts.tv_sec += ns / 1000000000;
+        ts.tv_nsec = ns % 1000000000;
+        pthread_cond_timedwait(&cache.loaded, &cache.lock, &ts);
+        now = monotime_ms();
+        copy = kept(i, key);
+    }
+    if (!copy) {
+        char *k = strdup(key);
+        if (k) {
+            free(cache.slot[i].loading);
+            cache.slot[i].loading = k;
+            cache.slot[i].loading_until_ms = now + RESPCACHE_REFRESH_MS;
+        }
     }
     pthread_mutex_unlock(&cache.lock);
     return copy;
+}
+
+void respcache_missed(const char *key)
+{
+    size_t i = slot_of(key);
+    pthread_mutex_lock(&cache.lock);
+    loading_end(i, key);
+    pthread_mutex_unlock(&cache.lock);
 }
 
 void respcache_put(const char *key, int64_t job, const char *json)
@@ -55,6 +112,7 @@ void respcache_put(const char *key, int64_t job, const char *json)
     cache.slot[i].job = job;
     cache.slot[i].until_ms = monotime_ms() + RESPCACHE_MS;
     cache.slot[i].refresh_until_ms = 0;
+    loading_end(i, key);
     pthread_mutex_unlock(&cache.lock);
 }
 

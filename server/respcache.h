@@ -16,12 +16,18 @@
 
 /*
  * The answer kept for key (a malloc'd copy), or NULL: then the caller asks the database
- * and keeps its answer (respcache_put). An answer older than RESPCACHE_MS is handed to
- * the first caller as NULL, and to the others, while that one refreshes it (for up to
- * RESPCACHE_REFRESH_MS), as it is: a crowd of polls that finds it stale costs one
- * query, not one each, and none waits for it but the one.
+ * and keeps its answer (respcache_put), or says it could not (respcache_missed). While
+ * one caller makes an answer none was kept for, the others wait for it (up to
+ * RESPCACHE_REFRESH_MS, then they make it themselves). An answer older than RESPCACHE_MS is still
+ * handed out, and the first caller to find it stale is told to refresh it (*refresh
+ * set): the others get it as it is while that one refreshes it (for up to
+ * RESPCACHE_REFRESH_MS). A crowd of polls that finds it stale costs one query, not one
+ * each; with a background refresher (server/apirefresh.h) none of them waits for it.
  */
-char *respcache_get(const char *key);
+char *respcache_get(const char *key, int *refresh);
+
+/* The answer respcache_get told the caller to make (NULL) will not come: an error. */
+void respcache_missed(const char *key);
 
 /* Keep json (copied) as key's answer, for job's sake (respcache_drop_job). */
 void respcache_put(const char *key, int64_t job, const char *json);

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "server/api.h"
+#include "server/apirefresh.h"
 #include "server/http.h"
 #include "store/dbopen.h"
 #include "store/dbpool.h"
@@ -88,6 +89,8 @@ enum err serve_run(const struct serve_opts *o)
     if (!e && !o->no_api)
         e = dbpool_new(url, 8, &pool);
     struct api_config cfg = {.pool = pool, .token = o->token, .warc = o->warc_dir != NULL};
+    if (!e && !o->no_api)
+        e = apirefresh_start(&cfg, &cfg.refresh);
     int bound = 0;
     if (!e) {
         catch_signals();
@@ -114,6 +117,7 @@ enum err serve_run(const struct serve_opts *o)
 out:
     sched_stop(sc);
     http_stop(h); /* no new requests; the workers pause their jobs */
+    apirefresh_stop(cfg.refresh);
     sched_free(sc);
     dbpool_free(pool);
     free(url);

@@ -1,11 +1,13 @@
 /*
- * server/respcache: a kept answer is handed out while fresh; once stale, the first
- * caller is told to refresh it (NULL) and the others get the stale answer meanwhile;
- * a put makes it fresh again; a change through the API drops a job's answers.
+ * server/respcache: a kept answer is handed out while fresh; once stale too, and the
+ * first caller to find it stale is told to refresh it, the others not; a put makes it
+ * fresh again; a change through the API drops a job's answers; while none is kept, one
+ * caller makes it and the others wait for it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +24,13 @@ static void sleep_past_fresh(void)
     nanosleep(&ts, NULL);
 }
 
-/* key's answer, as the text it is, or "(none)". */
+/* key's answer, as the text it is, or "(none)"; "+" after it: refresh it. */
 static char got[64];
 static const char *get(const char *key)
 {
-    char *j = respcache_get(key);
-    snprintf(got, sizeof got, "%s", j ? j : "(none)");
+    int refresh = 0;
+    char *j = respcache_get(key, &refresh);
+    snprintf(got, sizeof got, "%s%s", j ? j : "(none)", refresh ? "+" : "");
     free(j);
     return got;
 }
@@ -40,8 +43,8 @@ static void test_fresh_then_one_refresher(void **state)
     assert_string_equal(get("1|7"), "{\"v\":1}");
     assert_string_equal(get("1|7|x"), "(none)"); /* another key */
     sleep_past_fresh();
-    assert_string_equal(get("1|7"), "(none)");    /* stale: this caller refreshes */
-    assert_string_equal(get("1|7"), "{\"v\":1}"); /* the others get it meanwhile */
+    assert_string_equal(get("1|7"), "{\"v\":1}+"); /* stale: this caller refreshes */
+    assert_string_equal(get("1|7"), "{\"v\":1}");  /* the others get it meanwhile */
     assert_string_equal(get("1|7"), "{\"v\":1}");
     respcache_put("1|7", 7, "{\"v\":2}");
     assert_string_equal(get("1|7"), "{\"v\":2}");
@@ -56,10 +59,52 @@ static void test_drop_job(void **state)
     assert_string_equal(get("2|8"), "(none)");
     assert_string_equal(get("2|9"), "b");
     sleep_past_fresh();
-    assert_string_equal(get("2|9"), "(none)");
+    assert_string_equal(get("2|9"), "b+");
     respcache_drop_job(9); /* dropped while refreshed: nobody is served the old one */
     assert_string_equal(get("2|9"), "(none)");
     assert_string_equal(get("2|9"), "(none)");
+}
+
+/* A second caller while the first makes an answer none was kept for. */
+static void *second_caller(void *arg)
+{
+    int refresh;
+    return respcache_get((const char *)arg, &refresh);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* None kept: the first caller makes it and the others wait for it, not make it too. */
+static void test_one_maker_while_none_kept(void **state)
+{
+    (void)state;
+    assert_string_equal(get("3|5"), "(none)"); /* this caller makes it */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, second_caller, "3|5"), 0);
+    sleep_ms(50); /* the second caller waits meanwhile */
+    respcache_put("3|5", 5, "made");
+    void *got2;
+    assert_int_equal(pthread_join(t, &got2), 0);
+    assert_non_null(got2);
+    assert_string_equal((char *)got2, "made");
+    free(got2);
+    /* The maker fails: the one waiting makes it itself, at once. */
+    assert_string_equal(get("3|6"), "(none)");
+    assert_int_equal(pthread_create(&t, NULL, second_caller, "3|6"), 0);
+    sleep_ms(50);
+    respcache_missed("3|6");
+    assert_int_equal(pthread_join(t, &got2), 0);
+    assert_null(got2); /* ... and is the maker now: */
+    assert_int_equal(pthread_create(&t, NULL, second_caller, "3|6"), 0);
+    sleep_ms(50);
+    respcache_put("3|6", 6, "second");
+    assert_int_equal(pthread_join(t, &got2), 0);
+    assert_string_equal((char *)got2, "second");
+    free(got2);
 }
 
 int main(void)
@@ -67,6 +112,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fresh_then_one_refresher),
         cmocka_unit_test(test_drop_job),
+        cmocka_unit_test(test_one_maker_while_none_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
