@@ -10,8 +10,9 @@
 # Usage: bench/api_bench.sh [--web dev|dev-large] [--budget N] [--delay MS] [--threads T]
 #                           [--pace MS] [--window S]
 #   defaults: dev, 3000 pages, politeness_delay_ms 100, 10 s windows (dev-large: 150000
-#   pages, delay 0, 6 s windows: its sci.space crawl empties its border at about 30,000
-#   pages, 15-20 s in), wrk -t2, pace 100 ms. Uses build/sitescout (SITESCOUT_BIN), the checkout's embedded
+#   pages, delay 50, 6 s windows: its sci.space crawl empties its border at about 30,000
+#   pages, which it reaches in 10 s without a delay, before the second window), wrk -t2,
+#   pace 100 ms. Uses build/sitescout (SITESCOUT_BIN), the checkout's embedded
 #   PostgreSQL and wrk (installed if missing). dev-large is built on demand by
 #   bench/dev_large.sh.
 set -euo pipefail
@@ -32,7 +33,7 @@ while [[ $# -gt 0 ]]; do
 done
 case $webname in
   dev) web=$shared/webs/dev; budget=${budget:-3000} delay=${delay:-100} secs=${secs:-10} ;;
-  dev-large) web=$("$top/bench/dev_large.sh"); budget=${budget:-150000} delay=${delay:-0}
+  dev-large) web=$("$top/bench/dev_large.sh"); budget=${budget:-150000} delay=${delay:-50}
     secs=${secs:-6} ;;
   *) echo "api_bench.sh: --web dev or dev-large" >&2; exit 2 ;;
 esac
