@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/sqlnum.h"
 #include "store/store.h"
-
-#define NUM(b, v) (snprintf(b, sizeof b, "%" PRId64, (int64_t)(v)), b)
 
 /* The first cell of a one-row result as a malloc'd string; ERR_NOTFOUND for no row. */
 static enum err one_text(struct store *s, const char *sql, int n, const char *const *p,

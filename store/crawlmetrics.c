@@ -7,10 +7,8 @@
 
 #include "store/bgexec.h"
 #include "store/crawlstore.h"
+#include "store/sqlnum.h"
 #include "store/store.h"
-
-#define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
-#define DBL(buf, v) (snprintf((buf), sizeof(buf), "%.17g", (double)(v)), (buf))
 
 static void copy_field(char *dst, size_t n, const char *src)
 {

@@ -12,10 +12,8 @@
 #include "store/bgexec.h"
 #include "store/sitewrite.h"
 #include "store/sqlarray.h"
+#include "store/sqlnum.h"
 #include "store/store.h"
-
-#define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
-#define DBL(buf, v) (snprintf((buf), sizeof(buf), "%.17g", (double)(v)), (buf))
 
 /* ---- jobs ---------------------------------------------------------------- */
 

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/num.h"
 #include "store/jobteam.h"
+#include "store/sqlnum.h"
 #include "store/store.h"
 
 int joblease_seconds(void)
@@ -56,8 +57,6 @@ int joblease_holder_gone(const char *worker)
         return 0; /* this process: its threads' leases are theirs to let go */
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
-
-#define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
 
 /* Who holds job's lease and for how long it has not renewed it; ERR_NOTFOUND. */
 static enum err holder(struct store *s, int64_t job, char *worker, size_t n, double *age)

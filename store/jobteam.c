@@ -6,9 +6,8 @@
 
 #include "common/buf.h"
 #include "store/joblease.h"
+#include "store/sqlnum.h"
 #include "store/store.h"
-
-#define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
 
 enum err jobteam_join(struct store *s, int64_t job, const char *worker, enum jobteam_role role)
 {

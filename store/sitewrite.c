@@ -13,10 +13,8 @@
 #include "store/crawlstore.h"
 #include "store/sitewrite.h"
 #include "store/sqlarray.h"
+#include "store/sqlnum.h"
 #include "store/store.h"
-
-#define NUM(buf, v) (snprintf((buf), sizeof(buf), "%lld", (long long)(v)), (buf))
-#define DBL(buf, v) (snprintf((buf), sizeof(buf), "%.17g", (double)(v)), (buf))
 
 enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
                                const struct crawlstore_site_result *r)
