@@ -206,7 +206,12 @@ enum err pgembed_init(struct pgembed *pg, const char *base_dir, int port, int tc
     memset(pg, 0, sizeof *pg);
     pg->port = port > 0 ? port : PGEMBED_DEFAULT_PORT;
     pg->tcp = tcp;
-    pg->base_dir = strdup(base_dir);
+    /* Absolute: pg_ctl and the server run in other directories (a relative --data-dir
+     * named another place for them), and the URL's socket path must hold anywhere. */
+    char cwd[PATH_MAX];
+    if (base_dir[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return err_set(ERR_IO, "cannot tell the current directory: %s", strerror(errno));
+    pg->base_dir = base_dir[0] == '/' ? strdup(base_dir) : path_join(cwd, base_dir);
     if (!pg->base_dir)
         return err_set(ERR_NOMEM, "out of memory");
 

@@ -16,6 +16,11 @@ latest=$(ls "$SRC/sql" | sed -n 's/^0*\([0-9][0-9]*\)_.*\.sql$/\1/p' | sort -n |
 n_migrations=$(ls "$SRC/sql" | grep -c '^[0-9][0-9][0-9]_.*\.sql$')
 assert_eq "$(db start | head -1)" "PostgreSQL is running; schema version $latest" "start when running is a no-op"
 
+# A relative --data-dir is the same cluster, named from the current directory.
+rel=$(cd "$(dirname "$PGDIR")" && "$BIN" db --data-dir "$(basename "$PGDIR")" status)
+assert_contains "$rel" "running (pid" "a relative --data-dir finds the running cluster"
+assert_contains "$rel" "host=$PGDIR/run" "... and names its socket by an absolute path"
+
 # --- migrations: applied once, second run is a no-op
 assert_eq "schema version $latest" "$("$BIN" db --db "$DB_URL" migrate)" "migrate reports the version"
 assert_eq "schema version $latest" "$("$BIN" db --db "$DB_URL" migrate)" "migrate again: same version"
