@@ -68,7 +68,7 @@ static int start_job(const struct fgcrawl_opts *o, struct store *s, struct jobsp
                      int64_t *job)
 {
     if (*js) {
-        if (jobrun_create(s, *js, job) != ERR_OK)
+        if (jobrun_create_here(s, *js, job) != ERR_OK)
             return cli_fail("crawl", "%s", err_msg());
         printf("job %lld: %s\n", (long long)*job, (*js)->topic);
         return CLI_OK;

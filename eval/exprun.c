@@ -54,7 +54,7 @@ static enum err read_job_end(struct store *s, int64_t job, struct report_run *ru
 enum err exprun_crawl(struct store *s, const struct jobspec *js, const struct labels *labels,
                       const char *proxy, struct report_run *run)
 {
-    enum err e = jobrun_create(s, js, &run->job_id);
+    enum err e = jobrun_create_here(s, js, &run->job_id);
     if (e)
         return e;
     struct run_ctx ctx = {.run = run};

@@ -291,7 +291,7 @@ static void note_db_loss(struct store *s, int64_t id, const char *worker)
     err_set(ERR_DB, "%s", msg);
 }
 
-enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
+static enum err create(struct store *s, const struct jobspec *js, const char *worker, int64_t *id)
 {
     struct buf body, params;
     buf_init(&body, 0);
@@ -300,10 +300,23 @@ enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
     if (!e)
         e = jobspec_params_json(&js->params, &params);
     if (!e)
-        e = crawlstore_job_create(s, js->topic, buf_str(&body), buf_str(&params), id);
+        e = crawlstore_job_create_leased(s, js->topic, buf_str(&body), buf_str(&params), worker,
+                                         id);
     buf_release(&body);
     buf_release(&params);
     return e;
+}
+
+enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
+{
+    return create(s, js, NULL, id);
+}
+
+enum err jobrun_create_here(struct store *s, const struct jobspec *js, int64_t *id)
+{
+    char worker[256];
+    joblease_worker_name(worker, sizeof worker, -1); /* jobrun_run's, without o->worker */
+    return create(s, js, worker, id);
 }
 
 /* WARC capture of the job's fetches, if asked for (jobrun_options). */

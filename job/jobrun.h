@@ -59,6 +59,13 @@ struct jobspec;
 enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id) WARN_UNUSED;
 
 /*
+ * The same for a job this process runs at once (jobrun_run without o->worker: `crawl`,
+ * `experiment`): its lease is this process's from the start, so that a serve or a
+ * worker on the same database cannot take the queued job up before jobrun_run does.
+ */
+enum err jobrun_create_here(struct store *s, const struct jobspec *js, int64_t *id) WARN_UNUSED;
+
+/*
  * Run job `id` from wherever it stands until it is done, paused or failed. On
  * return *stop says why the crawl ended (CRAWL_RUNNING if it never got there).
  * A failure is also recorded in the job (state failed, error). Errors of the

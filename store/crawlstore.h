@@ -19,6 +19,11 @@ struct bgexec;
 /* Create a job (state queued); body and params are JSON texts. */
 enum err crawlstore_job_create(struct store *s, const char *topic, const char *body_json,
                                const char *params_json, int64_t *id) WARN_UNUSED;
+/* The same with the job's lease held by worker from the start (store/joblease.h): for a
+ * job its creator runs at once, which no other runner may take up first. */
+enum err crawlstore_job_create_leased(struct store *s, const char *topic, const char *body_json,
+                                      const char *params_json, const char *worker,
+                                      int64_t *id) WARN_UNUSED;
 
 struct crawlstore_job {
     int64_t id;
