@@ -389,7 +389,7 @@ static enum err slot_abandon(struct ext *x, struct slot *sl)
 {
     int fetches = sitecrawl_fetches(sl->sc);
     log_debug("extcrawl: %s put back: the page budget is spent", sl->host);
-    enum err e = crawlstore_site_abandon(x->s, x->job, sl->host, fetches);
+    enum err e = sitewriter_abandon(x->w, sl->host, fetches);
     if (!e) {
         count_pages(x, fetches);
         crawlmeter_mark(x->m);
@@ -480,18 +480,17 @@ static enum err next_claimed(struct ext *x, struct slot *sl)
     return ERR_OK;
 }
 
-/* The websites claimed and not started: back to the border in one statement
+/* The websites claimed and not started: back to the border through the writer
  * (give_back), or only forgotten (the store's claims stay, for crawlstore_unclaim or the
  * job's next runner). */
 static enum err claimed_drop(struct ext *x, int give_back)
 {
-    const char *hosts[CRAWLSTORE_CLAIM_MAX];
-    size_t n = 0;
-    for (int i = x->next_claimed; i < x->n_claimed; i++)
-        hosts[n++] = x->claimed[i].host;
-    enum err e = give_back ? crawlstore_unclaim_hosts(x->s, x->job, x->worker, hosts, n) : ERR_OK;
-    for (int i = x->next_claimed; i < x->n_claimed; i++)
+    enum err e = ERR_OK;
+    for (int i = x->next_claimed; i < x->n_claimed; i++) {
+        if (give_back && !e)
+            e = sitewriter_abandon(x->w, x->claimed[i].host, 0);
         crawlstore_claimed_release(&x->claimed[i]);
+    }
     x->n_claimed = x->next_claimed = 0;
     return e;
 }

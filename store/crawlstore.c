@@ -268,29 +268,6 @@ enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker, in
     return ERR_OK;
 }
 
-enum err crawlstore_unclaim_hosts(struct store *s, int64_t job, const char *worker,
-                                  const char *const *hosts, size_t n)
-{
-    if (!n)
-        return ERR_OK;
-    struct buf arr;
-    enum err e = sqlarray_init(&arr, 1);
-    for (size_t i = 0; !e && i < n; i++)
-        e = sqlarray_text(&arr, hosts[i]);
-    if (!e)
-        e = sqlarray_close(&arr, 1);
-    char ids[32];
-    const char *p[] = {NUM(ids, job), worker, buf_str(&arr)};
-    if (!e)
-        e = store_exec_prepared(s,
-                                "UPDATE sites SET state = 'border', claimed_by = NULL"
-                                " WHERE job_id = $1 AND host = ANY($3::text[])"
-                                " AND state = 'claimed' AND claimed_by = $2",
-                                3, p);
-    sqlarray_release(&arr, 1);
-    return e;
-}
-
 /* r's pages, in the order read (unnest hands the rows out in array order, and pages.id
  * keeps it). */
 static enum err write_pages(struct store *s, const char *job,

@@ -116,11 +116,6 @@ void crawlstore_claimed_release(struct crawlstore_claimed *c);
 enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker,
                             int *count) WARN_UNUSED;
 
-/* Give back to the border the hosts[0..n) worker claimed and did not start, in one
- * statement (a host no longer claimed by worker is left alone). */
-enum err crawlstore_unclaim_hosts(struct store *s, int64_t job, const char *worker,
-                                  const char *const *hosts, size_t n) WARN_UNUSED;
-
 struct crawlstore_page {
     const char *url;
     const char *status; /* fetch status name, "ok", "http_error", ... */

@@ -150,6 +150,8 @@ static const char site_release_sql[] =
     "WHERE id = $1 AND $5::int > 0 AND " JOB_RUNS
     " AND EXISTS (SELECT 1 FROM u WHERE role NOT IN ('train', 'train_other'))";
 
+static const char job_lock_sql[] = "SELECT 1 FROM jobs WHERE id = $1 FOR NO KEY UPDATE";
+
 /* One write's parameters: the shared ones and the statement's own, with their texts. */
 struct params {
     struct buf pa[SITEWRITE_PAGE_ARRAYS], ea[EDGE_ARRAYS];
@@ -240,18 +242,31 @@ enum err sitewrite_batch(struct store *s, int64_t job, struct sitewrite_item *it
     struct params *q = calloc(n, sizeof *q);
     if (!q)
         return err_set(ERR_NOMEM, "out of memory");
-    struct store_call calls[SITEWRITE_BATCH_MAX];
+    /*
+     * The job's row is locked first: each write updates it (its counters) and locks
+     * sites rows (its own, the border's) before that, in its own order; a transaction
+     * of several writes, or a runner's crawl thread beside it, could otherwise hold some
+     * of those rows while waiting for the job's row that another batch holds while
+     * waiting for them. With the job's row first, the batches of a job's runners take
+     * turns. (store_pipeline sends a batch again if a deadlock rolled it back all the
+     * same.)
+     */
+    struct store_call calls[SITEWRITE_BATCH_MAX + 1];
+    char ids[32];
+    const char *lock_p[] = {NUM(ids, job)};
+    calls[0] = (struct store_call){job_lock_sql, 1, lock_p, NULL};
     enum err e = ERR_OK;
     for (size_t i = 0; i < n; i++) {
-        enum err b = params_build(&q[i], job, &items[i], &calls[i]);
+        enum err b = params_build(&q[i], job, &items[i], &calls[i + 1]);
         e = e ? e : b;
     }
     if (!e)
-        e = store_pipeline(s, calls, (int)n);
+        e = store_pipeline(s, calls, (int)n + 1);
+    store_rows_free(calls[0].rows);
     for (size_t i = 0; i < n; i++) {
         if (!e)
-            items[i].outcome = outcome(&items[i], calls[i].rows);
-        store_rows_free(calls[i].rows); /* NULL when not written */
+            items[i].outcome = outcome(&items[i], calls[i + 1].rows);
+        store_rows_free(calls[i + 1].rows); /* NULL when not written */
         params_release(&q[i]);
     }
     free(q);

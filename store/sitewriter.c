@@ -220,6 +220,12 @@ enum err sitewriter_failed(struct sitewriter *w, const char *host, const char *e
     return enqueue(w, &r, SITEWRITE_FAILED);
 }
 
+enum err sitewriter_abandon(struct sitewriter *w, const char *host, int fetches)
+{
+    struct crawlstore_site_result r = {.host = host, .fetches = fetches};
+    return enqueue(w, &r, SITEWRITE_ABANDON);
+}
+
 size_t sitewriter_pending(struct sitewriter *w)
 {
     pthread_mutex_lock(&w->lock);

@@ -316,6 +316,8 @@ enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
     return e;
 }
 
+#define PIPELINE_DEADLOCK_RETRIES 3
+
 /* Send calls[0..n) and a Sync in pipeline mode (the statements prepared first). */
 static int pipeline_send(struct store *s, struct store_call *calls, int n, PGresult **failed)
 {
@@ -391,7 +393,7 @@ enum err store_pipeline(struct store *s, struct store_call *calls, int n)
                        STORE_PIPELINE_MAX);
     for (int i = 0; i < n; i++)
         calls[i].rows = NULL;
-    for (int attempt = 0;; attempt++) {
+    for (int attempt = 0, deadlocks = 0;; attempt++) {
         PGresult *failed = NULL;
         int done = pipeline_send(s, calls, n, &failed) && pipeline_read(s, calls, n, &failed);
         if (done && !failed)
@@ -399,6 +401,14 @@ enum err store_pipeline(struct store *s, struct store_call *calls, int n)
         pipeline_drop(calls, n);
         if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF)
             PQexitPipelineMode(s->conn);
+        /* Chosen to break a deadlock: all of it was rolled back, and goes again. */
+        const char *state = failed ? PQresultErrorField(failed, PG_DIAG_SQLSTATE) : NULL;
+        if (state && strcmp(state, "40P01") == 0 && deadlocks++ < PIPELINE_DEADLOCK_RETRIES) {
+            log_warn("database: a deadlock rolled a batch of writes back; sending it again");
+            PQclear(failed);
+            attempt--;
+            continue;
+        }
         if (!session_lost(s, failed)) {
             enum err e = failed || PQstatus(s->conn) != CONNECTION_OK
                              ? result_error(s, failed)

@@ -61,7 +61,8 @@ enum err store_query_prepared(struct store *s, const char *sql, int nparams,
  * runs them as one implicit transaction and commits once. calls[i].rows is set for
  * each (store_rows_free) when all succeeded; on an error none is committed and no rows
  * are kept. A connection lost outside a transaction is re-established and the whole
- * batch sent once more, as store_query does for one statement.
+ * batch sent once more, as store_query does for one statement; a batch rolled back to
+ * break a deadlock is sent again (up to 3 times).
  */
 #define STORE_PIPELINE_MAX 64
 struct store_call {

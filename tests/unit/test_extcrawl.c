@@ -252,18 +252,6 @@ static void test_large_border_counted_up_to_the_cap(void **state)
     }
     assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
     assert_int_equal(c.claimed, 23);
-    /* Given back in one statement: only those of the worker named (w1 holds h19). */
-    const char *back[] = {many[0].host, many[1].host, "h19.test"};
-    assert_int_equal(crawlstore_unclaim_hosts(s, job, "w2", back, 3), ERR_OK);
-    assert_int_equal(crawlstore_counts(s, job, &c), ERR_OK);
-    assert_int_equal(c.claimed, 21);
-    struct crawlstore_claimed again;
-    int got_again;
-    assert_int_equal(crawlstore_claim_many(s, job, "w3", 1, &again, &got_again), ERR_OK);
-    assert_int_equal(got_again, 1);
-    assert_string_equal(again.host, many[0].host); /* back on the border, first again */
-    crawlstore_claimed_release(&again);
-    assert_int_equal(crawlstore_unclaim_hosts(s, job, "w2", back, 0), ERR_OK);
     for (int i = 0; i < got; i++)
         crawlstore_claimed_release(&many[i]);
     assert_int_equal(crawlstore_claim_many(s, job, "w2", 0, many, &got), ERR_INVAL);

@@ -4,7 +4,8 @@
  * already is dropped with a warning and the writer goes on; a write the database
  * refuses stops the writer, and the caller hears of it at its next call; stopping with
  * discard drops what is still queued, without a flush. sitewrite_batch, which writes
- * what is queued together: each website's outcome, and nothing of a refused batch.
+ * what is queued together: each website's outcome, nothing of a refused batch, and a
+ * batch rolled back by a deadlock sent again.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,9 +13,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store/crawlstore.h"
 #include "store/sitewrite.h"
@@ -221,6 +224,65 @@ static void test_batch_outcomes(void **state)
     store_free(s);
 }
 
+struct batch_thread {
+    int64_t job;
+    struct result x;
+    struct sitewrite_item item;
+    enum err e;
+};
+
+static void *batch_main(void *arg)
+{
+    struct batch_thread *b = arg;
+    struct store *s;
+    b->e = store_open(testdb_url(), 5000, &s);
+    if (!b->e) {
+        b->item = (struct sitewrite_item){.r = &b->x.r, .kind = SITEWRITE_DONE};
+        b->e = sitewrite_batch(s, b->job, &b->item, 1);
+        store_free(s);
+    }
+    return NULL;
+}
+
+/*
+ * A session that holds a sites row a batch wants and then asks for the job's row (as a
+ * crawl thread's own write once did) deadlocks with the batch, which holds the job's row
+ * first. PostgreSQL breaks the deadlock by rolling the batch back (the batch waited
+ * first, so its check comes first); the batch goes again and is written.
+ */
+static void test_batch_after_a_deadlock(void **state)
+{
+    (void)state;
+    struct store *s;
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
+    sitewriter_stop(w, 0);
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)job);
+    const char *p[] = {ids};
+    /* Site 5 links to site 6: the batch will upsert h6.test. */
+    assert_int_equal(store_begin(s), ERR_OK);
+    assert_int_equal(store_exec(s,
+                                "UPDATE sites SET rank = rank WHERE job_id = $1"
+                                " AND host = 'h6.test'",
+                                1, p),
+                     ERR_OK);
+    struct batch_thread b = {.job = job};
+    result_make(&b.x, 5, NULL);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, batch_main, &b), 0);
+    struct timespec ts = {0, 300 * 1000000L}; /* the batch holds the job's row, waits */
+    nanosleep(&ts, NULL);
+    assert_int_equal(store_exec(s, "UPDATE jobs SET updated_at = now() WHERE id = $1", 1, p),
+                     ERR_OK);
+    assert_int_equal(store_commit(s), ERR_OK);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(b.e, ERR_OK);
+    assert_int_equal(b.item.outcome, ERR_OK);
+    assert_int_equal(count(s, job, EXAMINED), 1);
+    store_free(s);
+}
+
 static void test_stop_discard(void **state)
 {
     (void)state;
@@ -242,9 +304,8 @@ static void test_stop_discard(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_written_in_order),
-        cmocka_unit_test(test_refused_write_stops_it),
-        cmocka_unit_test(test_batch_outcomes),
+        cmocka_unit_test(test_written_in_order), cmocka_unit_test(test_refused_write_stops_it),
+        cmocka_unit_test(test_batch_outcomes),   cmocka_unit_test(test_batch_after_a_deadlock),
         cmocka_unit_test(test_stop_discard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
