@@ -1,14 +1,11 @@
 /*
  * The HTTP API: routes, request checks and JSON. Job data comes as JSON text from
- * store/apistore.c; jansson builds only the error bodies.
- * jansson references: json_pack returns a new reference (json_decref'd here); the
- * "o" format steals, none is used here.
+ * store/apistore.c; the error bodies are server/apireply.c's.
  */
 #include "server/api.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -30,6 +27,7 @@
 #include "store/store.h"
 #include "server/httpcheck.h"
 #include "server/apirefresh.h"
+#include "server/apireply.h"
 #include "server/respcache.h"
 #include "server/webfiles.h"
 
@@ -96,76 +94,6 @@ struct call {
     int db_bad;
 };
 
-static void set_body(struct http_response *resp, int status, char *body)
-{
-    free(resp->body);
-    resp->status = status;
-    resp->body = body;
-    resp->body_len = body ? strlen(body) : 0;
-}
-
-/* The error body; status and code chosen by the caller. */
-static void reply_error(struct http_response *resp, int status, const char *code,
-                        const char *message, const char *field)
-{
-    json_t *j = json_pack("{s:{s:s, s:s, s:s?}}", "error", "code", code, "message",
-                          message ? message : "", "field", field);
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    json_decref(j);
-    set_body(resp, status, text ? text : strdup("{\"error\": {\"code\": \"internal\"}}"));
-    resp->content_type = "application/json";
-}
-
-/*
- * The edge: an error code and its message (err_msg()) become an HTTP status and the
- * JSON error body. Messages of the form "field.path: ..." name the field.
- */
-static void reply_err(struct http_response *resp, enum err e, int inval_status)
-{
-    const char *msg = err_msg();
-    char field[128] = "";
-    size_t n = strspn(msg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]");
-    if (n && n < sizeof field && msg[n] == ':' && msg[n + 1] == ' ')
-        snprintf(field, sizeof field, "%.*s", (int)n, msg);
-    int status = 500;
-    const char *code = "internal";
-    switch (e) {
-    case ERR_INVAL:
-        status = inval_status;
-        code = "invalid";
-        break;
-    case ERR_PARSE:
-        status = 400;
-        code = "bad_json";
-        break;
-    case ERR_NOTFOUND:
-        status = 404;
-        code = "not_found";
-        break;
-    case ERR_CONFLICT:
-        status = 409;
-        code = "conflict";
-        break;
-    case ERR_TOOBIG:
-        status = 413;
-        code = "too_big";
-        break;
-    case ERR_DB:
-        status = 503;
-        code = "database";
-        break;
-    case ERR_TIMEOUT:
-        status = 504;
-        code = "timeout";
-        break;
-    default:
-        break;
-    }
-    if (status >= 500)
-        log_warn("api: %s", msg);
-    reply_error(resp, status, code, msg, field[0] ? field : NULL);
-}
-
 /* Match path against a pattern; fills the {params}. */
 static int match(const char *pattern, const char *path, struct call *c)
 {
@@ -200,7 +128,7 @@ static int64_t arg_int(struct call *c, const char *name, int64_t def, int64_t ma
     if (!*v || *end || errno || x < 0 || x > max) {
         char msg[160];
         snprintf(msg, sizeof msg, "%s: must be an integer from 0 to %" PRId64, name, max);
-        reply_error(c->resp, 400, "invalid", msg, name);
+        api_reply_error(c->resp, 400, "invalid", msg, name);
         return -1;
     }
     return x;
@@ -214,7 +142,7 @@ static int job_id(struct call *c, int64_t *id)
     if (*end || errno || x < 1) {
         char msg[300];
         snprintf(msg, sizeof msg, "no job '%s'", c->params[0]);
-        reply_error(c->resp, 404, "not_found", msg, NULL);
+        api_reply_error(c->resp, 404, "not_found", msg, NULL);
         return 0;
     }
     *id = x;
@@ -227,7 +155,7 @@ static int api_db(struct call *c)
         return 1;
     enum err e = dbpool_take(c->cfg->pool, &c->s);
     if (e)
-        reply_err(c->resp, e, 500);
+        api_reply_err(c->resp, e, 500);
     return !e;
 }
 
@@ -237,10 +165,10 @@ static void reply_json(struct call *c, enum err e, int status, char *json)
     if (e) {
         free(json);
         c->db_bad = e == ERR_DB;
-        reply_err(c->resp, e, 422);
+        api_reply_err(c->resp, e, 422);
         return;
     }
-    set_body(c->resp, status, json);
+    api_set_body(c->resp, status, json);
 }
 
 static void job_reply(struct call *c, int64_t id, int status)
@@ -281,8 +209,8 @@ static enum err create_tx(struct store *s, void *arg)
 static void create_job(struct call *c)
 {
     if (!is_json_type(http_request_header(c->req, "Content-Type"))) {
-        reply_error(c->resp, 415, "unsupported_media_type",
-                    "a job body must be sent as Content-Type: application/json", NULL);
+        api_reply_error(c->resp, 415, "unsupported_media_type",
+                        "a job body must be sent as Content-Type: application/json", NULL);
         return;
     }
     struct jobspec *js = NULL;
@@ -292,7 +220,7 @@ static void create_job(struct call *c)
         e = err_set(ERR_INVAL, "params.warc: this server captures no WARC (start it with "
                                "--warc-dir DIR)");
     if (e) {
-        reply_err(c->resp, e, 422);
+        api_reply_err(c->resp, e, 422);
         goto out;
     }
     if (!api_db(c))
@@ -303,7 +231,7 @@ static void create_job(struct call *c)
     if (e) {
         free(x.json);
         c->db_bad = e == ERR_DB;
-        reply_err(c->resp, e, 422);
+        api_reply_err(c->resp, e, 422);
         goto out;
     }
     char loc[64];
@@ -323,8 +251,9 @@ static void list_jobs(struct call *c)
     while (state && states[k] && strcmp(states[k], state) != 0)
         k++;
     if (state && !states[k]) {
-        reply_error(c->resp, 400, "invalid",
-                    "state: must be queued, training, crawling, paused, done or failed", "state");
+        api_reply_error(c->resp, 400, "invalid",
+                        "state: must be queued, training, crawling, paused, done or failed",
+                        "state");
         return;
     }
     int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
@@ -346,13 +275,13 @@ static void list_sites(struct call *c, int64_t id)
         else if (strcmp(rv, "false") == 0)
             relevant = 0;
         else {
-            reply_error(c->resp, 400, "invalid", "relevant: must be true or false", "relevant");
+            api_reply_error(c->resp, 400, "invalid", "relevant: must be true or false", "relevant");
             return;
         }
     }
     const char *role = http_request_arg(c->req, "role");
     if (role && strcmp(role, "discovered") != 0 && strcmp(role, "start") != 0) {
-        reply_error(c->resp, 400, "invalid", "role: must be discovered or start", "role");
+        api_reply_error(c->resp, 400, "invalid", "role: must be discovered or start", "role");
         return;
     }
     enum apistore_order order = APISTORE_BY_CONFIDENCE;
@@ -365,8 +294,8 @@ static void list_sites(struct call *c, int64_t id)
         else if (strcmp(ov, "found") == 0)
             order = APISTORE_BY_FOUND;
         else {
-            reply_error(c->resp, 400, "invalid", "order: must be confidence, rank or found",
-                        "order");
+            api_reply_error(c->resp, 400, "invalid", "order: must be confidence, rank or found",
+                            "order");
             return;
         }
     }
@@ -387,8 +316,8 @@ static void job_metrics(struct call *c, int64_t id)
         char *end;
         since = strtod(sv, &end);
         if (!*sv || *end || !isfinite(since)) { /* negative: from the start */
-            reply_error(c->resp, 400, "invalid",
-                        "since: must be a number of seconds since the job started", "since");
+            api_reply_error(c->resp, 400, "invalid",
+                            "since: must be a number of seconds since the job started", "since");
             return;
         }
     }
@@ -404,8 +333,9 @@ static void export_sites(struct call *c, int64_t id, enum siteexport_format f)
 {
     const char *rv = http_request_arg(c->req, "relevant");
     if (rv && strcmp(rv, "true") != 0) {
-        reply_error(c->resp, 400, "invalid",
-                    "relevant: must be true (leave it out for every website examined)", "relevant");
+        api_reply_error(c->resp, 400, "invalid",
+                        "relevant: must be true (leave it out for every website examined)",
+                        "relevant");
         return;
     }
     if (!api_db(c))
@@ -424,7 +354,7 @@ static void export_sites(struct call *c, int64_t id, enum siteexport_format f)
     snprintf(name, sizeof name, "attachment; filename=\"job-%" PRId64 "-sites.%s\"", id,
              f == SITEEXPORT_CSV ? "csv" : "ndjson");
     http_response_header(c->resp, "Content-Disposition", name);
-    set_body(c->resp, 200, buf_detach(&out));
+    api_set_body(c->resp, 200, buf_detach(&out));
 }
 
 /*
@@ -514,7 +444,7 @@ static void prometheus(struct call *c)
             return;
         }
     }
-    set_body(c->resp, 200, buf_detach(&out));
+    api_set_body(c->resp, 200, buf_detach(&out));
     c->resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
@@ -565,7 +495,7 @@ static void dispatch(struct call *c, enum route_id r)
         int refresh;
         char *json = respcache_get(key, &refresh);
         if (json && (!refresh || submit_refresh(c, r))) {
-            set_body(c->resp, 200, json);
+            api_set_body(c->resp, 200, json);
             return;
         }
         free(json); /* none kept, or stale with nobody else to refresh it */
@@ -612,7 +542,7 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
             reply_json(c, e, 200, NULL);
             return;
         }
-        set_body(c->resp, 200, strdup("{\"status\":\"ok\"}"));
+        api_set_body(c->resp, 200, strdup("{\"status\":\"ok\"}"));
         return;
     case R_OPENAPI:
         json = malloc(api_openapi_len + 1);
@@ -620,7 +550,7 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
             memcpy(json, api_openapi, api_openapi_len);
             json[api_openapi_len] = '\0';
         }
-        set_body(c->resp, json ? 200 : 500, json);
+        api_set_body(c->resp, json ? 200 : 500, json);
         return;
     case R_PROMETHEUS: {
         prometheus(c);
@@ -648,7 +578,7 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
             reply_json(c, e, 200, NULL);
             return;
         }
-        set_body(c->resp, 204, NULL);
+        api_set_body(c->resp, 204, NULL);
         return;
     case R_JOB_STOP: {
         job_control(c, id, "stop");
@@ -675,7 +605,7 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
                 snprintf(msg, sizeof msg,
                          "%s: not taken with Accept: %s (the file is the whole list)", list_only[i],
                          f == SITEEXPORT_CSV ? "text/csv" : "application/x-ndjson");
-                reply_error(c->resp, 400, "invalid", msg, list_only[i]);
+                api_reply_error(c->resp, 400, "invalid", msg, list_only[i]);
                 return;
             }
         export_sites(c, id, (enum siteexport_format)f);
@@ -742,52 +672,8 @@ static int known_args(struct call *c, const struct api_route *r)
     char msg[320];
     snprintf(msg, sizeof msg, "unknown query parameter '%.80s' (%s %s takes %s)", bad, r->method,
              r->pattern, *takes ? takes : "none");
-    reply_error(c->resp, 400, "invalid", msg, bad);
+    api_reply_error(c->resp, 400, "invalid", msg, bad);
     return 0;
-}
-
-/* A request refused whatever its route (server/http.h); 0 when it has no fault. */
-static int reply_fault(const struct http_request *req, struct http_response *resp)
-{
-    char msg[96];
-    switch (req->fault) {
-    case HTTP_FAULT_NONE:
-        return 0;
-    case HTTP_FAULT_NUL:
-        reply_error(resp, 400, "bad_request",
-                    "the path or the query holds a NUL (%00 or a raw byte), which none may hold",
-                    NULL);
-        return 1;
-    case HTTP_FAULT_NO_HOST:
-        reply_error(resp, 400, "bad_request", "an HTTP/1.1 request needs a Host header", NULL);
-        return 1;
-    case HTTP_FAULT_TOO_BIG:
-        snprintf(msg, sizeof msg, "request body over %zu bytes", (size_t)HTTP_MAX_BODY);
-        reply_error(resp, 413, "too_big", msg, NULL);
-        return 1;
-    case HTTP_FAULT_LENGTH_REQUIRED:
-        reply_error(resp, 411, "length_required",
-                    "send the body with a Content-Length, not in chunks (Transfer-Encoding)", NULL);
-        return 1;
-    default: { /* the gate's faults: their detail says what */
-        static const struct {
-            enum http_fault fault;
-            int status;
-            const char *code;
-        } gate[] = {
-            {HTTP_FAULT_MALFORMED, 400, "bad_request"}, {HTTP_FAULT_URI_TOO_LONG, 414, "too_big"},
-            {HTTP_FAULT_HEAD_TOO_BIG, 431, "too_big"},  {HTTP_FAULT_VERSION, 505, "bad_request"},
-            {HTTP_FAULT_HEAD_TIMEOUT, 408, "timeout"},
-        };
-        for (size_t i = 0; i < sizeof gate / sizeof gate[0]; i++)
-            if (gate[i].fault == req->fault) {
-                reply_error(resp, gate[i].status, gate[i].code, req->fault_detail, NULL);
-                return 1;
-            }
-        reply_error(resp, 400, "bad_request", "malformed request", NULL);
-        return 1;
-    }
-    }
 }
 
 /*
@@ -799,17 +685,17 @@ static int reply_fault(const struct http_request *req, struct http_response *res
 void api_handle(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     struct call c = {.cfg = ctx, .req = req, .resp = resp};
-    if (reply_fault(req, resp))
+    if (api_reply_fault(req, resp))
         return;
     int web = webfiles_answer(req, resp);
     if (web < 0)
-        reply_error(resp, 500, "internal", "out of memory", NULL);
+        api_reply_error(resp, 500, "internal", "out of memory", NULL);
     if (web)
         return;
     if (!authorized(c.cfg, req)) {
         http_response_header(resp, "WWW-Authenticate", "Bearer");
-        reply_error(resp, 401, "unauthorized", "this server wants 'Authorization: Bearer TOKEN'",
-                    NULL);
+        api_reply_error(resp, 401, "unauthorized",
+                        "this server wants 'Authorization: Bearer TOKEN'", NULL);
         return;
     }
     int known_path = 0;
@@ -831,10 +717,10 @@ void api_handle(void *ctx, const struct http_request *req, struct http_response 
         char msg[128];
         snprintf(msg, sizeof msg, "%s is not allowed here (allowed: %s)", req->method, allow);
         http_response_header(resp, "Allow", allow);
-        reply_error(resp, 405, "method_not_allowed", msg, NULL);
+        api_reply_error(resp, 405, "method_not_allowed", msg, NULL);
         return;
     }
     char msg[300];
     snprintf(msg, sizeof msg, "no such path: %.200s", req->path);
-    reply_error(resp, 404, "not_found", msg, NULL);
+    api_reply_error(resp, 404, "not_found", msg, NULL);
 }

@@ -1,7 +1,6 @@
 /*
- * The HTTP API of `sitescout serve` (docs/api.md): routing, JSON bodies and the one
- * place where an enum err becomes an HTTP status and a JSON error body
- * {"error": {"code", "message", "field"}}.
+ * The HTTP API of `sitescout serve` (docs/api.md): routing and JSON bodies; its error
+ * replies (an enum err as an HTTP status and a JSON error body) are server/apireply.c.
  *
  * Ownership: the struct api_config is borrowed for the life of the server; api_handle
  * fills a struct http_response whose body the HTTP server frees.
