@@ -317,8 +317,8 @@ static enum err job_transition(struct store *s, int64_t job, const char *sql, co
 }
 
 /*
- * The job's row is locked first: a crawl's write of the job (which locks that row FOR
- * KEY SHARE, store/sitewrite.c) either committed before, and its rows are deleted by the
+ * The job's row is locked first: a crawl's batch of writes of the job (which locks that
+ * row first, store/sitewrite.c) either committed before, and its rows are deleted by the
  * statement after (a new snapshot), or waits and then finds the job gone. sites, pages
  * and edges have no foreign key to jobs (migration 013): their rows go here.
  */

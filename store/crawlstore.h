@@ -214,20 +214,6 @@ enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_s
 void crawlstore_site_rows_free(struct crawlstore_site_row *rows, size_t n);
 
 /*
- * Give up on a claimed site (state failed, with the reason). The fetches it cost
- * count in the job's pages_downloaded (unless it is a training site).
- */
-enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, const char *error,
-                                int fetches) WARN_UNUSED;
-
-/*
- * Put a claimed site back on the border unjudged (the page budget ran out while it
- * was examined); the fetches it cost count in the job's pages_downloaded.
- */
-enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host,
-                                 int fetches) WARN_UNUSED;
-
-/*
  * Start refreshing the planner's statistics of the table the crawl reads (sites: its
  * columns job_id and state, sampled small, migration 012) on b's connection, unless the
  * last refresh still runs (then 0). A new job's rows are invisible to the planner until

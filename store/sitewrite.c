@@ -71,10 +71,9 @@ static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_s
  *   are locked in one order (ORDER BY d): runners never deadlock on them.
  */
 #define N_SHARED 15
-/* The job runs; its row is locked FOR KEY SHARE, once per statement, as the foreign keys
- * did once per row before migration 013: the job cannot be deleted until this statement
- * commits (apistore_job_delete). */
-#define RUNS_LOCKED "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS " FOR KEY SHARE"
+/* The job runs. (Its row is locked already, by the batch's first statement: the job
+ * cannot be deleted until the batch commits, apistore_job_delete.) */
+#define RUNS "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS
 #define WRITES                                                                                     \
     "pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, pr_target,"       \
     "  posterior)"                                                                                 \
@@ -108,7 +107,7 @@ static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_s
  * downloaded when it was found.
  */
 static const char site_done_sql[] =
-    "WITH runs AS (" RUNS_LOCKED "), "
+    "WITH runs AS (" RUNS "), "
     "site AS (UPDATE sites SET state = 'examined', confidence = $3, relevant = $16,"
     " pages_visited = $17, pages_to_class = $18, examined_at = now(), claimed_by = NULL,"
     " error = NULL, prior = $19, verdict_by = $20, read_stop = $21,"
@@ -127,7 +126,7 @@ static const char site_done_sql[] =
  * runs. Answers whether the site was found examined and whether the job runs.
  */
 static const char site_more_sql[] =
-    "WITH runs AS (" RUNS_LOCKED "), "
+    "WITH runs AS (" RUNS "), "
     "site AS (UPDATE sites SET pages_visited = pages_visited + $16::int,"
     " read_stop = coalesce($17::text, read_stop)"
     " WHERE job_id = $1 AND host = $2 AND state = 'examined' AND EXISTS (SELECT 1 FROM runs)"
@@ -137,8 +136,8 @@ static const char site_more_sql[] =
     " SELECT (SELECT count(*) FROM site), (SELECT count(*) FROM runs)";
 
 /*
- * crawlstore_site_failed and _abandon: a claimed site leaves the claim without a
- * verdict, failed ($3, with why: $4) or back on the border. The fetches it cost ($5)
+ * SITEWRITE_FAILED and _ABANDON: a claimed site leaves the claim without a verdict,
+ * failed ($3, with why: $4) or back on the border. The fetches it cost ($5)
  * count in the job's pages_downloaded (a training site's do not), in the same statement.
  */
 static const char site_release_sql[] =
@@ -309,17 +308,4 @@ enum err crawlstore_site_done(struct store *s, int64_t job, const struct crawlst
 enum err crawlstore_site_more(struct store *s, int64_t job, const struct crawlstore_site_result *r)
 {
     return write_one(s, job, r, SITEWRITE_MORE);
-}
-
-enum err crawlstore_site_failed(struct store *s, int64_t job, const char *host, const char *error,
-                                int fetches)
-{
-    struct crawlstore_site_result r = {.host = host, .fetches = fetches, .error = error};
-    return write_one(s, job, &r, SITEWRITE_FAILED);
-}
-
-enum err crawlstore_site_abandon(struct store *s, int64_t job, const char *host, int fetches)
-{
-    struct crawlstore_site_result r = {.host = host, .fetches = fetches};
-    return write_one(s, job, &r, SITEWRITE_ABANDON);
 }

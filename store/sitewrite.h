@@ -1,6 +1,6 @@
 /*
  * Inside the store: the website crawler's writes of a website (crawlstore_site_done,
- * _more, _failed and _abandon, in sitewrite.c), and the page rows as
+ * _more, and the batches of store/sitewriter.c, in sitewrite.c), and the page rows as
  * array literals, which crawlstore_sites_update shares.
  */
 #ifndef SITESCOUT_STORE_SITEWRITE_H
@@ -18,8 +18,10 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
 
 /*
  * Several websites' writes in one round trip and one transaction (store_pipeline), each
- * of a kind: crawlstore_site_done's, crawlstore_site_more's, crawlstore_site_failed's
- * (r->host, r->fetches, r->error) or crawlstore_site_abandon's (r->host, r->fetches).
+ * of a kind: crawlstore_site_done's, crawlstore_site_more's, a claimed site given up on
+ * (FAILED: r->host, r->fetches, r->error) or put back on the border unjudged (ABANDON:
+ * r->host, r->fetches); the fetches count in the job's pages_downloaded (a training
+ * site's do not).
  * Returns an error when the batch failed as a whole (nothing written); otherwise each
  * item's outcome is ERR_OK or ERR_CONFLICT (why says what: examined already, or the job
  * ended).

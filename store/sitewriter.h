@@ -1,7 +1,7 @@
 /*
  * The website crawler's writes off its thread: a thread with a database connection of
- * its own runs crawlstore_site_done, _more, _failed and _abandon for the results queued to
- * it, in the order queued, while the crawl thread goes on parsing and classifying.
+ * its own writes the results queued to it, in the order queued, while the crawl thread
+ * goes on parsing and classifying.
  * What is queued when the thread is free goes together (up to SITEWRITE_BATCH_MAX): one
  * round trip, one transaction (store/sitewrite.h, sitewrite_batch). Before, the crawl
  * thread waited for each write's round trip (BENCHMARKS.md, "Scale-out (#15)").
@@ -32,9 +32,10 @@ enum err sitewriter_start(const char *url, int timeout_ms, int64_t job,
 /* Queue r (copied) for crawlstore_site_done, or crawlstore_site_more. */
 enum err sitewriter_done(struct sitewriter *w, const struct crawlstore_site_result *r) WARN_UNUSED;
 enum err sitewriter_more(struct sitewriter *w, const struct crawlstore_site_result *r) WARN_UNUSED;
-/* Queue crawlstore_site_failed(host, error, fetches), crawlstore_site_abandon(host,
- * fetches). (Every write of sites rows a crawl makes, but its claims, goes through its
- * writer: the writer's transactions lock the job's row first, store/sitewrite.h.) */
+/* Queue a claimed site given up on (failed, with error) or put back on the border
+ * unjudged, its fetches counted (store/sitewrite.h). (Every write of sites rows a crawl makes, but
+ * its claims, goes through its writer: the writer's transactions lock the job's row first,
+ * store/sitewrite.h.) */
 enum err sitewriter_failed(struct sitewriter *w, const char *host, const char *error,
                            int fetches) WARN_UNUSED;
 enum err sitewriter_abandon(struct sitewriter *w, const char *host, int fetches) WARN_UNUSED;
