@@ -7,17 +7,19 @@
 # statements that cost the last job most.
 #
 # Usage: bench/dbcost.sh [--web dev|dev-large] [--budget N] [--jobs N] [--topic T]
-#                        [--workers N] [--pg-conf 'name = value']...
+#                        [--workers N] [--pg-conf 'name = value']... [--no-statements]
 #                        [-- extra crawl options, e.g. --set k=v]
 #   defaults: dev, 3000 pages, 3 jobs, sci.space, 1 process. --workers N runs each job
 #   with `serve --workers 0` and N `sitescout worker` processes instead of `crawl`.
 #   Uses build/sitescout (SITESCOUT_BIN); dev-large is built on demand by
-#   bench/dev_large.sh.
+#   bench/dev_large.sh. --no-statements runs PostgreSQL without pg_stat_statements (its
+#   own cost, with track_planning, is in pg_cpu otherwise; the statement columns then
+#   print "-").
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SITESCOUT_BIN:-$top/build/sitescout}
 shared=${SITESCOUT_SHARED:-$top/../shared}
-webname=dev budget=3000 jobs=3 topic=sci.space workers=0 pgconf=""
+webname=dev budget=3000 jobs=3 topic=sci.space workers=0 pgconf="" statements=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     --web) webname=$2; shift 2 ;;
@@ -26,6 +28,7 @@ while [[ $# -gt 0 ]]; do
     --topic) topic=$2; shift 2 ;;
     --workers) workers=$2; shift 2 ;;
     --pg-conf) pgconf+="$2"$'\n'; shift 2 ;;
+    --no-statements) statements=0; shift ;;
     --) shift; break ;;
     *) echo "dbcost.sh: unknown option $1 (see the head of the script)" >&2; exit 2 ;;
   esac
@@ -53,12 +56,15 @@ proxy="http://$(sed -n 's/^listening on //p' "$tmp/replay")"
 # A private cluster with pg_stat_statements loaded.
 "$bin" db --data-dir "$tmp/pg" start >/dev/null 2>&1
 "$bin" db --data-dir "$tmp/pg" stop >/dev/null 2>&1
-printf "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track_planning = on\n%s" \
-  "$pgconf" >>"$tmp/pg/data/postgresql.conf"
+if ((statements)); then
+  printf "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track_planning = on\n" \
+    >>"$tmp/pg/data/postgresql.conf"
+fi
+printf "%s" "$pgconf" >>"$tmp/pg/data/postgresql.conf"
 "$bin" db --data-dir "$tmp/pg" start >/dev/null 2>&1
 db=$("$bin" db --data-dir "$tmp/pg" url)
 q() { psql "$db" -X -q -tA -v ON_ERROR_STOP=1 -c "$1"; }
-q "create extension if not exists pg_stat_statements" >/dev/null
+((statements)) && q "create extension if not exists pg_stat_statements" >/dev/null
 "$bin" db --db "$db" migrate >/dev/null 2>&1
 
 # CPU seconds of the cluster's processes (the postmaster and its children).
@@ -149,7 +155,7 @@ print((int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK"))' "$1"
 printf '%4s %7s %8s %9s %9s %9s %10s %10s %10s %9s\n' job pages pages/s crawl_cpu pg_cpu \
   pg/crawl replay_cpu stmts/1k xacts/1k walMB/1k
 for i in $(seq "$jobs"); do
-  q "select pg_stat_statements_reset()" >/dev/null
+  ((statements)) && q "select pg_stat_statements_reset()" >/dev/null
   q "select pg_stat_reset()" >/dev/null
   lsn=$(q "select pg_current_wal_lsn()")
   cpu0=$(pg_cpu)
@@ -158,7 +164,8 @@ for i in $(seq "$jobs"); do
   cpu1=$(pg_cpu)
   rcpu=$(python3 -c "print($(proc_cpu "${pids[0]}") - $rcpu0)")
   pages=$(q "select pages_downloaded from jobs where id = $job")
-  stmts=$(q "select coalesce(sum(calls), 0) from pg_stat_statements
+  stmts=-1
+  ((statements)) && stmts=$(q "select coalesce(sum(calls), 0) from pg_stat_statements
     where query !~* 'pg_stat_statements|pg_stat_reset|pg_current_wal_lsn'")
   xacts=$(q "select xact_commit + xact_rollback from pg_stat_database where datname = current_database()")
   wal=$(q "select pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn')")
@@ -167,10 +174,16 @@ import sys
 job, pages, secs, ccpu, c0, c1, stmts, xacts, wal, rcpu = sys.argv[1:]
 pages, secs, ccpu, pg = int(pages), float(secs), float(ccpu), float(c1) - float(c0)
 k = pages / 1000 if pages else 1
-print("%4s %7d %8.0f %9.1f %9.1f %9.2f %10.1f %10.0f %10.0f %9.2f" % (job, pages, pages / secs,
-      ccpu, pg, pg / ccpu if ccpu else 0, float(rcpu), int(stmts) / k, int(xacts) / k, int(float(wal)) / k / 1e6))
+st = "%.0f" % (int(stmts) / k) if int(stmts) >= 0 else "-"
+print("%4s %7d %8.0f %9.1f %9.1f %9.2f %10.1f %10s %10.0f %9.2f" % (job, pages, pages / secs,
+      ccpu, pg, pg / ccpu if ccpu else 0, float(rcpu), st, int(xacts) / k, int(float(wal)) / k / 1e6))
 PY
 done
+echo
+echo "row updates in the last job (table, updates, of them HOT, inserts, dead rows):"
+q "select relname, n_tup_upd, n_tup_hot_upd, n_tup_ins, n_dead_tup from pg_stat_user_tables
+   where relname in ('sites', 'pages', 'edges', 'jobs') order by relname" | tr '|' '\t'
+((statements)) || exit 0
 echo
 echo "the last job's costliest statements (calls, total ms, planning ms, mean ms, query):"
 q "select sum(calls), round(sum(total_exec_time)::numeric, 0), round(sum(total_plan_time)::numeric, 0)

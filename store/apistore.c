@@ -27,10 +27,6 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     return *out ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
 }
 
-/* A crawl fetch's outcome (p is a pages row): "ok", "http_404", or the fetch error. */
-#define FETCH_KIND                                                                                 \
-    "coalesce(p.error, CASE WHEN p.status >= 400 THEN 'http_' || p.status ELSE 'ok' END)"
-
 /*
  * The size of job JOB's border, counted up to BORDER_CAP websites (a count of a million
  * took a second): BORDER_COUNT is the count, at most BORDER_CAP; BORDER_CAPPED whether
@@ -55,10 +51,7 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
                 " 'border_sites_capped', " BORDER_CAPPED(                                          \
                     "j.id") ","                                                                    \
                             " 'fetches', coalesce((SELECT json_object_agg(f.kind, f.n ORDER BY "   \
-                            "f.kind) FROM ("                                                       \
-                            "   SELECT " FETCH_KIND " AS kind, count(*) AS n FROM pages p"         \
-                            "   WHERE p.job_id = j.id AND p.purpose = 'crawl' GROUP BY 1) f), "    \
-                            "'{}'::json),"                                                         \
+                            "f.kind) FROM job_fetches f WHERE f.job_id = j.id), '{}'::json),"      \
                             " 'pages_per_second', (SELECT json_build_object("                      \
                             "   'overall', CASE WHEN m.elapsed_s > 0 THEN m.pages / m.elapsed_s "  \
                             "END,"                                                                 \
@@ -393,9 +386,8 @@ enum err apistore_prometheus(struct store *s, struct buf *out)
                              0, NULL, &jobs);
     if (!e)
         e = store_query(s,
-                        "SELECT p.job_id, " FETCH_KIND ", count(*) FROM pages p"
-                        " WHERE p.purpose = 'crawl' AND p.job_id IN (" PROM_JOBS ")"
-                        " GROUP BY 1, 2 ORDER BY 1, 2",
+                        "SELECT job_id, kind, n FROM job_fetches"
+                        " WHERE job_id IN (" PROM_JOBS ") ORDER BY 1, 2",
                         0, NULL, &fetch);
     if (!e)
         e = store_query(

@@ -12,6 +12,7 @@
 #include "store/bgexec.h"
 #include "store/sitewrite.h"
 #include "store/sqlarray.h"
+#include "store/sqlfetch.h"
 #include "store/sqlnum.h"
 #include "store/store.h"
 
@@ -269,7 +270,7 @@ enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker, in
 }
 
 /* r's pages, in the order read (unnest hands the rows out in array order, and pages.id
- * keeps it). */
+ * keeps it), and the job's fetches by outcome. */
 static enum err write_pages(struct store *s, const char *job,
                             const struct crawlstore_site_result *r)
 {
@@ -288,11 +289,12 @@ static enum err write_pages(struct store *s, const char *job,
                            buf_str(&a[4]),
                            buf_str(&a[5])};
         e = store_exec(s,
-                       "INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, "
-                       " pr_target, posterior) "
+                       "WITH pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status,"
+                       " bytes, pr_target, posterior) "
                        "SELECT $1, $2, $3, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po "
                        "FROM unnest($4::text[], $5::text[], $6::int[], $7::int[], "
-                       " $8::float8[], $9::float8[]) AS t(u, st, hs, b, pr, po)",
+                       " $8::float8[], $9::float8[]) AS t(u, st, hs, b, pr, po)) " FETCHES_ADD(
+                           "$1", "$3", "$5", "$6", "true"),
                        9, p);
     }
     sqlarray_release(a, SITEWRITE_PAGE_ARRAYS);

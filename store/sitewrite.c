@@ -1,9 +1,9 @@
 /*
- * The website crawler's writes of an examined website, each one statement: the site's
- * row, its pages, its edges, the border's upserts and the job's counters go to the
- * database in one round trip as data-modifying CTEs (one statement is one transaction:
- * no BEGIN and COMMIT either). Before, they were a transaction of 6 statements, and
- * round trips made most of the database's CPU (BENCHMARKS.md, "Scale-out (#15)").
+ * The website crawler's writes of examined websites. Each website is one statement: its
+ * row, its pages, its edges, the border's upserts and the job's counters (pages,
+ * websites, fetches by outcome) as data-modifying CTEs. A batch of them goes to the
+ * database in one round trip and one transaction (store_pipeline), after a statement
+ * that locks the job's row (BENCHMARKS.md, "Scale-out (#15)").
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "store/crawlstore.h"
 #include "store/sitewrite.h"
 #include "store/sqlarray.h"
+#include "store/sqlfetch.h"
 #include "store/sqlnum.h"
 #include "store/store.h"
 
@@ -65,12 +66,18 @@ static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_s
  * is to be written; the writes below happen only then:
  * - the pages, in the order read (unnest hands them out in array order, and pages.id
  *   keeps it);
+ * - the job's fetches by outcome (job_fetches), its crawl pages counted;
  * - the edges, each once;
  * - the border: every destination joins it (if new), and its rank becomes the average
- *   weight of the examined sites linking to it (a start site keeps its rank). The rows
+ *   weight of the examined sites linking to it (a start site keeps its rank, and an
+ *   examined or failed site the rank it had then: an update that changes no indexed
+ *   column can be HOT, with no new index entries). The rows
  *   are locked in one order (ORDER BY d): runners never deadlock on them.
  */
 #define N_SHARED 15
+/* The job's fetches by outcome, when the site is written. */
+#define FETCHES_CTE                                                                                \
+    "fk AS (" FETCHES_ADD("$1", "$4", "$6", "$7", "EXISTS (SELECT 1 FROM site)") "), "
 /* The job runs. (Its row is locked already, by the batch's first statement: the job
  * cannot be deleted until the batch commits, apistore_job_delete.) */
 #define RUNS "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS
@@ -84,7 +91,7 @@ static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_s
     "ed AS (INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count, weight)"          \
     " SELECT $1, $2, d, cs, pc, w"                                                                 \
     " FROM unnest($11::text[], $13::float8[], $14::int[], $15::float8[]) AS t(d, cs, pc, w)"       \
-    " WHERE EXISTS (SELECT 1 FROM site) ON CONFLICT DO NOTHING), "                                 \
+    " WHERE EXISTS (SELECT 1 FROM site) ON CONFLICT DO NOTHING), " FETCHES_CTE                     \
     "bd AS (INSERT INTO sites (job_id, host, homepage, in_sites, global_sum, local_sum,"           \
     "  weight_sum, rank)"                                                                          \
     " SELECT $1, d, h, 1, $3::float8, cs / greatest(pc, 1), w, w"                                  \
@@ -96,7 +103,8 @@ static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_s
     "  global_sum = sites.global_sum + EXCLUDED.global_sum,"                                       \
     "  local_sum = sites.local_sum + EXCLUDED.local_sum,"                                          \
     "  weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"                                       \
-    "  rank = CASE WHEN sites.role = 'start' THEN sites.rank"                                      \
+    "  rank = CASE WHEN sites.role = 'start' OR sites.state NOT IN ('border', 'claimed')"          \
+    "   THEN sites.rank"                                                                           \
     "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / (sites.in_sites + 1) END), "
 
 /*

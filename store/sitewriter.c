@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/log.h"
 #include "store/sitewrite.h"
@@ -26,6 +27,7 @@ struct sitewriter {
     pthread_cond_t changed; /* the crawl: room in the queue, or everything written */
     struct item *head, *tail;
     size_t pending; /* queued + the one being written */
+    int flushing;   /* crawl threads waiting in sitewriter_flush: no lingering */
     int stopping, discard;
     enum err error; /* the first write that failed (not a conflict): the writer stopped */
     char why[512];
@@ -89,6 +91,19 @@ static struct item *item_copy(const struct crawlstore_site_result *r, enum sitew
 
 /* ---- the thread ---- */
 
+/* The lock held: a small batch waits a little for more (sitewriter.h). */
+static void linger(struct sitewriter *w)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    long ns = until.tv_nsec + SITEWRITER_LINGER_MS * 1000000L;
+    until.tv_sec += ns / 1000000000L;
+    until.tv_nsec = ns % 1000000000L;
+    while (!w->stopping && !w->flushing && w->pending < SITEWRITER_LINGER_N)
+        if (pthread_cond_timedwait(&w->wake, &w->lock, &until) != 0)
+            break; /* timed out */
+}
+
 /*
  * Everything queued (up to SITEWRITE_BATCH_MAX results) goes in one round trip and one
  * transaction: a crawl that queues faster than one write a round trip gets batches.
@@ -102,6 +117,7 @@ static void *writer_main(void *arg)
             pthread_cond_wait(&w->wake, &w->lock);
         if (!w->head || (w->stopping && w->discard))
             break;
+        linger(w);
         struct sitewrite_item batch[SITEWRITE_BATCH_MAX];
         size_t n = 0;
         for (struct item *it = w->head; it && n < SITEWRITE_BATCH_MAX; it = it->next)
@@ -164,7 +180,11 @@ enum err sitewriter_start(const char *url, int timeout_ms, int64_t job, struct s
         return e;
     }
     pthread_mutex_init(&w->lock, NULL);
-    pthread_cond_init(&w->wake, NULL);
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC); /* linger's deadline */
+    pthread_cond_init(&w->wake, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     pthread_cond_init(&w->changed, NULL);
     if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
         pthread_cond_destroy(&w->changed);
@@ -199,7 +219,8 @@ static enum err enqueue(struct sitewriter *w, const struct crawlstore_site_resul
         w->head = it;
     w->tail = it;
     w->pending++;
-    pthread_cond_signal(&w->wake);
+    if (w->pending == 1 || w->pending >= SITEWRITER_LINGER_N) /* idle, or lingering enough */
+        pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->lock);
     return ERR_OK;
 }
@@ -237,8 +258,11 @@ size_t sitewriter_pending(struct sitewriter *w)
 enum err sitewriter_flush(struct sitewriter *w)
 {
     pthread_mutex_lock(&w->lock);
+    w->flushing++;
+    pthread_cond_signal(&w->wake); /* a lingering writer writes now */
     while (!w->stopping && w->pending)
         pthread_cond_wait(&w->changed, &w->lock);
+    w->flushing--;
     enum err e = w->stopping ? writer_error(w) : ERR_OK;
     pthread_mutex_unlock(&w->lock);
     return e;

@@ -3,8 +3,10 @@
  * its own writes the results queued to it, in the order queued, while the crawl thread
  * goes on parsing and classifying.
  * What is queued when the thread is free goes together (up to SITEWRITE_BATCH_MAX): one
- * round trip, one transaction (store/sitewrite.h, sitewrite_batch). Before, the crawl
- * thread waited for each write's round trip (BENCHMARKS.md, "Scale-out (#15)").
+ * round trip, one transaction (store/sitewrite.h, sitewrite_batch). Fewer than
+ * SITEWRITER_LINGER_N wait up to SITEWRITER_LINGER_MS for more (not while the crawl
+ * flushes): each transaction costs the database a commit and the job row's lock. Before,
+ * the crawl thread waited for each write's round trip (BENCHMARKS.md, "Scale-out (#15)").
  *
  * What the crawl must know stored (the border before it concludes the border is empty,
  * the job's counters before it reads them, everything before the job ends) it gets by
@@ -22,6 +24,8 @@
 #include "store/crawlstore.h"
 
 #define SITEWRITER_QUEUE_MAX 64 /* queued results at most: a full queue waits */
+#define SITEWRITER_LINGER_N  8  /* a batch smaller than this ... */
+#define SITEWRITER_LINGER_MS 5  /* ... waits this long for more */
 
 struct sitewriter;
 

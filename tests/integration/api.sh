@@ -73,6 +73,12 @@ assert_eq "$fetched" "$(field "sum(d['fetches'].values())")" \
   "the fetches by outcome add up to the crawl's stored pages"
 assert_eq "$(psql_q "SELECT count(*) FROM pages WHERE job_id = $job AND purpose = 'crawl' AND status < 400 AND error IS NULL")" \
   "$(field "d['fetches'].get('ok', 0)")" "... and 'ok' counts the pages fetched without error"
+# The counts kept as pages are written (job_fetches) are the counts of the stored pages.
+by_kind=$(psql_q "SELECT json_object_agg(k, n ORDER BY k) FROM (SELECT coalesce(error,
+  CASE WHEN status >= 400 THEN 'http_' || status ELSE 'ok' END) AS k, count(*) AS n FROM pages
+  WHERE job_id = $job AND purpose = 'crawl' GROUP BY 1) f")
+assert_eq "$(python3 -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$by_kind")" \
+  "$(field "json.dumps(d['fetches'], sort_keys=True)")" "each outcome counts the stored pages with it"
 python3 -c "import sys; sys.exit(not $(field "d['pages_per_second']['overall']") > 0)" ||
   fail "no pages per second: $(field "d['pages_per_second']")"
 ok "pages per second are reported ($(field "d['pages_per_second']"))"

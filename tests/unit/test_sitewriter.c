@@ -22,6 +22,7 @@
 #include "store/crawlstore.h"
 #include "store/sitewrite.h"
 #include "store/sitewriter.h"
+#include "store/sqlfetch.h"
 #include "store/store.h"
 #include "testdb.h"
 
@@ -126,6 +127,16 @@ static void test_written_in_order(void **state)
               " AND substr(host, 2, length(host) - 6)::int"
               "  <> substr(prev, 2, length(prev) - 6)::int + 1"),
         0);
+    /* The fetches by outcome, counted as written, are those of the stored pages. */
+    assert_int_equal(count(s, job, "SELECT sum(n) FROM job_fetches WHERE job_id = $1"),
+                     2 * N_SITES);
+    assert_int_equal(
+        count(s, job,
+              "SELECT count(*) FROM ((SELECT kind, n FROM job_fetches WHERE job_id = $1)"
+              " EXCEPT (SELECT " FETCH_KIND_OF(
+                  "error", "status") ", count(*)"
+                                     " FROM pages WHERE job_id = $1 GROUP BY 1)) d"),
+        0);
     sitewriter_stop(w, 0);
     store_free(s);
 }
@@ -224,6 +235,55 @@ static void test_batch_outcomes(void **state)
     store_free(s);
 }
 
+/* The rank of host h ($1 job) times 1000, rounded. */
+static long long rank_of(struct store *s, int64_t job, const char *h)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT round(rank * 1000) FROM sites WHERE job_id = $1 AND host = '%s'", h);
+    return count(s, job, sql);
+}
+
+/*
+ * A link to a website on the border or claimed moves its rank (the average weight of
+ * the links to it); a link to an examined one counts (in_sites) but leaves its rank, the
+ * rank it was examined with. The fetches by outcome count the written pages.
+ */
+static void test_rank_of_examined_kept(void **state)
+{
+    (void)state;
+    struct store *s;
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
+    sitewriter_stop(w, 0);
+    struct result x[3];
+    result_make(&x[0], 0, NULL); /* h0 links to h1 (claimed): its rank becomes 0.8 */
+    result_make(&x[1], 1, NULL); /* h1 examined */
+    struct sitewrite_item items[3];
+    for (int i = 0; i < 2; i++)
+        items[i] = (struct sitewrite_item){.r = &x[i].r, .kind = SITEWRITE_DONE};
+    assert_int_equal(sitewrite_batch(s, job, items, 2), ERR_OK);
+    assert_int_equal(rank_of(s, job, "h1.test"), 800);
+    result_make(&x[0], 0, "h10.test"); /* links to h1 (examined) */
+    result_make(&x[1], 4, "h11.test"); /* links to h5 (claimed) */
+    result_make(&x[2], 6, "h12.test"); /* links to h7 (claimed) too, but is refused */
+    snprintf(x[2].url, sizeof x[2].url, "http://h12.test/\xff");
+    for (int i = 0; i < 3; i++) {
+        x[i].edges[0].weight = 0.2;
+        items[i] = (struct sitewrite_item){.r = &x[i].r, .kind = SITEWRITE_DONE};
+    }
+    assert_int_equal(sitewrite_batch(s, job, items, 3), ERR_DB);
+    assert_int_equal(sitewrite_batch(s, job, items, 2), ERR_OK);
+    assert_int_equal(rank_of(s, job, "h1.test"), 800);
+    assert_int_equal(
+        count(s, job, "SELECT in_sites FROM sites WHERE job_id = $1 AND host = 'h1.test'"), 2);
+    assert_int_equal(rank_of(s, job, "h5.test"), 200);
+    assert_int_equal(rank_of(s, job, "h7.test"), 1000);
+    assert_int_equal(count(s, job, "SELECT n FROM job_fetches WHERE job_id = $1 AND kind = 'ok'"),
+                     4);
+    store_free(s);
+}
+
 struct batch_thread {
     int64_t job;
     struct result x;
@@ -306,7 +366,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_written_in_order), cmocka_unit_test(test_refused_write_stops_it),
         cmocka_unit_test(test_batch_outcomes),   cmocka_unit_test(test_batch_after_a_deadlock),
-        cmocka_unit_test(test_stop_discard),
+        cmocka_unit_test(test_stop_discard),     cmocka_unit_test(test_rank_of_examined_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
