@@ -3,23 +3,32 @@
 # GET /api/jobs/{id} and then on GET /api/jobs/{id}/sites, a window each, while a website
 # crawl runs; and the crawl's speed in the same two windows of a second crawl that
 # nobody reads. Prints wrk's figures and the crawl's pages/s in each window.
+# Each window begins with one request alone, whose time is printed as the first answer:
+# serve makes an answer none was kept for while the others wait (server/respcache.h), so
+# 200 clients that all begin with the first would put one database query's time into
+# the tail of a short window, once per job and route.
 # The clients are paced: each waits --pace MS between its requests (200 dashboards
-# polling hard: 200 x 1000/MS requests a second); --pace 0 floods (each sends its next
-# request as soon as the answer is in). serve allows the 200 connections from one address.
+# polling hard: 200 x 1000/MS requests a second), give or take --jitter percent (each
+# wait drawn at random, so that the clients, like independent dashboards, do not all ask
+# at the same instant); --jitter 0 keeps them in lockstep (wrk's fixed delay: bursts of
+# 200 requests at once, every MS); --pace 0 floods (each sends its next request as soon
+# as the answer is in). serve allows the 200 connections from one address.
+# The crawl nobody reads runs twice, before and after the one under load (the first
+# crawl after a start meets a cold database and replay).
 #
 # Usage: bench/api_bench.sh [--web dev|dev-large] [--budget N] [--delay MS] [--threads T]
-#                           [--pace MS] [--window S]
+#                           [--pace MS] [--jitter PCT] [--window S]
 #   defaults: dev, 3000 pages, politeness_delay_ms 100, 10 s windows (dev-large: 150000
 #   pages, delay 50, 6 s windows: its sci.space crawl empties its border at about 30,000
 #   pages, which it reaches in 10 s without a delay, before the second window), wrk -t2,
-#   pace 100 ms. Uses build/sitescout (SITESCOUT_BIN), the checkout's embedded
+#   pace 100 ms, jitter 50% (waits of 50 to 150 ms). Uses build/sitescout (SITESCOUT_BIN), the checkout's embedded
 #   PostgreSQL and wrk (installed if missing). dev-large is built on demand by
 #   bench/dev_large.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SITESCOUT_BIN:-$top/build/sitescout}
 shared=${SITESCOUT_SHARED:-$top/../shared}
-webname=dev budget="" delay="" threads=2 pace=100 secs=""
+webname=dev budget="" delay="" threads=2 pace=100 jitter=50 secs=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --web) webname=$2; shift 2 ;;
@@ -27,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --delay) delay=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --pace) pace=$2; shift 2 ;;
+    --jitter) jitter=$2; shift 2 ;;
     --window) secs=$2; shift 2 ;;
     *) echo "api_bench.sh: unknown option $1 (see the head of the script)" >&2; exit 2 ;;
   esac
@@ -56,7 +66,8 @@ start replay replay --warc "$web.warc.gz" --listen 127.0.0.1:0
 proxy="http://$addr"
 start serve serve --listen 127.0.0.1:0 --proxy "$proxy" --conns-per-ip 256
 api="http://$addr"
-printf 'function delay() return %d end\n' "$pace" >"$tmp/pace.lua"
+printf 'function delay() return math.random(%d, %d) end\n' $((pace - pace * jitter / 100)) \
+  $((pace + pace * jitter / 100)) >"$tmp/pace.lua"
 python3 - "$web.jobs.json" "$budget" "$delay" >"$tmp/job.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))["sci.space"]
@@ -70,6 +81,7 @@ window() {
   local p0 t0 p1 t1
   p0=$(pages "$1") t0=$(now)
   if [[ $2 == quiet ]]; then sleep "$secs"; else
+    curl -sS -o /dev/null -w '%{time_total}\n' "$3" >"$tmp/first.$2.txt"
     wrk -t"$threads" -c200 -d"$secs"s --latency -s "$tmp/pace.lua" "$3" >"$tmp/wrk.$2.txt"
   fi
   p1=$(pages "$1") t1=$(now)
@@ -100,11 +112,12 @@ crawl() {
 }
 read -r q1 q2 < <(crawl quiet)
 read -r w1 w2 < <(crawl wrk)
+read -r a1 a2 < <(crawl quiet)
 echo "web $webname, budget $budget, politeness_delay_ms $delay, wrk -t$threads -c200 -d${secs}s," \
-  "pace $pace ms"
-echo "crawl pages/s, window 1: alone $q1, with wrk on the job $w1"
-echo "crawl pages/s, window 2: alone $q2, with wrk on the sites $w2"
+  "pace $pace ms, jitter $jitter%"
+echo "crawl pages/s, window 1: alone $q1 (before) and $a1 (after), with wrk on the job $w1"
+echo "crawl pages/s, window 2: alone $q2 (before) and $a2 (after), with wrk on the sites $w2"
 for w in job sites; do
-  echo "GET $w:"
+  echo "GET $w: first answer $(python3 -c "print('%.1f ms' % (1000 * $(cat "$tmp/first.$w.txt")))")"
   grep -E 'Requests/sec|Latency|50%|99%|Non-2xx|Socket errors' "$tmp/wrk.$w.txt" | sed 's/^/  /'
 done
