@@ -256,8 +256,9 @@ enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker, in
     const char *p[] = {NUM(ids, job), worker};
     struct store_rows *r;
     enum err e = store_query(s,
-                             "WITH u AS (UPDATE sites SET state = 'border', claimed_by = NULL "
-                             " WHERE job_id = $1 AND state = 'claimed'"
+                             "WITH lk AS (" JOB_LOCK "),"
+                             " u AS (UPDATE sites SET state = 'border', claimed_by = NULL "
+                             " WHERE job_id = $1 AND state = 'claimed' AND EXISTS (SELECT FROM lk)"
                              " AND ($2::text IS NULL OR claimed_by = $2) RETURNING 1) "
                              "SELECT count(*) FROM u",
                              2, p, &r);

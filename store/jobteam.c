@@ -6,6 +6,7 @@
 
 #include "common/buf.h"
 #include "store/joblease.h"
+#include "store/sitewrite.h"
 #include "store/sqlnum.h"
 #include "store/store.h"
 
@@ -71,8 +72,10 @@ enum err jobteam_reclaim(struct store *s, int64_t job, int *count)
     e = store_query(s,
                     "WITH gone AS (DELETE FROM job_workers WHERE job_id = $1"
                     "  AND heartbeat_at < now() - make_interval(secs => $2::int)),"
+                    " lk AS (" JOB_LOCK "),"
                     " u AS (UPDATE sites SET state = 'border', claimed_by = NULL"
-                    "  WHERE job_id = $1 AND state = 'claimed' AND NOT EXISTS"
+                    "  WHERE job_id = $1 AND state = 'claimed' AND EXISTS (SELECT FROM lk)"
+                    "  AND NOT EXISTS"
                     "  (SELECT 1 FROM job_workers w WHERE w.job_id = $1"
                     "   AND w.worker = sites.claimed_by"
                     "   AND w.heartbeat_at >= now() - make_interval(secs => $2::int))"

@@ -157,8 +157,6 @@ static const char site_release_sql[] =
     "WHERE id = $1 AND $5::int > 0 AND " JOB_RUNS
     " AND EXISTS (SELECT 1 FROM u WHERE role NOT IN ('train', 'train_other'))";
 
-static const char job_lock_sql[] = "SELECT 1 FROM jobs WHERE id = $1 FOR NO KEY UPDATE";
-
 /* One write's parameters: the shared ones and the statement's own, with their texts. */
 struct params {
     struct buf pa[SITEWRITE_PAGE_ARRAYS], ea[EDGE_ARRAYS];
@@ -261,7 +259,7 @@ enum err sitewrite_batch(struct store *s, int64_t job, struct sitewrite_item *it
     struct store_call calls[SITEWRITE_BATCH_MAX + 1];
     char ids[32];
     const char *lock_p[] = {NUM(ids, job)};
-    calls[0] = (struct store_call){job_lock_sql, 1, lock_p, NULL};
+    calls[0] = (struct store_call){JOB_LOCK, 1, lock_p, NULL};
     enum err e = ERR_OK;
     for (size_t i = 0; i < n; i++) {
         enum err b = params_build(&q[i], job, &items[i], &calls[i + 1]);

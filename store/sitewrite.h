@@ -45,4 +45,12 @@ enum err sitewrite_batch(struct store *s, int64_t job, struct sitewrite_item *it
  */
 #define JOB_RUNS "state NOT IN ('done', 'failed', 'paused')"
 
+/*
+ * The lock order of a running job's writes: a transaction that changes several of its
+ * sites rows (a batch of website writes, claimed websites given back) locks the job's
+ * row ($1) first, so that two of them take turns instead of deadlocking over rows they
+ * both change. (Claims skip locked rows and wait for none.)
+ */
+#define JOB_LOCK "SELECT 1 FROM jobs WHERE id = $1 FOR NO KEY UPDATE"
+
 #endif
