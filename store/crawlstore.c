@@ -295,7 +295,7 @@ static enum err write_pages(struct store *s, const char *job,
                        "SELECT $1, $2, $3, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po "
                        "FROM unnest($4::text[], $5::text[], $6::int[], $7::int[], "
                        " $8::float8[], $9::float8[]) AS t(u, st, hs, b, pr, po)) " FETCHES_ADD(
-                           "$1", "$3", "$5", "$6", "true"),
+                           "$1", "unnest($5::text[], $6::int[]) AS t(st, hs) WHERE $3 = 'crawl'"),
                        9, p);
     }
     sqlarray_release(a, SITEWRITE_PAGE_ARRAYS);

@@ -1,9 +1,10 @@
 /*
- * The website crawler's writes of examined websites. Each website is one statement: its
- * row, its pages, its edges, the border's upserts and the job's counters (pages,
- * websites, fetches by outcome) as data-modifying CTEs. A batch of them goes to the
- * database in one round trip and one transaction (store_pipeline), after a statement
- * that locks the job's row (BENCHMARKS.md, "Scale-out (#15)").
+ * The website crawler's writes of examined websites: their rows, pages, edges, the
+ * border's upserts and the job's counters (pages, websites, fetches by outcome) as
+ * data-modifying CTEs of one statement per kind of write, for all the websites of a
+ * batch that touch no row of each other's. A batch goes to the database in one round
+ * trip and one transaction (store_pipeline), after a statement that locks the job's row
+ * (BENCHMARKS.md, "Scale-out (#15)").
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,223 +18,338 @@
 #include "store/sqlnum.h"
 #include "store/store.h"
 
+/* Append page pg to the six page arrays a (url, status, HTTP status, bytes, pr_target,
+ * posterior). */
+static enum err page_append(struct buf *a, const struct crawlstore_page *pg)
+{
+    enum err e = sqlarray_text(&a[0], pg->url);
+    if (!e)
+        e = sqlarray_text(&a[1], pg->status);
+    if (!e)
+        e = sqlarray_long(&a[2], pg->http_status);
+    if (!e)
+        e = sqlarray_long(&a[3], (long long)pg->bytes);
+    if (!e)
+        e = sqlarray_double(&a[4], pg->pr_target);
+    return e ? e : sqlarray_double(&a[5], pg->posterior);
+}
+
 enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
                                const struct crawlstore_site_result *r)
 {
     enum err e = sqlarray_init(a, SITEWRITE_PAGE_ARRAYS);
-    for (size_t i = 0; !e && i < r->n_pages; i++) {
-        const struct crawlstore_page *pg = &r->pages[i];
-        e = sqlarray_text(&a[0], pg->url);
-        if (!e)
-            e = sqlarray_text(&a[1], pg->status);
-        if (!e)
-            e = sqlarray_long(&a[2], pg->http_status);
-        if (!e)
-            e = sqlarray_long(&a[3], (long long)pg->bytes);
-        if (!e)
-            e = sqlarray_double(&a[4], pg->pr_target);
-        if (!e)
-            e = sqlarray_double(&a[5], pg->posterior);
-    }
+    for (size_t i = 0; !e && i < r->n_pages; i++)
+        e = page_append(a, &r->pages[i]);
     return e ? e : sqlarray_close(a, SITEWRITE_PAGE_ARRAYS);
 }
 
-/* Five literals of r's edges: destination host, its homepage, conf_sum, page_count,
- * weight. */
-#define EDGE_ARRAYS 5
-static enum err edge_arrays(struct buf a[EDGE_ARRAYS], const struct crawlstore_site_result *r)
-{
-    enum err e = sqlarray_init(a, EDGE_ARRAYS);
-    for (size_t i = 0; !e && i < r->n_edges; i++) {
-        const struct crawlstore_edge *ed = &r->edges[i];
-        e = sqlarray_text(&a[0], ed->host);
-        if (!e)
-            e = sqlarray_text(&a[1], ed->homepage);
-        if (!e)
-            e = sqlarray_double(&a[2], ed->conf_sum);
-        if (!e)
-            e = sqlarray_long(&a[3], ed->page_count);
-        if (!e)
-            e = sqlarray_double(&a[4], ed->weight);
-    }
-    return e ? e : sqlarray_close(a, EDGE_ARRAYS);
-}
-
 /*
- * The parameters both statements share: $1 job, $2 host, $3 the site's confidence,
- * $4 the pages' purpose, $5..$10 the page arrays, $11..$15 the edge arrays; each
- * statement's own follow from $16. Its first CTE, `site`, returns a row when the site
- * is to be written; the writes below happen only then:
- * - the pages, in the order read (unnest hands them out in array order, and pages.id
- *   keeps it);
+ * One statement writes the websites of one kind in a group (see groups_of): examined
+ * (DONE), read deeper (MORE), or released (FAILED, ABANDON). The websites are arrays,
+ * their pages and edges flattened arrays whose first array says whose they are (the
+ * website's place in the statement's arrays, from 1):
+ * $1 job; $2..$8 pages (website, url, status, HTTP status, bytes, pr_target, posterior);
+ * $9..$14 edges (website, destination, its homepage, conf_sum, page_count, weight); the
+ * websites' own arrays from $15.
+ * The statement's first CTE, `site`, updates the websites that are to be written and
+ * returns them (i, host, role, conf, purpose); the writes below are theirs only:
+ * - the pages, in the order read (pages.id keeps the arrays' order);
  * - the job's fetches by outcome (job_fetches), its crawl pages counted;
  * - the edges, each once;
  * - the border: every destination joins it (if new), and its rank becomes the average
  *   weight of the examined sites linking to it (a start site keeps its rank, and an
  *   examined or failed site the rank it had then: an update that changes no indexed
- *   column can be HOT, with no new index entries). The rows
- *   are locked in one order (ORDER BY d): runners never deadlock on them.
+ *   column can be HOT, with no new index entries). The links of all the statement's
+ *   websites to one destination make one upsert, and the rows are locked in one order
+ *   (ORDER BY d).
  */
-#define N_SHARED 15
-/* The job's fetches by outcome, when the site is written. */
-#define FETCHES_CTE                                                                                \
-    "fk AS (" FETCHES_ADD("$1", "$4", "$6", "$7", "EXISTS (SELECT 1 FROM site)") "), "
-/* The job runs. (Its row is locked already, by the batch's first statement: the job
- * cannot be deleted until the batch commits, apistore_job_delete.) */
-#define RUNS "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS
+#define PAGE_ARRAYS (1 + SITEWRITE_PAGE_ARRAYS) /* the website, then a page's */
+#define EDGE_ARRAYS 6
+#define RUNS        "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS
+#define SITE_PAGES                                                                                 \
+    "unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::float8[], $8::float8[])"  \
+    " WITH ORDINALITY AS p(k, u, st, hs, b, pr, po, j) JOIN site ON site.i = p.k"
+#define SITE_EDGES                                                                                 \
+    "unnest($9::int[], $10::text[], $11::text[], $12::float8[], $13::int[], $14::float8[])"        \
+    " AS e(k, d, h, cs, pc, w) JOIN site ON site.i = e.k"
 #define WRITES                                                                                     \
     "pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, pr_target,"       \
     "  posterior)"                                                                                 \
-    " SELECT $1, $2, $4, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po"                            \
-    " FROM unnest($5::text[], $6::text[], $7::int[], $8::int[], $9::float8[], $10::float8[])"      \
-    "  WITH ORDINALITY AS t(u, st, hs, b, pr, po, i)"                                              \
-    " WHERE EXISTS (SELECT 1 FROM site) ORDER BY i), "                                             \
-    "ed AS (INSERT INTO edges (job_id, src_host, dst_host, conf_sum, page_count, weight)"          \
-    " SELECT $1, $2, d, cs, pc, w"                                                                 \
-    " FROM unnest($11::text[], $13::float8[], $14::int[], $15::float8[]) AS t(d, cs, pc, w)"       \
-    " WHERE EXISTS (SELECT 1 FROM site) ON CONFLICT DO NOTHING), " FETCHES_CTE                     \
-    "bd AS (INSERT INTO sites (job_id, host, homepage, in_sites, global_sum, local_sum,"           \
-    "  weight_sum, rank)"                                                                          \
-    " SELECT $1, d, h, 1, $3::float8, cs / greatest(pc, 1), w, w"                                  \
-    " FROM unnest($11::text[], $12::text[], $13::float8[], $14::int[], $15::float8[])"             \
-    "  AS t(d, h, cs, pc, w)"                                                                      \
-    " WHERE d <> $2 AND EXISTS (SELECT 1 FROM site) ORDER BY d"                                    \
-    " ON CONFLICT (job_id, host) DO UPDATE SET"                                                    \
-    "  in_sites = sites.in_sites + 1,"                                                             \
-    "  global_sum = sites.global_sum + EXCLUDED.global_sum,"                                       \
-    "  local_sum = sites.local_sum + EXCLUDED.local_sum,"                                          \
-    "  weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"                                       \
-    "  rank = CASE WHEN sites.role = 'start' OR sites.state NOT IN ('border', 'claimed')"          \
-    "   THEN sites.rank"                                                                           \
-    "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / (sites.in_sites + 1) END), "
+    " SELECT $1, site.host, site.purpose, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po"           \
+    " FROM " SITE_PAGES " ORDER BY p.j), "                                                         \
+    "fk AS (" FETCHES_ADD(                                                                         \
+        "$1", SITE_PAGES                                                                           \
+        " WHERE site.purpose = 'crawl'") "), "                                                     \
+                                         "ed AS (INSERT INTO edges (job_id, src_host, dst_host, "  \
+                                         "conf_sum, page_count, weight)"                           \
+                                         " SELECT $1, site.host, d, cs, pc, w FROM " SITE_EDGES    \
+                                         " ON CONFLICT DO NOTHING), "                              \
+                                         "bd AS (INSERT INTO sites (job_id, host, homepage, "      \
+                                         "in_sites, global_sum, local_sum,"                        \
+                                         "  weight_sum, rank)"                                     \
+                                         " SELECT $1, d, min(h), count(*), sum(site.conf), "       \
+                                         "sum(cs / greatest(pc, 1)), sum(w),"                      \
+                                         "  sum(w) / count(*)"                                     \
+                                         " FROM " SITE_EDGES                                       \
+                                         " WHERE d <> site.host GROUP BY d ORDER BY d"             \
+                                         " ON CONFLICT (job_id, host) DO UPDATE SET"               \
+                                         "  in_sites = sites.in_sites + EXCLUDED.in_sites,"        \
+                                         "  global_sum = sites.global_sum + EXCLUDED.global_sum,"  \
+                                         "  local_sum = sites.local_sum + EXCLUDED.local_sum,"     \
+                                         "  weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"  \
+                                         "  rank = CASE WHEN sites.role = 'start' OR sites.state " \
+                                         "NOT IN ('border', 'claimed')"                            \
+                                         "   THEN sites.rank"                                      \
+                                         "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / "     \
+                                         "(sites.in_sites + EXCLUDED.in_sites)"                    \
+                                         "   END), "
 
 /*
- * crawlstore_site_done: the verdict ($16 relevant, $17 fetches, $18 pages to decide,
- * $19 prior, $20 verdict_by, $21 read_stop) on a site not yet examined of a job that
- * runs; the job counts its pages, the site and a relevant one (a training site counts
- * in none). found_pages reads the job's pages before this statement's own: the pages
- * downloaded when it was found.
+ * Examined websites ($15 host, $16 confidence, $17 purpose, $18 relevant, $19 fetches,
+ * $20 pages to decide, $21 prior, $22 verdict_by, $23 read_stop, $24 the pages of the
+ * batch's writes before it), not yet examined, of a job that runs. The job counts their
+ * pages, the websites and the relevant ones (a training site counts in none).
+ * found_pages is the job's pages when the website was judged: those counted before this
+ * statement, the batch's before it and its own. Answers the places of those written.
  */
 static const char site_done_sql[] =
     "WITH runs AS (" RUNS "), "
-    "site AS (UPDATE sites SET state = 'examined', confidence = $3, relevant = $16,"
-    " pages_visited = $17, pages_to_class = $18, examined_at = now(), claimed_by = NULL,"
-    " error = NULL, prior = $19, verdict_by = $20, read_stop = $21,"
-    " found_pages = CASE WHEN $16 THEN (SELECT pages_downloaded + $17::int FROM jobs"
-    "  WHERE id = $1) END"
-    " WHERE job_id = $1 AND host = $2 AND state <> 'examined'"
+    "it AS (SELECT * FROM unnest($15::text[], $16::float8[], $17::text[], $18::bool[],"
+    "  $19::int[], $20::int[], $21::float8[], $22::text[], $23::text[], $24::int[])"
+    "  WITH ORDINALITY AS t(host, conf, purpose, rel, fetches, ptd, prior, vby, rstop, before,"
+    "  i)), "
+    "site AS (UPDATE sites s SET state = 'examined', confidence = it.conf, relevant = it.rel,"
+    " pages_visited = it.fetches, pages_to_class = it.ptd, examined_at = now(),"
+    " claimed_by = NULL, error = NULL, prior = it.prior, verdict_by = it.vby,"
+    " read_stop = it.rstop,"
+    " found_pages = CASE WHEN it.rel THEN (SELECT pages_downloaded FROM jobs WHERE id = $1)"
+    "  + it.before + it.fetches END"
+    " FROM it WHERE s.job_id = $1 AND s.host = it.host AND s.state <> 'examined'"
     "  AND EXISTS (SELECT 1 FROM runs)"
-    " RETURNING role), " WRITES "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + $17,"
-    " sites_examined = sites_examined + 1,"
-    " relevant_found = relevant_found + CASE WHEN $16 THEN 1 ELSE 0 END, updated_at = now()"
-    " WHERE id = $1 AND EXISTS (SELECT 1 FROM site WHERE role NOT IN ('train', 'train_other')))"
-    " SELECT role FROM site";
+    " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.rel, it.fetches), " WRITES
+    "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches,"
+    " sites_examined = sites_examined + c.n, relevant_found = relevant_found + c.rel,"
+    " updated_at = now()"
+    " FROM (SELECT sum(fetches) AS fetches, count(*) AS n, count(*) FILTER (WHERE rel) AS rel"
+    "  FROM site WHERE role NOT IN ('train', 'train_other')) c WHERE id = $1 AND c.n > 0)"
+    " SELECT i FROM site";
 
 /*
- * crawlstore_site_more: $16 fetches and $17 read_stop on an examined site of a job that
- * runs. Answers whether the site was found examined and whether the job runs.
+ * Websites read deeper ($15 host, $16 confidence, $17 purpose, $18 fetches, $19
+ * read_stop), examined, of a job that runs. Answers the places of those written, and -1
+ * when the job runs.
  */
 static const char site_more_sql[] =
     "WITH runs AS (" RUNS "), "
-    "site AS (UPDATE sites SET pages_visited = pages_visited + $16::int,"
-    " read_stop = coalesce($17::text, read_stop)"
-    " WHERE job_id = $1 AND host = $2 AND state = 'examined' AND EXISTS (SELECT 1 FROM runs)"
-    " RETURNING 1), " WRITES
-    "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + $16::int, updated_at = now()"
-    " WHERE id = $1 AND EXISTS (SELECT 1 FROM site))"
-    " SELECT (SELECT count(*) FROM site), (SELECT count(*) FROM runs)";
+    "it AS (SELECT * FROM unnest($15::text[], $16::float8[], $17::text[], $18::int[],"
+    "  $19::text[]) WITH ORDINALITY AS t(host, conf, purpose, fetches, rstop, i)), "
+    "site AS (UPDATE sites s SET pages_visited = s.pages_visited + it.fetches,"
+    " read_stop = coalesce(it.rstop, s.read_stop)"
+    " FROM it WHERE s.job_id = $1 AND s.host = it.host AND s.state = 'examined'"
+    "  AND EXISTS (SELECT 1 FROM runs)"
+    " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.fetches), " WRITES
+    "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches, updated_at = now()"
+    " FROM (SELECT sum(fetches) AS fetches FROM site) c WHERE id = $1 AND c.fetches > 0)"
+    " SELECT i FROM site UNION ALL SELECT -1 FROM runs";
 
 /*
- * SITEWRITE_FAILED and _ABANDON: a claimed site leaves the claim without a verdict,
- * failed ($3, with why: $4) or back on the border. The fetches it cost ($5)
- * count in the job's pages_downloaded (a training site's do not), in the same statement.
+ * Claimed websites ($2 host) that leave the claim without a verdict: failed ($3 'failed',
+ * with why: $4) or back on the border ($3 'border'). The fetches they cost ($5) count in
+ * the job's pages_downloaded (a training site's do not).
  */
 static const char site_release_sql[] =
-    "WITH u AS (UPDATE sites SET state = $3, error = $4, claimed_by = NULL,"
-    "  pages_visited = CASE WHEN $3 = 'failed' THEN $5::int ELSE 0 END"
-    "  WHERE job_id = $1 AND host = $2 AND state <> 'examined' RETURNING role) "
-    "UPDATE jobs SET pages_downloaded = pages_downloaded + $5::int,"
-    " updated_at = now() "
-    "WHERE id = $1 AND $5::int > 0 AND " JOB_RUNS
-    " AND EXISTS (SELECT 1 FROM u WHERE role NOT IN ('train', 'train_other'))";
+    "WITH it AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[])"
+    "  AS t(host, st, err, fetches)), "
+    "u AS (UPDATE sites s SET state = it.st, error = it.err, claimed_by = NULL,"
+    "  pages_visited = CASE WHEN it.st = 'failed' THEN it.fetches ELSE 0 END"
+    "  FROM it WHERE s.job_id = $1 AND s.host = it.host AND s.state <> 'examined'"
+    "  RETURNING s.role, it.fetches) "
+    "UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches, updated_at = now() "
+    "FROM (SELECT sum(fetches) AS fetches FROM u WHERE role NOT IN ('train', 'train_other')) c "
+    "WHERE id = $1 AND c.fetches > 0 AND " JOB_RUNS;
 
-/* One write's parameters: the shared ones and the statement's own, with their texts. */
-struct params {
-    struct buf pa[SITEWRITE_PAGE_ARRAYS], ea[EDGE_ARRAYS];
-    char ids[32], conf[40], fetches[16], ptd[16], prior[40];
-    const char *p[N_SHARED + 6];
+/* ---- a batch's statements ---- */
+
+#define STMT_ARRAYS (PAGE_ARRAYS + EDGE_ARRAYS + 10)
+enum stmt_kind { STMT_DONE, STMT_MORE, STMT_RELEASE, STMT_KINDS };
+
+/* One statement's websites (the batch's items[at[0]], ...) and its parameters. */
+struct stmt {
+    enum stmt_kind kind;
+    size_t n, at[SITEWRITE_BATCH_MAX];
+    struct buf a[STMT_ARRAYS];
+    const char *p[1 + STMT_ARRAYS];
 };
 
-static enum err params_build(struct params *q, int64_t job, const struct sitewrite_item *it,
-                             struct store_call *call)
+static enum stmt_kind kind_of(enum sitewrite_kind k)
+{
+    return k == SITEWRITE_DONE ? STMT_DONE : k == SITEWRITE_MORE ? STMT_MORE : STMT_RELEASE;
+}
+
+/* Append website r (its place k) to the page and edge arrays. */
+static enum err pages_edges(struct buf *a, long long k, const struct crawlstore_site_result *r)
+{
+    enum err e = ERR_OK;
+    for (size_t i = 0; !e && i < r->n_pages; i++) {
+        e = sqlarray_long(&a[0], k);
+        if (!e)
+            e = page_append(a + 1, &r->pages[i]);
+    }
+    struct buf *b = a + PAGE_ARRAYS;
+    for (size_t i = 0; !e && i < r->n_edges; i++) {
+        const struct crawlstore_edge *ed = &r->edges[i];
+        e = sqlarray_long(&b[0], k);
+        if (!e)
+            e = sqlarray_text(&b[1], ed->host);
+        if (!e)
+            e = sqlarray_text(&b[2], ed->homepage);
+        if (!e)
+            e = sqlarray_double(&b[3], ed->conf_sum);
+        if (!e)
+            e = sqlarray_long(&b[4], ed->page_count);
+        if (!e)
+            e = sqlarray_double(&b[5], ed->weight);
+    }
+    return e;
+}
+
+/* Append website r to a statement's own arrays (o = a + PAGE_ARRAYS + EDGE_ARRAYS);
+ * before: the fetches of the batch's items before it. */
+static enum err own_arrays(struct buf *o, enum stmt_kind kind, const struct sitewrite_item *it,
+                           long long before)
 {
     const struct crawlstore_site_result *r = it->r;
-    if (it->kind == SITEWRITE_FAILED || it->kind == SITEWRITE_ABANDON) { /* no arrays */
-        const char *p[] = {
-            NUM(q->ids, job), r->host, it->kind == SITEWRITE_FAILED ? "failed" : "border",
-            it->kind == SITEWRITE_FAILED ? r->error : NULL, NUM(q->fetches, r->fetches)};
-        memcpy(q->p, p, sizeof p);
-        *call = (struct store_call){site_release_sql, 5, q->p, NULL};
+    if (kind == STMT_RELEASE) {
+        int failed = it->kind == SITEWRITE_FAILED;
+        enum err e = sqlarray_text(&o[0], r->host);
+        if (!e)
+            e = sqlarray_text(&o[1], failed ? "failed" : "border");
+        if (!e)
+            e = sqlarray_text(&o[2], failed ? r->error : NULL);
+        return e ? e : sqlarray_long(&o[3], r->fetches);
+    }
+    enum err e = sqlarray_text(&o[0], r->host);
+    if (!e)
+        e = sqlarray_double(&o[1], r->confidence);
+    if (!e)
+        e = sqlarray_text(&o[2], r->purpose);
+    if (kind == STMT_MORE) {
+        if (!e)
+            e = sqlarray_long(&o[3], r->fetches);
+        return e ? e : sqlarray_text(&o[4], r->read_stop);
+    }
+    if (!e)
+        e = sqlarray_text(&o[3], r->relevant ? "true" : "false");
+    if (!e)
+        e = sqlarray_long(&o[4], r->fetches);
+    if (!e)
+        e = sqlarray_long(&o[5], r->pages_to_decide);
+    if (!e) /* the prior is stored only with a read_stop */
+        e = sqlarray_double(&o[6], r->read_stop ? r->prior : NAN);
+    if (!e)
+        e = sqlarray_text(&o[7], r->verdict_by);
+    if (!e)
+        e = sqlarray_text(&o[8], r->read_stop);
+    return e ? e : sqlarray_long(&o[9], before);
+}
+
+/* st's parameters and call; before[i]: the fetches of item i's group before it, which the
+ * job's row does not count yet when its statement reads it (found_pages). */
+static enum err stmt_build(struct stmt *st, const char *job, const struct sitewrite_item *items,
+                           const long long *before, struct store_call *call)
+{
+    enum err e = sqlarray_init(st->a, STMT_ARRAYS);
+    struct buf *own = st->a + PAGE_ARRAYS + EDGE_ARRAYS;
+    for (size_t i = 0; !e && i < st->n; i++) {
+        const struct sitewrite_item *it = &items[st->at[i]];
+        if (st->kind != STMT_RELEASE)
+            e = pages_edges(st->a, (long long)i + 1, it->r);
+        if (!e)
+            e = own_arrays(own, st->kind, it, before[st->at[i]]);
+    }
+    if (!e)
+        e = sqlarray_close(st->a, STMT_ARRAYS);
+    if (e)
+        return e;
+    st->p[0] = job;
+    if (st->kind == STMT_RELEASE) {
+        for (int i = 0; i < 4; i++)
+            st->p[1 + i] = buf_str(&own[i]);
+        *call = (struct store_call){site_release_sql, 5, st->p, NULL};
         return ERR_OK;
     }
-    enum err e = sitewrite_page_arrays(q->pa, r);
-    enum err e2 = edge_arrays(q->ea, r);
-    const char *shared[N_SHARED] = {NUM(q->ids, job),
-                                    r->host,
-                                    DBL(q->conf, r->confidence),
-                                    r->purpose,
-                                    buf_str(&q->pa[0]),
-                                    buf_str(&q->pa[1]),
-                                    buf_str(&q->pa[2]),
-                                    buf_str(&q->pa[3]),
-                                    buf_str(&q->pa[4]),
-                                    buf_str(&q->pa[5]),
-                                    buf_str(&q->ea[0]),
-                                    buf_str(&q->ea[1]),
-                                    buf_str(&q->ea[2]),
-                                    buf_str(&q->ea[3]),
-                                    buf_str(&q->ea[4])};
-    memcpy(q->p, shared, sizeof shared);
-    const char **own = q->p + N_SHARED;
-    if (it->kind == SITEWRITE_MORE) {
-        own[0] = NUM(q->fetches, r->fetches);
-        own[1] = r->read_stop;
-        *call = (struct store_call){site_more_sql, N_SHARED + 2, q->p, NULL};
-    } else {
-        own[0] = r->relevant ? "true" : "false";
-        own[1] = NUM(q->fetches, r->fetches);
-        own[2] = NUM(q->ptd, r->pages_to_decide);
-        own[3] = !r->read_stop || isnan(r->prior) ? NULL : DBL(q->prior, r->prior);
-        own[4] = r->verdict_by;
-        own[5] = r->read_stop;
-        *call = (struct store_call){site_done_sql, N_SHARED + 6, q->p, NULL};
+    int n_own = st->kind == STMT_DONE ? 10 : 5;
+    for (int i = 0; i < PAGE_ARRAYS + EDGE_ARRAYS + n_own; i++)
+        st->p[1 + i] = buf_str(&st->a[i]);
+    *call = (struct store_call){st->kind == STMT_DONE ? site_done_sql : site_more_sql,
+                                1 + PAGE_ARRAYS + EDGE_ARRAYS + n_own, st->p, NULL};
+    return ERR_OK;
+}
+
+/* Does host name a website or a destination of items[from..to)? */
+static int touched(const struct sitewrite_item *items, size_t from, size_t to, const char *host)
+{
+    for (size_t i = from; i < to; i++) {
+        const struct crawlstore_site_result *r = items[i].r;
+        if (strcmp(r->host, host) == 0)
+            return 1;
+        for (size_t j = 0; items[i].kind <= SITEWRITE_MORE && j < r->n_edges; j++)
+            if (strcmp(r->edges[j].host, host) == 0)
+                return 1;
     }
-    return e ? e : e2;
+    return 0;
 }
 
-static void params_release(struct params *q)
+/*
+ * The end of the group that begins at items[from]: the items after it up to the first
+ * that touches a row of an earlier one (its website, or a destination of its links, is
+ * a website of the group; or its website is a destination of one). One statement must
+ * not change a row twice (PostgreSQL refuses an upsert of a row the statement changed),
+ * and a group's writes may go in any order: the groups keep the batch's.
+ */
+static size_t group_end(const struct sitewrite_item *items, size_t from, size_t n)
 {
-    sqlarray_release(q->pa, SITEWRITE_PAGE_ARRAYS);
-    sqlarray_release(q->ea, EDGE_ARRAYS);
+    size_t to = from + 1;
+    for (; to < n; to++) {
+        const struct crawlstore_site_result *r = items[to].r;
+        if (touched(items, from, to, r->host))
+            break;
+        size_t j = 0;
+        for (; items[to].kind <= SITEWRITE_MORE && j < r->n_edges; j++) {
+            size_t k = from;
+            while (k < to && strcmp(items[k].r->host, r->edges[j].host) != 0)
+                k++;
+            if (k < to)
+                break;
+        }
+        if (items[to].kind <= SITEWRITE_MORE && j < r->n_edges)
+            break;
+    }
+    return to;
 }
 
-/* What a write's rows say: written (ERR_OK), a conflict (why), or, for a deeper read,
- * a site whose examination was lost (ERR_NOTFOUND). */
-static enum err outcome(struct sitewrite_item *it, const struct store_rows *rows)
+/* What a statement's rows say of its website i: written (ERR_OK), a conflict (why), or,
+ * for a deeper read, a site whose examination was lost (ERR_NOTFOUND). */
+static enum err outcome(struct sitewrite_item *it, enum stmt_kind kind, size_t i,
+                        const struct store_rows *rows)
 {
+    if (kind == STMT_RELEASE)
+        return ERR_OK;
+    int written = 0, runs = 0;
+    for (int r = 0; r < store_rows_count(rows); r++) {
+        int64_t v = store_rows_i64(rows, r, 0, 0);
+        written |= v == (int64_t)i + 1;
+        runs |= v == -1;
+    }
+    if (written)
+        return ERR_OK;
     const char *host = it->r->host;
-    if (it->kind == SITEWRITE_FAILED || it->kind == SITEWRITE_ABANDON)
-        return ERR_OK;
-    if (it->kind == SITEWRITE_DONE) {
-        if (store_rows_count(rows) == 1)
-            return ERR_OK;
+    if (kind == STMT_DONE) {
         snprintf(it->why, sizeof it->why,
                  "site %s is already examined (or unknown, or its job ended)", host);
         return ERR_CONFLICT;
     }
-    if (store_rows_i64(rows, 0, 0, 0) == 1)
-        return ERR_OK;
-    if (store_rows_i64(rows, 0, 1, 0) != 1) {
+    if (!runs) {
         snprintf(it->why, sizeof it->why, "%s not read deeper: its job ended", host);
         return ERR_CONFLICT;
     }
@@ -244,37 +360,61 @@ enum err sitewrite_batch(struct store *s, int64_t job, struct sitewrite_item *it
 {
     if (n < 1 || n > SITEWRITE_BATCH_MAX)
         return err_set(ERR_INVAL, "a batch of website writes takes 1 to %d", SITEWRITE_BATCH_MAX);
-    struct params *q = calloc(n, sizeof *q);
-    if (!q)
+    struct stmt *st = calloc(n, sizeof *st); /* at most a statement per item */
+    if (!st)
         return err_set(ERR_NOMEM, "out of memory");
+    long long before[SITEWRITE_BATCH_MAX]; /* see stmt_build */
     /*
      * The job's row is locked first: each write updates it (its counters) and locks
      * sites rows (its own, the border's) before that, in its own order; a transaction
      * of several writes, or a runner's crawl thread beside it, could otherwise hold some
      * of those rows while waiting for the job's row that another batch holds while
      * waiting for them. With the job's row first, the batches of a job's runners take
-     * turns. (store_pipeline sends a batch again if a deadlock rolled it back all the
-     * same.)
+     * turns (sitewrite.h, JOB_LOCK). (store_pipeline sends a batch again if a deadlock
+     * rolled it back all the same.)
+     * Then each group of items that touch no row of each other's (group_end) is a
+     * statement per kind.
      */
     struct store_call calls[SITEWRITE_BATCH_MAX + 1];
     char ids[32];
     const char *lock_p[] = {NUM(ids, job)};
     calls[0] = (struct store_call){JOB_LOCK, 1, lock_p, NULL};
+    size_t n_st = 0;
+    for (size_t from = 0, to; from < n; from = to) {
+        to = group_end(items, from, n);
+        long long sum = 0; /* the earlier groups' pages are counted when this one reads */
+        for (size_t i = from; i < to; i++) {
+            before[i] = sum;
+            sum += items[i].r->fetches;
+        }
+        size_t first = n_st;
+        for (int k = 0; k < STMT_KINDS; k++) {
+            for (size_t i = from; i < to; i++) {
+                if (kind_of(items[i].kind) != (enum stmt_kind)k)
+                    continue;
+                if (n_st == first || st[n_st - 1].kind != (enum stmt_kind)k)
+                    st[n_st++].kind = (enum stmt_kind)k;
+                struct stmt *t = &st[n_st - 1];
+                t->at[t->n++] = i;
+            }
+        }
+    }
     enum err e = ERR_OK;
-    for (size_t i = 0; i < n; i++) {
-        enum err b = params_build(&q[i], job, &items[i], &calls[i + 1]);
+    for (size_t i = 0; i < n_st; i++) {
+        enum err b = stmt_build(&st[i], ids, items, before, &calls[i + 1]);
         e = e ? e : b;
     }
     if (!e)
-        e = store_pipeline(s, calls, (int)n + 1);
+        e = store_pipeline(s, calls, (int)n_st + 1);
     store_rows_free(calls[0].rows);
-    for (size_t i = 0; i < n; i++) {
-        if (!e)
-            items[i].outcome = outcome(&items[i], calls[i + 1].rows);
+    for (size_t i = 0; i < n_st; i++) {
+        for (size_t j = 0; !e && j < st[i].n; j++)
+            items[st[i].at[j]].outcome =
+                outcome(&items[st[i].at[j]], st[i].kind, j, calls[i + 1].rows);
         store_rows_free(calls[i + 1].rows); /* NULL when not written */
-        params_release(&q[i]);
+        sqlarray_release(st[i].a, STMT_ARRAYS);
     }
-    free(q);
+    free(st);
     /*
      * A deeper read of a site not examined: its examination was lost, as a crash loses
      * the last commits of a database that runs with synchronous_commit = off

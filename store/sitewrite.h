@@ -17,8 +17,9 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
                                const struct crawlstore_site_result *r) WARN_UNUSED;
 
 /*
- * Several websites' writes in one round trip and one transaction (store_pipeline), each
- * of a kind: crawlstore_site_done's, crawlstore_site_more's, a claimed site given up on
+ * Several websites' writes in one round trip and one transaction (store_pipeline), in
+ * as few statements as the rows they touch allow (a statement per kind for websites
+ * that touch no row of each other's), each of a kind: crawlstore_site_done's, crawlstore_site_more's, a claimed site given up on
  * (FAILED: r->host, r->fetches, r->error) or put back on the border unjudged (ABANDON:
  * r->host, r->fetches); the fetches count in the job's pages_downloaded (a training
  * site's do not).

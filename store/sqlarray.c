@@ -5,6 +5,8 @@
 
 enum err sqlarray_text(struct buf *b, const char *s)
 {
+    if (!s)
+        return buf_append_str(b, b->len > 1 ? ",NULL" : "NULL");
     enum err e = buf_append_str(b, b->len > 1 ? ",\"" : "\"");
     for (; !e && *s; s++) {
         if (*s == '"' || *s == '\\')

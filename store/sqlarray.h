@@ -15,7 +15,8 @@ enum err sqlarray_init(struct buf *arr, int n) WARN_UNUSED;
 enum err sqlarray_close(struct buf *arr, int n) WARN_UNUSED;
 void sqlarray_release(struct buf *arr, int n);
 
-/* Append one element: quoted text, a double (NaN becomes NULL), an integer. */
+/* Append one element: quoted text (NULL stays NULL), a double (NaN becomes NULL), an
+ * integer. */
 enum err sqlarray_text(struct buf *b, const char *s) WARN_UNUSED;
 enum err sqlarray_double(struct buf *b, double v) WARN_UNUSED;
 enum err sqlarray_long(struct buf *b, long long v) WARN_UNUSED;

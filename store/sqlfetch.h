@@ -11,18 +11,15 @@
     "coalesce(" ERROR ", CASE WHEN " STATUS " >= 400 THEN 'http_' || " STATUS " ELSE 'ok' END)"
 
 /*
- * Adds to job JOB's counts the pages whose statuses are the arrays ST (text: 'ok' or the
- * error, as sitewrite_page_arrays writes them) and HS (int: the HTTP status, 0 none),
- * when their purpose PURPOSE is 'crawl' and COND holds. The rows are locked in kind order,
- * so two writers never deadlock on them.
+ * Adds to job JOB's counts the pages that FROM yields as rows with columns st (text: 'ok'
+ * or the error, as the writers' page arrays hold it) and hs (int: the HTTP status, 0
+ * none), FROM being a FROM clause with its WHERE (only crawl pages count). The rows are
+ * locked in kind order, so two writers never deadlock on them.
  */
-#define FETCHES_ADD(JOB, PURPOSE, ST, HS, COND)                                                    \
-    "INSERT INTO job_fetches (job_id, kind, n) SELECT " JOB                                        \
-    ", k, count(*) FROM (SELECT " FETCH_KIND_OF(                                                   \
-        "nullif(st, 'ok')", "nullif(hs, 0)") " AS k FROM unnest(" ST "::text[], " HS               \
-                                             "::int[]) AS t(st, hs) WHERE " PURPOSE                \
-                                             " = 'crawl' AND " COND ") f GROUP BY k ORDER BY k"    \
-                                             " ON CONFLICT (job_id, kind) DO UPDATE SET n = "      \
-                                             "job_fetches.n + EXCLUDED.n"
+#define FETCHES_ADD(JOB, FROM)                                                                     \
+    "INSERT INTO job_fetches (job_id, kind, n) SELECT " JOB ", " FETCH_KIND_OF(                    \
+        "nullif(st, 'ok')", "nullif(hs, 0)") ", count(*) FROM " FROM                               \
+                                             " GROUP BY 2 ORDER BY 2 ON CONFLICT (job_id, kind) "  \
+                                             "DO UPDATE SET n = job_fetches.n + EXCLUDED.n"
 
 #endif

@@ -284,6 +284,91 @@ static void test_rank_of_examined_kept(void **state)
     store_free(s);
 }
 
+/* The count sql answers for host h ($2). */
+static long long of_host(struct store *s, int64_t job, const char *sql, const char *h)
+{
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)job);
+    const char *p[] = {ids, h};
+    struct store_rows *r;
+    assert_int_equal(store_query(s, sql, 2, p, &r), ERR_OK);
+    long long n = store_rows_i64(r, 0, 0, -1);
+    store_rows_free(r);
+    return n;
+}
+
+/*
+ * Websites that touch no row of each other's go in one statement per kind: three
+ * examined (two link to one destination: one upsert), one failed, one given back, one
+ * read deeper. Then two that do (the second is the first's destination): the first's
+ * link counts before the second is examined, as in the batch's order.
+ */
+static void test_folded_batch(void **state)
+{
+    (void)state;
+    struct store *s;
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
+    sitewriter_stop(w, 0);
+    struct result x[8];
+    result_make(&x[0], 5, NULL); /* examined first: read deeper below */
+    struct sitewrite_item items[8] = {{.r = &x[0].r, .kind = SITEWRITE_DONE}};
+    assert_int_equal(sitewrite_batch(s, job, items, 1), ERR_OK);
+    result_make(&x[0], 10, NULL); /* -> h11 */
+    result_make(&x[1], 20, NULL); /* -> h50 */
+    snprintf(x[1].dst, sizeof x[1].dst, "h50.test");
+    result_make(&x[2], 30, NULL); /* -> h50 */
+    snprintf(x[2].dst, sizeof x[2].dst, "h50.test");
+    x[2].edges[0].weight = 0.2;
+    x[2].r.relevant = 0;
+    result_make(&x[3], 40, NULL);
+    x[3].r.error = "dns";
+    result_make(&x[4], 41, NULL);
+    result_make(&x[5], 5, NULL); /* h5 read deeper -> h6 */
+    x[5].r.fetches = 3;
+    enum sitewrite_kind kinds[] = {SITEWRITE_DONE,   SITEWRITE_DONE,    SITEWRITE_DONE,
+                                   SITEWRITE_FAILED, SITEWRITE_ABANDON, SITEWRITE_MORE};
+    for (int i = 0; i < 6; i++)
+        items[i] = (struct sitewrite_item){.r = &x[i].r, .kind = kinds[i]};
+    assert_int_equal(sitewrite_batch(s, job, items, 6), ERR_OK);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(items[i].outcome, ERR_OK);
+    assert_int_equal(count(s, job, EXAMINED), 4);
+    assert_int_equal(count(s, job, "SELECT sites_examined FROM jobs WHERE id = $1"), 4);
+    assert_int_equal(count(s, job, "SELECT relevant_found FROM jobs WHERE id = $1"), 3);
+    assert_int_equal(count(s, job, "SELECT pages_downloaded FROM jobs WHERE id = $1"), 1 + 5 + 3);
+    const char *sq = "SELECT round(rank * 1000) FROM sites WHERE job_id = $1 AND host = $2";
+    const char *in = "SELECT in_sites FROM sites WHERE job_id = $1 AND host = $2";
+    assert_int_equal(of_host(s, job, in, "h50.test"), 2);
+    assert_int_equal(of_host(s, job, sq, "h50.test"), 500);
+    assert_int_equal(of_host(s, job, sq, "h11.test"), 800);
+    assert_int_equal(of_host(s, job, in, "h6.test"), 2); /* h5's two reads */
+    const char *st = "SELECT CASE state WHEN 'failed' THEN 1 WHEN 'border' THEN 2 END"
+                     " FROM sites WHERE job_id = $1 AND host = $2";
+    assert_int_equal(of_host(s, job, st, "h40.test"), 1);
+    assert_int_equal(of_host(s, job, st, "h41.test"), 2);
+    assert_int_equal(of_host(s, job,
+                             "SELECT pages_visited FROM sites WHERE job_id = $1 AND host = $2",
+                             "h5.test"),
+                     4);
+    /* found_pages: the job's pages when each relevant website was judged, in batch order */
+    const char *fp = "SELECT found_pages FROM sites WHERE job_id = $1 AND host = $2";
+    assert_int_equal(of_host(s, job, fp, "h10.test"), 2);
+    assert_int_equal(of_host(s, job, fp, "h20.test"), 3);
+    assert_int_equal(
+        of_host(s, job, "SELECT count(*) FROM pages WHERE job_id = $1 AND host <> $2", "none"), 5);
+    /* h60 links to h61, examined after it in the same batch */
+    result_make(&x[6], 60, NULL);
+    result_make(&x[7], 61, NULL);
+    items[0] = (struct sitewrite_item){.r = &x[6].r, .kind = SITEWRITE_DONE};
+    items[1] = (struct sitewrite_item){.r = &x[7].r, .kind = SITEWRITE_DONE};
+    assert_int_equal(sitewrite_batch(s, job, items, 2), ERR_OK);
+    assert_int_equal(items[1].outcome, ERR_OK);
+    assert_int_equal(of_host(s, job, sq, "h61.test"), 800);
+    assert_int_equal(of_host(s, job, in, "h61.test"), 1);
+    store_free(s);
+}
+
 struct batch_thread {
     int64_t job;
     struct result x;
@@ -367,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_written_in_order), cmocka_unit_test(test_refused_write_stops_it),
         cmocka_unit_test(test_batch_outcomes),   cmocka_unit_test(test_batch_after_a_deadlock),
         cmocka_unit_test(test_stop_discard),     cmocka_unit_test(test_rank_of_examined_kept),
+        cmocka_unit_test(test_folded_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
