@@ -29,17 +29,22 @@
 #define N_SITES  100
 #define EXAMINED "SELECT count(*) FROM sites WHERE job_id = $1 AND state = 'examined'"
 
-/* The count sql ($1 = job) answers. */
-static long long count(struct store *s, int64_t job, const char *sql)
+/* The count sql answers for $1 = job and, when host is not NULL, $2 = host. */
+static long long of_host(struct store *s, int64_t job, const char *sql, const char *host)
 {
     char ids[32];
     snprintf(ids, sizeof ids, "%lld", (long long)job);
-    const char *p[] = {ids};
+    const char *p[] = {ids, host};
     struct store_rows *r;
-    assert_int_equal(store_query(s, sql, 1, p, &r), ERR_OK);
+    assert_int_equal(store_query(s, sql, host ? 2 : 1, p, &r), ERR_OK);
     long long n = store_rows_i64(r, 0, 0, -1);
     store_rows_free(r);
     return n;
+}
+
+static long long count(struct store *s, int64_t job, const char *sql)
+{
+    return of_host(s, job, sql, NULL);
 }
 
 /* A job with N_SITES claimed websites h0.test ... */
@@ -282,19 +287,6 @@ static void test_rank_of_examined_kept(void **state)
     assert_int_equal(count(s, job, "SELECT n FROM job_fetches WHERE job_id = $1 AND kind = 'ok'"),
                      4);
     store_free(s);
-}
-
-/* The count sql answers for host h ($2). */
-static long long of_host(struct store *s, int64_t job, const char *sql, const char *h)
-{
-    char ids[32];
-    snprintf(ids, sizeof ids, "%lld", (long long)job);
-    const char *p[] = {ids, h};
-    struct store_rows *r;
-    assert_int_equal(store_query(s, sql, 2, p, &r), ERR_OK);
-    long long n = store_rows_i64(r, 0, 0, -1);
-    store_rows_free(r);
-    return n;
 }
 
 /*
