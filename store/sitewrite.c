@@ -52,7 +52,10 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
  * $9..$14 edges (website, destination, its homepage, conf_sum, page_count, weight); the
  * websites' own arrays from $15.
  * The statement's first CTE, `site`, updates the websites that are to be written and
- * returns them (i, host, role, conf, purpose); the writes below are theirs only:
+ * returns them (i, host, role, conf, purpose); it finds their rows by `host = ANY
+ * (hosts)`, index lookups whatever plan the statement keeps (a plan made while the job
+ * had few rows may otherwise join all of the job's sites by hash). The writes below are
+ * those websites' only:
  * - the pages, in the order read (pages.id keeps the arrays' order);
  * - the job's fetches by outcome (job_fetches), its crawl pages counted;
  * - the edges, each once;
@@ -124,8 +127,8 @@ static const char site_done_sql[] =
     " read_stop = it.rstop,"
     " found_pages = CASE WHEN it.rel THEN (SELECT pages_downloaded FROM jobs WHERE id = $1)"
     "  + it.before + it.fetches END"
-    " FROM it WHERE s.job_id = $1 AND s.host = it.host AND s.state <> 'examined'"
-    "  AND EXISTS (SELECT 1 FROM runs)"
+    " FROM it WHERE s.job_id = $1 AND s.host = ANY ($15::text[]) AND s.host = it.host"
+    "  AND s.state <> 'examined' AND EXISTS (SELECT 1 FROM runs)"
     " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.rel, it.fetches), " WRITES
     "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches,"
     " sites_examined = sites_examined + c.n, relevant_found = relevant_found + c.rel,"
@@ -145,8 +148,8 @@ static const char site_more_sql[] =
     "  $19::text[]) WITH ORDINALITY AS t(host, conf, purpose, fetches, rstop, i)), "
     "site AS (UPDATE sites s SET pages_visited = s.pages_visited + it.fetches,"
     " read_stop = coalesce(it.rstop, s.read_stop)"
-    " FROM it WHERE s.job_id = $1 AND s.host = it.host AND s.state = 'examined'"
-    "  AND EXISTS (SELECT 1 FROM runs)"
+    " FROM it WHERE s.job_id = $1 AND s.host = ANY ($15::text[]) AND s.host = it.host"
+    "  AND s.state = 'examined' AND EXISTS (SELECT 1 FROM runs)"
     " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.fetches), " WRITES
     "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches, updated_at = now()"
     " FROM (SELECT sum(fetches) AS fetches FROM site) c WHERE id = $1 AND c.fetches > 0)"
@@ -162,7 +165,8 @@ static const char site_release_sql[] =
     "  AS t(host, st, err, fetches)), "
     "u AS (UPDATE sites s SET state = it.st, error = it.err, claimed_by = NULL,"
     "  pages_visited = CASE WHEN it.st = 'failed' THEN it.fetches ELSE 0 END"
-    "  FROM it WHERE s.job_id = $1 AND s.host = it.host AND s.state <> 'examined'"
+    "  FROM it WHERE s.job_id = $1 AND s.host = ANY ($2::text[]) AND s.host = it.host"
+    "  AND s.state <> 'examined'"
     "  RETURNING s.role, it.fetches) "
     "UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches, updated_at = now() "
     "FROM (SELECT sum(fetches) AS fetches FROM u WHERE role NOT IN ('train', 'train_other')) c "
