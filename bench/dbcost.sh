@@ -3,7 +3,7 @@
 # after another on one private PostgreSQL (so the later ones meet the earlier ones'
 # rows), each with the crawler's and PostgreSQL's CPU seconds and, per 1,000 pages, the
 # statements, transactions and WAL bytes, from pg_stat_statements and
-# pg_stat_database, and the checkpoints begun during the job. Prints one row per job, the
+# pg_stat_database, and the full-page images written to the WAL (pg_stat_wal). Prints one row per job, the
 # ratio over all of them, the row updates of the last job, then the statements that cost
 # the last job most.
 #
@@ -153,21 +153,19 @@ f = open(f"/proc/{sys.argv[1]}/stat").read().rsplit(")", 1)[1].split()
 print((int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK"))' "$1"
 }
 
-# Checkpoints begun so far (PostgreSQL 17 moved the counts to pg_stat_checkpointer).
-checkpoints() {
-  q "select checkpoints_timed + checkpoints_req from pg_stat_bgwriter" 2>/dev/null ||
-    q "select num_timed + num_requested from pg_stat_checkpointer"
-}
+# Full-page images written to the WAL so far: the first change of a page after a
+# checkpoint begins writes the whole page (a timed checkpoint begins every 5 minutes).
+fpi() { q "select wal_fpi from pg_stat_wal"; }
 
-printf '%4s %7s %8s %9s %9s %9s %10s %10s %10s %9s %5s\n' job pages pages/s crawl_cpu pg_cpu \
-  pg/crawl replay_cpu stmts/1k xacts/1k walMB/1k ckpt
+printf '%4s %7s %8s %9s %9s %9s %10s %10s %10s %9s %7s\n' job pages pages/s crawl_cpu pg_cpu \
+  pg/crawl replay_cpu stmts/1k xacts/1k walMB/1k fpi/1k
 : >"$tmp/cpus"
 for i in $(seq "$jobs"); do
   ((statements)) && q "select pg_stat_statements_reset()" >/dev/null
   q "select pg_stat_reset()" >/dev/null
   lsn=$(q "select pg_current_wal_lsn()")
   cpu0=$(pg_cpu)
-  ck0=$(checkpoints)
+  fpi0=$(fpi)
   rcpu0=$(proc_cpu "${pids[0]}")
   read -r job secs ccpu < <(run_job "$@")
   cpu1=$(pg_cpu)
@@ -178,22 +176,22 @@ for i in $(seq "$jobs"); do
     where query !~* 'pg_stat_statements|pg_stat_reset|pg_current_wal_lsn'")
   xacts=$(q "select xact_commit + xact_rollback from pg_stat_database where datname = current_database()")
   wal=$(q "select pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn')")
-  ck=$(($(checkpoints) - ck0))
+  fpis=$(($(fpi) - fpi0))
   echo "$ccpu $cpu0 $cpu1" >>"$tmp/cpus"
   python3 - "$job" "$pages" "$secs" "$ccpu" "$cpu0" "$cpu1" "$stmts" "$xacts" "$wal" "$rcpu" \
-    "$ck" <<'PY'
+    "$fpis" <<'PY'
 import sys
-job, pages, secs, ccpu, c0, c1, stmts, xacts, wal, rcpu, ck = sys.argv[1:]
+job, pages, secs, ccpu, c0, c1, stmts, xacts, wal, rcpu, fpis = sys.argv[1:]
 pages, secs, ccpu, pg = int(pages), float(secs), float(ccpu), float(c1) - float(c0)
 k = pages / 1000 if pages else 1
 st = "%.0f" % (int(stmts) / k) if int(stmts) >= 0 else "-"
-print("%4s %7d %8.0f %9.1f %9.1f %9.2f %10.1f %10s %10.0f %9.2f %5s" % (job, pages, pages / secs,
+print("%4s %7d %8.0f %9.1f %9.1f %9.2f %10.1f %10s %10.0f %9.2f %7.0f" % (job, pages, pages / secs,
       ccpu, pg, pg / ccpu if ccpu else 0, float(rcpu), st, int(xacts) / k, int(float(wal)) / k / 1e6,
-      ck))
+      int(fpis) / k))
 PY
 done
-# A checkpoint's writes (every 5 min by default) fall into the job it begins in: over all
-# the jobs, PostgreSQL's CPU against the crawler's.
+# A checkpoint's cost (its writes, the full-page images after it) falls into the jobs it
+# begins in: over all the jobs, PostgreSQL's CPU against the crawler's.
 python3 - "$tmp/cpus" <<'PY'
 import sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
