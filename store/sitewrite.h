@@ -19,13 +19,12 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
 /*
  * Several websites' writes in one round trip and one transaction (store_pipeline), in
  * as few statements as the rows they touch allow (a statement per kind for websites
- * that touch no row of each other's), each of a kind: crawlstore_site_done's, crawlstore_site_more's, a claimed site given up on
- * (FAILED: r->host, r->fetches, r->error) or put back on the border unjudged (ABANDON:
- * r->host, r->fetches); the fetches count in the job's pages_downloaded (a training
- * site's do not).
- * Returns an error when the batch failed as a whole (nothing written); otherwise each
- * item's outcome is ERR_OK or ERR_CONFLICT (why says what: examined already, or the job
- * ended).
+ * that touch no row of each other's), each of a kind: crawlstore_site_done's,
+ * crawlstore_site_more's, a claimed site given up on (FAILED: r->host, r->fetches, r->error) or put
+ * back on the border unjudged (ABANDON: r->host, r->fetches); the fetches count in the job's
+ * pages_downloaded (a training site's do not). Returns an error when the batch failed as a whole
+ * (nothing written); otherwise each item's outcome is ERR_OK or ERR_CONFLICT (why says what:
+ * examined already, or the job ended).
  */
 #define SITEWRITE_BATCH_MAX 16
 enum sitewrite_kind { SITEWRITE_DONE, SITEWRITE_MORE, SITEWRITE_FAILED, SITEWRITE_ABANDON };
