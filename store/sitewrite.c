@@ -290,45 +290,51 @@ static enum err stmt_build(struct stmt *st, const char *job, const struct sitewr
     return ERR_OK;
 }
 
-/* Does host name a website or a destination of items[from..to)? */
-static int touched(const struct sitewrite_item *items, size_t from, size_t to, const char *host)
+/* Is host the website of one of items[from..to)? */
+static int a_website(const struct sitewrite_item *items, size_t from, size_t to, const char *host)
 {
-    for (size_t i = from; i < to; i++) {
-        const struct crawlstore_site_result *r = items[i].r;
-        if (strcmp(r->host, host) == 0)
+    for (size_t i = from; i < to; i++)
+        if (strcmp(items[i].r->host, host) == 0)
             return 1;
-        for (size_t j = 0; items[i].kind <= SITEWRITE_MORE && j < r->n_edges; j++)
-            if (strcmp(r->edges[j].host, host) == 0)
+    return 0;
+}
+
+/* Is host a destination of the links of one of items[from..to)? (Only examined websites
+ * and deeper reads have links.) */
+static int a_destination(const struct sitewrite_item *items, size_t from, size_t to,
+                         const char *host)
+{
+    for (size_t i = from; i < to; i++)
+        for (size_t j = 0; items[i].kind <= SITEWRITE_MORE && j < items[i].r->n_edges; j++)
+            if (strcmp(items[i].r->edges[j].host, host) == 0)
                 return 1;
-    }
+    return 0;
+}
+
+/* Does items[to] touch a row of items[from..to): its website one of theirs or a
+ * destination of their links, or a destination of its links one of their websites? */
+static int touches(const struct sitewrite_item *items, size_t from, size_t to)
+{
+    const struct crawlstore_site_result *r = items[to].r;
+    if (a_website(items, from, to, r->host) || a_destination(items, from, to, r->host))
+        return 1;
+    for (size_t j = 0; items[to].kind <= SITEWRITE_MORE && j < r->n_edges; j++)
+        if (a_website(items, from, to, r->edges[j].host))
+            return 1;
     return 0;
 }
 
 /*
  * The end of the group that begins at items[from]: the items after it up to the first
- * that touches a row of an earlier one (its website, or a destination of its links, is
- * a website of the group; or its website is a destination of one). One statement must
- * not change a row twice (PostgreSQL refuses an upsert of a row the statement changed),
- * and a group's writes may go in any order: the groups keep the batch's.
+ * that touches a row of an earlier one. One statement must not change a row twice
+ * (PostgreSQL refuses an upsert of a row the statement changed), and a group's writes
+ * may go in any order: the groups keep the batch's.
  */
 static size_t group_end(const struct sitewrite_item *items, size_t from, size_t n)
 {
     size_t to = from + 1;
-    for (; to < n; to++) {
-        const struct crawlstore_site_result *r = items[to].r;
-        if (touched(items, from, to, r->host))
-            break;
-        size_t j = 0;
-        for (; items[to].kind <= SITEWRITE_MORE && j < r->n_edges; j++) {
-            size_t k = from;
-            while (k < to && strcmp(items[k].r->host, r->edges[j].host) != 0)
-                k++;
-            if (k < to)
-                break;
-        }
-        if (items[to].kind <= SITEWRITE_MORE && j < r->n_edges)
-            break;
-    }
+    while (to < n && !touches(items, from, to))
+        to++;
     return to;
 }
 
