@@ -317,6 +317,10 @@ enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
 }
 
 #define PIPELINE_DEADLOCK_RETRIES 3
+/* The first pause before sending a batch again after a deadlock; it doubles each time.
+ * Sent at once, the batch can take its first lock again before the session it deadlocked
+ * with wakes up to take it, and the two deadlock again. */
+#define PIPELINE_DEADLOCK_PAUSE_MS 20
 
 /* Send calls[0..n) and a Sync in pipeline mode (the statements prepared first). */
 static int pipeline_send(struct store *s, struct store_call *calls, int n, PGresult **failed)
@@ -406,6 +410,7 @@ enum err store_pipeline(struct store *s, struct store_call *calls, int n)
         if (state && strcmp(state, "40P01") == 0 && deadlocks++ < PIPELINE_DEADLOCK_RETRIES) {
             log_warn("database: a deadlock rolled a batch of writes back; sending it again");
             PQclear(failed);
+            sleep_ms(PIPELINE_DEADLOCK_PAUSE_MS << (deadlocks - 1));
             attempt--;
             continue;
         }

@@ -404,18 +404,30 @@ static void test_batch_after_a_deadlock(void **state)
                                 " AND host = 'h6.test'",
                                 1, p),
                      ERR_OK);
-    struct batch_thread b = {.job = job};
-    result_make(&b.x, 5, NULL);
+    /* This session never checks for the deadlock first, however slow the machine. */
+    assert_int_equal(store_exec(s, "SET LOCAL deadlock_timeout = '10min'", 0, NULL), ERR_OK);
+    /* On the heap: a failed check below must not leave the thread writing to a dead frame. */
+    struct batch_thread *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    b->job = job;
+    result_make(&b->x, 5, NULL);
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, batch_main, &b), 0);
-    struct timespec ts = {0, 300 * 1000000L}; /* the batch holds the job's row, waits */
-    nanosleep(&ts, NULL);
+    assert_int_equal(pthread_create(&t, NULL, batch_main, b), 0);
+    /* The batch holds the job's row once it waits for h6.test, the one row this session holds. */
+    const char *waits = "SELECT count(*) FROM pg_locks WHERE NOT granted"
+                        " AND pg_backend_pid() = ANY (pg_blocking_pids(pid)) AND $1 > 0";
+    for (int i = 0; count(s, job, waits) == 0; i++) {
+        assert_true(i < 6000); /* 60 s */
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     assert_int_equal(store_exec(s, "UPDATE jobs SET updated_at = now() WHERE id = $1", 1, p),
                      ERR_OK);
     assert_int_equal(store_commit(s), ERR_OK);
     assert_int_equal(pthread_join(t, NULL), 0);
-    assert_int_equal(b.e, ERR_OK);
-    assert_int_equal(b.item.outcome, ERR_OK);
+    assert_int_equal(b->e, ERR_OK);
+    assert_int_equal(b->item.outcome, ERR_OK);
+    free(b);
     assert_int_equal(count(s, job, EXAMINED), 1);
     store_free(s);
 }
