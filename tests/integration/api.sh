@@ -20,7 +20,9 @@ field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)
 post_json() { req POST "$1" -H 'Content-Type: application/json' --data-binary "@$2"; }
 
 job_body 0 64 "$SCRATCH/fast.json"
-job_body 150 8 "$SCRATCH/slow.json"
+# Trains in ~10 s (3 pages a website), then crawls for minutes (a second between a
+# website's pages): pause, resume and stop find it running, however loaded the machine.
+job_body 1000 8 "$SCRATCH/slow.json" 0 3
 
 wait_state() { # wait_state ID STATE...: until the job is in one of the states (60 s)
   local id=$1; shift

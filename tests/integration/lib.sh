@@ -8,6 +8,14 @@ SHARED=${SITESCOUT_SHARED:-$SRC/../shared}
 export SITESCOUT_LOG=${SITESCOUT_LOG:-warn}
 unset SITESCOUT_DB
 
+# Debian's python3 (scripts/setup.sh installs it; the tests use its standard library only)
+# rather than whatever the PATH names first: a pyenv shim costs ~0.6 CPU-seconds a start,
+# and the tests start python3 hundreds of times. Exported for the scripts they run.
+if [[ -x /usr/bin/python3 ]]; then
+  python3() { /usr/bin/python3 "$@"; }
+  export -f python3
+fi
+
 checks=0
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { checks=$((checks + 1)); echo "ok $checks - $*"; }
@@ -89,13 +97,15 @@ start_serve() {
 }
 
 # The demo job, sci.space, with or without a politeness delay.
-job_body() { # job_body DELAY_MS CONCURRENCY OUT [MAX_PAGES]
-  python3 - "$SRC/demo/demo.jobs.json" "$1" "$2" ${4:+"$4"} >"$3" <<'PY'
+job_body() { # job_body DELAY_MS CONCURRENCY OUT [MAX_PAGES [TRAIN_PAGES_PER_SITE]]
+  python3 - "$SRC/demo/demo.jobs.json" "$1" "$2" "${4:-0}" "${5:-0}" >"$3" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))["sci.space"]
 d["params"] = {"politeness_delay_ms": int(sys.argv[2]), "concurrency": int(sys.argv[3])}
-if len(sys.argv) > 4:
+if int(sys.argv[4]) > 0:
     d["params"]["max_pages"] = int(sys.argv[4])
+if int(sys.argv[5]) > 0:
+    d["params"]["train_pages_per_site"] = int(sys.argv[5])
 json.dump(d, open("/dev/stdout", "w"))
 PY
 }

@@ -42,7 +42,7 @@ assert_eq 0 "$(psql_q "select count(*) from (select url from pages where job_id 
 # with the table it trained, read back from models, not a new one. The politeness delay
 # (2 s a website) keeps the crawl going for many seconds; the pause is seen within one.
 SITESCOUT_LOG=info "$BIN" crawl --db "$DB_URL" --job "$JOBS" --topic sci.space --proxy "$PROXY" \
-  --set strategy=weight_table --set politeness_delay_ms=2000 --set concurrency=8 \
+  --set strategy=weight_table --set politeness_delay_ms=300 --set concurrency=8 \
   --set max_pages=500 >"$SCRATCH/pause_wt.out" 2>&1 &
 pid=$!
 wjob=""
