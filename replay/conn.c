@@ -79,7 +79,8 @@ static void conn_watch(struct conn_set *cs, struct conn *c, uint32_t events)
         c->events = events;
 }
 
-static void conn_log(struct conn_set *cs, struct conn *c, struct response *r)
+/* Log r as ended at end_us (monotonic). */
+static void conn_log(struct conn_set *cs, struct conn *c, struct response *r, int64_t end_us)
 {
     uint64_t body = r->sent > r->head_len ? r->sent - r->head_len : 0;
     cs->stats.body_bytes += body;
@@ -93,7 +94,7 @@ static void conn_log(struct conn_set *cs, struct conn *c, struct response *r)
         .url = r->url,
         .status = r->status,
         .bytes = body,
-        .ms = (double)(monotime_us() - r->t0_us) / 1000.0,
+        .ms = (double)(end_us - r->t0_us) / 1000.0,
         .conn = c->id,
         .fault = fault[0] ? fault : NULL,
     };
@@ -104,7 +105,7 @@ static void conn_close(struct conn_set *cs, struct conn *c)
 {
     timerheap_clear(&cs->timers, &c->timer);
     if (c->resp) {
-        conn_log(cs, c, c->resp);
+        conn_log(cs, c, c->resp, monotime_us());
         response_put(&cs->pool, c->resp);
     }
     if (c->reset) {
@@ -123,12 +124,14 @@ static void conn_close(struct conn_set *cs, struct conn *c)
     cs->n--;
 }
 
-/* The response is out: log it, then wait for the next request or close. */
+/* The response is out: log it, then wait for the next request or close. It ended when its
+ * last bytes were handed to the kernel: stamped before that send(), so that the log never
+ * says it ended later than the client could have had it, however late this runs. */
 static void conn_finish(struct conn_set *cs, struct conn *c)
 {
     struct response *r = c->resp;
     int keep = r->keep_alive && !c->peer_closed && !cs->stopping;
-    conn_log(cs, c, r);
+    conn_log(cs, c, r, r->last_send_us ? r->last_send_us : monotime_us());
     response_put(&cs->pool, r);
     c->resp = NULL;
     if (keep) {
@@ -197,6 +200,7 @@ static void conn_pump(struct conn_set *cs, struct conn *c)
             }
             return;
         }
+        r->last_send_us = monotime_us();
         ssize_t n = send(c->fd, r->out + r->out_off, r->out_len - r->out_off, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR)

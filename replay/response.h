@@ -44,6 +44,7 @@ struct response {
     unsigned faults; /* enum response_fault bits */
     double ts;
     int64_t t0_us;
+    int64_t last_send_us; /* monotonic, before the latest send() */
     int keep_alive;
     /* the body source */
     enum response_body kind;

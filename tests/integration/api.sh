@@ -306,7 +306,7 @@ ok "the restarted server resumes the job ($before -> $after sites)"
 
 # --- SIGTERM stops cleanly: the running crawl pauses and stays resumable
 kill -TERM "$SERVE_PID"
-for _ in $(seq 300); do kill -0 "$SERVE_PID" 2>/dev/null || break; sleep 0.05; done
+for _ in $(seq 1200); do kill -0 "$SERVE_PID" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$SERVE_PID" 2>/dev/null && fail "serve did not stop on SIGTERM"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve2.out.err")"
 ok "SIGTERM stops the server with exit 0"

@@ -163,7 +163,8 @@ job8=$(json "$SCRATCH/r8.json" "['job_id']")
 assert_contains "$(cat "$SCRATCH/out8")" "(max_pages)" "through loops and stalls the crawl ends on its page budget"
 pages=$(json "$SCRATCH/r8.json" "['pages_downloaded']")
 [[ $pages -le 200 && $pages -gt 175 ]] || fail "pages_downloaded $pages, want 176..200"
-[[ $took -lt 300 ]] || fail "the crawl took $took s: stalls were not cut"
+# Uncut, one stall alone would hold the crawl for 600 s; cut, it takes about a minute.
+[[ $took -lt 500 ]] || fail "the crawl took $took s: stalls were not cut"
 ok "it downloaded $pages of 200 pages in $took s"
 [[ $(psql_q "select count(*) from pages where job_id = $job8 and error = 'too_many_redirects'") -ge 1 ]] ||
   fail "no page recorded as a redirect loop"

@@ -71,7 +71,7 @@ psql "$DB_URL" -X -c 'select pg_sleep(60)' >/dev/null 2>&1 &
 sleeper=$!
 sleep 0.5
 kill -9 "$(head -1 "$PGDIR/data/postmaster.pid")"
-sleep 0.2
+for _ in $(seq 300); do db status >/dev/null 2>&1 || [[ $? != 3 ]] || break; sleep 0.1; done
 assert_status 3 "status after kill -9 says stopped (exit 3)" -- db status
 db start >/dev/null || fail "start after kill -9 failed: $(tail -5 "$PGDIR/postgres.log")"
 ok "start after kill -9 recovers"

@@ -100,7 +100,7 @@ assert_eq "$stalled" "$(count timeout "$SCRATCH/stall.tsv")" "each of the $stall
 results=$(wc -l <"$SCRATCH/stall.tsv")
 assert_eq 400 "$results" "the fetch used its whole budget past the stalls"
 [[ $(count ok "$SCRATCH/stall.tsv") -gt 0 ]] || fail "no page fetched beside the stalls: $(cut -f1 "$SCRATCH/stall.tsv" | sort | uniq -c)"
-[[ $took -lt 120 ]] || fail "stalls held the fetch for $took s"
+[[ $took -lt 500 ]] || fail "stalls held the fetch for $took s" # uncut: 600 s
 ok "the fetch goes on past the stalls ($took s; 600 s stalls)"
 
 # --- timeouts: latency far above the transfer timeout (robots.txt off: an unreachable

@@ -10,10 +10,13 @@ unset SITESCOUT_DB
 
 # Debian's python3 (scripts/setup.sh installs it; the tests use its standard library only)
 # rather than whatever the PATH names first: a pyenv shim costs ~0.6 CPU-seconds a start,
-# and the tests start python3 hundreds of times. Exported for the scripts they run.
-if [[ -x /usr/bin/python3 ]]; then
-  python3() { /usr/bin/python3 "$@"; }
-  export -f python3
+# and the tests start python3 hundreds of times. A directory first on the PATH, not a
+# shell function: `python3 ... &` must give $! the interpreter's own process to kill.
+PYDIR=
+if [[ -x /usr/bin/python3 && $(command -v python3) != /usr/bin/python3 ]]; then
+  PYDIR=$(mktemp -d /tmp/sitescout-python.XXXXXX)
+  ln -s /usr/bin/python3 "$PYDIR/python3"
+  PATH=$PYDIR:$PATH
 fi
 
 checks=0
@@ -44,6 +47,7 @@ on_exit() {
   local rc=$?
   for hook in "${cleanup_hooks[@]}"; do eval "$hook" >/dev/null 2>&1 || true; done
   [[ -n ${SCRATCH:-} ]] && rm -rf "$SCRATCH"
+  [[ -n $PYDIR ]] && rm -rf "$PYDIR"
   if [[ $rc -eq 0 ]]; then echo "$checks passed, 0 failed"; fi
   exit $rc
 }
@@ -67,11 +71,12 @@ start_replay() {
   "$BIN" replay --listen 127.0.0.1:0 --access-log "$log" "$@" >"$out" 2>&1 &
   local pid=$!
   at_exit "kill $pid"
-  for _ in $(seq 100); do
+  for _ in $(seq 1200); do # 60 s: a large archive is indexed first
     grep -q '^listening on ' "$out" && break
     kill -0 "$pid" 2>/dev/null || fail "replay did not start: $(cat "$out")"
     sleep 0.05
   done
+  grep -q '^listening on ' "$out" || fail "replay is not listening after 60 s: $(cat "$out")"
   PROXY="http://$(sed -n 's/^listening on //p' "$out")"
   REPLAY_PID=$pid
 }
@@ -88,11 +93,12 @@ start_serve() {
   "$BIN" serve --listen 127.0.0.1:0 --db "$DB_URL" --proxy "$PROXY" "$@" >"$out" 2>"$out.err" &
   SERVE_PID=$!
   at_exit "kill -9 $SERVE_PID"
-  for _ in $(seq 200); do
+  for _ in $(seq 1200); do # 60 s
     grep -q '^listening on ' "$out" && break
     kill -0 "$SERVE_PID" 2>/dev/null || fail "serve did not start: $(cat "$out" "$out.err")"
     sleep 0.05
   done
+  grep -q '^listening on ' "$out" || fail "serve is not listening after 60 s: $(cat "$out" "$out.err")"
   API="http://$(sed -n 's/^listening on //p' "$out")"
 }
 

@@ -64,13 +64,17 @@ done <"$TMP/pages" >"$TMP/lat"
 stop_replay
 python3 - "$TMP/lat" "$TMP/lat.log" <<'PY' || fail "latency"
 import json, sys
+# The replay's own delays (its log), not curl's times: those add connecting and
+# scheduling, which grow on a loaded machine. curl can only have had each answer after it.
 t = [float(x) * 1000 for x in open(sys.argv[1])]
-mean = sum(t) / len(t)
-assert 50 <= mean <= 200, 'mean latency %.1f ms' % mean
-assert max(t) - min(t) > 50, 'delays do not vary: %s' % t
 ms = [json.loads(l)['ms'] for l in open(sys.argv[2])]
-assert len(ms) == len(t) and abs(sum(ms) / len(ms) - mean) < 30, (sum(ms) / len(ms), mean)
-print('# mean %.1f ms, min %.1f, max %.1f' % (mean, min(t), max(t)))
+assert len(ms) == len(t), (len(ms), len(t))
+mean = sum(ms) / len(ms)
+assert 50 <= mean <= 200, 'mean latency %.1f ms' % mean
+assert max(ms) - min(ms) > 50, 'delays do not vary: %s' % ms
+late = [(a, b) for a, b in zip(ms, t) if b < a - 1]
+assert not late, 'curl had answers before the replay sent them: %s' % late
+print('# mean %.1f ms, min %.1f, max %.1f' % (mean, min(ms), max(ms)))
 PY
 ok "--latency-ms 100: mean delay of 40 requests in [50, 200] ms, varying, logged in ms"
 

@@ -55,18 +55,24 @@ assert_eq "1" "$(psql_q "select count(*) from job_workers where job_id = $job an
 [[ $holders -ge 2 ]] || fail "only $holders runner(s) held websites at once"
 ok "$holders runners examined websites at the same time"
 
-# Kill a helper that holds websites; they must be examined by the others.
+# Kill a helper that holds websites; they must be examined by the others. It is stopped
+# (SIGSTOP) while what it holds is read, so that it cannot finish them before the kill.
 victim=""
 for _ in $(seq 300); do
   victim=$(psql_q "select s.claimed_by from sites s join job_workers w
     on w.job_id = s.job_id and w.worker = s.claimed_by
     where s.job_id = $job and s.state = 'claimed' and w.role = 'helper' limit 1")
-  [[ -n $victim ]] && break
+  if [[ -n $victim ]]; then
+    vpid=$(cut -d: -f2 <<<"$victim")
+    kill -STOP "$vpid"
+    psql_q "select host from sites where job_id = $job and claimed_by = '$victim'" >"$SCRATCH/held"
+    [[ -s $SCRATCH/held ]] && break
+    kill -CONT "$vpid"
+    victim=""
+  fi
   sleep 0.05
 done
 [[ -n $victim ]] || fail "no helper held a website"
-psql_q "select host from sites where job_id = $job and claimed_by = '$victim'" >"$SCRATCH/held"
-vpid=$(cut -d: -f2 <<<"$victim")
 kill -9 "$vpid"
 ok "helper $victim killed with -9 holding $(wc -l <"$SCRATCH/held") websites"
 

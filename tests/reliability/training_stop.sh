@@ -87,8 +87,10 @@ wait_state "$job" done 30
 job=$(post_job)
 training_underway "$job"
 kill -TERM "$SERVE_PID"
-for _ in $(seq 150); do kill -0 "$SERVE_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$SERVE_PID" 2>/dev/null && fail "serve still runs 15 s after SIGTERM, during training"
+# 60 s on a loaded machine: still far below training's minutes, which a stop that waits
+# for training to end would take.
+for _ in $(seq 600); do kill -0 "$SERVE_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$SERVE_PID" 2>/dev/null && fail "serve still runs 60 s after SIGTERM, during training"
 ok "serve stops within seconds of SIGTERM during training"
 assert_eq queued "$(psql_q "select state from jobs where id = $job")" \
   "... and leaves the job queued to train again"
