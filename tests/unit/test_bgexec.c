@@ -44,9 +44,13 @@ static void test_one_at_a_time(void **state)
     struct store *s = *state;
     struct bgexec *b;
     assert_int_equal(bgexec_new(s, &b), ERR_OK);
-    assert_true(bgexec_run(b, "INSERT INTO bgexec_probe SELECT 1 FROM pg_sleep(0.2)"));
-    /* Still running (it sleeps first): the next one is not started. */
+    /* The first waits for a lock this session holds: still running, however slow the
+     * machine, until the lock is let go. The next one is not started meanwhile. */
+    assert_int_equal(store_exec(s, "SELECT pg_advisory_lock(4242)", 0, NULL), ERR_OK);
+    assert_true(
+        bgexec_run(b, "INSERT INTO bgexec_probe SELECT 1 FROM pg_advisory_xact_lock(4242)"));
     assert_false(bgexec_run(b, "INSERT INTO bgexec_probe VALUES (2)"));
+    assert_int_equal(store_exec(s, "SELECT pg_advisory_unlock(4242)", 0, NULL), ERR_OK);
     bgexec_wait(b);
     assert_int_equal(probe_rows(s), 1);
     /* A failing statement is logged; the runner goes on, on the same connection. */
