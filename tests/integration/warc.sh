@@ -69,11 +69,32 @@ crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --report "$SCRATCH/r2.jso
 stop_replay
 job2=$(json "$SCRATCH/r2.json" "['job_id']")
 [[ -n $(urls_of "$job1") ]] || fail "job $job1 stored no pages"
-assert_eq "$(urls_of "$job1")" "$(urls_of "$job2")" \
-  "a crawl through the replayed capture stores the same pages ($(urls_of "$job1" | wc -l))"
+# The two crawls need not take exactly the same path: websites are examined several at a
+# time, and what one learns of another's links first depends on which answer came first
+# (a loaded machine once gave the second crawl 2 more pages of one website in 2,042).
+# What the capture must give: every page both fetched, answered alike; and the same pages
+# and requests but for a handful.
+urls_with_status() { psql_q "select url || ' ' || coalesce(status::text, error) from pages where job_id = $1"; }
 requested() { python3 -c 'import json,sys; print("\n".join(sorted({json.loads(l)["url"] for l in open(sys.argv[1])})))' "$1"; }
-assert_eq "$(requested "$SCRATCH/access1.log")" "$(requested "$SCRATCH/access2.log")" \
-  "and requests the same URLs (training pages and robots.txt included)"
+same_but_few() { # same_but_few FILE1 FILE2: lines "KEY [VALUE]"; fails on a value that differs
+  python3 - "$1" "$2" <<'PY'
+import sys
+a, b = ({l.split(" ", 1)[0]: l.rstrip("\n") for l in open(f) if l.strip()} for f in sys.argv[1:3])
+differ = [(a[k], b[k]) for k in a.keys() & b.keys() if a[k] != b[k]]
+assert not differ, "answered differently: %s" % differ[:5]
+only = sorted(a.keys() ^ b.keys())
+assert len(only) <= max(5, len(a) // 100), "%d of %d differ: %s" % (len(only), len(a), only[:10])
+print("%d, %d in one only" % (len(a), len(only)))
+PY
+}
+urls_with_status "$job1" >"$SCRATCH/pages1"
+urls_with_status "$job2" >"$SCRATCH/pages2"
+out=$(same_but_few "$SCRATCH/pages1" "$SCRATCH/pages2") || fail "the replayed capture's pages: $out"
+ok "a crawl through the replayed capture stores the same pages, answered alike ($out)"
+requested "$SCRATCH/access1.log" >"$SCRATCH/req1"
+requested "$SCRATCH/access2.log" >"$SCRATCH/req2"
+out=$(same_but_few "$SCRATCH/req1" "$SCRATCH/req2") || fail "the replayed capture's requests: $out"
+ok "and requests the same URLs, training pages and robots.txt included ($out)"
 
 # --- kill -9 mid-crawl: the file stays .open, whole records up to at most one cut off at
 # its end; the replay serves it; the job resumed with --warc-dir adds a file.
