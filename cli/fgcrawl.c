@@ -78,10 +78,15 @@ static int start_job(const struct fgcrawl_opts *o, struct store *s, struct jobsp
     if (crawlstore_job_get(s, o->resume, &j) != ERR_OK)
         return cli_fail("crawl", "%s", err_msg());
     enum err e = jobspec_parse(j.body_json, strlen(j.body_json), js);
-    crawlstore_job_release(&j);
-    if (e)
+    if (e) {
+        crawlstore_job_release(&j);
         return cli_fail("crawl", "job %lld: %s", (long long)o->resume, err_msg());
-    printf("job %lld: resuming (%s)\n", (long long)o->resume, (*js)->topic);
+    }
+    printf("job %lld: resuming (%s)", (long long)o->resume, (*js)->topic);
+    if (o->proxy || j.proxy[0])
+        printf(" through %s%s", o->proxy ? o->proxy : j.proxy, o->proxy ? "" : ", the job's proxy");
+    printf("\n");
+    crawlstore_job_release(&j);
     return CLI_OK;
 }
 

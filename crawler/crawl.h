@@ -20,6 +20,7 @@ enum crawl_stop {
                          * nothing more */
     CRAWL_LEFT,         /* this runner left a job others go on with: a helper whose job
                          * ended, or whose process stops (store/jobteam.h) */
+    CRAWL_STOP_COUNT
 };
 
 /* Stable name of a stop reason ("max_pages", ...), as stored in jobs.stop_reason. */

@@ -63,7 +63,16 @@ struct ext {
     int64_t granted, recorded;
     uint64_t grant_poll; /* the poll of the last grant ... */
     double grant_at;     /* ... and when */
+    /* Has any website answered this run (an HTTP answer of any status)? Until one has,
+     * websites whose first fetch fails at the network level go back to the border, not
+     * to `failed`: a wrong or missing proxy, or no network, must not destroy the job's
+     * border. UNREACHED_MAX of them end the run (ERR_NET, the job pauses). */
+    int answered;
+    int unreached;
+    char unreached_why[160]; /* the first one's cause */
 };
+
+#define UNREACHED_MAX 8
 
 /* LinkRank's question (crawler/sitecrawl.h): does the job know this website already? */
 static int host_known(void *ctx, const char *host)
@@ -241,6 +250,8 @@ static enum advance slot_advance(struct ext *x, struct slot *sl, enum err *e)
     return ADVANCE_SUBMITTED;
 }
 
+static enum err slot_abandon(struct ext *x, struct slot *sl);
+
 /* A website none of whose pages could be classified: recorded as failed. */
 static enum err slot_unread(struct ext *x, struct slot *sl)
 {
@@ -251,6 +262,11 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     const struct edge *edges = sitecrawl_edges(sl->sc, &n_edges);
     const char *why = n_pages ? fetch_status_name(pages[0].status) : "nothing to fetch";
     log_debug("extcrawl: %s not examined: %s", sl->host, why);
+    if (!x->answered && n_pages && fetch_status_unreached(pages[0].status)) {
+        if (!x->unreached++)
+            snprintf(x->unreached_why, sizeof x->unreached_why, "%s: %s", sl->host, why);
+        return slot_abandon(x, sl); /* back to the border: the network, not the site */
+    }
     if (n_edges)
         x->border_empty = 0; /* its redirect targets join the border: look again */
     int fetches = sitecrawl_fetches(sl->sc);
@@ -388,7 +404,7 @@ static enum err slot_deepened(struct ext *x, struct slot *sl, const char *cut)
 static enum err slot_abandon(struct ext *x, struct slot *sl)
 {
     int fetches = sitecrawl_fetches(sl->sc);
-    log_debug("extcrawl: %s put back: the page budget is spent", sl->host);
+    log_debug("extcrawl: %s put back on the border", sl->host);
     enum err e = sitewriter_abandon(x->w, sl->host, fetches);
     if (!e) {
         count_pages(x, fetches);
@@ -569,6 +585,11 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
 static enum err ext_refill(void *arg, enum crawl_stop *blocked)
 {
     struct ext *x = arg;
+    if (!x->answered && x->unreached >= UNREACHED_MAX)
+        return err_set(ERR_NET,
+                       "no website answered: the first %d examined could not be reached (%s); "
+                       "check the proxy (--proxy) and the network",
+                       x->unreached, x->unreached_why);
     enum err e = renew_allowance(x);
     int affordable = 1;
     /* Found empty, the border may have grown since (other runners of a shared job, a
@@ -607,6 +628,8 @@ static enum err ext_feed(void *arg, struct fetch_result *res)
         return ERR_OK; /* an answer for a site given up on */
     struct slot *sl = &x->slots[idx];
     sl->waiting = 0;
+    if (!fetch_status_unreached(res->status) && fetch_status_downloaded(res->status))
+        x->answered = 1;
     enum err e = sitecrawl_feed(sl->sc, res);
     return e ? e : slot_step(x, sl);
 }

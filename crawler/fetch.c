@@ -82,6 +82,11 @@ int fetch_status_downloaded(enum fetch_status s)
     return s != FETCH_ROBOTS && s != FETCH_BLOCKED && s != FETCH_BAD_URL;
 }
 
+int fetch_status_unreached(enum fetch_status s)
+{
+    return s == FETCH_DNS || s == FETCH_CONNECT || s == FETCH_TIMEOUT || s == FETCH_NETWORK;
+}
+
 void fetch_config_defaults(struct fetch_config *c)
 {
     memset(c, 0, sizeof *c);

@@ -79,6 +79,13 @@ const char *fetch_status_name(enum fetch_status s);
  */
 int fetch_status_downloaded(enum fetch_status s);
 
+/*
+ * Did a fetch that ended with status s fail before any answer came (the name did not
+ * resolve, no connection, a timeout, a reset)? Many of those in a row, with no answer
+ * at all, say the network or the proxy is down rather than the websites.
+ */
+int fetch_status_unreached(enum fetch_status s);
+
 struct fetch_result {
     uint64_t tag;    /* the caller's, from fetcher_submit */
     char *url;       /* the requested URL, normalised */

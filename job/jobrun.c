@@ -352,12 +352,18 @@ static enum err prepare(struct ctx *c, const struct crawlstore_job *job)
         e = fetcher_attach(o->pool, c->js->params.concurrency, c->js->params.politeness_delay_ms,
                            &c->f);
     } else if (!e) {
+        /* A job keeps its proxy: a run without one fetches through the job's; a run
+         * given one records it for the next. */
+        const char *proxy = o->proxy ? o->proxy : job->proxy[0] ? job->proxy : NULL;
+        if (o->proxy && strcmp(o->proxy, job->proxy) != 0)
+            e = crawlstore_job_set_proxy(c->s, c->id, o->proxy);
         struct fetch_config fc;
         fetch_config_defaults(&fc);
-        fc.proxy = o->proxy;
+        fc.proxy = proxy;
         fc.delay_ms = c->js->params.politeness_delay_ms;
         fc.max_in_flight = c->js->params.concurrency;
-        e = fetcher_new(&fc, &c->f);
+        if (!e)
+            e = fetcher_new(&fc, &c->f);
     }
     return e;
 }
@@ -408,10 +414,12 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
         if (!e)
             e = run_phases(&c, job.state, stop);
         if (e && e != ERR_DB && !c.lease_lost) {
-            /* The job cannot go on: say why in the job itself. */
+            /* The job cannot go on: say why in the job itself. Unreachable websites
+             * (ERR_NET: the proxy or the network) pause it, resumable once fixed. */
             char msg[512];
             snprintf(msg, sizeof msg, "%s", err_msg());
-            if (crawlstore_job_set_state(s, id, "failed", NULL, msg) != ERR_OK)
+            if (crawlstore_job_set_state(s, id, e == ERR_NET ? "paused" : "failed", NULL, msg) !=
+                ERR_OK)
                 log_error("job %lld: cannot record the failure: %s", (long long)id, err_msg());
             err_set(e, "%s", msg);
         }

@@ -21,6 +21,13 @@ static struct {
     } slot[RESPCACHE_SLOTS];
 } cache = {.lock = PTHREAD_MUTEX_INITIALIZER, .loaded = PTHREAD_COND_INITIALIZER};
 
+static int64_t (*clock_ms)(void) = monotime_ms;
+
+void respcache_set_clock(int64_t (*now_ms)(void))
+{
+    clock_ms = now_ms ? now_ms : monotime_ms;
+}
+
 /* The lock held: is key's answer being made by a caller? */
 static int loading(size_t i, const char *key, int64_t now)
 {
@@ -38,10 +45,13 @@ static void loading_end(size_t i, const char *key)
     }
 }
 
-/* The lock held: key's answer kept, as a copy, or NULL. */
-static char *kept(size_t i, const char *key)
+/* The lock held: key's answer kept, as a copy, or NULL (also when it is older than
+ * the promise: nobody asked for it for a while, or its refresh never came). */
+static char *kept(size_t i, const char *key, int64_t now)
 {
     if (!cache.slot[i].json || strcmp(cache.slot[i].key, key) != 0)
+        return NULL;
+    if (cache.slot[i].until_ms - RESPCACHE_MS + RESPCACHE_MAX_AGE_MS <= now)
         return NULL;
     return strdup(cache.slot[i].json);
 }
@@ -56,8 +66,8 @@ char *respcache_get(const char *key, int *refresh)
     *refresh = 0;
     size_t i = slot_of(key);
     pthread_mutex_lock(&cache.lock);
-    int64_t now = monotime_ms();
-    char *copy = kept(i, key);
+    int64_t now = clock_ms();
+    char *copy = kept(i, key, now);
     if (copy && cache.slot[i].until_ms <= now && cache.slot[i].refresh_until_ms <= now) {
         *refresh = 1; /* stale, and nobody refreshes it: this caller will */
         cache.slot[i].refresh_until_ms = now + RESPCACHE_REFRESH_MS;
@@ -72,8 +82,8 @@ char *respcache_get(const char *key, int *refresh)
         ts.tv_sec += ns / 1000000000;
         ts.tv_nsec = ns % 1000000000;
         pthread_cond_timedwait(&cache.loaded, &cache.lock, &ts);
-        now = monotime_ms();
-        copy = kept(i, key);
+        now = clock_ms();
+        copy = kept(i, key, now);
     }
     if (!copy) {
         char *k = strdup(key);
@@ -110,7 +120,7 @@ void respcache_put(const char *key, int64_t job, const char *json)
     cache.slot[i].key = k;
     cache.slot[i].json = j;
     cache.slot[i].job = job;
-    cache.slot[i].until_ms = monotime_ms() + RESPCACHE_MS;
+    cache.slot[i].until_ms = clock_ms() + RESPCACHE_MS;
     cache.slot[i].refresh_until_ms = 0;
     loading_end(i, key);
     pthread_mutex_unlock(&cache.lock);

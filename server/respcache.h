@@ -13,6 +13,8 @@
 #define RESPCACHE_MS         250
 #define RESPCACHE_REFRESH_MS 1000 /* a refresh may take this long before another starts */
 #define RESPCACHE_SLOTS      256  /* answers kept at most (a slot per key hash) */
+/* The oldest answer ever handed out (docs/api.md's promise: 250 ms plus one refresh). */
+#define RESPCACHE_MAX_AGE_MS (RESPCACHE_MS + RESPCACHE_REFRESH_MS)
 
 /*
  * The answer kept for key (a malloc'd copy), or NULL: then the caller asks the database
@@ -23,6 +25,8 @@
  * set): the others get it as it is while that one refreshes it (for up to
  * RESPCACHE_REFRESH_MS). A crowd of polls that finds it stale costs one query, not one
  * each; with a background refresher (server/apirefresh.h) none of them waits for it.
+ * An answer older than RESPCACHE_MAX_AGE_MS (after an idle spell, or a refresh that
+ * never came) is never handed out: it counts as none kept.
  */
 char *respcache_get(const char *key, int *refresh);
 
@@ -34,5 +38,8 @@ void respcache_put(const char *key, int64_t job, const char *json);
 
 /* Forget every answer kept for job. */
 void respcache_drop_job(int64_t job);
+
+/* Tests: the clock the cache reads (milliseconds), or NULL for monotime_ms. */
+void respcache_set_clock(int64_t (*now_ms)(void));
 
 #endif

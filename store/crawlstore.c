@@ -55,7 +55,8 @@ enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *
     struct store_rows *r;
     enum err e = store_query(s,
                              "SELECT id, topic, state, coalesce(stop_requested, ''), body::text, "
-                             "params::text, coalesce(stop_reason, ''), coalesce(error, '') "
+                             "params::text, coalesce(stop_reason, ''), coalesce(error, ''), "
+                             "coalesce(proxy, '') "
                              "FROM jobs WHERE id = $1",
                              1, p, &r);
     if (e)
@@ -72,8 +73,9 @@ enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *
     out->params_json = strdup(store_rows_get(r, 0, 5));
     copy_field(out->stop_reason, sizeof out->stop_reason, store_rows_get(r, 0, 6));
     out->error = strdup(store_rows_get(r, 0, 7));
+    out->proxy = strdup(store_rows_get(r, 0, 8));
     store_rows_free(r);
-    if (!out->body_json || !out->params_json || !out->error) {
+    if (!out->body_json || !out->params_json || !out->error || !out->proxy) {
         crawlstore_job_release(out);
         return err_set(ERR_NOMEM, "out of memory");
     }
@@ -85,7 +87,15 @@ void crawlstore_job_release(struct crawlstore_job *j)
     free(j->body_json);
     free(j->params_json);
     free(j->error);
-    j->body_json = j->params_json = j->error = NULL;
+    free(j->proxy);
+    j->body_json = j->params_json = j->error = j->proxy = NULL;
+}
+
+enum err crawlstore_job_set_proxy(struct store *s, int64_t id, const char *proxy)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, id), proxy};
+    return store_exec(s, "UPDATE jobs SET proxy = $2 WHERE id = $1", 2, p);
 }
 
 enum err crawlstore_job_set_state(struct store *s, int64_t id, const char *state,

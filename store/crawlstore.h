@@ -34,9 +34,13 @@ struct crawlstore_job {
     char *params_json;      /* malloc'd */
     char stop_reason[32];   /* "" while it runs */
     char *error;            /* malloc'd; "" unless it failed */
+    char *proxy;            /* malloc'd; the proxy its runs fetch through, "" for none */
 };
 enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *out) WARN_UNUSED;
 void crawlstore_job_release(struct crawlstore_job *j);
+
+/* Record the HTTP proxy the job's runs fetch through (NULL: none). */
+enum err crawlstore_job_set_proxy(struct store *s, int64_t id, const char *proxy) WARN_UNUSED;
 
 /* Set the state; stop_reason and error may be NULL. Sets started/finished times. */
 enum err crawlstore_job_set_state(struct store *s, int64_t id, const char *state,

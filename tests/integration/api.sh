@@ -59,6 +59,23 @@ job=$(field "d['id']")
 assert_eq queued "$(field "d['state']")" "a new job is queued"
 assert_contains "$(cat "$SCRATCH/headers")" "Location: /api/jobs/$job" "the Location header names the job"
 assert_eq 0 "$(field "d['params']['politeness_delay_ms']")" "the job's params are spelled out"
+# An answer is never older than docs/api.md promises (250 ms plus one refresh): the job
+# and its sites are asked for while it starts, then nobody asks while it runs to its end;
+# one GET after that idle spell must show it done, not what was kept from its start.
+req GET "/api/jobs/$job" >/dev/null
+req GET "/api/jobs/$job/sites?relevant=true&order=confidence" >/dev/null
+for _ in $(seq 1200); do
+  [[ $(psql_q "select state in ('done', 'failed') from jobs where id = $job") == t ]] && break
+  sleep 0.1
+done
+sleep 1.3 # past the promise: an idle spell, not a wait for an event
+assert_eq 200 "$(req GET "/api/jobs/$job")" "GET the job after an idle spell"
+assert_eq "$(psql_q "select state from jobs where id = $job")" "$(field "d['state']")" \
+  "... the first answer shows the state PostgreSQL has"
+assert_eq 200 "$(req GET "/api/jobs/$job/sites?relevant=true&order=confidence")" "GET its sites"
+assert_eq "$(psql_q "select count(*) from sites where job_id = $job and relevant
+  and state = 'examined' and role not like 'train%'")" \
+  "$(field "d['total']")" "... the first answer counts the relevant websites PostgreSQL has"
 wait_state "$job" done failed
 assert_eq done "$(field "d['state']")" "the job runs to the end ($(field "d['error']"))"
 assert_eq border_empty "$(field "d['stop_reason']")" "it stops when the border is empty"

@@ -101,10 +101,12 @@ claimed=$(psql_q "select count(*) from sites where job_id = $job2 and state = 'c
   fail "kill -9 did not hit mid-crawl (examined $examined_before, claimed $claimed)"
 ok "killed mid-crawl: $examined_before sites examined, $claimed in flight"
 assert_eq crawling "$(psql_q "select state from jobs where id = $job2")" "the job is left crawling"
-crawl --resume "$job2" --proxy "$PROXY" >"$SCRATCH/out3" 2>&1 || fail "resume failed: $(cat "$SCRATCH/out3")"
+# Without --proxy: a job keeps the proxy it was started with (issue 28).
+crawl --resume "$job2" >"$SCRATCH/out3" 2>&1 || fail "resume failed: $(cat "$SCRATCH/out3")"
+assert_contains "$(cat "$SCRATCH/out3")" "through $PROXY, the job's proxy" "--resume says it fetches through the job's proxy"
 assert_contains "$(cat "$SCRATCH/out3")" "job $job2: done" "--resume finishes the job"
 examined_after=$(psql_q "select sites_examined from jobs where id = $job2")
-[[ $examined_after -gt $examined_before ]] || fail "resume examined nothing new"
+[[ $examined_after -gt $examined_before ]] || fail "resume examined nothing new (without the job's proxy?)"
 ok "resume went on ($examined_before -> $examined_after sites)"
 assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job2 and state = 'claimed'")" \
   "no site is left claimed ($(psql_q "select host, claimed_by, claimed_at from sites
@@ -144,6 +146,19 @@ wait "$pid" || fail "a paused crawl should exit 0: $(cat "$SCRATCH/out6")"
 assert_eq paused "$(psql_q "select state from jobs where id = $job3")" "a pause request pauses the job"
 assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job3 and state = 'claimed'")" \
   "a paused job holds no claims"
+# Resumed through a proxy that refuses connections: no website answers, so the run stops
+# saying why, and the job stays paused with its border, resumable (issue 28).
+failed_before=$(psql_q "select count(*) from sites where job_id = $job3 and state = 'failed'")
+border_before=$(psql_q "select count(*) from sites where job_id = $job3 and state = 'border'")
+dead=http://127.0.0.1:$(free_port)
+"$BIN" crawl --db "$DB_URL" --resume "$job3" --proxy "$dead" >"$SCRATCH/out7" 2>&1 &&
+  fail "a resume that reaches no website should fail: $(cat "$SCRATCH/out7")"
+assert_contains "$(cat "$SCRATCH/out7")" "no website answered" "a resume that reaches no website says so"
+assert_eq paused "$(psql_q "select state from jobs where id = $job3")" "... the job stays paused"
+assert_contains "$(psql_q "select error from jobs where id = $job3")" "check the proxy" "... its error says why"
+assert_eq "$failed_before $border_before" "$(psql_q "select count(*) filter (where state = 'failed')
+  || ' ' || count(*) filter (where state = 'border') from sites where job_id = $job3")" \
+  "... no website failed, its border is whole"
 crawl --resume "$job3" --proxy "$PROXY" >"$SCRATCH/out7" 2>&1 || fail "resume after pause failed"
 assert_eq done "$(psql_q "select state from jobs where id = $job3")" "a paused job resumes to the end"
 stop_replay

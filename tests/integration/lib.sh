@@ -64,6 +64,9 @@ start_private_pg() {
   DB_URL=$("$BIN" db --data-dir "$PGDIR" url)
 }
 
+# A loopback TCP port nothing listens on (connections to it are refused).
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
 psql_q() { psql "$DB_URL" -X -q -tA -v ON_ERROR_STOP=1 -c "$1"; }
 
 # start_replay LOGFILE ARGS...: a replay server on a free port; sets PROXY.

@@ -1,8 +1,9 @@
 /*
  * server/respcache: a kept answer is handed out while fresh; once stale too, and the
  * first caller to find it stale is told to refresh it, the others not; a put makes it
- * fresh again; a change through the API drops a job's answers; while none is kept, one
- * caller makes it and the others wait for it.
+ * fresh again; an answer older than the promise (after an idle spell) is never handed
+ * out; a change through the API drops a job's answers; while none is kept, one caller
+ * makes it and the others wait for it. The cache reads the test's clock.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,10 +19,15 @@
 
 #include "server/respcache.h"
 
+static int64_t fake_now = 1000000;
+static int64_t fake_clock(void)
+{
+    return fake_now;
+}
+
 static void sleep_past_fresh(void)
 {
-    struct timespec ts = {0, (RESPCACHE_MS + 30) * 1000000L};
-    nanosleep(&ts, NULL);
+    fake_now += RESPCACHE_MS + 30;
 }
 
 /* key's answer, as the text it is, or "(none)"; "+" after it: refresh it. */
@@ -50,6 +56,26 @@ static void test_fresh_then_one_refresher(void **state)
     assert_string_equal(get("1|7"), "{\"v\":2}");
 }
 
+/* After an idle spell the kept answer is too old to hand out: the first caller makes
+ * a new one, and others wait for it instead of getting the old one. */
+static void test_never_older_than_promised(void **state)
+{
+    (void)state;
+    respcache_put("4|3", 3, "queued");
+    fake_now += RESPCACHE_MAX_AGE_MS - 1;
+    assert_string_equal(get("4|3"), "queued+"); /* within the promise: one refresh */
+    fake_now += 1;
+    assert_string_equal(get("4|3"), "(none)"); /* too old: this caller makes it */
+    respcache_put("4|3", 3, "done");
+    assert_string_equal(get("4|3"), "done");
+    /* A refresh that never comes: the stale answer is handed out up to the promise. */
+    sleep_past_fresh();
+    assert_string_equal(get("4|3"), "done+");
+    fake_now += RESPCACHE_REFRESH_MS;
+    assert_string_equal(get("4|3"), "(none)");
+    respcache_missed("4|3");
+}
+
 static void test_drop_job(void **state)
 {
     (void)state;
@@ -62,7 +88,9 @@ static void test_drop_job(void **state)
     assert_string_equal(get("2|9"), "b+");
     respcache_drop_job(9); /* dropped while refreshed: nobody is served the old one */
     assert_string_equal(get("2|9"), "(none)");
+    respcache_missed("2|9");
     assert_string_equal(get("2|9"), "(none)");
+    respcache_missed("2|9");
 }
 
 /* A second caller while the first makes an answer none was kept for. */
@@ -109,8 +137,10 @@ static void test_one_maker_while_none_kept(void **state)
 
 int main(void)
 {
+    respcache_set_clock(fake_clock);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fresh_then_one_refresher),
+        cmocka_unit_test(test_never_older_than_promised),
         cmocka_unit_test(test_drop_job),
         cmocka_unit_test(test_one_maker_while_none_kept),
     };
