@@ -57,13 +57,24 @@ done
 
 jobs=$(nproc 2>/dev/null || echo 2)
 configure_and_build() { # dir, target ("all" or a target name), cmake args...
-  local dir=$1 target=$2; shift 2
+  local dir=$1 target=$2 start=$SECONDS; shift 2
   if [[ ! -f $dir/CMakeCache.txt ]]; then
+    echo "   configuring (cmake)"
     cmake -S "$top" -B "$dir" "$@" >/dev/null
   fi
-  cmake --build "$dir" -j"$jobs" --target "$target" 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^(gmake|make)\[' || true
-  # grep swallows the status: ask the build tool again, which is instant when it succeeded.
+  # A first build takes a minute or more: show cmake's progress, one line every 10%,
+  # and every warning or error in full; drop the rest of its chatter.
+  cmake --build "$dir" -j"$jobs" --target "$target" 2>&1 | awk '
+    /^\[ *[0-9]+%\]/ {
+      p = $0; sub(/^\[ */, "", p); p += 0
+      if (p >= next_p) { print "   " $0; fflush(); next_p = p - p % 10 + 10 }
+      next
+    }
+    /^(gmake|make)\[/ { next }
+    { print; fflush() }' || true
+  # awk swallows the status: ask the build tool again, which is instant when it succeeded.
   cmake --build "$dir" -j"$jobs" --target "$target" >/dev/null
+  echo "   built in $((SECONDS - start)) s"
 }
 
 echo "== building $top/build"

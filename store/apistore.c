@@ -230,7 +230,16 @@ enum err apistore_site_pages(struct store *s, int64_t job, const char *host, cha
         "   'conf_sum', e.conf_sum, 'page_count', e.page_count, 'weight', e.weight,"
         "   'source_confidence', v.confidence) ORDER BY e.weight DESC NULLS LAST, e.src_host)"
         "   FROM edges e LEFT JOIN sites v ON v.job_id = e.job_id AND v.host = e.src_host"
-        "   WHERE e.job_id = s.job_id AND e.dst_host = s.host), '[]'::json)"
+        "   WHERE e.job_id = s.job_id AND e.dst_host = s.host), '[]'::json),"
+        /* A training website has no reading to explain: it is one of the job's examples,
+         * labelled by the list it came from; its pages trained the page classifier. */
+        " 'training', CASE WHEN s.role IN ('train', 'train_other') THEN json_build_object("
+        "   'label', CASE s.role WHEN 'train' THEN 'relevant' ELSE 'other' END,"
+        "   'from', CASE s.role WHEN 'train' THEN 'relevant_sites' ELSE 'other_sites' END,"
+        "   'pages_classified', (SELECT count(g.pr_target) FROM pages g"
+        "     WHERE g.job_id = s.job_id AND g.host = s.host),"
+        "   'mean_page_confidence', (SELECT avg(g.pr_target) FROM pages g"
+        "     WHERE g.job_id = s.job_id AND g.host = s.host)) END"
         ")::text FROM sites s JOIN jobs j ON j.id = s.job_id WHERE s.job_id = $1 AND s.host = $2",
         json);
 }

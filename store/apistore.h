@@ -41,8 +41,9 @@ enum err apistore_site(struct store *s, int64_t job, const char *host, char **js
  * each with its Pr[page | target] and the website's posterior after it (as stored at
  * crawl time; null for jobs crawled before), how the verdict was reached and why the
  * reading stopped, the job's p_threshold and edge-weight mode, and the links that
- * brought the crawl there (edges_in, each with its stored weight). ERR_NOTFOUND when
- * the job or the site does not exist.
+ * brought the crawl there (edges_in, each with its stored weight); for a training
+ * website, "training" (its label, the list it came from, its pages' classifier
+ * confidences), else null. ERR_NOTFOUND when the job or the site does not exist.
  */
 enum err apistore_site_pages(struct store *s, int64_t job, const char *host,
                              char **json) WARN_UNUSED;

@@ -399,6 +399,7 @@ async function pollJob() {
     addMetrics(m.metrics);
     renderSites(s);
     renderStartSites(st);
+    renderRelevantSplit(job, s, st);
     renderBorder(b);
     jv.first = false;
   } catch (err) {
@@ -522,6 +523,17 @@ function renderSites(s) {
   $('#sites-empty').hidden = s.sites.length !== 0;
 }
 
+/*
+ * "relevant sites, all" counts the job's relevant start sites too, the table of sites
+ * found does not: say so under the figure, so that the two numbers add up.
+ */
+function renderRelevantSplit(job, found, starts) {
+  const startRelevant = starts.sites.filter((x) => x.relevant).length;
+  $('#j-relevant-split').textContent = startRelevant || found.total !== job.counters.relevant_found
+    ? `${fmtInt(found.total)} found + ${fmtInt(startRelevant)} start ${startRelevant === 1 ? 'site' : 'sites'}`
+    : '';
+}
+
 /* The job's own start sites with their verdicts, apart from the websites found. */
 function renderStartSites(s) {
   const tbody = $('#start-table tbody');
@@ -534,7 +546,8 @@ function renderStartSites(s) {
     cell(tr, fmtInt(site.pages_visited), 'num');
     tbody.appendChild(tr);
   }
-  $('#start-count').textContent = s.total ? `(${fmtInt(s.total)})` : '';
+  const relevant = s.sites.filter((x) => x.relevant).length;
+  $('#start-count').textContent = s.total ? `(${fmtInt(s.total)}: ${fmtInt(relevant)} relevant)` : '';
   $('#start-card').hidden = s.total === 0;
 }
 
@@ -581,6 +594,7 @@ function renderBorder(b) {
 /* ---- #/jobs/ID/sites/HOST: one website's verdict explained ---- */
 
 let siteChart = null;
+const PAGE_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000];
 
 /* An undecided website above 1/2 on too few classified pages is not relevant (issue 14). */
 const tooFewPages = (d) => (!d.relevant && d.confidence > 0.5
@@ -633,8 +647,21 @@ async function loadSite(id, host) {
   renderSite(id, d);
 }
 
+/*
+ * A training website was not judged by the crawl: it is one of the job's own examples,
+ * labelled by the list it came from, and its pages trained the page classifier.
+ */
+function trainingWords(d) {
+  const t = d.training;
+  return `A training example: the job's ${t.from} lists it, so it counts as ${t.label} `
+    + `(confidence ${fmtInt(d.confidence)} by its label, not by a verdict). Its pages trained the page `
+    + `classifier; below, each page's Pr[page | target] as the trained classifier scores it `
+    + `(${fmtInt(t.pages_classified)} classified, mean ${fmtNum(t.mean_page_confidence, 3)}).`;
+}
+
 function renderSite(id, d) {
-  const verdict = d.relevant == null ? d.state : d.relevant ? 'relevant' : 'not relevant';
+  const verdict = d.training ? `training example: ${d.training.label}`
+    : d.relevant == null ? d.state : d.relevant ? 'relevant' : 'not relevant';
   $('#s-verdict').textContent = verdict;
   $('#s-verdict').className = `state ${d.relevant ? 'state-done' : d.relevant === false ? 'state-failed' : ''}`;
   $('#s-home').href = d.homepage;
@@ -642,14 +669,16 @@ function renderSite(id, d) {
   $('#s-prior').textContent = fmtNum(d.prior, 3);
   $('#s-threshold').textContent = fmtNum(d.p_threshold, 2);
   $('#s-pages').textContent = fmtInt(d.pages.length);
-  $('#s-decide').textContent = fmtInt(d.stop.pages_to_decide);
+  $('#s-decide').textContent = d.training ? '–' : fmtInt(d.stop.pages_to_decide);
   $('#s-state').textContent = d.state;
   const how = d.stop.verdict_by && VERDICT_BY[d.stop.verdict_by];
-  $('#s-how').textContent = how ? how(d) : '';
+  $('#s-how').textContent = d.training ? trainingWords(d) : how ? how(d) : '';
   const words = d.stop.reason && STOP_WORDS[d.stop.reason];
-  $('#s-stop').textContent = !d.stop.reason
+  $('#s-stop').textContent = d.training
+    ? 'It was read during training, before the crawl began; the crawl does not examine it again.'
+    : !d.stop.reason
     ? (d.state === 'examined'
-      ? 'Why the reading stopped was not recorded (a job crawled before it was, a training website, or a page crawler).'
+      ? 'Why the reading stopped was not recorded (a job crawled before it was, or a page crawler).'
       : `Not examined (${d.state}).`)
     : d.stop.reason === 'unread' ? `${words}: ${d.stop.error || 'unknown'}.` : words || d.stop.reason;
   $('#s-stop').dataset.reason = d.stop.reason || '';
@@ -687,37 +716,48 @@ function renderSite(id, d) {
   $('#view-site').dataset.loaded = 'true';
 }
 
-/* The posterior after each page (page 0: the prior), and the two decision lines. */
+/*
+ * The posterior after each page (page 0: the prior), and the two decision lines; for a
+ * training website, which has no posterior, its pages' Pr[page | target].
+ */
 function drawPosterior(d) {
   const el = $('#chart-posterior');
   const xs = [], post = [], hi = [], lo = [];
   const t = d.p_threshold;
-  if (d.prior != null) {
+  const training = d.training != null;
+  $('#post-h').textContent = training ? 'Pr[page | target] of each training page' : 'Pr[target | pages so far]';
+  if (d.prior != null && !training) {
     xs.push(0);
     post.push(d.prior);
   }
   for (const p of d.pages) {
-    if (p.posterior == null) continue;
+    const y = training ? p.confidence : p.posterior;
+    if (y == null) continue;
     xs.push(p.n);
-    post.push(p.posterior);
+    post.push(y);
   }
   for (let i = 0; i < xs.length; i++) {
-    hi.push(t);
-    lo.push(t == null ? null : 1 - t);
+    hi.push(t == null || training ? null : t);
+    lo.push(t == null || training ? null : 1 - t);
   }
   const fmt = (u, v) => fmtNum(v, 4);
   const opts = {
     width: Math.max(300, el.clientWidth),
     height: 260,
     scales: {x: {time: false}, y: {range: () => [0, 1]}},
-    axes: [{label: 'pages read'}, {size: 50}],
+    /* Pages are whole: ticks on integers only. */
+    axes: [{label: 'pages read', incrs: PAGE_INCRS, values: (u, ticks) => ticks.map((v) => fmtInt(v))},
+           {size: 50}],
     legend: {live: true},
     cursor: {drag: {x: false, y: false}},
     series: [
       {label: 'page', value: (u, v) => (v == null ? '–' : String(v))},
-      {label: 'Pr[target | pages]', stroke: '#2563eb', width: 2, points: {show: true}, value: fmt},
-      {label: 'p_threshold (relevant)', stroke: '#059669', width: 1, dash: [6, 4], points: {show: false}, value: fmt},
-      {label: '1 - p_threshold (not relevant)', stroke: '#dc2626', width: 1, dash: [6, 4], points: {show: false}, value: fmt},
+      {label: training ? 'Pr[page | target]' : 'Pr[target | pages]', stroke: '#2563eb', width: 2,
+       points: {show: true}, value: fmt},
+      {label: 'p_threshold (relevant)', stroke: '#059669', width: 1, dash: [6, 4], points: {show: false},
+       value: fmt, show: !training},
+      {label: '1 - p_threshold (not relevant)', stroke: '#dc2626', width: 1, dash: [6, 4], points: {show: false},
+       value: fmt, show: !training},
     ],
   };
   if (siteChart) siteChart.destroy();

@@ -134,6 +134,11 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     }
     for (const tr of await page.locator('#sites-table tbody tr a.site').allTextContents())
       assert.ok(!starts.sites.some((x) => x.host === tr), `start site ${tr} among the sites found`);
+    // "relevant sites, all" says how it splits into the sites found and the start sites.
+    await page.waitForFunction(() => document.querySelector('#j-relevant-split').textContent !== '');
+    assert.equal(await page.textContent('#j-relevant-split'),
+                 `${rows} found + ${startRelevant} start ${startRelevant === 1 ? 'site' : 'sites'}`);
+    assert.match(await page.textContent('#sites-h'), /^Relevant sites found by the crawl/);
     // Pages per second, the border's size and the fetches by outcome, as the API has them.
     const jobNow = await apiGet(`/api/jobs/${id}`);
     assert.match(await page.textContent('#j-rate'), /^\d+(\.\d)?/);
@@ -171,13 +176,6 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     const home = SCREENSHOT.replace(/\.png$/, '-jobs.png');
     await page.screenshot({path: home, fullPage: true});
     console.log(`# screenshot: ${home}`);
-    // The CREATED column is whole: its cell is not clipped by the card.
-    const created = await page.locator('#jobs-table tbody tr:first-child td.nowrap').boundingBox();
-    const card = await page.locator('#jobs-table').locator('xpath=ancestor::section[1]').boundingBox();
-    const wrap = await page.$eval('#jobs-table', (t) => t.parentElement.scrollWidth <= t.parentElement.clientWidth + 1 ||
-      getComputedStyle(t.parentElement).overflowX === 'auto');
-    assert.ok(created && card && (created.x + created.width <= card.x + card.width || wrap),
-              'the created column is inside the card or scrolls');
     // Filter by state: no failed job here, then all again.
     await page.selectOption('#jobs-state', 'failed');
     await page.waitForFunction((jid) => !document.querySelector(`#jobs-table a[href="#/jobs/${jid}"]`), id,
@@ -211,6 +209,36 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
     await page.route('**/*', (route) =>
       route.request().url().startsWith(URL_) ? route.continue() : route.abort());
+
+    // The jobs list at 1400 and 1920 px: no column behind a horizontal scroll, the
+    // delete button and CREATED inside the card, the form's Parameters inside its card.
+    for (const width of [1400, 1920]) {
+      await page.setViewportSize({width, height: 1000});
+      await page.goto(`${URL_}/#/`);
+      await page.waitForSelector(`#jobs-table button[aria-label="delete job ${id}"]`);
+      const lay = await page.evaluate(() => {
+        const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.right]; };
+        const table = document.querySelector('#jobs-table');
+        const fs = document.querySelector('fieldset.params');
+        const del = table.querySelector('button.link-del');
+        return {
+          scroll: table.parentElement.scrollWidth - table.parentElement.clientWidth,
+          page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          jobsCard: box(table.closest('.card')), del: box(del),
+          created: box(del.closest('tr').children[8]),
+          formCard: box(fs.closest('.card')), fieldset: box(fs),
+        };
+      });
+      const inside = (a, b) => a[0] >= b[0] - 0.5 && a[1] <= b[1] + 0.5;
+      assert.equal(lay.scroll, 0, `${width} px: the jobs table scrolls sideways by ${lay.scroll} px`);
+      assert.equal(lay.page, 0, `${width} px: the page scrolls sideways`);
+      assert.ok(inside(lay.del, lay.jobsCard) && inside(lay.created, lay.jobsCard),
+                `${width} px: delete ${lay.del} and created ${lay.created} inside the card ${lay.jobsCard}`);
+      assert.ok(inside(lay.fieldset, lay.formCard),
+                `${width} px: Parameters ${lay.fieldset} inside the new-job card ${lay.formCard}`);
+      await page.screenshot({path: SCREENSHOT.replace(/\.png$/, `-jobs-${width}.png`)});
+    }
+    await page.setViewportSize({width: 1360, height: 1100});
 
     // The border on the job page: the API's first 50 candidates, best rank first.
     const border = await apiGet(`/api/jobs/${id}/border?limit=50`);
@@ -251,6 +279,9 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     assert.ok(box && box.width > 200 && box.height > 100, `the posterior chart: ${JSON.stringify(box)}`);
     assert.equal(await page.evaluate(() => siteChart.data[0].length), d.pages.length + 1,
                  'the prior and a point per page');
+    // The plot's x axis is pages read: its ticks are whole pages.
+    const ticks = await page.evaluate(() => siteChart.axes[0]._splits);
+    assert.ok(ticks.length >= 2 && ticks.every(Number.isInteger), `x ticks on whole pages: ${ticks}`);
     // The links that brought the crawl there, with their weights; a source links to its page.
     const edges = await page.$$eval('#in-table tbody tr', (trs) => trs.map((tr) => [
       tr.querySelector('a.site').textContent, tr.children[4].textContent]));
@@ -262,6 +293,29 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
       await page.waitForSelector('#view-site[data-loaded="true"]');
       console.log(`# ${host}: ${d.pages.length} pages, ${edges.length} in-edges; followed one to ${edges[0][0]}`);
     }
+
+    // A training website (one of the job's relevant_sites) is explained as a training
+    // example: its label, its pages and their Pr[page | target], plotted.
+    // (The explained job is the demo job too: its relevant_sites are SITESCOUT_JOB's.)
+    let train = null;
+    for (const u of JSON.parse(readFileSync(process.env.SITESCOUT_JOB, 'utf8')).relevant_sites) {
+      const t = await apiGet(`/api/jobs/${id}/sites/${new URL(u).host}/pages`);
+      if (t.training && t.pages.some((p) => p.confidence != null)) { train = t; break; }
+    }
+    assert.ok(train, 'a training website with classified pages');
+    await page.goto(`${URL_}/#/jobs/${id}/sites/${train.host}`);
+    await page.waitForFunction((h) => document.querySelector('#s-host').textContent === h &&
+      document.querySelector('#view-site').dataset.loaded === 'true', train.host);
+    assert.equal(await page.textContent('#s-verdict'), 'training example: relevant');
+    assert.match(await page.textContent('#s-how'), /^A training example: the job's relevant_sites lists it/);
+    assert.doesNotMatch(await page.textContent('#s-stop'), /not recorded/);
+    const confs = await page.$$eval('#spages-table tbody tr', (trs) => trs.map((tr) => tr.children[3].textContent));
+    assert.deepEqual(confs, train.pages.map((p) => (p.confidence == null ? 'not classified' : p.confidence.toFixed(3))));
+    assert.equal(await page.evaluate(() => siteChart && siteChart.data[1].length),
+                 train.pages.filter((p) => p.confidence != null).length, 'a point per classified page');
+    assert.equal(await page.textContent('#post-h'), 'Pr[page | target] of each training page');
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-training.png'), fullPage: true});
+
     // An unknown website says so.
     await page.goto(`${URL_}/#/jobs/${id}/sites/no.such.host`);
     await page.waitForSelector('#s-error:not([hidden])');

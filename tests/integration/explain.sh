@@ -5,7 +5,8 @@
 # order read, the posterior after each (its last equal to the stored confidence), why
 # the reading stopped (consistent with what the site shows) and the links that brought
 # the crawl there (the edges table's); GET /api/jobs/{id}/border the waiting websites,
-# best first. Older rows without the new columns answer with nulls; unknowns are 404.
+# best first. A training website answers as a training example (its label, its pages).
+# Older rows without the new columns answer with nulls; unknowns are 404.
 source "$(dirname "$0")/lib.sh"
 make_scratch
 start_private_pg
@@ -106,6 +107,24 @@ ok "a discovered website shows the links that brought the crawl there"
 # the linking pages' mean Pr[page | target].
 assert_eq True "$(field "all(abs(e['weight'] - (e['source_confidence'] + e['conf_sum'] / e['page_count']) / 2) < 1e-9
   for e in d['edges_in'] if e['source_confidence'] is not None)")" "in-edge weights are the combined weights"
+
+# --- a training website: no reading to explain, but its label and its pages (issue 28)
+for role in train train_other; do
+  thost=$(psql_q "select host from sites where job_id = $job and role = '$role' and state = 'examined'
+    and exists (select 1 from pages g where g.job_id = $job and g.host = sites.host and g.pr_target is not null)
+    order by host limit 1")
+  assert_eq 200 "$(req "/api/jobs/$job/sites/$thost/pages")" "GET pages of the $role website $thost" >/dev/null
+  want=$(psql_q "select count(pr_target) || ' ' || round(avg(pr_target)::numeric, 9) from pages
+    where job_id = $job and host = '$thost'")
+  label=$([[ $role == train ]] && echo "relevant relevant_sites" || echo "other other_sites")
+  assert_eq "$label $want" "$(field "d['training']['label'], d['training']['from'],
+    d['training']['pages_classified'], round(d['training']['mean_page_confidence'], 9)" | tr -d "(),'")" \
+    "... a training example: its label, the list it came from, its pages' Pr[page | target]"
+  assert_eq True "$(field "len(d['pages']) > 0 and any(p['confidence'] is not None for p in d['pages'])")" \
+    "... with its pages and their confidences"
+done
+req "/api/jobs/$job/sites/$dhost/pages" >/dev/null
+assert_eq None "$(field "d['training']")" "a crawled website is no training example (training: null)"
 
 # --- the border, best rank first
 border_n=$(psql_q "select count(*) from sites where job_id = $job and state = 'border'")

@@ -2,7 +2,7 @@
 """Print the Nth (1-based) ```sh code block of a Markdown file, as written.
 
 Usage: md_blocks.py FILE N        (N = 0 prints how many there are)
-tests/integration/examples.sh runs the README's and docs/api.md's examples with it.
+tests/integration/examples.sh runs the examples of README.md and docs/*.md with it.
 """
 import sys
 
