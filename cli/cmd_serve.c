@@ -8,6 +8,7 @@
 #include "cli/opts.h"
 #include "server/api.h"
 #include "server/http.h"
+#include "server/httpneg.h"
 #include "server/serve.h"
 
 void cmd_serve_usage(void)
@@ -15,6 +16,7 @@ void cmd_serve_usage(void)
     printf("usage: sitescout serve [--listen 127.0.0.1:8080] [--db URL] [--proxy URL]\n"
            "                       [--workers N] [--fetch-slots N] [--token T]\n"
            "                       [--conns-per-ip N] [--header-timeout S]\n"
+           "                       [--cors-origin ORIGIN]\n"
            "                       [--warc-dir DIR [--warc-max-size BYTES]]\n"
            "\n"
            "Serve the HTTP API (docs/api.md) and run the jobs submitted to it, N at a time\n"
@@ -45,6 +47,11 @@ void cmd_serve_usage(void)
            "  --token T           every API call needs 'Authorization: Bearer T'\n"
            "                      (or SITESCOUT_TOKEN=T in the environment, which ps does\n"
            "                      not show)\n"
+           "  --cors-origin ORIGIN  browsers on this origin (e.g. https://dash.example.org)\n"
+           "                      may call the API: its requests get CORS headers and its\n"
+           "                      preflight OPTIONS an answer without the token (or\n"
+           "                      SITESCOUT_CORS_ORIGIN=ORIGIN in the environment); other\n"
+           "                      origins get no CORS headers. Default: none\n"
            "  --conns-per-ip N    connections one client address may hold open (1..%d);\n"
            "                      more are closed at once. Default %d\n"
            "  --header-timeout S  seconds a request's line and headers may take to arrive,\n"
@@ -120,6 +127,7 @@ int cmd_serve(int argc, char **argv)
         OPTS_INT("fetch-slots", &o.fetch_slots, 1, SERVE_MAX_SLOTS,
                  "1.." OPTS_STR(SERVE_MAX_SLOTS)),
         OPTS_STRING("token", &o.token),
+        OPTS_STRING("cors-origin", &o.cors_origin),
         OPTS_INT("conns-per-ip", &o.conns_per_ip, 1, HTTP_MAX_CONNS_PER_IP,
                  "1.." OPTS_STR(HTTP_MAX_CONNS_PER_IP)),
         OPTS_INT("header-timeout", &o.header_seconds, 1, HTTP_MAX_HEADER_SECONDS,
@@ -142,6 +150,15 @@ int cmd_serve(int argc, char **argv)
         return rc;
     if (!o.token) /* not on the command line, where `ps` shows it to every user */
         o.token = getenv("SITESCOUT_TOKEN");
+    if (!o.cors_origin)
+        o.cors_origin = getenv("SITESCOUT_CORS_ORIGIN");
+    if (o.cors_origin && !*o.cors_origin)
+        o.cors_origin = NULL;
+    if (o.cors_origin && !httpneg_origin_ok(o.cors_origin))
+        return cli_usage_error("serve",
+                               "--cors-origin wants an origin as browsers send it, "
+                               "http[s]://HOST[:PORT] in lower case without a path, not '%.200s'",
+                               o.cors_origin);
     char host[64];
     if (!parse_listen(listen, host, sizeof host, &o.port))
         return cli_usage_error("serve", "--listen wants ADDRESS:PORT, not '%s'", listen);

@@ -16,6 +16,7 @@
 
 #include "common/ascii.h"
 #include "common/buf.h"
+#include "common/jsontext.h"
 #include "common/log.h"
 #include "common/monotime.h"
 #include "store/dbpool.h"
@@ -26,6 +27,7 @@
 #include "store/crawlstore.h"
 #include "store/store.h"
 #include "server/httpcheck.h"
+#include "server/httpneg.h"
 #include "server/apirefresh.h"
 #include "server/apireply.h"
 #include "server/respcache.h"
@@ -62,26 +64,34 @@ static const char *const sites_args[] = {"relevant", "role", "order", "limit", "
 static const char *const metrics_args[] = {"since", NULL};
 static const char *const export_args[] = {"relevant", NULL};
 static const char *const border_args[] = {"limit", NULL};
+#define JSON   "application/json"
+#define CSV    "text/csv"
+#define NDJSON "application/x-ndjson"
 const struct api_route api_routes[] = {
-    {"GET", "/api/health", no_args},
-    {"GET", "/api/openapi.json", no_args},
-    {"GET", "/metrics", no_args},
-    {"GET", "/api/jobs", jobs_args},
-    {"POST", "/api/jobs", no_args},
-    {"GET", "/api/jobs/{id}", no_args},
-    {"DELETE", "/api/jobs/{id}", no_args},
-    {"POST", "/api/jobs/{id}/stop", no_args},
-    {"POST", "/api/jobs/{id}/pause", no_args},
-    {"POST", "/api/jobs/{id}/resume", no_args},
-    {"GET", "/api/jobs/{id}/sites", sites_args},
-    {"GET", "/api/jobs/{id}/sites/{host}", no_args},
-    {"GET", "/api/jobs/{id}/metrics", metrics_args},
-    {"GET", "/api/jobs/{id}/sites.csv", export_args},
-    {"GET", "/api/jobs/{id}/sites.ndjson", export_args},
-    {"GET", "/api/jobs/{id}/sites/{host}/pages", no_args},
-    {"GET", "/api/jobs/{id}/border", border_args},
+    {"GET", "/api/health", no_args, JSON},
+    {"GET", "/api/openapi.json", no_args, JSON},
+    {"GET", "/metrics", no_args, "text/plain"},
+    {"GET", "/api/jobs", jobs_args, JSON},
+    {"POST", "/api/jobs", no_args, JSON},
+    {"GET", "/api/jobs/{id}", no_args, JSON},
+    {"DELETE", "/api/jobs/{id}", no_args, NULL},
+    {"POST", "/api/jobs/{id}/stop", no_args, JSON},
+    {"POST", "/api/jobs/{id}/pause", no_args, JSON},
+    {"POST", "/api/jobs/{id}/resume", no_args, JSON},
+    {"GET", "/api/jobs/{id}/sites", sites_args, JSON}, /* or CSV, NDJSON by Accept */
+    {"GET", "/api/jobs/{id}/sites/{host}", no_args, JSON},
+    {"GET", "/api/jobs/{id}/metrics", metrics_args, JSON},
+    {"GET", "/api/jobs/{id}/sites.csv", export_args, CSV},
+    {"GET", "/api/jobs/{id}/sites.ndjson", export_args, NDJSON},
+    {"GET", "/api/jobs/{id}/sites/{host}/pages", no_args, JSON},
+    {"GET", "/api/jobs/{id}/border", border_args, JSON},
 };
+#undef JSON
+#undef CSV
+#undef NDJSON
 const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
+_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_BORDER + 1,
+               "a route in enum route_id and in api_routes[]");
 
 /* A request being answered: its path parameters and a database connection. */
 struct call {
@@ -676,51 +686,152 @@ static int known_args(struct call *c, const struct api_route *r)
     return 0;
 }
 
-/*
- * Order matters: a malformed request is refused first (it says nothing about the
- * server); then the dashboard's files, which are public; then, when the server has a
- * token, every other path wants it before anything else is said, so that 404 and 405
- * do not tell a stranger which routes exist.
- */
-void api_handle(void *ctx, const struct http_request *req, struct http_response *resp)
+/* Does the route take the method? HEAD is GET without the body (libmicrohttpd drops it). */
+static int takes_method(const struct api_route *r, const char *method)
 {
-    struct call c = {.cfg = ctx, .req = req, .resp = resp};
-    if (api_reply_fault(req, resp))
+    return strcmp(r->method, method) == 0 ||
+           (strcmp(method, "HEAD") == 0 && strcmp(r->method, "GET") == 0);
+}
+
+/* The methods the request's path takes, as an Allow header lists them; 0 for no route. */
+static int path_methods(struct call *c, char *allow, size_t cap)
+{
+    size_t n = 0;
+    allow[0] = '\0';
+    for (int i = 0; i < api_routes_count && n < cap; i++)
+        if (match(api_routes[i].pattern, c->req->path, c))
+            n += (size_t)snprintf(allow + n, cap - n, "%s%s%s", n ? ", " : "", api_routes[i].method,
+                                  strcmp(api_routes[i].method, "GET") == 0 ? ", HEAD" : "");
+    if (n && n < cap)
+        snprintf(allow + n, cap - n, ", OPTIONS");
+    return n > 0;
+}
+
+/* Does the request's Accept header take the route's answer? Else a 406. */
+static int acceptable(struct call *c, enum route_id r)
+{
+    const char *type = api_routes[r].produces;
+    if (!type || (r == R_SITES && negotiated_export(c) >= 0))
+        return 1;
+    if (httpneg_accepts(http_request_header(c->req, "Accept"), type))
+        return 1;
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s %s answers %s%s, which the Accept header does not take",
+             api_routes[r].method, api_routes[r].pattern, type,
+             r == R_SITES ? " (or text/csv, application/x-ndjson)" : "");
+    api_reply_error(c->resp, 406, "not_acceptable", msg, NULL);
+    return 0;
+}
+
+/* Is the request from the origin the server lets browsers call it from (CORS)? */
+static int cors_origin(const struct call *c)
+{
+    const char *origin = http_request_header(c->req, "Origin");
+    return c->cfg->cors_origin && origin && strcmp(origin, c->cfg->cors_origin) == 0;
+}
+
+/*
+ * A CORS preflight (OPTIONS with Access-Control-Request-Method) from the allowed origin
+ * to a route's path: answered before the token, which browsers never send with it.
+ */
+static int preflight(struct call *c)
+{
+    char allow[96];
+    if (strcmp(c->req->method, "OPTIONS") != 0 || !cors_origin(c) ||
+        !http_request_header(c->req, "Access-Control-Request-Method") ||
+        !path_methods(c, allow, sizeof allow))
+        return 0;
+    http_response_header(c->resp, "Access-Control-Allow-Methods", allow);
+    http_response_header(c->resp, "Access-Control-Allow-Headers",
+                         "Authorization, Content-Type, If-None-Match");
+    http_response_header(c->resp, "Access-Control-Max-Age", "600");
+    api_set_body(c->resp, 204, NULL);
+    return 1;
+}
+
+/*
+ * Order matters: a CORS preflight goes first (browsers send it without the token); then
+ * the dashboard's files, which are public; then, when the server has a token, every
+ * other path wants it before anything else is said, so that 404 and 405 do not tell a
+ * stranger which routes exist.
+ */
+static void answer(struct call *c)
+{
+    const struct http_request *req = c->req;
+    struct http_response *resp = c->resp;
+    if (preflight(c))
         return;
     int web = webfiles_answer(req, resp);
     if (web < 0)
         api_reply_error(resp, 500, "internal", "out of memory", NULL);
     if (web)
         return;
-    if (!authorized(c.cfg, req)) {
+    if (!authorized(c->cfg, req)) {
         http_response_header(resp, "WWW-Authenticate", "Bearer");
         api_reply_error(resp, 401, "unauthorized",
                         "this server wants 'Authorization: Bearer TOKEN'", NULL);
         return;
     }
-    int known_path = 0;
-    char allow[64] = "";
-    for (int i = 0; i < api_routes_count; i++) {
-        if (!match(api_routes[i].pattern, req->path, &c))
-            continue;
-        known_path = 1;
-        if (strcmp(api_routes[i].method, req->method) == 0) {
-            if (known_args(&c, &api_routes[i]))
-                dispatch(&c, (enum route_id)i);
-            dbpool_give(c.cfg->pool, c.s, c.db_bad);
-            return;
-        }
-        size_t len = strlen(allow);
-        snprintf(allow + len, sizeof allow - len, "%s%s", len ? ", " : "", api_routes[i].method);
-    }
-    if (known_path) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s is not allowed here (allowed: %s)", req->method, allow);
-        http_response_header(resp, "Allow", allow);
-        api_reply_error(resp, 405, "method_not_allowed", msg, NULL);
+    char allow[96];
+    if (!path_methods(c, allow, sizeof allow)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "no such path: %.200s", req->path);
+        api_reply_error(resp, 404, "not_found", msg, NULL);
         return;
     }
-    char msg[300];
-    snprintf(msg, sizeof msg, "no such path: %.200s", req->path);
-    api_reply_error(resp, 404, "not_found", msg, NULL);
+    for (int i = 0; i < api_routes_count; i++) {
+        if (!match(api_routes[i].pattern, req->path, c) ||
+            !takes_method(&api_routes[i], req->method))
+            continue;
+        if (known_args(c, &api_routes[i]) && acceptable(c, (enum route_id)i))
+            dispatch(c, (enum route_id)i);
+        dbpool_give(c->cfg->pool, c->s, c->db_bad);
+        return;
+    }
+    http_response_header(resp, "Allow", allow);
+    if (strcmp(req->method, "OPTIONS") == 0) {
+        api_set_body(resp, 204, NULL);
+        return;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s is not allowed here (allowed: %s)", req->method, allow);
+    api_reply_error(resp, 405, "method_not_allowed", msg, NULL);
+}
+
+/*
+ * What every answer gets (docs/api.md, "Conventions"): JSON in the one compact style; a
+ * successful GET or HEAD an entity tag, and 304 without a body when If-None-Match
+ * holds it; the CORS headers for the allowed origin.
+ */
+static void finish(struct call *c)
+{
+    struct http_response *resp = c->resp;
+    int get = strcmp(c->req->method, "GET") == 0 || strcmp(c->req->method, "HEAD") == 0;
+    if (resp->body && (!resp->content_type || is_json_type(resp->content_type)))
+        resp->body_len = jsontext_compact(resp->body, resp->body_len);
+    if (get && resp->status == 200 && resp->body) {
+        char tag[HTTPNEG_ETAG_LEN];
+        httpneg_etag(resp->body, resp->body_len, tag);
+        http_response_header(resp, "ETag", tag);
+        const char *inm = http_request_header(c->req, "If-None-Match");
+        if (inm && httpneg_none_match(inm, tag))
+            api_set_body(resp, 304, NULL);
+    }
+    if (cors_origin(c)) {
+        http_response_header(resp, "Access-Control-Allow-Origin", c->cfg->cors_origin);
+        http_response_header(resp, "Access-Control-Expose-Headers",
+                             "ETag, Location, Content-Disposition");
+    }
+    if (c->cfg->cors_origin) /* the answer depends on the Origin header: caches must know */
+        http_response_header(resp, "Vary", "Origin");
+}
+
+/* A malformed request is refused first: it says nothing about the server. */
+void api_handle(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    struct call c = {.cfg = ctx, .req = req, .resp = resp};
+    if (api_reply_fault(req, resp))
+        return;
+    answer(&c);
+    finish(&c);
 }

@@ -20,6 +20,9 @@ struct api_config {
     /* Refreshes kept answers that went stale in the background (server/apirefresh.h);
      * NULL: the request that finds one stale refreshes it. */
     struct apirefresh *refresh;
+    /* Browsers on this origin may call the API (CORS, docs/api.md "Conventions"); NULL:
+     * none but the server's own. */
+    const char *cors_origin;
 };
 
 /* The OpenAPI description (web/openapi.json, embedded at build time), served at
@@ -34,11 +37,17 @@ void api_handle(void *ctx, const struct http_request *req, struct http_response 
  * again and keep the answer (server/respcache.h), for the background refresher. */
 void api_refresh(const struct api_config *cfg, const char *path, const char *const *args);
 
-/* The routes the API serves, as "METHOD /path/{param}" (for the OpenAPI check). */
+/*
+ * The routes the API serves, as "METHOD /path/{param}" (for the OpenAPI check). Every
+ * GET route also takes HEAD (the same status and headers, no body).
+ */
 struct api_route {
     const char *method;
     const char *pattern;
     const char *const *args; /* the query arguments it takes (NULL-terminated); others: 400 */
+    /* The media type of its answers, which the request's Accept must take (else 406);
+     * NULL: it answers no body. */
+    const char *produces;
 };
 extern const struct api_route api_routes[];
 extern const int api_routes_count;

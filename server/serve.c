@@ -88,7 +88,10 @@ enum err serve_run(const struct serve_opts *o)
         e = prepare(o, url, &sc);
     if (!e && !o->no_api)
         e = dbpool_new(url, 8, &pool);
-    struct api_config cfg = {.pool = pool, .token = o->token, .warc = o->warc_dir != NULL};
+    struct api_config cfg = {.pool = pool,
+                             .token = o->token,
+                             .warc = o->warc_dir != NULL,
+                             .cors_origin = o->cors_origin};
     if (!e && !o->no_api)
         e = apirefresh_start(&cfg, &cfg.refresh);
     int bound = 0;

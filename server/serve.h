@@ -29,6 +29,8 @@ struct serve_opts {
      * past warc_max_size bytes (0: 1 GiB). */
     const char *warc_dir;
     uint64_t warc_max_size;
+    /* Browsers on this origin may call the API (CORS; api_config's); NULL: none. */
+    const char *cors_origin;
     /* Called once the API listens, with the port it got (e.g. to announce it); with
      * no_api, once the workers run (host NULL, port 0). */
     void (*ready)(void *ctx, const char *host, int port);

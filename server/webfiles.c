@@ -32,7 +32,7 @@ static const struct {
 
 int webfiles_answer(const struct http_request *req, struct http_response *resp)
 {
-    if (strcmp(req->method, "GET") != 0)
+    if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0)
         return 0;
     for (size_t i = 0; i < sizeof web_files / sizeof web_files[0]; i++) {
         if (strcmp(req->path, web_files[i].path) != 0)

@@ -9,7 +9,7 @@
 
 #include "server/http.h"
 
-/* Answer a GET of a dashboard file: 1 answered, 0 not one of them, -1 out of memory. */
+/* Answer a GET (or HEAD) of a dashboard file: 1 answered, 0 not one of them, -1 out of memory. */
 int webfiles_answer(const struct http_request *req, struct http_response *resp);
 
 #endif

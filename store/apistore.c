@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/sqlnum.h"
+#include "store/sqltime.h"
 #include "store/store.h"
 
 /* The first cell of a one-row result as a malloc'd string; ERR_NOTFOUND for no row. */
@@ -89,8 +90,10 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     "   'max_seconds', CASE WHEN (j.params->>'max_seconds')::float8 > 0"                           \
     "     THEN least(1, extract(epoch FROM coalesce(j.finished_at, now()) - j.started_at)"         \
     "       / (j.params->>'max_seconds')::float8) END)," EXTRA                                     \
-    " 'created_at', j.created_at, 'started_at', j.started_at,"                                     \
-    " 'finished_at', j.finished_at, 'updated_at', j.updated_at)"
+    " 'created_at', to_char(j.created_at" SQL_TIME ","                                             \
+    " 'started_at', to_char(j.started_at" SQL_TIME ","                                             \
+    " 'finished_at', to_char(j.finished_at" SQL_TIME ","                                           \
+    " 'updated_at', to_char(j.updated_at" SQL_TIME ")"
 #define JOB_JSON JOB_JSON_WITH("")
 
 enum err apistore_jobs(struct store *s, const char *state, int64_t limit, int64_t offset,
@@ -140,7 +143,7 @@ static enum err job_exists(struct store *s, int64_t job)
     "SELECT json_build_object('sites', coalesce((SELECT json_agg(json_build_object("               \
     "  'host', x.host, 'homepage', x.homepage, 'confidence', x.confidence,"                        \
     "  'relevant', x.relevant, 'pages_visited', x.pages_visited, 'role', x.role,"                  \
-    "  'rank', x.rank, 'found_at', x.examined_at) ORDER BY x.n) FROM ("                            \
+    "  'rank', x.rank, 'found_at', to_char(x.examined_at" SQL_TIME ") ORDER BY x.n) FROM ("        \
     "  SELECT s.*, row_number() OVER (ORDER BY " ORDER ") AS n FROM sites s"                       \
     "  WHERE " SITES_WHERE " ORDER BY " ORDER " LIMIT $3 OFFSET $4) x), '[]'::json),"              \
     " 'total', (SELECT count(*) FROM sites s WHERE " SITES_WHERE "),"                              \
@@ -190,10 +193,10 @@ enum err apistore_site(struct store *s, int64_t job, const char *host, char **js
         "SELECT json_build_object('host', s.host, 'homepage', s.homepage, 'role', s.role,"
         " 'state', s.state, 'confidence', s.confidence, 'relevant', s.relevant,"
         " 'pages_visited', s.pages_visited, 'pages_to_classify', s.pages_to_class,"
-        " 'rank', s.rank, 'found_at', s.examined_at, 'error', s.error,"
+        " 'rank', s.rank, 'found_at', to_char(s.examined_at" SQL_TIME ", 'error', s.error,"
         " 'pages', coalesce((SELECT json_agg(json_build_object('url', g.url, 'status', g.status,"
         "   'error', g.error, 'bytes', g.bytes, 'confidence', g.pr_target,"
-        "   'purpose', g.purpose, 'fetched_at', g.fetched_at) ORDER BY g.id)"
+        "   'purpose', g.purpose, 'fetched_at', to_char(g.fetched_at" SQL_TIME ") ORDER BY g.id)"
         "   FROM pages g WHERE g.job_id = s.job_id AND g.host = s.host), '[]'::json),"
         " 'edges_out', coalesce((SELECT json_agg(json_build_object('host', e.dst_host,"
         "   'conf_sum', e.conf_sum, 'page_count', e.page_count) ORDER BY e.dst_host)"
@@ -257,7 +260,8 @@ enum err apistore_border(struct store *s, int64_t job, int64_t limit, char **jso
         s,
         "SELECT json_build_object('border', coalesce((SELECT json_agg(json_build_object("
         "  'host', x.host, 'homepage', x.homepage, 'rank', x.rank, 'in_sites', x.in_sites,"
-        "  'role', x.role, 'discovered_at', x.discovered_at) ORDER BY x.n) FROM ("
+        "  'role', x.role, 'discovered_at', to_char(x.discovered_at" SQL_TIME
+        ") ORDER BY x.n) FROM ("
         "  SELECT s.*, row_number() OVER (ORDER BY s.rank DESC, s.discovered_at, s.host) AS n"
         "  FROM sites s WHERE s.job_id = $1 AND s.state = 'border'"
         "  ORDER BY s.rank DESC, s.discovered_at, s.host LIMIT $2) x), '[]'::json),"
@@ -278,7 +282,8 @@ enum err apistore_metrics(struct store *s, int64_t job, double since, char **jso
     const char *p[] = {NUM(ids, job), sn};
     return one_text(s,
                     "SELECT json_build_object('metrics', coalesce((SELECT json_agg("
-                    " json_build_object('ts', m.ts, 'elapsed_s', m.elapsed_s, 'pages', m.pages,"
+                    " json_build_object('ts', to_char(m.ts" SQL_TIME ", 'elapsed_s', m.elapsed_s,"
+                    " 'pages', m.pages,"
                     " 'sites_examined', m.sites_examined, 'relevant_found', m.relevant_found,"
                     " 'harvest_rate', m.harvest_rate, 'harvest_rate_window', m.harvest_rate_window,"
                     " 'pprs', m.pprs, 'pprs_window', m.pprs_window) ORDER BY m.id)"

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/jsontext.h"
+#include "store/sqltime.h"
 #include "store/store.h"
 
 int siteexport_format_parse(const char *name)
@@ -57,13 +59,14 @@ enum err siteexport_write(struct store *s, int64_t job, int relevant_only, enum 
                         "SELECT json_build_object('host', s.host, 'homepage', s.homepage,"
                         " 'role', s.role, 'relevant', s.relevant, 'confidence', s.confidence,"
                         " 'pages_visited', s.pages_visited, 'found_pages', s.found_pages,"
-                        " 'rank', s.rank, 'examined_at', s.examined_at)::text" EXPORT_FROM,
+                        " 'rank', s.rank, 'examined_at', to_char(s.examined_at" SQL_TIME
+                        ")::text" EXPORT_FROM,
                         2, p, &r);
     else
         e = store_query(s,
                         "SELECT s.host, s.homepage, s.role, s.relevant::text, s.confidence::text,"
                         " s.pages_visited::text, s.found_pages::text, s.rank::text,"
-                        " s.examined_at::text" EXPORT_FROM,
+                        " to_char(s.examined_at" SQL_TIME EXPORT_FROM,
                         2, p, &r);
     if (e)
         return e;
@@ -72,7 +75,10 @@ enum err siteexport_write(struct store *s, int64_t job, int relevant_only, enum 
     int cols = store_rows_columns(r);
     for (int i = 0; !e && i < store_rows_count(r); i++) {
         if (f == SITEEXPORT_NDJSON) {
+            size_t at = out->len;
             e = buf_append_str(out, store_rows_get(r, i, 0));
+            if (!e && out->data) /* in the API's one JSON style, as its answers */
+                out->len = at + jsontext_compact(out->data + at, out->len - at);
             if (!e)
                 e = buf_append_char(out, '\n');
             continue;
