@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/joblease.h"
 #include "store/sqlnum.h"
 #include "store/sqltime.h"
 #include "store/store.h"
@@ -42,12 +43,24 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     " ORDER BY b.rank DESC OFFSET " BORDER_CAP ")"
 
 /*
+ * Who runs a training or crawling job, and whether it still does: a runner that died
+ * where it could not say so (kill -9, a database that stayed away or a full disk that
+ * refused the note) leaves the job's state as it was; its lease ($2 seconds without a
+ * heartbeat) says the truth. NULL for a job in another state.
+ */
+#define JOB_RUNNER                                                                                 \
+    " 'runner', CASE WHEN j.state IN ('training', 'crawling') THEN json_build_object("             \
+    "   'worker', j.worker, 'heartbeat_at', to_char(j.heartbeat_at" SQL_TIME ","                   \
+    "   'alive', j.worker IS NOT NULL AND j.heartbeat_at IS NOT NULL"                              \
+    "     AND j.heartbeat_at >= now() - make_interval(secs => $2::int)) END,"
+
+/*
  * What only the one-job answer carries (it is cached; the list is not): the border's
  * size, the crawl's fetches by outcome, and pages per second over the whole crawl and
  * over the last 10 s of its metrics.
  */
 #define JOB_DETAIL                                                                                 \
-    " 'border_sites', " BORDER_COUNT(                                                              \
+    JOB_RUNNER " 'border_sites', " BORDER_COUNT(                                                   \
         "j.id") ","                                                                                \
                 " 'border_sites_capped', " BORDER_CAPPED(                                          \
                     "j.id") ","                                                                    \
@@ -114,11 +127,11 @@ enum err apistore_jobs(struct store *s, const char *state, int64_t limit, int64_
 
 enum err apistore_job(struct store *s, int64_t id, char **json)
 {
-    char ids[32];
-    const char *p[] = {NUM(ids, id)};
+    char ids[32], secs[32];
+    const char *p[] = {NUM(ids, id), NUM(secs, joblease_seconds())};
     char what[64];
     snprintf(what, sizeof what, "no job %" PRId64, id);
-    return one_text(s, "SELECT " JOB_JSON_WITH(JOB_DETAIL) "::text FROM jobs j WHERE j.id = $1", 1,
+    return one_text(s, "SELECT " JOB_JSON_WITH(JOB_DETAIL) "::text FROM jobs j WHERE j.id = $1", 2,
                     p, what, json);
 }
 

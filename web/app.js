@@ -473,8 +473,15 @@ function renderJob(j) {
     box.appendChild(p);
   }
   $('#j-stop').textContent = j.stop_reason ? `Stopped: ${j.stop_reason.replace(/_/g, ' ')}.` : '';
-  $('#j-error').hidden = !j.error;
-  $('#j-error').textContent = j.error ? `Failed: ${j.error}` : '';
+  // A runner gone without a word (kill -9, a database it lost for good) leaves the
+  // state as it was: its lease tells.
+  const gone = j.runner && !j.runner.alive
+    ? `Nobody runs this job now: ${j.runner.worker ? `its runner ${j.runner.worker} last answered ${j.runner.heartbeat_at}` : 'it has no runner'}. ` +
+      `A serve takes it up, or: sitescout crawl --resume ${j.id}.`
+    : '';
+  const note = j.error ? `${j.state === 'failed' ? 'Failed' : 'Note'}: ${j.error}` : '';
+  $('#j-error').hidden = !note && !gone;
+  $('#j-error').textContent = [note, gone].filter(Boolean).join(' ');
 
   const running = ['training', 'crawling'].includes(j.state);
   $('#b-pause').disabled = !running || j.stop_requested === 'pause';

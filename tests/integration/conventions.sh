@@ -191,3 +191,18 @@ assert_eq 204 "$(req OPTIONS /api/jobs -H "Origin: $ORIGIN" "${pre[@]}")" \
 assert_eq "GET, HEAD, POST, OPTIONS" "$(header Allow)" "... with Allow"
 grep -qi '^access-control-\|^vary:' "$SCRATCH/headers" && fail "CORS headers without --cors-origin: $(cat "$SCRATCH/headers")"
 ok "... and no CORS headers"
+
+# --- a job's runner, alive or not (issue 29: a runner that died without a word, e.g. on a
+# full disk, leaves the job's state as it was; its lease says the truth). No worker runs
+# here, so the job's lease is written with psql: renewed just now, then an hour ago.
+req GET "/api/jobs/$job" >/dev/null
+assert_eq None "$(field "d['runner']")" "a queued job has no runner"
+psql_q "update jobs set state = 'training', worker = 'elsewhere:4242:0', heartbeat_at = now() where id = $job"
+sleep 1.3 # past docs/api.md's freshness promise (the cached answer above)
+assert_eq 200 "$(req GET "/api/jobs/$job")" "GET a training job"
+assert_eq "elsewhere:4242:0 True" "$(field "d['runner']['worker'], d['runner']['alive']" | tr -d "(),'")" \
+  "... its runner, alive"
+psql_q "update jobs set heartbeat_at = now() - interval '1 hour' where id = $job"
+sleep 1.3
+req GET "/api/jobs/$job" >/dev/null
+assert_eq "False" "$(field "d['runner']['alive']")" "... a runner whose lease ran out is not alive"
