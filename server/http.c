@@ -137,16 +137,27 @@ void http_response_header(struct http_response *resp, const char *name, const ch
 static int slot_take(void *cls, const char *ip)
 {
     struct http *h = cls;
-    int ok = 0;
+    int ok = HTTPGATE_REFUSED;
     pthread_mutex_lock(&h->lock);
     uintptr_t n = (uintptr_t)strmap_get(&h->per_ip, ip, strlen(ip));
-    if (h->open < h->max_open && n < h->max_per_ip &&
-        strmap_put(&h->per_ip, ip, strlen(ip), (void *)(n + 1)) == ERR_OK) {
+    if (n < h->max_per_ip && h->open >= h->max_open)
+        ok = HTTPGATE_FULL;
+    else if (n < h->max_per_ip &&
+             strmap_put(&h->per_ip, ip, strlen(ip), (void *)(n + 1)) == ERR_OK) {
         h->open++;
-        ok = 1;
+        ok = HTTPGATE_TAKEN;
     }
     pthread_mutex_unlock(&h->lock);
     return ok;
+}
+
+static unsigned slots_of(void *cls, const char *ip)
+{
+    struct http *h = cls;
+    pthread_mutex_lock(&h->lock);
+    uintptr_t n = (uintptr_t)strmap_get(&h->per_ip, ip, strlen(ip));
+    pthread_mutex_unlock(&h->lock);
+    return (unsigned)n;
 }
 
 static void slot_give(void *cls, const char *ip)
@@ -710,7 +721,7 @@ enum err http_start(const struct http_config *c, struct http **out, int *bound_p
         return err_set(ERR_NOMEM, "cannot start a thread");
     }
     h->reaping = 1;
-    struct httpgate_ops ops = {h, slot_take, slot_give, hand_on, refuse_head};
+    struct httpgate_ops ops = {h, slot_take, slots_of, slot_give, hand_on, refuse_head};
     e = httpgate_start(fd, h->header_ms, &ops, &h->gate);
     if (e) {
         http_stop(h);

@@ -41,9 +41,11 @@ struct httpgate {
     int listen_fd, epoll_fd, wake_fd;
     int64_t header_ms;
     struct httpgate_ops ops;
-    struct held *held; /* the gate thread's alone */
-    int cut;           /* connections cut since the last log line */
-    int64_t next_scan; /* when expire() walks the held list next */
+    struct held *held;   /* the gate thread's alone, newest first */
+    struct held *oldest; /* its last */
+    int cut;             /* connections cut since the last log line */
+    int evicted;         /* closed to make room since the last log line */
+    int64_t next_scan;   /* when expire() walks the held list next */
     pthread_t thread;
     int running;
     char peek[PEEK_BYTES];
@@ -68,6 +70,8 @@ static void unlink_held(struct httpgate *g, struct held *k)
         g->held = k->next;
     if (k->next)
         k->next->prev = k->prev;
+    else
+        g->oldest = k->prev;
     epoll_ctl(g->epoll_fd, EPOLL_CTL_DEL, k->fd, NULL);
 }
 
@@ -130,6 +134,25 @@ static void inspect(struct httpgate *g, struct held *k, uint32_t events)
     }
 }
 
+/*
+ * Every slot is taken and ip wants one: close the oldest held connection (BATCH looked
+ * at, at most) of an address with at least two more open than ip, so that addresses
+ * share the slots (httpgate_start). 1 when one was closed.
+ */
+static int make_room(struct httpgate *g, const char *ip)
+{
+    unsigned mine = g->ops.open_from(g->ops.ctx, ip);
+    struct held *k = g->oldest;
+    for (int n = 0; k && n < BATCH; n++, k = k->prev)
+        if (g->ops.open_from(g->ops.ctx, k->ip) > mine + 1)
+            break;
+    if (!k)
+        return 0;
+    drop(g, k);
+    g->evicted++;
+    return 1;
+}
+
 /* Accept what waits, BATCH at most: the listening socket is level-triggered, so the rest
    come back with the next epoll_wait, after the other events. */
 static void accept_all(struct httpgate *g)
@@ -148,7 +171,10 @@ static void accept_all(struct httpgate *g)
             return;
         }
         httpgate_addr_text((struct sockaddr *)&k->addr, k->ip);
-        if (!g->ops.admit(g->ops.ctx, k->ip)) {
+        int admit = g->ops.admit(g->ops.ctx, k->ip);
+        if (admit == HTTPGATE_FULL && make_room(g, k->ip))
+            admit = g->ops.admit(g->ops.ctx, k->ip);
+        if (admit != HTTPGATE_TAKEN) {
             close(k->fd);
             free(k);
             continue;
@@ -157,6 +183,8 @@ static void accept_all(struct httpgate *g)
         k->next = g->held;
         if (g->held)
             g->held->prev = k;
+        else
+            g->oldest = k;
         g->held = k;
         /* Edge-triggered: peeked bytes stay in the socket, so level-triggered would spin. */
         struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.ptr = k};
@@ -186,6 +214,12 @@ static int expire(struct httpgate *g)
         log_info("http: closed %d connection%s too slow to send a request", g->cut,
                  g->cut == 1 ? "" : "s");
         g->cut = 0;
+    }
+    if (g->evicted) {
+        log_info("http: every connection taken: closed %d still sending a first request, of "
+                 "addresses holding the most, for other addresses",
+                 g->evicted);
+        g->evicted = 0;
     }
     return cut == BATCH;
 }

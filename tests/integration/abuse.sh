@@ -190,6 +190,32 @@ assert_eq 200 "$(req GET /api/health --interface 127.0.0.3 --max-time 5)" \
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve.out.err")"
 
+# --- a slow flood from three addresses over every connection (issue 29): a client from
+# a fourth address is served at once, in the place of a flooder's connection, not closed.
+# 160 descriptors make 80 connections; the header deadline (60 s) cuts none meanwhile.
+printf '#!/usr/bin/env bash\nulimit -n 160 && exec "%s" "$@"\n' "$BIN" >"$SCRATCH/fewfds"
+chmod +x "$SCRATCH/fewfds"
+bin_was=$BIN
+BIN=$SCRATCH/fewfds
+SITESCOUT_LOG=info start_serve "$SCRATCH/few.out" --workers 1 --header-timeout 60
+BIN=$bin_was
+assert_contains "$(cat "$SCRATCH/few.out.err")" "at most 80 connections" "160 descriptors: 80 connections"
+fills=()
+for i in 5 6 7; do
+  "${ABUSE[@]}" flood "${API#http://}" --source "127.0.0.$i" --conns 40 --out "$SCRATCH/fill.$i" \
+    --seconds 3 &
+  fills+=($!)
+done
+for i in 5 6 7; do
+  for _ in $(seq 300); do [[ -s $SCRATCH/fill.$i ]] && break; sleep 0.1; done
+  [[ -s $SCRATCH/fill.$i ]] || fail "the flood from 127.0.0.$i did not settle in 30 s"
+done
+assert_eq 200 "$(req GET /api/health --interface 127.0.0.2 --max-time 5)" \
+  "120 connections from three addresses over 80: a fourth address is served"
+wait "${fills[@]}"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/few.out.err")"
+
 # --- with a token, nothing but the dashboard's files is answered without it
 start_serve "$SCRATCH/token.out" --workers 1 --token s3cret
 assert_eq 401 "$(req GET /api/nothing)" "an unknown path without the token is 401, not 404"
