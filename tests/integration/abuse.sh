@@ -84,6 +84,11 @@ out=$("${ABUSE[@]}" raw "$ADDR" 'GET /api/jobs?state=done\x00x HTTP/1.1\r\nHost:
 assert_eq bad_request "$(raw_field "$out" "json.loads(d['body'])['error']['code']")" \
   "GET /api/jobs?state=done<NUL>x is 400 bad_request"
 assert_eq 200 "$(req GET /api/jobs/1)" "GET /api/jobs/1 still answers"
+# --- a path that is not UTF-8 once decoded names nothing: 404, not the database's error
+for target in /api/jobs/1/sites/%ff /api/jobs/1/sites/caf%e9/pages /api/jobs/%c3; do
+  assert_eq 404 "$(req GET "$target")" "GET $target (not UTF-8 once decoded) is 404"
+  assert_eq not_found "$(field "d['error']['code']")" "... with the JSON error body"
+done
 assert_eq 200 "$(req GET /index.html)" "... and so does the dashboard"
 
 # --- HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 does not
@@ -233,6 +238,11 @@ for scheme in bearer BEARER bEaReR; do
     "the scheme is case-insensitive: '$scheme' (RFC 7235)"
 done
 assert_eq 401 "$(req GET /api/jobs -H 'Authorization: Basic s3cret')" "another scheme is 401"
+for pair in "s3cret|wrong" "wrong|s3cret"; do
+  assert_eq 400 "$(req GET /api/jobs -H "Authorization: Bearer ${pair%|*}" \
+    -H "Authorization: Bearer ${pair#*|}")" "two Authorization fields ($pair) are 400: no copy decides"
+  assert_eq bad_request "$(field "d['error']['code']")" "... with the JSON error body"
+done
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/token.out.err")"
 
@@ -250,3 +260,22 @@ wait "$v6_pid" || fail "the IPv6 serve exited $? on SIGTERM"
 assert_status 2 "--listen '[::1]' without a port is a usage error" -- "$BIN" serve --listen '[::1]'
 err=$("$BIN" serve --listen '[::2]:0' --db "$DB_URL" 2>&1) && fail "a non-loopback IPv6 address without a token ran"
 assert_contains "$err" "needs --token" "an IPv6 address other than ::1 needs a token"
+
+# --- a database outage (issue 29): /api/health says 503 at once, not after the pooled
+# connection's wait for the database to come back (60 s here), and no error body holds
+# PostgreSQL's own text (a serve that waits 1 s answers the list).
+SITESCOUT_DB_WAIT_SECONDS=60 start_serve "$SCRATCH/wait.out" --workers 1
+api_wait=$API
+SITESCOUT_DB_WAIT_SECONDS=1 start_serve "$SCRATCH/short.out" --workers 1
+assert_eq 200 "$(req GET /api/jobs)" "before the outage: jobs are listed"
+api_short=$API API=$api_wait
+assert_eq 200 "$(req GET /api/health)" "before the outage: health is 200"
+"$BIN" db --data-dir "$PGDIR" stop >/dev/null
+assert_eq 503 "$(req GET /api/health --max-time 20)" \
+  "health at the start of an outage: 503 without waiting out the store's 60 s"
+assert_eq database "$(field "d['error']['code']")" "... code database"
+API=$api_short
+assert_eq 503 "$(req GET /api/jobs --max-time 30)" "the job list during the outage: 503"
+assert_eq "database: the database failed or does not answer (the server's log says why)" \
+  "$(field "d['error']['code'] + ': ' + d['error']['message']")" \
+  "... with a fixed message, not PostgreSQL's"
