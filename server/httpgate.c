@@ -43,6 +43,7 @@ struct httpgate {
     struct httpgate_ops ops;
     struct held *held;   /* the gate thread's alone, newest first */
     struct held *oldest; /* its last */
+    struct held *gone;   /* closed to make room: freed after the events at hand (make_room) */
     int cut;             /* connections cut since the last log line */
     int evicted;         /* closed to make room since the last log line */
     int64_t next_scan;   /* when expire() walks the held list next */
@@ -113,6 +114,8 @@ static void refuse(struct httpgate *g, struct held *k, enum httpcheck_head what,
 /* Look at what a held connection has sent so far; hand it on, answer it, or wait. */
 static void inspect(struct httpgate *g, struct held *k, uint32_t events)
 {
+    if (k->fd < 0)
+        return; /* closed to make room in this round */
     ssize_t n = recv(k->fd, g->peek, sizeof g->peek, MSG_PEEK | MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
@@ -144,13 +147,17 @@ static int make_room(struct httpgate *g, const char *ip)
     unsigned mine = g->ops.open_from(g->ops.ctx, ip);
     struct held *k = g->oldest;
     for (int n = 0; k && n < BATCH; n++, k = k->prev)
-        if (g->ops.open_from(g->ops.ctx, k->ip) > mine + 1)
-            break;
-    if (!k)
-        return 0;
-    drop(g, k);
-    g->evicted++;
-    return 1;
+        if (g->ops.open_from(g->ops.ctx, k->ip) > mine + 1) {
+            unlink_held(g, k);
+            close(k->fd);
+            g->ops.leave(g->ops.ctx, k->ip);
+            k->fd = -1; /* an event of this round may still name it: inspect skips it */
+            k->next = g->gone;
+            g->gone = k;
+            g->evicted++;
+            return 1;
+        }
+    return 0;
 }
 
 /* Accept what waits, BATCH at most: the listening socket is level-triggered, so the rest
@@ -244,6 +251,10 @@ static void *gate_main(void *arg)
             else
                 inspect(g, ev[i].data.ptr, ev[i].events);
         }
+        for (struct held *k; (k = g->gone);) {
+            g->gone = k->next;
+            free(k);
+        }
         /* The held list is walked every SCAN_MS, not after every event: a slow flood
            sends thousands of events a second. */
         int64_t now = monotime_ms();
@@ -295,6 +306,10 @@ void httpgate_stop(struct httpgate *g)
     }
     while (g->held)
         drop(g, g->held);
+    for (struct held *k; (k = g->gone);) {
+        g->gone = k->next;
+        free(k);
+    }
     close(g->listen_fd);
     if (g->wake_fd >= 0)
         close(g->wake_fd);
