@@ -673,6 +673,11 @@ static int known_args(struct call *c, const struct api_route *r)
     const char *bad = http_request_unknown_arg(c->req, r->args);
     if (!bad)
         return 1;
+    if (!httpcheck_utf8(bad)) { /* JSON cannot echo it */
+        api_reply_error(c->resp, 400, "invalid",
+                        "unknown query parameter (its name is not UTF-8 once decoded)", NULL);
+        return 0;
+    }
     char takes[128] = "";
     for (size_t i = 0, n = 0; r->args[i] && n < sizeof takes; i++)
         n += (size_t)snprintf(takes + n, sizeof takes - n, "%s%s", i ? ", " : "", r->args[i]);

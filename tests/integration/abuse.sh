@@ -89,6 +89,8 @@ for target in /api/jobs/1/sites/%ff /api/jobs/1/sites/caf%e9/pages /api/jobs/%c3
   assert_eq 404 "$(req GET "$target")" "GET $target (not UTF-8 once decoded) is 404"
   assert_eq not_found "$(field "d['error']['code']")" "... with the JSON error body"
 done
+assert_eq 400 "$(req GET '/api/jobs?%ff=1')" "a query parameter named %ff is 400"
+assert_eq invalid "$(field "d['error']['code']")" "... with the JSON error body (code invalid)"
 assert_eq 200 "$(req GET /index.html)" "... and so does the dashboard"
 
 # --- HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 does not
