@@ -23,7 +23,9 @@
  * Limits against clients that hold connections (docs/api.md, "Limits"): the
  * connections one client address may have open at once (more are closed as soon as
  * they are accepted), all connections (HTTP_MAX_CONNECTIONS, or half of RLIMIT_NOFILE
- * if that is lower), and the seconds a request's line and headers may take to arrive,
+ * if that is lower; when all are taken, an address holding fewer takes the place of a
+ * connection of one holding the most that is still sending its first head:
+ * server/httpgate.h), and the seconds a request's line and headers may take to arrive,
  * however steadily the bytes trickle in (then the connection is closed). A request's
  * body must arrive within HTTP_BODY_SECONDS of its headers.
  */
