@@ -12,6 +12,12 @@
 #   slowloris  2,000 connections that never finish their headers, from 32 addresses, and
 #              /api/health's answer time from another address meanwhile (the flood:
 #              bench/slowloris, or SLOWLORIS_BIN; SLOWLORIS_FLOOD=python, SLOWLORIS_REOPEN=1)
+#   framing    request smuggling on kept-alive connections (issue 29): a good request,
+#              then one with a framing fault, then one more, per case of
+#              tests/tools/http_abuse.py smuggle; how many of the last got an answer
+#   conn_flood 2,500 connections from 50 addresses (127.0.0.10-59, 50 each, over the 2048
+#              connections) that never finish their headers, re-opened when closed, and
+#              40 requests from 127.0.0.2 meanwhile: how many failed (issue 29)
 # Usage: bench/reliability.sh [--kills N] [--budget PAGES] [SECTION...]
 #   defaults: 10 kills, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
 #   and a private PostgreSQL cluster in a temporary directory.
@@ -26,11 +32,11 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --kills) kills=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    faults | kills | serve_kills | outage | slowloris) sections+=("$1"); shift ;;
+    faults | kills | serve_kills | outage | slowloris | framing | conn_flood) sections+=("$1"); shift ;;
     *) echo "reliability.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
   esac
 done
-((${#sections[@]})) || sections=(faults kills serve_kills outage slowloris)
+((${#sections[@]})) || sections=(faults kills serve_kills outage slowloris framing conn_flood)
 
 tmp=$(mktemp -d /tmp/sitescout-rel.XXXXXX)
 chmod 755 "$tmp"
@@ -279,6 +285,55 @@ slowloris() {
   echo "held: $(cat "$tmp"/flood.* | awk '/^held/ {h += $2} END {print h}') of 2016;" \
     "cut by the header deadline: $(cat "$tmp"/flood.* | awk '/^cut/ {c += $2} END {print c}');" \
     "/api/health worst of 20 answers meanwhile: $worst ms"
+}
+
+
+# plain_serve NAME: serve with no web to reach (the HTTP sections); sets PLAIN to its address.
+plain_serve() {
+  SITESCOUT_LOG=info "$bin" serve --listen 127.0.0.1:0 --db "$db" --workers 1 >"$tmp/$1.out" 2>"$tmp/$1.err" &
+  pids+=($!)
+  for _ in $(seq 200); do grep -q '^listening' "$tmp/$1.out" && break; sleep 0.1; done
+  PLAIN=$(sed -n 's/^listening on //p' "$tmp/$1.out")
+}
+
+framing() {
+  echo "== framing: a good request, a faulty head, then GET /api/smuggled, on one connection a case"
+  plain_serve framing
+  python3 "$top/tests/tools/http_abuse.py" smuggle "$PLAIN" | tee "$tmp/framing"
+  echo "smuggled requests answered: $(tail -1 "$tmp/framing" | cut -d' ' -f2) (should be 0)"
+}
+
+conn_flood() {
+  local flooder=${SLOWLORIS_BIN:-$(dirname "$bin")/bench/slowloris}
+  [[ -x $flooder ]] || { echo "no $flooder: build it (target slowloris) or set SLOWLORIS_BIN" >&2; exit 1; }
+  echo "== conn_flood: 2,500 connections from 50 addresses (127.0.0.10-59) that never finish" \
+    "their headers, re-opened when closed; 40 requests from 127.0.0.2 meanwhile" \
+    "(load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  plain_serve conn_flood
+  curl -sf -o /dev/null "http://$PLAIN/api/health" # the pool's first connection
+  ulimit -n 8192
+  "$flooder" "$PLAIN" --sources 127.0.0.10-127.0.0.59 --per-source 50 --seconds 30 --reopen \
+    >"$tmp/conn_flood.flood" &
+  local flood=$!
+  pids+=("$flood")
+  sleep 3
+  local failed=0 worst=0 codes=()
+  for _ in $(seq 40); do
+    local out code ms
+    out=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 5 --interface 127.0.0.2 \
+      "http://$PLAIN/api/health" || true)
+    code=${out% *}
+    ms=$(awk '{print int($2 * 1000)}' <<<"$out")
+    [[ $code == 200 ]] || failed=$((failed + 1))
+    ((ms > worst)) && worst=$ms
+    codes+=("$code")
+    sleep 0.5
+  done
+  wait "$flood" 2>/dev/null || true
+  cat "$tmp/conn_flood.flood"
+  echo "answers to 127.0.0.2, in order: ${codes[*]}"
+  echo "requests from 127.0.0.2 that failed during the flood: $failed of 40 (should be 0);" \
+    "worst answer $worst ms; $(grep -c 'every connection taken' "$tmp/conn_flood.err" || true) log lines on connections given way"
 }
 
 echo "sitescout reliability bench, $(date -u +%FT%TZ), $(nproc) cores, $(git -C "$top" rev-parse --short HEAD)"

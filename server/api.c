@@ -547,6 +547,13 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
     case R_HEALTH:
         if (!api_db(c))
             return;
+        /* A pooled connection to a database gone would wait for it to come back (the
+           store's reconnect, 30 s): health says at once that it does not answer. */
+        if (!store_ping(store_url(c->s))) {
+            c->db_bad = 1;
+            api_reply_err(c->resp, err_set(ERR_DB, "the database does not answer"), 503);
+            return;
+        }
         e = store_exec(c->s, "SELECT 1", 0, NULL);
         if (e) {
             reply_json(c, e, 200, NULL);
@@ -676,6 +683,11 @@ static int known_args(struct call *c, const struct api_route *r)
     const char *bad = http_request_unknown_arg(c->req, r->args);
     if (!bad)
         return 1;
+    if (!httpcheck_utf8(bad)) { /* JSON cannot echo it */
+        api_reply_error(c->resp, 400, "invalid",
+                        "unknown query parameter (its name is not UTF-8 once decoded)", NULL);
+        return 0;
+    }
     char takes[128] = "";
     for (size_t i = 0, n = 0; r->args[i] && n < sizeof takes; i++)
         n += (size_t)snprintf(takes + n, sizeof takes - n, "%s%s", i ? ", " : "", r->args[i]);
@@ -766,6 +778,11 @@ static void answer(struct call *c)
         api_reply_error(resp, 500, "internal", "out of memory", NULL);
     if (web)
         return;
+    if (!httpcheck_utf8(req->path)) { /* %ff: no route's parameter, nor JSON, can hold it */
+        api_reply_error(resp, 404, "not_found",
+                        "no such path: it is not UTF-8 once its %XX escapes are decoded", NULL);
+        return;
+    }
     if (!authorized(c->cfg, req)) {
         http_response_header(resp, "WWW-Authenticate", "Bearer");
         api_reply_error(resp, 401, "unauthorized",

@@ -78,6 +78,12 @@ void api_reply_err(struct http_response *resp, enum err e, int inval_status)
     }
     if (status >= 500)
         log_warn("api: %s", msg);
+    /* The database's own words (a statement, a constraint, a server's address) are for
+       the log: the client is told what happened, not how. */
+    if (e == ERR_DB) {
+        msg = "the database failed or does not answer (the server's log says why)";
+        field[0] = '\0';
+    }
     api_reply_error(resp, status, code, msg, field[0] ? field : NULL);
 }
 

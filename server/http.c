@@ -77,6 +77,7 @@ struct pending {
     int too_big;
     int nul;              /* the request target holds %00 */
     uintptr_t target_end; /* where the target seemed to end when its line came in */
+    char *target;         /* the target as sent, capped (recheck_head); NULL: none kept */
 };
 
 const char *http_request_header(const struct http_request *r, const char *name)
@@ -136,16 +137,27 @@ void http_response_header(struct http_response *resp, const char *name, const ch
 static int slot_take(void *cls, const char *ip)
 {
     struct http *h = cls;
-    int ok = 0;
+    int ok = HTTPGATE_REFUSED;
     pthread_mutex_lock(&h->lock);
     uintptr_t n = (uintptr_t)strmap_get(&h->per_ip, ip, strlen(ip));
-    if (h->open < h->max_open && n < h->max_per_ip &&
-        strmap_put(&h->per_ip, ip, strlen(ip), (void *)(n + 1)) == ERR_OK) {
+    if (n < h->max_per_ip && h->open >= h->max_open)
+        ok = HTTPGATE_FULL;
+    else if (n < h->max_per_ip &&
+             strmap_put(&h->per_ip, ip, strlen(ip), (void *)(n + 1)) == ERR_OK) {
         h->open++;
-        ok = 1;
+        ok = HTTPGATE_TAKEN;
     }
     pthread_mutex_unlock(&h->lock);
     return ok;
+}
+
+static unsigned slots_of(void *cls, const char *ip)
+{
+    struct http *h = cls;
+    pthread_mutex_lock(&h->lock);
+    uintptr_t n = (uintptr_t)strmap_get(&h->per_ip, ip, strlen(ip));
+    pthread_mutex_unlock(&h->lock);
+    return (unsigned)n;
 }
 
 static void slot_give(void *cls, const char *ip)
@@ -266,6 +278,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     buf_init(&p->body, HTTP_MAX_BODY);
     p->nul = httpcheck_has_nul(uri); /* before libmicrohttpd decodes it */
     p->target_end = (uintptr_t)uri + strlen(uri);
+    p->target = strndup(uri, HTTPCHECK_MAX_LINE + 1); /* longer is too long already */
     return p;
 }
 
@@ -283,12 +296,82 @@ static int raw_nul(const struct pending *p, const char *url, const char *version
     return p->target_end && v > t && v - t <= 65536 && p->target_end + 1 != v;
 }
 
-/* What is wrong with the request whatever its route, seen from its headers alone. */
-static enum http_fault head_fault(struct MHD_Connection *conn, const char *url, const char *version,
-                                  const struct pending *p)
+/* The fault answering what httpcheck_head found. */
+static enum http_fault fault_of(enum httpcheck_head what)
 {
+    switch (what) {
+    case HTTPCHECK_HEAD_OK:
+        return HTTP_FAULT_NONE;
+    case HTTPCHECK_HEAD_NUL:
+        return HTTP_FAULT_NUL;
+    case HTTPCHECK_HEAD_URI_TOO_LONG:
+        return HTTP_FAULT_URI_TOO_LONG;
+    case HTTPCHECK_HEAD_TOO_BIG:
+        return HTTP_FAULT_HEAD_TOO_BIG;
+    case HTTPCHECK_HEAD_VERSION:
+        return HTTP_FAULT_VERSION;
+    case HTTPCHECK_HEAD_MORE:
+        return HTTP_FAULT_HEAD_TIMEOUT;
+    default:
+        return HTTP_FAULT_MALFORMED;
+    }
+}
+
+struct head_copy {
+    struct buf text;
+    int cut; /* over the cap */
+};
+
+static enum MHD_Result copy_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+    struct head_copy *c = cls;
+    (void)kind;
+    if (buf_appendf(&c->text, "%s: %s\r\n", key, value ? value : "") == ERR_OK)
+        return MHD_YES;
+    c->cut = 1;
+    return MHD_NO;
+}
+
+/*
+ * The gate checks a connection's first head only; libmicrohttpd reads the later ones
+ * itself, and would take the first of two Content-Length fields that differ (the rest
+ * of the body then read as another request), or a target with spaces. So every head is
+ * written out again from what libmicrohttpd parsed (the target as sent, the fields in
+ * order, repeats included) and checked as the gate checks it: the same faults.
+ */
+static enum httpcheck_head recheck_head(struct MHD_Connection *conn, const char *method,
+                                        const char *version, const struct pending *p,
+                                        const char **why)
+{
+    *why = "";
+    if (!p->target)
+        return HTTPCHECK_HEAD_OK; /* out of memory at on_uri: the gate's check only */
+    struct head_copy c = {.cut = 0};
+    buf_init(&c.text, HTTPCHECK_PEEK_ENOUGH);
+    size_t len;
+    enum httpcheck_head r = HTTPCHECK_HEAD_TOO_BIG;
+    *why = "request head too long";
+    if (buf_appendf(&c.text, "%s %s %s\r\n", method, p->target, version) == ERR_OK) {
+        MHD_get_connection_values(conn, MHD_HEADER_KIND, copy_field, &c);
+        if (!c.cut && buf_append_str(&c.text, "\r\n") == ERR_OK)
+            r = httpcheck_head(c.text.data, c.text.len, &len, why);
+    }
+    buf_release(&c.text);
+    return r == HTTPCHECK_HEAD_MORE ? HTTPCHECK_HEAD_OK : r; /* MORE: it ends, cannot be */
+}
+
+/* What is wrong with the request whatever its route, seen from its headers alone. */
+static enum http_fault head_fault(struct MHD_Connection *conn, const char *method, const char *url,
+                                  const char *version, const struct pending *p, const char **why)
+{
+    *why = NULL;
     if (p->nul || raw_nul(p, url, version))
         return HTTP_FAULT_NUL;
+    enum http_fault f = fault_of(recheck_head(conn, method, version, p, why));
+    if (f != HTTP_FAULT_NONE)
+        return f;
+    *why = NULL;
     if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
         !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
         return HTTP_FAULT_NO_HOST;
@@ -321,6 +404,8 @@ static enum MHD_Result respond(struct http *h, struct MHD_Connection *conn,
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                             resp.content_type ? resp.content_type : "application/json");
+    if (req->fault_detail) /* a framing fault: what follows on the connection is unsure */
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     for (int i = 0; i < resp.n_headers; i++)
         MHD_add_response_header(r, resp.header_names[i], resp.header_values[i]);
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)resp.status, r);
@@ -343,7 +428,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     struct http_request req = {.method = method, .path = url, .body = "", .conn = conn};
     if (!p->started) { /* the headers are in, the body (if any) is not */
         p->started = 1;
-        req.fault = head_fault(conn, url, version, p);
+        req.fault = head_fault(conn, method, url, version, p, &req.fault_detail);
         if (req.fault == HTTP_FAULT_NONE) {
             set_deadline(h, conn, HTTP_BODY_SECONDS * 1000);
             return MHD_YES;
@@ -378,6 +463,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!p)
         return;
     buf_release(&p->body);
+    free(p->target);
     free(p);
     *con_cls = NULL;
 }
@@ -479,27 +565,8 @@ static char *refuse_head(void *cls, enum httpcheck_head what, const char *why, s
 
 static char *render_refusal(struct http *h, enum httpcheck_head what, const char *why, size_t *len)
 {
-    struct http_request req = {.method = "", .path = "", .body = "", .fault_detail = why};
-    switch (what) {
-    case HTTPCHECK_HEAD_NUL:
-        req.fault = HTTP_FAULT_NUL;
-        break;
-    case HTTPCHECK_HEAD_URI_TOO_LONG:
-        req.fault = HTTP_FAULT_URI_TOO_LONG;
-        break;
-    case HTTPCHECK_HEAD_TOO_BIG:
-        req.fault = HTTP_FAULT_HEAD_TOO_BIG;
-        break;
-    case HTTPCHECK_HEAD_VERSION:
-        req.fault = HTTP_FAULT_VERSION;
-        break;
-    case HTTPCHECK_HEAD_MORE:
-        req.fault = HTTP_FAULT_HEAD_TIMEOUT;
-        break;
-    default:
-        req.fault = HTTP_FAULT_MALFORMED;
-        break;
-    }
+    struct http_request req = {
+        .method = "", .path = "", .body = "", .fault = fault_of(what), .fault_detail = why};
     struct http_response resp;
     memset(&resp, 0, sizeof resp);
     resp.status = 500;
@@ -654,7 +721,7 @@ enum err http_start(const struct http_config *c, struct http **out, int *bound_p
         return err_set(ERR_NOMEM, "cannot start a thread");
     }
     h->reaping = 1;
-    struct httpgate_ops ops = {h, slot_take, slot_give, hand_on, refuse_head};
+    struct httpgate_ops ops = {h, slot_take, slots_of, slot_give, hand_on, refuse_head};
     e = httpgate_start(fd, h->header_ms, &ops, &h->gate);
     if (e) {
         http_stop(h);

@@ -23,7 +23,9 @@
  * Limits against clients that hold connections (docs/api.md, "Limits"): the
  * connections one client address may have open at once (more are closed as soon as
  * they are accepted), all connections (HTTP_MAX_CONNECTIONS, or half of RLIMIT_NOFILE
- * if that is lower), and the seconds a request's line and headers may take to arrive,
+ * if that is lower; when all are taken, an address holding fewer takes the place of a
+ * connection of one holding the most that is still sending its first head:
+ * server/httpgate.h), and the seconds a request's line and headers may take to arrive,
  * however steadily the bytes trickle in (then the connection is closed). A request's
  * body must arrive within HTTP_BODY_SECONDS of its headers.
  */
@@ -42,8 +44,9 @@ enum http_fault {
     HTTP_FAULT_TOO_BIG,         /* a body over HTTP_MAX_BODY, declared (answered before it is
                                    read, then the connection closes) or sent (dropped) */
     HTTP_FAULT_LENGTH_REQUIRED, /* 411: a body sent with Transfer-Encoding (chunked) */
-    /* Found by the gate in a connection's first head (server/httpgate.h); fault_detail
-       says what, and the request has no method, path or headers. */
+    /* Found in a head, by the gate in a connection's first (server/httpgate.h: the
+       request has no method, path or headers) or by server/http.c in a later one;
+       fault_detail says what, and the connection is closed after the answer. */
     HTTP_FAULT_MALFORMED,    /* 400: the request line or a header line */
     HTTP_FAULT_URI_TOO_LONG, /* 414 */
     HTTP_FAULT_HEAD_TOO_BIG, /* 431 */
@@ -57,7 +60,7 @@ struct http_request {
     const char *body;   /* NUL-terminated; "" when none */
     size_t body_len;
     enum http_fault fault;
-    const char *fault_detail; /* for the gate's faults: what is wrong (static) */
+    const char *fault_detail; /* for the framing faults: what is wrong (static) */
     void *conn; /* for http_request_header / http_request_arg; NULL for the gate's faults */
     /* A request made inside the process (conn NULL): its query arguments, name and value
      * pairs, NULL-terminated; or NULL. */

@@ -40,6 +40,35 @@ int httpcheck_content_length(const char *value, uint64_t *n)
     return 1;
 }
 
+int httpcheck_utf8(const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p) {
+        unsigned c = *p, n, min;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf)
+            n = 1, min = 0x80, c &= 0x1f;
+        else if (c >= 0xe0 && c <= 0xef)
+            n = 2, min = 0x800, c &= 0x0f;
+        else if (c >= 0xf0 && c <= 0xf4)
+            n = 3, min = 0x10000, c &= 0x07;
+        else
+            return 0;
+        for (unsigned i = 1; i <= n; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return 0; /* also the end of the text */
+            c = c << 6 | (p[i] & 0x3f);
+        }
+        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+            return 0; /* overlong, beyond Unicode, or a surrogate */
+        p += n + 1;
+    }
+    return 1;
+}
+
 /* RFC 9110 §5.6.2: tchar. */
 static int is_tchar(unsigned char c)
 {
@@ -140,7 +169,15 @@ static enum httpcheck_head request_line(struct scan *s, const char **why)
 struct framing {
     int has_length, has_te;
     uint64_t length;
+    int has_host, has_auth; /* fields that may come once: whose copy would decide? */
 };
+
+/* Is the field name (name_len bytes) this lower-case word, in any case? */
+static int is_name(const unsigned char *name, size_t name_len, const char *word)
+{
+    size_t n = strlen(word);
+    return name_len == n && ascii_starts_with_ci((const char *)name, n, word);
+}
 
 /* A field's name and value (value without surrounding spaces): its framing part. */
 static enum httpcheck_head field_framing(struct framing *f, const unsigned char *name,
@@ -151,9 +188,15 @@ static enum httpcheck_head field_framing(struct framing *f, const unsigned char 
         value++, value_len--;
     while (value_len && (value[value_len - 1] == ' ' || value[value_len - 1] == '\t'))
         value_len--;
-    if (name_len == 17 && ascii_starts_with_ci((const char *)name, 17, "transfer-encoding"))
+    if (is_name(name, name_len, "transfer-encoding"))
         f->has_te = 1;
-    if (name_len == 14 && ascii_starts_with_ci((const char *)name, 14, "content-length")) {
+    /* RFC 9112 §3.2: a second Host is 400. A second Authorization would be checked or
+       ignored depending on which copy a reader takes: refused alike. */
+    if (is_name(name, name_len, "host") && f->has_host++)
+        HEAD_FAULT(HTTPCHECK_HEAD_BAD, "two Host fields");
+    if (is_name(name, name_len, "authorization") && f->has_auth++)
+        HEAD_FAULT(HTTPCHECK_HEAD_BAD, "two Authorization fields");
+    if (is_name(name, name_len, "content-length")) {
         char text[24];
         uint64_t len;
         if (value_len >= sizeof text)
@@ -205,7 +248,7 @@ static enum httpcheck_head field_line(struct scan *s, struct framing *f, const c
 enum httpcheck_head httpcheck_head(const char *p, size_t n, size_t *head_len, const char **why)
 {
     struct scan s = {(const unsigned char *)p, n, 0};
-    struct framing f = {0, 0, 0};
+    struct framing f = {0, 0, 0, 0, 0};
     *why = "";
     /* RFC 9112 §2.2: empty lines before the request line are ignored. */
     for (int end; (end = line_end(&s)) != 0;) {

@@ -30,6 +30,13 @@ const char *httpcheck_bearer(const char *value);
 int httpcheck_content_length(const char *value, uint64_t *n);
 
 /*
+ * Is text valid UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing past
+ * U+10FFFF)? A decoded path that is not names nothing: PostgreSQL would refuse it as
+ * text, and JSON cannot echo it.
+ */
+int httpcheck_utf8(const char *text);
+
+/*
  * Limits on a request's head (request line and header fields), kept well inside the
  * 32 KiB libmicrohttpd has for a connection, so that it never meets a head it would
  * refuse with its own HTML page (server/httpgate.c checks every first head first).
@@ -55,7 +62,8 @@ enum httpcheck_head {
  * then "METHOD SP target SP HTTP/1.x", then "name: value" lines, then an empty line.
  * Lines end in CRLF or a bare LF; a bare CR, a control byte in a value, a name that is
  * not a token, obsolete line folding, a Content-Length that is not a number (or two that
- * differ, or one beside Transfer-Encoding) are faults. A fault is reported as soon as
+ * differ, or one beside Transfer-Encoding), two Host or two Authorization fields are
+ * faults. A fault is reported as soon as
  * the bytes show it, before the head ends; more than HTTPCHECK_PEEK_ENOUGH bytes never
  * give HTTPCHECK_HEAD_MORE. *why (static) says what is wrong; *head_len is the head's
  * length on HTTPCHECK_HEAD_OK.

@@ -41,9 +41,12 @@ struct httpgate {
     int listen_fd, epoll_fd, wake_fd;
     int64_t header_ms;
     struct httpgate_ops ops;
-    struct held *held; /* the gate thread's alone */
-    int cut;           /* connections cut since the last log line */
-    int64_t next_scan; /* when expire() walks the held list next */
+    struct held *held;   /* the gate thread's alone, newest first */
+    struct held *oldest; /* its last */
+    struct held *gone;   /* closed to make room: freed after the events at hand (make_room) */
+    int cut;             /* connections cut since the last log line */
+    int evicted;         /* closed to make room since the last log line */
+    int64_t next_scan;   /* when expire() walks the held list next */
     pthread_t thread;
     int running;
     char peek[PEEK_BYTES];
@@ -68,6 +71,8 @@ static void unlink_held(struct httpgate *g, struct held *k)
         g->held = k->next;
     if (k->next)
         k->next->prev = k->prev;
+    else
+        g->oldest = k->prev;
     epoll_ctl(g->epoll_fd, EPOLL_CTL_DEL, k->fd, NULL);
 }
 
@@ -109,6 +114,8 @@ static void refuse(struct httpgate *g, struct held *k, enum httpcheck_head what,
 /* Look at what a held connection has sent so far; hand it on, answer it, or wait. */
 static void inspect(struct httpgate *g, struct held *k, uint32_t events)
 {
+    if (k->fd < 0)
+        return; /* closed to make room in this round */
     ssize_t n = recv(k->fd, g->peek, sizeof g->peek, MSG_PEEK | MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
@@ -130,6 +137,29 @@ static void inspect(struct httpgate *g, struct held *k, uint32_t events)
     }
 }
 
+/*
+ * Every slot is taken and ip wants one: close the oldest held connection (BATCH looked
+ * at, at most) of an address with at least two more open than ip, so that addresses
+ * share the slots (httpgate_start). 1 when one was closed.
+ */
+static int make_room(struct httpgate *g, const char *ip)
+{
+    unsigned mine = g->ops.open_from(g->ops.ctx, ip);
+    struct held *k = g->oldest;
+    for (int n = 0; k && n < BATCH; n++, k = k->prev)
+        if (g->ops.open_from(g->ops.ctx, k->ip) > mine + 1) {
+            unlink_held(g, k);
+            close(k->fd);
+            g->ops.leave(g->ops.ctx, k->ip);
+            k->fd = -1; /* an event of this round may still name it: inspect skips it */
+            k->next = g->gone;
+            g->gone = k;
+            g->evicted++;
+            return 1;
+        }
+    return 0;
+}
+
 /* Accept what waits, BATCH at most: the listening socket is level-triggered, so the rest
    come back with the next epoll_wait, after the other events. */
 static void accept_all(struct httpgate *g)
@@ -148,7 +178,10 @@ static void accept_all(struct httpgate *g)
             return;
         }
         httpgate_addr_text((struct sockaddr *)&k->addr, k->ip);
-        if (!g->ops.admit(g->ops.ctx, k->ip)) {
+        int admit = g->ops.admit(g->ops.ctx, k->ip);
+        if (admit == HTTPGATE_FULL && make_room(g, k->ip))
+            admit = g->ops.admit(g->ops.ctx, k->ip);
+        if (admit != HTTPGATE_TAKEN) {
             close(k->fd);
             free(k);
             continue;
@@ -157,6 +190,8 @@ static void accept_all(struct httpgate *g)
         k->next = g->held;
         if (g->held)
             g->held->prev = k;
+        else
+            g->oldest = k;
         g->held = k;
         /* Edge-triggered: peeked bytes stay in the socket, so level-triggered would spin. */
         struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.ptr = k};
@@ -187,6 +222,12 @@ static int expire(struct httpgate *g)
                  g->cut == 1 ? "" : "s");
         g->cut = 0;
     }
+    if (g->evicted) {
+        log_info("http: every connection taken: closed %d still sending a first request, of "
+                 "addresses holding the most, for other addresses",
+                 g->evicted);
+        g->evicted = 0;
+    }
     return cut == BATCH;
 }
 
@@ -209,6 +250,10 @@ static void *gate_main(void *arg)
                 return NULL;
             else
                 inspect(g, ev[i].data.ptr, ev[i].events);
+        }
+        for (struct held *k; (k = g->gone);) {
+            g->gone = k->next;
+            free(k);
         }
         /* The held list is walked every SCAN_MS, not after every event: a slow flood
            sends thousands of events a second. */
@@ -261,6 +306,10 @@ void httpgate_stop(struct httpgate *g)
     }
     while (g->held)
         drop(g, g->held);
+    for (struct held *k; (k = g->gone);) {
+        g->gone = k->next;
+        free(k);
+    }
     close(g->listen_fd);
     if (g->wake_fd >= 0)
         close(g->wake_fd);

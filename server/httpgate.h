@@ -24,8 +24,14 @@
 
 struct httpgate_ops {
     void *ctx;
-    /* A new connection from ip: 1 takes it (and a slot of the caller's), 0 refuses it. */
+    /*
+     * A new connection from ip: HTTPGATE_TAKEN takes it (and a slot of the caller's),
+     * HTTPGATE_REFUSED refuses it (ip has its share), HTTPGATE_FULL refuses it because
+     * every slot is taken: the gate may then make room (see httpgate_start).
+     */
     int (*admit)(void *ctx, const char *ip);
+    /* The connections ip has open (those held here included). */
+    unsigned (*open_from)(void *ctx, const char *ip);
     /* A connection the gate closed itself: the slot admit took is free again. */
     void (*leave)(void *ctx, const char *ip);
     /* A good head: the connection and its slot are the callee's from now on. */
@@ -38,11 +44,18 @@ struct httpgate_ops {
     char *(*refuse)(void *ctx, enum httpcheck_head what, const char *why, size_t *len);
 };
 
+enum { HTTPGATE_REFUSED, HTTPGATE_TAKEN, HTTPGATE_FULL };
+
 struct httpgate;
 
 /*
  * Serve listen_fd (the gate owns it from here, whatever the outcome): each connection's
- * head must be in within header_ms of its accept.
+ * head must be in within header_ms of its accept. When every slot is taken, a new
+ * connection from an address with fewer open than another takes the place of the oldest
+ * connection held here (still sending its first head) of an address with at least two
+ * more than it, which is closed without an answer: many addresses holding every slot
+ * with heads that never end cannot keep another address out. Without such a
+ * connection, the new one is closed at once.
  */
 enum err httpgate_start(int listen_fd, int64_t header_ms, const struct httpgate_ops *ops,
                         struct httpgate **out) WARN_UNUSED;

@@ -84,6 +84,13 @@ out=$("${ABUSE[@]}" raw "$ADDR" 'GET /api/jobs?state=done\x00x HTTP/1.1\r\nHost:
 assert_eq bad_request "$(raw_field "$out" "json.loads(d['body'])['error']['code']")" \
   "GET /api/jobs?state=done<NUL>x is 400 bad_request"
 assert_eq 200 "$(req GET /api/jobs/1)" "GET /api/jobs/1 still answers"
+# --- a path that is not UTF-8 once decoded names nothing: 404, not the database's error
+for target in /api/jobs/1/sites/%ff /api/jobs/1/sites/caf%e9/pages /api/jobs/%c3; do
+  assert_eq 404 "$(req GET "$target")" "GET $target (not UTF-8 once decoded) is 404"
+  assert_eq not_found "$(field "d['error']['code']")" "... with the JSON error body"
+done
+assert_eq 400 "$(req GET '/api/jobs?%ff=1')" "a query parameter named %ff is 400"
+assert_eq invalid "$(field "d['error']['code']")" "... with the JSON error body (code invalid)"
 assert_eq 200 "$(req GET /index.html)" "... and so does the dashboard"
 
 # --- HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 does not
@@ -137,6 +144,20 @@ assert_eq 200 "$(raw_field "$out" "d['status']")" "an 8 KB head is served"
 # Two requests in one write: the gate looks at the first, libmicrohttpd serves both.
 out=$("${ABUSE[@]}" raw "$ADDR" 'GET /api/health HTTP/1.1\r\nHost: x\r\n\r\nGET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' --wait 5)
 assert_eq 2 "$(raw_field "$out" "d['answers']")" "two pipelined requests get two answers"
+frame 'GET /api/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n' \
+  400 bad_request "two Authorization fields (the first would decide)"
+# --- every request of a kept-alive connection gets the first's framing checks (issue 29):
+# after a good request, a faulty head is answered 400 with the JSON error body and the
+# connection closed, so that the request sent behind it (GET /api/smuggled) never runs.
+"${ABUSE[@]}" smuggle "$ADDR" >"$SCRATCH/smuggle"
+while IFS= read -r line; do
+  [[ $line == "smuggled "* ]] && continue
+  want="200 400:bad_request smuggled no"
+  # libmicrohttpd refuses that one itself, with its own HTML page (docs/api.md, Framing)
+  [[ $line == "a Content-Length that is not a number: "* ]] && want="200 400 smuggled no"
+  assert_eq "$want" "${line#*: }" "kept alive, then ${line%%:*}"
+done <"$SCRATCH/smuggle"
+assert_eq "smuggled 0 of 9" "$(tail -1 "$SCRATCH/smuggle")" "no request behind a faulty head runs"
 
 # --- a port in use: one line naming the address and the reason, exit 1
 err=$("$BIN" serve --listen "$ADDR" --db "$DB_URL" 2>&1) && fail "serve ran on a port in use"
@@ -176,6 +197,32 @@ assert_eq 200 "$(req GET /api/health --interface 127.0.0.3 --max-time 5)" \
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/serve.out.err")"
 
+# --- a slow flood from three addresses over every connection (issue 29): a client from
+# a fourth address is served at once, in the place of a flooder's connection, not closed.
+# 160 descriptors make 80 connections; the header deadline (60 s) cuts none meanwhile.
+printf '#!/usr/bin/env bash\nulimit -n 160 && exec "%s" "$@"\n' "$BIN" >"$SCRATCH/fewfds"
+chmod +x "$SCRATCH/fewfds"
+bin_was=$BIN
+BIN=$SCRATCH/fewfds
+SITESCOUT_LOG=info start_serve "$SCRATCH/few.out" --workers 1 --header-timeout 60
+BIN=$bin_was
+assert_contains "$(cat "$SCRATCH/few.out.err")" "at most 80 connections" "160 descriptors: 80 connections"
+fills=()
+for i in 5 6 7; do
+  "${ABUSE[@]}" flood "${API#http://}" --source "127.0.0.$i" --conns 40 --out "$SCRATCH/fill.$i" \
+    --seconds 3 &
+  fills+=($!)
+done
+for i in 5 6 7; do
+  for _ in $(seq 300); do [[ -s $SCRATCH/fill.$i ]] && break; sleep 0.1; done
+  [[ -s $SCRATCH/fill.$i ]] || fail "the flood from 127.0.0.$i did not settle in 30 s"
+done
+assert_eq 200 "$(req GET /api/health --interface 127.0.0.2 --max-time 5)" \
+  "120 connections from three addresses over 80: a fourth address is served"
+wait "${fills[@]}"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/few.out.err")"
+
 # --- with a token, nothing but the dashboard's files is answered without it
 start_serve "$SCRATCH/token.out" --workers 1 --token s3cret
 assert_eq 401 "$(req GET /api/nothing)" "an unknown path without the token is 401, not 404"
@@ -193,6 +240,11 @@ for scheme in bearer BEARER bEaReR; do
     "the scheme is case-insensitive: '$scheme' (RFC 7235)"
 done
 assert_eq 401 "$(req GET /api/jobs -H 'Authorization: Basic s3cret')" "another scheme is 401"
+for pair in "s3cret|wrong" "wrong|s3cret"; do
+  assert_eq 400 "$(req GET /api/jobs -H "Authorization: Bearer ${pair%|*}" \
+    -H "Authorization: Bearer ${pair#*|}")" "two Authorization fields ($pair) are 400: no copy decides"
+  assert_eq bad_request "$(field "d['error']['code']")" "... with the JSON error body"
+done
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? on SIGTERM: $(cat "$SCRATCH/token.out.err")"
 
@@ -210,3 +262,22 @@ wait "$v6_pid" || fail "the IPv6 serve exited $? on SIGTERM"
 assert_status 2 "--listen '[::1]' without a port is a usage error" -- "$BIN" serve --listen '[::1]'
 err=$("$BIN" serve --listen '[::2]:0' --db "$DB_URL" 2>&1) && fail "a non-loopback IPv6 address without a token ran"
 assert_contains "$err" "needs --token" "an IPv6 address other than ::1 needs a token"
+
+# --- a database outage (issue 29): /api/health says 503 at once, not after the pooled
+# connection's wait for the database to come back (60 s here), and no error body holds
+# PostgreSQL's own text (a serve that waits 1 s answers the list).
+SITESCOUT_DB_WAIT_SECONDS=60 start_serve "$SCRATCH/wait.out" --workers 1
+api_wait=$API
+SITESCOUT_DB_WAIT_SECONDS=1 start_serve "$SCRATCH/short.out" --workers 1
+assert_eq 200 "$(req GET /api/jobs)" "before the outage: jobs are listed"
+api_short=$API API=$api_wait
+assert_eq 200 "$(req GET /api/health)" "before the outage: health is 200"
+"$BIN" db --data-dir "$PGDIR" stop >/dev/null
+assert_eq 503 "$(req GET /api/health --max-time 20)" \
+  "health at the start of an outage: 503 without waiting out the store's 60 s"
+assert_eq database "$(field "d['error']['code']")" "... code database"
+API=$api_short
+assert_eq 503 "$(req GET /api/jobs --max-time 30)" "the job list during the outage: 503"
+assert_eq "database: the database failed or does not answer (the server's log says why)" \
+  "$(field "d['error']['code'] + ': ' + d['error']['message']")" \
+  "... with a fixed message, not PostgreSQL's"

@@ -14,9 +14,18 @@
       Then send one more byte of header on every held connection each second, as a
       slowloris does, and after S seconds at most (default 30) or once all are closed,
       append "cut C of H" (C: held connections the server closed) and exit.
+
+  http_abuse.py smuggle HOST:PORT
+      Request smuggling on a kept-alive connection (issue 29): for each case, one
+      connection sends a good request, then a request with a framing fault (two
+      Content-Length fields that differ, a target with a space, ...), then GET
+      /api/smuggled. Prints a line a case, "NAME: ANSWERS smuggled yes/no" (each answer's
+      status, with ":CODE" for a JSON error body, in order), then "smuggled S of N": S answers to /api/smuggled (its
+      404 names the path), which a server that checks every head never gives.
 """
 import argparse
 import json
+import re
 import socket
 import sys
 import time
@@ -103,6 +112,79 @@ def flood(args):
         f.write("cut %d of %d\n" % (cut, len(held)))
 
 
+GOOD = b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n"
+SMUGGLED = b"GET /api/smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+POST = b"POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+# name, the faulty request (the smuggled one follows it)
+SMUGGLE_CASES = [
+    ("two Content-Length, the shorter first",
+     POST + b"Content-Length: 2\r\nContent-Length: %d\r\n\r\n{}" % (2 + len(SMUGGLED))),
+    ("two Content-Length, the longer first",
+     POST + b"Content-Length: %d\r\nContent-Length: 2\r\n\r\n{}" % (2 + len(SMUGGLED))),
+    ("Content-Length beside Transfer-Encoding",
+     POST + b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}"),
+    ("a target with a space", b"GET /api/health x HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("a target with a tab", b"GET /api/health\tx HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("a space before the colon",
+     POST + b"Content-Length : 2\r\n\r\n{}"),
+    ("a Content-Length that is not a number",
+     POST + b"Content-Length: 2, 2\r\n\r\n{}"),
+    ("two Host fields", b"GET /api/health HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"),
+    ("two Authorization fields",
+     b"GET /api/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n"
+     b"Authorization: Bearer b\r\n\r\n"),
+]
+
+
+def exchange(addr, data, wait=5):
+    """Send data on one connection; what came back until the server closed or wait s."""
+    host, port = addr.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)))
+    s.settimeout(wait)
+    s.sendall(data)
+    got = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            got += b
+    except (socket.timeout, ConnectionResetError):
+        pass
+    s.close()
+    return got
+
+
+def answers(got):
+    """The answers in got, in order: "STATUS" or, for a JSON error, "STATUS:CODE"."""
+    out = []
+    while got.startswith(b"HTTP/"):
+        head, sep, rest = got.partition(b"\r\n\r\n")
+        if not sep:
+            break
+        m = re.search(rb"(?im)^content-length: *(\d+)", head)
+        n = int(m.group(1)) if m else len(rest)
+        body, got = rest[:n], rest[n:]
+        what = head.split(b" ")[1].decode()
+        try:
+            what += ":" + json.loads(body)["error"]["code"]
+        except (ValueError, KeyError, TypeError):
+            pass
+        out.append(what)
+    return out
+
+
+def smuggle(args):
+    through = 0
+    for name, bad in SMUGGLE_CASES:
+        got = exchange(args.addr, GOOD + bad + SMUGGLED)
+        hit = b"/api/smuggled" in got
+        through += hit
+        print("%s: %s smuggled %s" % (name, " ".join(answers(got)) or "none",
+                                      "yes" if hit else "no"))
+    print("smuggled %d of %d" % (through, len(SMUGGLE_CASES)))
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -116,8 +198,10 @@ def main():
     f.add_argument("--conns", type=int, required=True)
     f.add_argument("--out", required=True)
     f.add_argument("--seconds", type=float, default=30)
+    m = sub.add_parser("smuggle")
+    m.add_argument("addr")
     args = p.parse_args()
-    raw(args) if args.cmd == "raw" else flood(args)
+    {"raw": raw, "flood": flood, "smuggle": smuggle}[args.cmd](args)
 
 
 if __name__ == "__main__":

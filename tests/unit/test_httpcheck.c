@@ -92,6 +92,31 @@ struct head_row {
     enum httpcheck_head want;
 };
 
+static void test_utf8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int valid;
+    } rows[] = {
+        {"", 1},
+        {"hillfox.org", 1},
+        {"caf\xc3\xa9.example", 1},           /* é */
+        {"\xe2\x82\xac \xf0\x9f\x98\x80", 1}, /* € and an emoji */
+        {"\xff", 0},
+        {"caf\xe9", 0},          /* Latin-1 */
+        {"\xc3", 0},             /* cut short */
+        {"\xc0\xaf", 0},         /* overlong '/' */
+        {"\xe0\x80\xaf", 0},     /* overlong '/' */
+        {"\xed\xa0\x80", 0},     /* a surrogate */
+        {"\xf4\x90\x80\x80", 0}, /* past U+10FFFF */
+        {"\x80", 0},             /* a continuation byte alone */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (httpcheck_utf8(rows[i].text) != rows[i].valid)
+            fail_msg("row %zu: httpcheck_utf8 gave %d", i, !rows[i].valid);
+}
+
 static void check_rows(const struct head_row *rows, size_t n_rows)
 {
     for (size_t i = 0; i < n_rows; i++) {
@@ -165,6 +190,11 @@ static void test_head_faults(void **state)
         {"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 0,
          HTTPCHECK_HEAD_BAD},
         {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n", 0,
+         HTTPCHECK_HEAD_BAD},
+        /* Fields that may come once: the first would decide for one reader, the last for
+           another. */
+        {"GET / HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n", 0, HTTPCHECK_HEAD_BAD},
+        {"GET / HTTP/1.1\r\nAuthorization: Bearer a\r\nAUTHORIZATION: Bearer b\r\n\r\n", 0,
          HTTPCHECK_HEAD_BAD},
         /* Faults show before the head ends. */
         {"GET / HTTP/1.1\r\nHost x", 0, HTTPCHECK_HEAD_BAD},
@@ -258,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_has_nul),
         cmocka_unit_test(test_bearer),
         cmocka_unit_test(test_content_length),
+        cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_head_good_and_partial),
         cmocka_unit_test(test_head_faults),
         cmocka_unit_test(test_head_limits),
