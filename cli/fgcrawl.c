@@ -14,6 +14,7 @@
 #include "eval/labels.h"
 #include "job/jobrun.h"
 #include "job/jobspec.h"
+#include "job/jobwarn.h"
 #include "store/crawlstore.h"
 #include "store/store.h"
 
@@ -63,6 +64,12 @@ static int load_job(const struct fgcrawl_opts *o, struct jobspec **js)
     return CLI_OK;
 }
 
+static void warn_line(void *ctx, const char *text)
+{
+    (void)ctx;
+    fprintf(stderr, "crawl: %s\n", text);
+}
+
 /* Store the new job, or read the body of the one to resume; say which job it is. */
 static int start_job(const struct fgcrawl_opts *o, struct store *s, struct jobspec **js,
                      int64_t *job)
@@ -71,6 +78,8 @@ static int start_job(const struct fgcrawl_opts *o, struct store *s, struct jobsp
         if (jobrun_create_here(s, *js, job) != ERR_OK)
             return cli_fail("crawl", "%s", err_msg());
         printf("job %lld: %s\n", (long long)*job, (*js)->topic);
+        fflush(stdout);
+        jobwarn_print(*js, warn_line, NULL);
         return CLI_OK;
     }
     *job = o->resume;

@@ -23,6 +23,7 @@
 #include "crawler/warcwrite.h"
 #include "job/jobctx.h"
 #include "job/jobspec.h"
+#include "job/jobwarn.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/jobteam.h"
@@ -293,17 +294,21 @@ static void note_db_loss(struct store *s, int64_t id, const char *worker)
 
 static enum err create(struct store *s, const struct jobspec *js, const char *worker, int64_t *id)
 {
-    struct buf body, params;
+    struct buf body, params, warnings;
     buf_init(&body, 0);
     buf_init(&params, 0);
+    buf_init(&warnings, 0);
     enum err e = jobspec_to_json(js, &body);
     if (!e)
         e = jobspec_params_json(&js->params, &params);
     if (!e)
-        e = crawlstore_job_create_leased(s, js->topic, buf_str(&body), buf_str(&params), worker,
-                                         id);
+        e = jobwarn_json(js, &warnings, NULL);
+    if (!e)
+        e = crawlstore_job_create_leased(s, js->topic, buf_str(&body), buf_str(&params),
+                                         buf_str(&warnings), worker, id);
     buf_release(&body);
     buf_release(&params);
+    buf_release(&warnings);
     return e;
 }
 

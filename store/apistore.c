@@ -88,6 +88,7 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     "       + jsonb_array_length(j.body->'other_sites') AS sites"                                  \
     "   FROM train_sites r WHERE r.job_id = j.id) t) END,"                                         \
     " 'stop_requested', j.stop_requested, 'stop_reason', j.stop_reason, 'error', j.error,"         \
+    " 'warnings', j.warnings,"                                                                     \
     " 'params', j.params,"                                                                         \
     " 'counters', json_build_object('pages_downloaded', j.pages_downloaded,"                       \
     "   'sites_examined', j.sites_examined, 'relevant_found', j.relevant_found),"                  \

@@ -21,20 +21,23 @@
 enum err crawlstore_job_create(struct store *s, const char *topic, const char *body_json,
                                const char *params_json, int64_t *id)
 {
-    return crawlstore_job_create_leased(s, topic, body_json, params_json, NULL, id);
+    return crawlstore_job_create_leased(s, topic, body_json, params_json, NULL, NULL, id);
 }
 
 enum err crawlstore_job_create_leased(struct store *s, const char *topic, const char *body_json,
-                                      const char *params_json, const char *worker, int64_t *id)
+                                      const char *params_json, const char *warnings_json,
+                                      const char *worker, int64_t *id)
 {
-    const char *p[] = {topic, body_json, params_json, worker};
+    const char *p[] = {topic, body_json, params_json, worker, warnings_json};
     struct store_rows *r;
-    enum err e = store_query(s,
-                             "INSERT INTO jobs (topic, body, params, worker, heartbeat_at)"
-                             " VALUES ($1, $2::jsonb, $3::jsonb, $4,"
-                             "  CASE WHEN $4::text IS NOT NULL THEN now() END) "
-                             "RETURNING id",
-                             4, p, &r);
+    enum err e =
+        store_query(s,
+                    "INSERT INTO jobs (topic, body, params, worker, heartbeat_at, warnings)"
+                    " VALUES ($1, $2::jsonb, $3::jsonb, $4,"
+                    "  CASE WHEN $4::text IS NOT NULL THEN now() END,"
+                    "  coalesce($5::jsonb, '[]')) "
+                    "RETURNING id",
+                    5, p, &r);
     if (e)
         return e;
     *id = store_rows_i64(r, 0, 0, 0);

@@ -20,10 +20,11 @@ struct bgexec;
 enum err crawlstore_job_create(struct store *s, const char *topic, const char *body_json,
                                const char *params_json, int64_t *id) WARN_UNUSED;
 /* The same with the job's lease held by worker from the start (store/joblease.h): for a
- * job its creator runs at once, which no other runner may take up first. */
+ * job its creator runs at once, which no other runner may take up first (worker NULL:
+ * none); warnings_json (NULL: none) is the job's warnings (job/jobwarn.h). */
 enum err crawlstore_job_create_leased(struct store *s, const char *topic, const char *body_json,
-                                      const char *params_json, const char *worker,
-                                      int64_t *id) WARN_UNUSED;
+                                      const char *params_json, const char *warnings_json,
+                                      const char *worker, int64_t *id) WARN_UNUSED;
 
 struct crawlstore_job {
     int64_t id;

@@ -479,6 +479,15 @@ function renderJob(j) {
     ? `Nobody runs this job now: ${j.runner.worker ? `its runner ${j.runner.worker} last answered ${j.runner.heartbeat_at}` : 'it has no runner'}. ` +
       `A serve takes it up, or: sitescout crawl --resume ${j.id}.`
     : '';
+  // What the job's examples are worth (job/jobwarn.h), said from its creation on.
+  const warnings = j.warnings || [];
+  $('#j-warnings').replaceChildren(...warnings.map((w) => {
+    const li = document.createElement('li');
+    li.textContent = `Warning: ${w.message}`;
+    li.dataset.code = w.code;
+    return li;
+  }));
+  $('#j-warnings').hidden = warnings.length === 0;
   const note = j.error ? `${j.state === 'failed' ? 'Failed' : 'Note'}: ${j.error}` : '';
   $('#j-error').hidden = !note && !gone;
   $('#j-error').textContent = [note, gone].filter(Boolean).join(' ');

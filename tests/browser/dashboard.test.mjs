@@ -67,6 +67,8 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     const id = page.url().match(/#\/jobs\/(\d+)$/)[1];
     await page.waitForSelector('#view-job:not([hidden])');
     await page.waitForFunction((t) => document.querySelector('#j-topic').textContent === t, JOB.topic);
+    // The demo job has examples enough (15 relevant, 40 other): no warning (job/jobwarn.h).
+    assert.equal(await page.isHidden('#j-warnings'), true, 'the demo job is not warned');
 
     // It runs, updating without a reload; pause and resume it with the buttons.
     const stateIs = (...want) => page.waitForFunction(

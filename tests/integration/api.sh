@@ -238,6 +238,20 @@ assert_eq "0 0 0 0" "$(psql_q "select (select count(*) from sites where job_id =
   (select count(*) from edges where job_id = $job2) || ' ' ||
   (select count(*) from metrics where job_id = $job2)")" "with everything it found (sites, pages, edges, metrics)"
 
+# --- a job with a handful of examples is told what they are worth (issue 30)
+printf '%s' '{"topic": "sci.space", "relevant_sites": ["http://a.example/", "http://b.example/"],
+  "other_sites": ["http://c.example/", "http://d.example/"], "params": {"max_pages": 1}}' >"$SCRATCH/few.json"
+assert_eq 201 "$(post_json /api/jobs "$SCRATCH/few.json")" "POST a job with 2 relevant and 2 other examples"
+few=$(field "d['id']")
+assert_eq "few_relevant_examples few_other_examples" "$(field "' '.join(w['code'] for w in d['warnings'])")" \
+  "... its answer warns of both"
+assert_contains "$(field "d['warnings'][0]['message']")" "only 2 relevant example websites" "... saying how many"
+assert_eq 200 "$(req GET "/api/jobs/$job")" "GET the first job"
+assert_eq "[]" "$(field "json.dumps(d['warnings'])")" "... which had enough examples: no warning"
+req POST "/api/jobs/$few/stop" >/dev/null
+wait_state "$few" done failed
+assert_eq 204 "$(req DELETE "/api/jobs/$few")" "... and it is deleted (the checks below count jobs)"
+
 # --- errors
 printf '{"topic": "x", ' >"$SCRATCH/bad.json"
 assert_eq 400 "$(post_json /api/jobs "$SCRATCH/bad.json")" "invalid JSON is 400"

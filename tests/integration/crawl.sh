@@ -124,6 +124,17 @@ assert_eq "3|1|svm" "$(psql_q "select format_version, get_byte(data, 8), params-
 ok "the svm crawl finds relevant websites"
 stop_replay
 
+# --- a job with a handful of examples is warned before it runs (issue 30); here it then
+# fails at once, as the proxy refuses every connection
+printf '%s' '{"topic": "few", "relevant_sites": ["http://a.example/", "http://b.example/"],
+  "other_sites": ["http://c.example/", "http://d.example/"]}' >"$SCRATCH/few.json"
+crawl --job "$SCRATCH/few.json" --proxy "http://127.0.0.1:$(free_port)" >"$SCRATCH/few.out" 2>"$SCRATCH/few.err" || true
+assert_contains "$(cat "$SCRATCH/few.err")" "crawl: warning: only 2 relevant example websites" \
+  "crawl warns of few relevant examples"
+assert_contains "$(cat "$SCRATCH/few.err")" "crawl: warning: only 2 other example websites" "... and of few others"
+assert_eq 2 "$(psql_q "select jsonb_array_length(warnings) from jobs order by id desc limit 1")" \
+  "... and the job keeps its warnings"
+
 # --- stop conditions: relevant sites wanted, windowed pprs, a pause asked from outside
 start_replay "$SCRATCH/access4.log" --warc "$WARC"
 crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=0 \
