@@ -4,7 +4,9 @@
 # topic (precision, recall, top 10, pages, retrains) with mean and worst rows, over all
 # the topics and over the untuned ones. `--few N` cuts every job to its first N
 # relevant_sites and first N other_sites (start sites unchanged): the user's case of a
-# handful of examples.
+# handful of examples. The training websites a cut job dropped are then scored as test
+# websites (the labels name them training websites of the full job): a relevant one the
+# crawl finds is a hit, an other one it calls relevant a false positive.
 #
 # Usage: bench/alltopics_crawl.sh [--few N] [--topics a,b,...] [--budget PAGES]
 #                                 [--out DIR] [--set key=value ...]
@@ -57,9 +59,11 @@ trap '[[ -n $replay ]] && kill $replay 2>/dev/null; rm -rf "$tmp"' EXIT
 keep=${out:-$tmp}
 
 # The topics (in the jobs file's order) and the jobs file to crawl (cut with --few).
-python3 - "$jobs" "$labels" "$topics" "$min_sites" "$few" "$tmp/jobs.json" "$tmp/topics" <<'PY'
+python3 - "$jobs" "$labels" "$topics" "$min_sites" "$few" "$tmp/jobs.json" "$tmp/topics" \
+  "$tmp/labels.tsv" <<'PY'
 import collections, json, sys
-jobs_path, labels_path, wanted, min_sites, few, out_jobs, out_topics = sys.argv[1:]
+from urllib.parse import urlsplit
+jobs_path, labels_path, wanted, min_sites, few, out_jobs, out_topics, out_labels = sys.argv[1:]
 jobs = json.load(open(jobs_path))
 sites = collections.Counter()
 with open(labels_path) as f:
@@ -78,10 +82,30 @@ else:
     if not topics:
         sys.exit("alltopics_crawl: no topic with %s websites in %s" % (min_sites, labels_path))
 few = int(few)
+# The labels give each website a role per topic: a training website of the full job is
+# not scored. A cut job was not given the training websites it dropped: for it they are
+# websites to find (relevant ones) or to reject (other ones), so they are scored as test
+# websites, by their topic.
+given = {}
 if few:
     for t in topics:
         jobs[t]["relevant_sites"] = jobs[t]["relevant_sites"][:few]
         jobs[t]["other_sites"] = jobs[t]["other_sites"][:few]
+        given[t] = {urlsplit(u).netloc.lower() for k in ("relevant_sites", "other_sites", "start_sites")
+                    for u in jobs[t].get(k, [])}
+with open(labels_path) as f, open(out_labels, "w") as out:
+    out.write(next(f))
+    for line in f:
+        cols = line.rstrip("\n").split("\t")
+        if few and len(cols) > 5:
+            roles = []
+            for r in cols[5].split(";"):
+                t, _, role = r.partition(":")
+                if t in given and role in ("train", "train-other") and cols[0] not in given[t]:
+                    role = "test"
+                roles.append(t + ":" + role if _ else r)
+            cols[5] = ";".join(roles)
+        out.write("\t".join(cols) + "\n")
 json.dump({t: jobs[t] for t in topics}, open(out_jobs, "w"))
 open(out_topics, "w").write("\n".join(topics) + "\n")
 PY
@@ -99,7 +123,7 @@ i=0
 while read -r t; do
   i=$((i + 1))
   t0=$SECONDS
-  if ! "$bin" crawl --job "$tmp/jobs.json" --topic "$t" --proxy "$proxy" --labels "$labels" \
+  if ! "$bin" crawl --job "$tmp/jobs.json" --topic "$t" --proxy "$proxy" --labels "$tmp/labels.tsv" \
     --report "$keep/$t.json" --set politeness_delay_ms=0 --set max_pages="$budget" \
     "${sets[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null; then
     echo "alltopics_crawl: the crawl of $t FAILED:" >&2
