@@ -259,6 +259,7 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
             st->finish(sctx);
         return e;
     }
+    crawlmeter_ledger(&r.m, c->s, c->job);
     r.m.border = counts.border;
     r.claimed = counts.claimed; /* a dead runner's, until they come back to the border */
     r.reported = (struct crawlmeter_point){r.m.pages, r.m.examined, r.m.relevant};
@@ -277,6 +278,8 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     if (st->finish)             /* gives back the work still held; the pages it cost count */
         st->finish(sctx);
     r.m.in_flight = 0;
+    if (crawlmeter_requests_settle(&r.m) != ERR_OK) /* the count stays a little high */
+        log_warn("crawl: job %lld: requests: %s", (long long)c->job, err_msg());
     if (!e && !r.m.lease_lost && !c->helper)
         e = crawlmeter_write(&r.m, c->s, c->job);
     if (!e)

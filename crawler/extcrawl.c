@@ -240,7 +240,9 @@ static enum advance slot_advance(struct ext *x, struct slot *sl, enum err *e)
     int64_t spare = pages_spare(x);
     if (final ? spare <= 0 : spare < 0)
         return final ? ADVANCE_DONE : ADVANCE_OVER_BUDGET;
-    *e = fetcher_submit(x->f, url, slot_tag(x, sl));
+    *e = crawlmeter_request(x->m); /* counted before it is made: a kill loses no count */
+    if (!*e)
+        *e = fetcher_submit(x->f, url, slot_tag(x, sl));
     sl->waiting = !*e;
     return ADVANCE_SUBMITTED;
 }
