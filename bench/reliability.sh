@@ -242,7 +242,7 @@ ld_worker() { # ld_worker NAME JOBS: sets WORKER (its pid)
   "$bin" worker --db "$db" --proxy "$PROXY" --jobs "$2" >"$tmp/ld.$1.out" 2>"$tmp/ld.$1.err" &
   WORKER=$!
   pids+=("$WORKER")
-  for _ in $(seq 200); do grep -q '^working' "$tmp/ld.$1.out" && return; sleep 0.1; done
+  for _ in $(seq 200); do grep -qs '^working' "$tmp/ld.$1.out" && return; sleep 0.1; done
   echo "worker $1 did not start: $(cat "$tmp/ld.$1.err")"
   exit 1
 }
@@ -292,9 +292,11 @@ PY
     ld_worker "c$i" 1
     c=$WORKER
     ld_until "select state in ('done', 'failed') from jobs where id = $job"
+    # (requests through to_jsonb: a binary older than the column gives '-')
     IFS='|' read -r state why pages requests cap < <(q "select state, coalesce(stop_reason, '-'),
-      pages_downloaded, requests, least(coalesce(nullif((params->>'max_pages_to_decide')::int, 0),
-      1000000), (params->>'max_pages_per_site')::int) from jobs where id = $job")
+      pages_downloaded, coalesce(to_jsonb(j)->>'requests', '-'),
+      least(coalesce(nullif((params->>'max_pages_to_decide')::int, 0), 1000000),
+      (params->>'max_pages_per_site')::int) from jobs j where id = $job")
     [[ $why == max_pages ]] && ((pages + cap < budget)) && early=$((early + 1))
     printf '%-4s %8s %-22s %6s %8s\n' "$i" "$at" "$state ($why)" "$pages" "$requests"
     kill "$b" "$c" 2>/dev/null || true
