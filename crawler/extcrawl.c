@@ -171,6 +171,7 @@ static enum err renew_allowance(struct ext *x)
         .held = held,
         .committed = held - pages_spare(x),
         .site_pages = cap,
+        .left = max - x->m->pages, /* the job's pages beside others (crawlrun's team counts) */
     };
     int shared = !jobteam_share(&need, &keep, &more);
     if (held == 0 && keep == 0 && more == 0)

@@ -140,9 +140,11 @@ int jobteam_share(const struct jobteam_need *n, int64_t *keep, int64_t *more)
         *more = n->max_pages;
         return 1;
     }
-    int64_t want = n->nothing_to_start ? 0
-                                       : n->committed + (int64_t)JOBTEAM_SHARE_SITES *
-                                                            n->concurrency * n->site_pages;
+    int64_t extra = (int64_t)JOBTEAM_SHARE_SITES * n->concurrency * n->site_pages;
+    int64_t part = n->left / (n->others > 0 ? n->others + 1 : 1);
+    if (part < n->site_pages)
+        part = n->site_pages;
+    int64_t want = n->nothing_to_start ? 0 : n->committed + (extra < part ? extra : part);
     *more = held > want ? 0 : want - held;
     *keep = held > want ? want : held;
     return 0;

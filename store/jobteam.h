@@ -61,8 +61,11 @@ enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t
  * died: a new one must find pages to refill with), or a lead before its first poll or
  * beside others -- holds what its websites in flight may still need (committed) plus
  * JOBTEAM_SHARE_SITES websites' worth (site_pages) per website it may examine at once
- * (concurrency), none when it has nothing to start, and gives the rest back. Returns 1
- * when the runner is alone.
+ * (concurrency), but no more than its even part of what the budget has left (left
+ * divided among it and the others; a website's worth at least), none when it has
+ * nothing to start, and gives the rest back: a new lead beside a helper that held the
+ * rest of the budget gets its part at the helper's next poll. Returns 1 when the runner
+ * is alone.
  */
 #define JOBTEAM_SHARE_SITES 2
 struct jobteam_need {
@@ -75,6 +78,7 @@ struct jobteam_need {
     int64_t held;         /* its allowance now: pages granted and not recorded */
     int64_t committed;    /* of those, what its websites in flight may still need */
     int64_t site_pages;   /* a website's worth: what one may need to be decided */
+    int64_t left;         /* max_pages less the job's pages recorded */
 };
 int jobteam_share(const struct jobteam_need *n, int64_t *keep, int64_t *more);
 

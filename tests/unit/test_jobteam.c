@@ -194,7 +194,8 @@ static void test_share(void **state)
                              .max_pages = 3000,
                              .held = 120,
                              .committed = 70,
-                             .site_pages = 25};
+                             .site_pages = 25,
+                             .left = 3000};
     int64_t keep = -1, more = -1;
     assert_int_equal(jobteam_share(&n, &keep, &more), 1); /* a lead alone */
     assert_int_equal(keep, 120);
@@ -217,6 +218,20 @@ static void test_share(void **state)
     n.others = 1;
     assert_int_equal(jobteam_share(&n, &keep, &more), 0);
     assert_int_equal(more, 0);
+    /* Many websites at once, little left: its even part of what is left. A helper
+     * holding the last 900 pages gives half back when a new lead comes ... */
+    n.role = JOBTEAM_HELPER;
+    n.concurrency = 32;
+    n.left = 900;
+    n.held = 900;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(keep, 70 + 900 / 2);
+    assert_int_equal(more, 0);
+    n.left = 30; /* ... and keeps a website's worth at least */
+    n.held = 0;
+    n.committed = 0;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(more, 25);
     n.nothing_to_start = 1; /* with nothing to start, it holds nothing */
     n.committed = 0;
     assert_int_equal(jobteam_share(&n, &keep, &more), 0);
@@ -240,7 +255,8 @@ static void test_new_lead_refills(void **state)
                              .max_pages = 3000,
                              .held = 0,
                              .committed = 0,
-                             .site_pages = 25};
+                             .site_pages = 25,
+                             .left = 3000};
     int64_t keep, more, got = -1;
     assert_int_equal(jobteam_share(&n, &keep, &more), 0);
     assert_int_equal(jobteam_allow(s, job, "other-host:2", 3000, keep, more, &got), ERR_OK);
