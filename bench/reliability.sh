@@ -9,6 +9,11 @@
 #              found against the uninterrupted run's relevant websites (the oracle)
 #   serve_kills  the same with `serve` killed and started again (a job posted to it)
 #   outage     PostgreSQL stopped for 30 s, and crashed (immediate stop), under a crawl
+#   lead_death N times a job shared by workers whose lead is killed (issue 29): `serve
+#              --workers 0`, worker A (--jobs 4) leads, B (--jobs 1) helps; A killed with -9
+#              at 30% of the budget, worker C started 3 s later: how each job ended, and
+#              "jobs ended early: K of N" (ended on max_pages more than a website's worth
+#              short of it)
 #   slowloris  2,000 connections that never finish their headers, from 32 addresses, and
 #              /api/health's answer time from another address meanwhile (the flood:
 #              bench/slowloris, or SLOWLORIS_BIN; SLOWLORIS_FLOOD=python, SLOWLORIS_REOPEN=1)
@@ -19,7 +24,7 @@
 #              connections) that never finish their headers, re-opened when closed, and
 #              40 requests from 127.0.0.2 meanwhile: how many failed (issue 29)
 # Usage: bench/reliability.sh [--kills N] [--budget PAGES] [SECTION...]
-#   defaults: 10 kills, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
+#   (--kills N: the runs of kills, serve_kills and lead_death) defaults: 10 kills, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
 #   and a private PostgreSQL cluster in a temporary directory.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,11 +37,11 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --kills) kills=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    faults | kills | serve_kills | outage | slowloris | framing | conn_flood) sections+=("$1"); shift ;;
+    faults | kills | serve_kills | outage | lead_death | slowloris | framing | conn_flood) sections+=("$1"); shift ;;
     *) echo "reliability.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
   esac
 done
-((${#sections[@]})) || sections=(faults kills serve_kills outage slowloris framing conn_flood)
+((${#sections[@]})) || sections=(faults kills serve_kills outage lead_death slowloris framing conn_flood)
 
 tmp=$(mktemp -d /tmp/sitescout-rel.XXXXXX)
 chmod 755 "$tmp"
@@ -236,6 +241,76 @@ outage() {
     local counted="job_id = $job and role not in ('train', 'train_other') and state = 'examined'"
     echo "$how: crawl exit $rc, resumed $resumed, state $(q "select state || ' ' || stop_reason from jobs where id = $job"), pages $(q "select pages_downloaded from jobs where id = $job"), examined $(q "select sites_examined from jobs where id = $job") (rows $(q "select count(*) from sites where $counted")), claimed $(q "select count(*) from sites where job_id = $job and state = 'claimed'")"
   done
+}
+
+# lead_death: a job shared by workers whose lead is killed (issue 29, item 1).
+ld_worker() { # ld_worker NAME JOBS: sets WORKER (its pid)
+  "$bin" worker --db "$db" --proxy "$PROXY" --jobs "$2" >"$tmp/ld.$1.out" 2>"$tmp/ld.$1.err" &
+  WORKER=$!
+  pids+=("$WORKER")
+  for _ in $(seq 200); do grep -qs '^working' "$tmp/ld.$1.out" && return; sleep 0.1; done
+  echo "worker $1 did not start: $(cat "$tmp/ld.$1.err")"
+  exit 1
+}
+ld_until() { # ld_until SQL: poll until it answers t (10 minutes at most)
+  for _ in $(seq 6000); do
+    [[ $(q "$1") == t ]] && return 0
+    sleep 0.1
+  done
+  echo "waited 10 minutes for: $1"
+  exit 1
+}
+lead_death() {
+  echo "== lead_death: $kills x kill -9 of a shared job's lead at 30% of $budget pages" \
+    "(A --jobs 4 leads, B --jobs 1 helps, C starts 3 s after the kill)"
+  [[ -n ${PROXY:-} ]] || { replay kills; PROXY=$REPLAY; }
+  python3 - "$web/dev.jobs.json" "$budget" >"$tmp/ld.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["sci.space"]
+d.setdefault("params", {}).update(max_pages=int(sys.argv[2]), politeness_delay_ms=100)
+print(json.dumps(d))
+PY
+  local out="$tmp/ld.serve.out"
+  "$bin" serve --listen 127.0.0.1:0 --db "$db" --proxy "$PROXY" --workers 0 >"$out" 2>/dev/null &
+  local serve=$!
+  pids+=("$serve")
+  for _ in $(seq 200); do grep -q '^listening' "$out" && break; sleep 0.1; done
+  local api
+  api=$(sed -n 's/^listening on //p' "$out")
+  printf '%-4s %8s %-22s %6s %8s\n' run killed_at ended pages requests
+  local early=0
+  for i in $(seq "$kills"); do
+    local a b c job at state why pages requests cap
+    ld_worker "a$i" 4
+    a=$WORKER
+    job=$(curl -sf -X POST -H 'Content-Type: application/json' --data @"$tmp/ld.json" \
+      "http://$api/api/jobs" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+    ld_until "select state = 'crawling' and worker like '%:$a:%' from jobs where id = $job"
+    ld_worker "b$i" 1
+    b=$WORKER
+    ld_until "select count(*) = 2 from job_workers where job_id = $job"
+    ld_until "select pages_downloaded >= $((budget * 3 / 10)) or state <> 'crawling'
+              from jobs where id = $job"
+    kill -9 "$a"
+    wait "$a" 2>/dev/null || true
+    at=$(q "select pages_downloaded from jobs where id = $job")
+    sleep 3
+    ld_worker "c$i" 1
+    c=$WORKER
+    ld_until "select state in ('done', 'failed') from jobs where id = $job"
+    # (requests through to_jsonb: a binary older than the column gives '-')
+    IFS='|' read -r state why pages requests cap < <(q "select state, coalesce(stop_reason, '-'),
+      pages_downloaded, coalesce(to_jsonb(j)->>'requests', '-'),
+      least(coalesce(nullif((params->>'max_pages_to_decide')::int, 0), 1000000),
+      (params->>'max_pages_per_site')::int) from jobs j where id = $job")
+    [[ $why == max_pages ]] && ((pages + cap < budget)) && early=$((early + 1))
+    printf '%-4s %8s %-22s %6s %8s\n' "$i" "$at" "$state ($why)" "$pages" "$requests"
+    kill "$b" "$c" 2>/dev/null || true
+    wait "$b" "$c" 2>/dev/null || true
+  done
+  kill "$serve"
+  wait "$serve" 2>/dev/null || true
+  echo "jobs ended early: $early of $kills"
 }
 
 # The flood is bench/slowloris (one process, epoll) of the binary's build; with

@@ -44,6 +44,36 @@ enum err crawlmeter_init(struct crawlmeter *m, const struct crawlmeter_limits *l
     return ERR_OK;
 }
 
+void crawlmeter_ledger(struct crawlmeter *m, struct store *s, int64_t job)
+{
+    m->ledger = s;
+    m->ledger_job = job;
+}
+
+enum err crawlmeter_request(struct crawlmeter *m)
+{
+    if (m->ledger && m->requests >= m->requests_counted) {
+        enum err e =
+            crawlstore_job_add_requests(m->ledger, m->ledger_job, CRAWLMETER_REQUESTS_AHEAD);
+        if (e)
+            return e;
+        m->requests_counted += CRAWLMETER_REQUESTS_AHEAD;
+    }
+    m->requests++;
+    return ERR_OK;
+}
+
+enum err crawlmeter_requests_settle(struct crawlmeter *m)
+{
+    if (!m->ledger || m->requests_counted == m->requests)
+        return ERR_OK;
+    enum err e =
+        crawlstore_job_add_requests(m->ledger, m->ledger_job, m->requests - m->requests_counted);
+    if (!e)
+        m->requests_counted = m->requests;
+    return e;
+}
+
 void crawlmeter_release(struct crawlmeter *m)
 {
     free(m->win);

@@ -46,7 +46,15 @@ struct crawlmeter {
      * how many polls there were. */
     int team;
     uint64_t polls;
+    /* The page requests this run made, and how many of them jobs.requests counts already
+     * (crawlmeter_request), in the store given by crawlmeter_ledger (NULL: none). */
+    int64_t requests, requests_counted;
+    struct store *ledger;
+    int64_t ledger_job;
 };
+
+/* How many page requests a runner counts in jobs.requests at once, ahead of making them. */
+#define CRAWLMETER_REQUESTS_AHEAD 32
 
 /* A metrics row is due every CRAWLMETER_ROW_MS, or every CRAWLMETER_ROW_PAGES pages. */
 #define CRAWLMETER_ROW_MS    2000
@@ -77,6 +85,19 @@ enum crawl_stop crawlmeter_budget_stop(const struct crawlmeter *m);
 
 /* Is a metrics row due (see CRAWLMETER_ROW_MS)? */
 int crawlmeter_row_due(const struct crawlmeter *m);
+
+/*
+ * Every page request of a crawl is counted in jobs.requests (docs/api.md: `requests`),
+ * pages fetched again after a kill -9 included: crawlmeter_ledger names the store and
+ * the job; crawlmeter_request is called before each page request is made, and counts
+ * CRAWLMETER_REQUESTS_AHEAD more in the store when those counted are used up, so that a
+ * process killed at any moment has counted every request it made (and at most that many
+ * more); crawlmeter_requests_settle, at the run's end, takes back those counted and not
+ * made. Without a ledger the requests are only counted here.
+ */
+void crawlmeter_ledger(struct crawlmeter *m, struct store *s, int64_t job);
+enum err crawlmeter_request(struct crawlmeter *m) WARN_UNUSED;
+enum err crawlmeter_requests_settle(struct crawlmeter *m) WARN_UNUSED;
 
 /* Write a metrics row for the job. */
 enum err crawlmeter_write(struct crawlmeter *m, struct store *s, int64_t job) WARN_UNUSED;

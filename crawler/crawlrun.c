@@ -61,12 +61,15 @@ static void crawlrun_report(struct run *r)
  * spent), have to wait? Yes while other runners hold websites (their links may feed the
  * border) or websites of runners gone have just come back to the border; for the budget,
  * also while others hold some of it (store/jobteam.h: an idle runner holds none). The
- * store is asked at most once a poll.
+ * store is asked at most once a poll, and always for the budget: a lead that has not
+ * polled yet knows nothing of the others (a new lead of a job whose lead died, beside a
+ * helper holding pages: issue 29), and a lead whose allowance could not pay for a website
+ * must not end a job whose pages are held by others.
  */
 static int team_busy(struct run *r, enum crawl_stop why)
 {
     const struct crawlrun_config *c = r->c;
-    if (!r->st->shared || (r->claimed == 0 && (why != CRAWL_MAX_PAGES || r->m.team == 0)))
+    if (!r->st->shared || (r->claimed == 0 && why != CRAWL_MAX_PAGES))
         return 0;
     if (r->team_checked == r->m.polls)
         return 1;
@@ -256,7 +259,9 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
             st->finish(sctx);
         return e;
     }
+    crawlmeter_ledger(&r.m, c->s, c->job);
     r.m.border = counts.border;
+    r.claimed = counts.claimed; /* a dead runner's, until they come back to the border */
     r.reported = (struct crawlmeter_point){r.m.pages, r.m.examined, r.m.relevant};
     r.next_flush = monotime_s() + FLUSH_MS / 1000.0;
     r.next_analyze = counts.pages + ANALYZE_FIRST;
@@ -273,6 +278,8 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     if (st->finish)             /* gives back the work still held; the pages it cost count */
         st->finish(sctx);
     r.m.in_flight = 0;
+    if (crawlmeter_requests_settle(&r.m) != ERR_OK) /* the count stays a little high */
+        log_warn("crawl: job %lld: requests: %s", (long long)c->job, err_msg());
     if (!e && !r.m.lease_lost && !c->helper)
         e = crawlmeter_write(&r.m, c->s, c->job);
     if (!e)

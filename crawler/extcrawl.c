@@ -40,6 +40,7 @@ struct ext {
     int64_t job;
     struct fetcher *f;
     const char *worker; /* on the claims */
+    int helper;         /* helps the job's lead (crawlrun_config.helper) */
     const struct pagecls *model;
     struct pagecls_scratch *scratch;
     const struct extcrawl_params *p;
@@ -147,17 +148,16 @@ static void count_pages(struct ext *x, int64_t n)
 
 /*
  * The allowance, renewed once a poll and, when it cannot pay for another website, at
- * most every GRANT_S (at once when nothing is in flight). Alone, a runner holds all that
- * the job's budget has left, so one process crawls exactly as before there were
- * helpers. Beside other runners (or before the first poll has said whether there are
- * any) it holds what its websites in flight may need plus ALLOWANCE_SITES websites'
- * worth per website it may examine at once, and gives the rest back; with nothing in
- * flight and nothing it can start (the border empty, or less than a website's worth
- * left) it holds nothing, so that the lead, deciding whether the budget is spent, never
- * waits for pages nobody can use.
+ * most every GRANT_S (at once when nothing is in flight); how much it holds is
+ * jobteam_share's rule. A lead alone holds all that the job's budget has left, so one
+ * process crawls exactly as before there were helpers. A helper (even one that sees no
+ * lead: a new lead must find pages to refill with, issue 29), or a lead beside others or
+ * before its first poll, holds what its websites in flight may need plus a few websites'
+ * worth, and gives the rest back; with nothing in flight and nothing it can start (the
+ * border empty, or less than a website's worth left) it holds nothing, so that the
+ * lead, deciding whether the budget is spent, never waits for pages nobody can use.
  */
-#define GRANT_S         0.05
-#define ALLOWANCE_SITES 2
+#define GRANT_S 0.05
 static enum err renew_allowance(struct ext *x)
 {
     int64_t max = x->m->lim.max_pages, cap = decide_cap(x);
@@ -169,17 +169,22 @@ static enum err renew_allowance(struct ext *x)
         return ERR_OK;
     x->grant_poll = x->m->polls;
     x->grant_at = t;
-    int64_t keep = x->granted - x->recorded, more = max;
-    int shared = x->m->team > 0 || x->m->polls == 0;
-    if (shared) {
-        int nothing_to_start = idle && x->border_empty && !deepen_count(&x->kept);
-        int64_t committed = keep - pages_spare(x);
-        int64_t want = nothing_to_start ? 0 : committed + ALLOWANCE_SITES * x->p->concurrency * cap;
-        more = keep > want ? 0 : want - keep;
-        keep = keep > want ? want : keep;
-        if (keep == x->granted - x->recorded && more == 0 && keep == 0)
-            return ERR_OK; /* holds nothing and wants nothing */
-    }
+    int64_t held = x->granted - x->recorded, keep, more;
+    struct jobteam_need need = {
+        .role = x->helper ? JOBTEAM_HELPER : JOBTEAM_LEAD,
+        .polled = x->m->polls > 0,
+        .others = x->m->team,
+        .nothing_to_start = idle && x->border_empty && !deepen_count(&x->kept),
+        .concurrency = x->p->concurrency,
+        .max_pages = max,
+        .held = held,
+        .committed = held - pages_spare(x),
+        .site_pages = cap,
+        .left = max - x->m->pages, /* the job's pages beside others (crawlrun's team counts) */
+    };
+    int shared = !jobteam_share(&need, &keep, &more);
+    if (held == 0 && keep == 0 && more == 0)
+        return ERR_OK; /* holds nothing and wants nothing */
     int64_t got;
     /* The store counts the job's pages from the verdicts written: all of ours first. */
     enum err e = sitewriter_flush(x->w);
@@ -245,7 +250,9 @@ static enum advance slot_advance(struct ext *x, struct slot *sl, enum err *e)
     int64_t spare = pages_spare(x);
     if (final ? spare <= 0 : spare < 0)
         return final ? ADVANCE_DONE : ADVANCE_OVER_BUDGET;
-    *e = fetcher_submit(x->f, url, slot_tag(x, sl));
+    *e = crawlmeter_request(x->m); /* counted before it is made: a kill loses no count */
+    if (!*e)
+        *e = fetcher_submit(x->f, url, slot_tag(x, sl));
     sl->waiting = !*e;
     return ADVANCE_SUBMITTED;
 }
@@ -706,8 +713,13 @@ enum err extcrawl_run(const struct crawlrun_config *c, const struct pagecls *mod
     *why = CRAWL_RUNNING;
     if (p->concurrency < 1)
         return err_set(ERR_INVAL, "concurrency must be at least 1");
-    struct ext x = {
-        .s = c->s, .job = c->job, .f = c->f, .worker = c->worker, .model = model, .p = p};
+    struct ext x = {.s = c->s,
+                    .job = c->job,
+                    .f = c->f,
+                    .worker = c->worker,
+                    .helper = c->helper,
+                    .model = model,
+                    .p = p};
     strmap_init(&x.known);
     deepen_init(&x.kept, p->deepen_sites > 0 ? (size_t)p->deepen_sites : 0);
     return crawlrun_run(c, &website_strategy, &x, why);

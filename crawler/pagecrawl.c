@@ -296,7 +296,9 @@ static enum err submit_more(struct run *r)
         struct page *pg = pick(r);
         if (!pg)
             return ERR_OK;
-        enum err e = fetcher_submit(r->f, pg->url, (uint64_t)(uintptr_t)pg);
+        enum err e = crawlmeter_request(r->m); /* counted before it is made */
+        if (!e)
+            e = fetcher_submit(r->f, pg->url, (uint64_t)(uintptr_t)pg);
         if (e)
             return e;
         pg->state = PAGE_FETCHING;

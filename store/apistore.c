@@ -91,7 +91,8 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     " 'warnings', j.warnings,"                                                                     \
     " 'params', j.params,"                                                                         \
     " 'counters', json_build_object('pages_downloaded', j.pages_downloaded,"                       \
-    "   'sites_examined', j.sites_examined, 'relevant_found', j.relevant_found),"                  \
+    "   'sites_examined', j.sites_examined, 'relevant_found', j.relevant_found,"                   \
+    "   'requests', j.requests),"                                                                  \
     " 'harvest_rate', CASE WHEN j.sites_examined > 0"                                              \
     "   THEN j.relevant_found::float8 / j.sites_examined END,"                                     \
     " 'pprs', CASE WHEN j.relevant_found > 0"                                                      \

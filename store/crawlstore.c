@@ -458,3 +458,10 @@ enum err crawlstore_sites_list(struct store *s, int64_t job, struct crawlstore_s
     *n = (size_t)rows;
     return ERR_OK;
 }
+
+enum err crawlstore_job_add_requests(struct store *s, int64_t job, int64_t n)
+{
+    char id[32], delta[32];
+    const char *p[] = {NUM(id, job), NUM(delta, n)};
+    return store_exec(s, "UPDATE jobs SET requests = requests + $2 WHERE id = $1", 2, p);
+}

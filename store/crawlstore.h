@@ -205,6 +205,10 @@ enum err crawlstore_sites_update(struct store *s, int64_t job,
                                  const struct crawlstore_border *border, size_t n_border,
                                  int64_t pages_delta) WARN_UNUSED;
 
+/* Add n (may be negative: requests counted ahead and not made) to jobs.requests, the
+ * crawl's page requests (sql/017_job_requests.sql). */
+enum err crawlstore_job_add_requests(struct store *s, int64_t job, int64_t n) WARN_UNUSED;
+
 /* A site row of a job, as crawlstore_sites_list hands them out. */
 struct crawlstore_site_row {
     char *host, *homepage; /* malloc'd */

@@ -132,6 +132,24 @@ enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t
     return e;
 }
 
+int jobteam_share(const struct jobteam_need *n, int64_t *keep, int64_t *more)
+{
+    int64_t held = n->held < 0 ? 0 : n->held;
+    if (n->role == JOBTEAM_LEAD && n->polled && n->others == 0) {
+        *keep = held;
+        *more = n->max_pages;
+        return 1;
+    }
+    int64_t extra = (int64_t)JOBTEAM_SHARE_SITES * n->concurrency * n->site_pages;
+    int64_t part = n->left / (n->others > 0 ? n->others + 1 : 1);
+    if (part < n->site_pages)
+        part = n->site_pages;
+    int64_t want = n->nothing_to_start ? 0 : n->committed + (extra < part ? extra : part);
+    *more = held > want ? 0 : want - held;
+    *keep = held > want ? want : held;
+    return 0;
+}
+
 enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n,
                         int64_t *allowance)
 {

@@ -53,6 +53,35 @@ enum err jobteam_reclaim(struct store *s, int64_t job, int *count) WARN_UNUSED;
 enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t max_pages,
                        int64_t keep, int64_t more, int64_t *granted) WARN_UNUSED;
 
+/*
+ * How much of the budget a runner asks to hold (the rule jobteam_allow's callers follow).
+ * A lead that saw no other runner at its last poll is alone: it keeps what it holds and
+ * asks for all the budget has left (*more = max_pages), so one process crawls as if there
+ * were no team. Any other runner -- a helper always, even when it sees no lead (the lead
+ * died: a new one must find pages to refill with), or a lead before its first poll or
+ * beside others -- holds what its websites in flight may still need (committed) plus
+ * JOBTEAM_SHARE_SITES websites' worth (site_pages) per website it may examine at once
+ * (concurrency), but no more than its even part of what the budget has left (left
+ * divided among it and the others; a website's worth at least), none when it has
+ * nothing to start, and gives the rest back: a new lead beside a helper that held the
+ * rest of the budget gets its part at the helper's next poll. Returns 1 when the runner
+ * is alone.
+ */
+#define JOBTEAM_SHARE_SITES 2
+struct jobteam_need {
+    enum jobteam_role role;
+    int polled;           /* the runner has polled the team once at least */
+    int others;           /* live runners besides it at its last poll */
+    int nothing_to_start; /* nothing in flight, the border empty, nothing to read deeper */
+    int concurrency;      /* websites it may examine at once */
+    int64_t max_pages;    /* the job's budget (> 0) */
+    int64_t held;         /* its allowance now: pages granted and not recorded */
+    int64_t committed;    /* of those, what its websites in flight may still need */
+    int64_t site_pages;   /* a website's worth: what one may need to be decided */
+    int64_t left;         /* max_pages less the job's pages recorded */
+};
+int jobteam_share(const struct jobteam_need *n, int64_t *keep, int64_t *more);
+
 /* How many live runners job has besides worker, and the pages of the budget they hold
  * (their allowances; may be NULL). */
 enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n,

@@ -99,8 +99,13 @@ pages=$(psql_q "select pages_downloaded from jobs where id = $job")
 # Each runner downloads only within its allowance of the budget (store/jobteam.h).
 [[ $pages -le $BUDGET ]] || fail "the budget did not hold: $pages pages"
 ok "the budget held ($pages pages for $BUDGET)"
+# The helpers see the job done at their next poll and leave it.
+for _ in $(seq 300); do
+  [[ $(psql_q "select count(*) from job_workers where job_id = $job") == 0 ]] && break
+  sleep 0.1
+done
 assert_eq 0 "$(psql_q "select count(*) from job_workers where job_id = $job")" \
-  "a finished job has no runners left"
+  "a finished job's runners all leave it"
 
 # The same job in one process: about as many relevant websites, as precisely.
 "$BIN" crawl --db "$DB_URL" --job "$SCRATCH/job.json" --proxy "$PROXY" >"$SCRATCH/single.out" \

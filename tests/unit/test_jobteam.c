@@ -179,6 +179,101 @@ static void test_allowance(void **state)
     assert_int_equal(got, 50);
 }
 
+/*
+ * How much of the budget a runner asks to hold (issue 29): only a lead that has polled
+ * and seen nobody else takes all that is left; a helper that sees no lead (the lead died)
+ * stays bounded, so that the job's next lead finds pages to refill with.
+ */
+static void test_share(void **state)
+{
+    (void)state;
+    struct jobteam_need n = {.role = JOBTEAM_LEAD,
+                             .polled = 1,
+                             .others = 0,
+                             .concurrency = 4,
+                             .max_pages = 3000,
+                             .held = 120,
+                             .committed = 70,
+                             .site_pages = 25,
+                             .left = 3000};
+    int64_t keep = -1, more = -1;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 1); /* a lead alone */
+    assert_int_equal(keep, 120);
+    assert_int_equal(more, 3000);
+
+    n.role = JOBTEAM_HELPER; /* alone too, but a helper: what it may need, no more */
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(keep, 120);
+    assert_int_equal(more, 70 + JOBTEAM_SHARE_SITES * 4 * 25 - 120);
+    n.held = 2500; /* a helper holding the rest of the budget gives it back */
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(keep, 70 + JOBTEAM_SHARE_SITES * 4 * 25);
+    assert_int_equal(more, 0);
+
+    n.role = JOBTEAM_LEAD; /* a lead before its first poll knows no better */
+    n.polled = 0;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(keep, 70 + JOBTEAM_SHARE_SITES * 4 * 25);
+    n.polled = 1; /* nor beside others */
+    n.others = 1;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(more, 0);
+    /* Many websites at once, little left: its even part of what is left. A helper
+     * holding the last 900 pages gives half back when a new lead comes ... */
+    n.role = JOBTEAM_HELPER;
+    n.concurrency = 32;
+    n.left = 900;
+    n.held = 900;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(keep, 70 + 900 / 2);
+    assert_int_equal(more, 0);
+    n.left = 30; /* ... and keeps a website's worth at least */
+    n.held = 0;
+    n.committed = 0;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(more, 25);
+    n.nothing_to_start = 1; /* with nothing to start, it holds nothing */
+    n.committed = 0;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(keep, 0);
+    assert_int_equal(more, 0);
+}
+
+/* A helper's bounded share leaves the rest of the budget to a new lead (issue 29): the
+ * lead died, its row is gone; the helper renews as jobteam_share says, the lead finds
+ * what the helper does not hold. */
+static void test_new_lead_refills(void **state)
+{
+    struct store *s = *state;
+    int64_t job = crawling_job(s, "{}", "other-host:1");
+    assert_int_equal(jobteam_join(s, job, "other-host:2", JOBTEAM_HELPER), ERR_OK);
+    assert_int_equal(jobteam_leave(s, job, "other-host:1"), ERR_OK); /* the lead is gone */
+    struct jobteam_need n = {.role = JOBTEAM_HELPER,
+                             .polled = 1,
+                             .others = 0,
+                             .concurrency = 4,
+                             .max_pages = 3000,
+                             .held = 0,
+                             .committed = 0,
+                             .site_pages = 25,
+                             .left = 3000};
+    int64_t keep, more, got = -1;
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(jobteam_allow(s, job, "other-host:2", 3000, keep, more, &got), ERR_OK);
+    assert_int_equal(got, JOBTEAM_SHARE_SITES * 4 * 25);
+    assert_int_equal(jobteam_join(s, job, "other-host:3", JOBTEAM_LEAD), ERR_OK);
+    n.role = JOBTEAM_LEAD;
+    n.polled = 0; /* the new lead's first refill, before its first poll */
+    assert_int_equal(jobteam_share(&n, &keep, &more), 0);
+    assert_int_equal(jobteam_allow(s, job, "other-host:3", 3000, keep, more, &got), ERR_OK);
+    assert_int_equal(got, JOBTEAM_SHARE_SITES * 4 * 25); /* a website's worth and more */
+    int others = 0;
+    int64_t held = -1;
+    assert_int_equal(jobteam_others(s, job, "other-host:3", &others, &held), ERR_OK);
+    assert_int_equal(others, 1);
+    assert_int_equal(held, JOBTEAM_SHARE_SITES * 4 * 25); /* what it waits on at the end */
+}
+
 /* A helper is offered crawling website-level jobs with a live lead and budget left, the
  * fewest runners first, never one this process runs already. */
 static void test_pick(void **state)
@@ -218,8 +313,8 @@ static void test_pick(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reclaim),
-        cmocka_unit_test(test_allowance),
+        cmocka_unit_test(test_reclaim), cmocka_unit_test(test_allowance),
+        cmocka_unit_test(test_share),   cmocka_unit_test(test_new_lead_refills),
         cmocka_unit_test(test_pick),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
