@@ -30,7 +30,7 @@ static const struct warning warnings[] = {
     {"few_relevant_examples", n_relevant, JOBWARN_FEW_RELEVANT, "relevant",
      "with few examples most websites the crawl meets "
      "are judged relevant (measured on 23 topics with 5 relevant and 5 other examples: "
-     "precision 0.065). Add relevant websites: with 25-30 of them and 100 others, precision "
+     "precision 0.14). Add relevant websites: with 25-30 of them and 100 others, precision "
      "was 0.80."},
     {"few_other_examples", n_other, JOBWARN_FEW_OTHER, "other",
      "the model knows what is not the topic only from these. "
