@@ -20,11 +20,12 @@
 #   docs/deploy.md 1-2: docker-compose and a remote PostgreSQL (deploy.sh).
 #   docs/eval.md 1-2: the dev web (../shared, not in the repository), a PORT to fill in
 #     and 50 s for all topics; eval.sh and eval_all.sh run eval.
+#   docs/eval.md 3: bench/alltopics_crawl.sh, 46 crawls of the dev web (a benchmark).
 #   docs/testing.md 1-4: the test suite and the fuzzers themselves.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The blocks skipped (FILE:N), as listed above; every other block must be run below.
 SKIPPED=(README.md:1 README.md:4 docs/api.md:1 docs/classifier.md:1 docs/deploy.md:1
-  docs/deploy.md:2 docs/eval.md:1 docs/eval.md:2 docs/testing.md:1 docs/testing.md:2
+  docs/deploy.md:2 docs/eval.md:1 docs/eval.md:2 docs/eval.md:3 docs/testing.md:1 docs/testing.md:2
   docs/testing.md:3 docs/testing.md:4)
 declare -A RUN=()
 make_scratch
@@ -34,7 +35,6 @@ chmod 755 "$SITESCOUT_HOME"
 at_exit "'$BIN' db stop"
 at_exit "[[ -f '$SCRATCH/bg.pids' ]] && kill \$(cat '$SCRATCH/bg.pids')"
 BLOCK=("python3" "$SRC/tests/tools/md_blocks.py")
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # --- README, "Two commands": scripts/setup.sh, which both run, shows the build's progress
 # (a first build is a minute or more) and still fails when the build does. A stand-in
