@@ -104,6 +104,8 @@ int cmd_crawl(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
+    if ((rc = cli_check_proxy("crawl", o.proxy)))
+        return rc;
     if (!o.job_file == !o.resume)
         return cli_usage_error("crawl", "give either --job FILE or --resume JOB_ID");
     if (o.resume && (set_list.n || o.topic))

@@ -129,6 +129,8 @@ int cmd_eval(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
+    if ((rc = cli_check_proxy("eval", o.proxy)))
+        return rc;
     o.mode = (enum evaluate_mode)mode;
     if (!o.job)
         return cli_usage_error("eval", "--job is required");

@@ -134,6 +134,8 @@ int cmd_serve(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
+    if ((rc = cli_check_proxy("serve", o.proxy)))
+        return rc;
     if (routes) {
         print_routes();
         return CLI_OK;

@@ -69,6 +69,8 @@ int cmd_worker(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
+    if ((rc = cli_check_proxy("worker", o.proxy)))
+        return rc;
     if ((rc = cli_check_warc("worker", o.warc_dir, o.warc_max_size)))
         return rc;
     return serve_run(&o) ? cli_fail("worker", "%s", err_msg()) : CLI_OK;
