@@ -167,6 +167,8 @@ int fetch_retry_wait_ms(const struct fetch_config *c, enum fetch_status status, 
          (http_status == 429 || (http_status >= 500 && http_status <= 504 && http_status != 501)));
     if (!transient || retries < 0 || retries >= c->max_retries)
         return -1;
+    if (status == FETCH_TIMEOUT && retries >= 1)
+        return -1; /* a host that slow may well be so again: one more wait at most */
     long wait = (long)c->retry_ms << (retries < 16 ? retries : 16);
     if (retry_after_s > FETCH_RETRY_MAX_MS / 1000)
         return -1; /* the site asks for longer than a crawl waits on one page */

@@ -83,10 +83,10 @@ enum fetch_status {
  * a connection reset or cut body (FETCH_NETWORK) and a timeout are asked again on the
  * same host, first in its queue, after a back-off of retry_ms << attempt (1 s, 2 s ...)
  * or the answer's Retry-After if longer; the host waits out the back-off (no other
- * request of it starts meanwhile), up to max_retries times a page. A Retry-After over
- * FETCH_RETRY_MAX_MS is not waited for: the failure is the result. The result counts
- * as one page (fetch_status_downloaded) whatever its attempts; the requests are in
- * fetch_stats.requests and fetch_stats.retries.
+ * request of it starts meanwhile), up to max_retries times a page (a timeout once). A Retry-After
+ * over FETCH_RETRY_MAX_MS is not waited for: the failure is the result. The result counts as one
+ * page (fetch_status_downloaded) whatever its attempts; the requests are in fetch_stats.requests
+ * and fetch_stats.retries.
  */
 #define FETCH_RETRY_MAX_MS 30000
 

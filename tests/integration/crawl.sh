@@ -211,3 +211,42 @@ assert_eq failed "$(psql_q "select state from jobs where id = $dead")" "the job 
 assert_contains "$(psql_q "select error from jobs where id = $dead")" "no training page" \
   "the job records why it failed"
 stop_replay
+
+# --- issue 28: why fetching failed, named. A proxy with nothing listening: the CLI, the
+# job's error and the API say "connection refused by the proxy HOST:PORT", not only
+# "no training page could be fetched".
+dead_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+refused="connection refused by the proxy 127.0.0.1:$dead_port"
+err=$(crawl --job "$JOBS" --topic sci.space --proxy "http://127.0.0.1:$dead_port" \
+  --set politeness_delay_ms=0 2>&1 || true)
+assert_contains "$err" "$refused" "the CLI names the refusing proxy"
+dead=$(psql_q "select max(id) from jobs")
+assert_contains "$(psql_q "select error from jobs where id = $dead")" "$refused" "... and so does the job's error"
+PROXY="http://127.0.0.1:$dead_port" start_serve "$SCRATCH/serve_dead.out"
+job_body 0 8 "$SCRATCH/api_dead.json"
+api_job=$(curl -s -H 'Content-Type: application/json' --data-binary "@$SCRATCH/api_dead.json" \
+  "$API/api/jobs" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+for _ in $(seq 600); do # 60 s
+  curl -s "$API/api/jobs/$api_job" >"$SCRATCH/api_dead.out"
+  grep -q '"state" *: *"failed"' "$SCRATCH/api_dead.out" && break
+  sleep 0.1
+done
+assert_contains "$(cat "$SCRATCH/api_dead.out")" "$refused" "... and so does the API's job"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null || true
+# Training websites all refused as private addresses (no proxy): the refusal is named.
+cat >"$SCRATCH/private.json" <<'JSON'
+{"topic": "private", "relevant_sites": ["http://10.1.2.3/", "http://192.168.1.1/"],
+ "other_sites": ["http://172.16.0.1/", "http://10.0.0.2/"]}
+JSON
+err=$(crawl --job "$SCRATCH/private.json" 2>&1 || true)
+assert_contains "$err" "is private, local or reserved" "training refused as private says so"
+# A bad --proxy: one line, exit 2, no job row (every command that takes it).
+jobs_before=$(psql_q "select count(*) from jobs")
+for cmd in serve crawl worker eval; do
+  timeout 20 "$BIN" "$cmd" --proxy notaurl --db "$DB_URL" >"$SCRATCH/bad_proxy.out" 2>&1 && fail "$cmd --proxy notaurl exited 0"
+  rc=$?
+  assert_eq "2 1" "$rc $(wc -l <"$SCRATCH/bad_proxy.out")" "$cmd --proxy notaurl: exit 2, one line"
+  assert_contains "$(cat "$SCRATCH/bad_proxy.out")" "'notaurl' is not a proxy URL" "... saying what is wrong"
+done
+assert_eq "$jobs_before" "$(psql_q "select count(*) from jobs")" "a bad --proxy stored no job"

@@ -325,7 +325,8 @@ static void test_retry_rule(void **state)
         {FETCH_HTTP_ERROR, 404, 0, 0, -1},
         {FETCH_HTTP_ERROR, 403, 0, 0, -1},
         {FETCH_NETWORK, 0, 0, 0, 1000}, /* a reset, a body cut short */
-        {FETCH_TIMEOUT, 0, 0, 1, 2000},
+        {FETCH_TIMEOUT, 0, 0, 0, 1000},
+        {FETCH_TIMEOUT, 0, 0, 1, -1}, /* a timeout once only: it costs a timeout */
         {FETCH_OK, 200, 0, 0, -1},
         {FETCH_DNS, 0, 0, 0, -1}, /* the host is gone: the scheduler's business */
         {FETCH_CONNECT, 0, 0, 0, -1},
