@@ -477,6 +477,46 @@ static void test_link_flood_bounded(void **state)
     free(links);
 }
 
+/* Issue 29: a page of 200,000 nested <div>s is answered (status ok) but its HTML is
+ * past the parser's budgets: the website's reason says so instead of "ok". */
+static void test_unreadable_page_says_why(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.9, 3);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://deep.example/", &p, f->m, f->s, &sc), ERR_OK);
+    assert_null(sitecrawl_unreadable(sc));
+    enum { DEPTH = 200000 };
+    size_t cap = DEPTH * 11 + 64, n = 0;
+    char *body = malloc(cap);
+    assert_non_null(body);
+    n += (size_t)snprintf(body, cap, "<html><body>");
+    for (int i = 0; i < DEPTH; i++)
+        n += (size_t)snprintf(body + n, cap - n, "<div>");
+    n += (size_t)snprintf(body + n, cap - n, "rocket");
+    for (int i = 0; i < DEPTH; i++)
+        n += (size_t)snprintf(body + n, cap - n, "</div>");
+    assert_string_equal(sitecrawl_next(sc), "http://deep.example/");
+    struct fetch_result r = {0};
+    r.url = r.final_url = "http://deep.example/";
+    r.status = FETCH_OK;
+    r.http_status = 200;
+    r.content_type = "text/html";
+    r.body = body;
+    r.body_len = n;
+    assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+    size_t n_pages;
+    const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n_pages);
+    assert_int_equal(n_pages, 1);
+    assert_true(isnan(pages[0].pr_target)); /* not classified */
+    const char *why = sitecrawl_unreadable(sc);
+    assert_non_null(why);
+    if (strncmp(why, "unreadable HTML: ", 17) != 0)
+        fail_msg("reason: %s", why);
+    free(body);
+    sitecrawl_free(sc);
+}
+
 static void test_same_site_redirect_not_fetched_twice(void **state)
 {
     struct fixture *f = *state;
@@ -588,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_page_cap),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_link_flood_bounded),
+        cmocka_unit_test(test_unreadable_page_says_why),
         cmocka_unit_test(test_deepen),
         cmocka_unit_test(test_posterior_per_page),
         cmocka_unit_test(test_linkrank_new_links),
