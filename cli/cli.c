@@ -85,6 +85,18 @@ int cli_check_proxy(const char *cmd, const char *proxy)
     return CLI_USAGE;
 }
 
+int cli_probe_proxy(const char *cmd, const char *proxy, int fatal)
+{
+    char why[256];
+    if (!proxy || !fetch_proxy_unreachable(proxy, 5000, why, sizeof why))
+        return CLI_OK;
+    if (fatal)
+        return cli_fail(cmd, "--proxy %s: %s", proxy, why);
+    fprintf(stderr, "sitescout %s: warning: --proxy %s: %s (fetches fail until it answers)\n", cmd,
+            proxy, why);
+    return CLI_OK;
+}
+
 int cli_check_warc(const char *cmd, const char *dir, uint64_t max_size)
 {
     struct stat st;

@@ -45,4 +45,12 @@ int cli_check_warc(const char *cmd, const char *dir, uint64_t max_size);
  */
 int cli_check_proxy(const char *cmd, const char *proxy);
 
+/*
+ * Can the proxy be reached now (fetch_proxy_unreachable, 5 s)? CLI_OK if so or if proxy
+ * is NULL. Else with fatal: "sitescout CMD: --proxy URL: WHY" and CLI_FAIL (nothing is
+ * stored: no failed job row for a proxy that is down); without: a warning, CLI_OK (a
+ * server may start before its proxy).
+ */
+int cli_probe_proxy(const char *cmd, const char *proxy, int fatal);
+
 #endif

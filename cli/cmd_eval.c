@@ -155,6 +155,8 @@ int cmd_eval(int argc, char **argv)
         return rc;
     o.sets = sets;
     o.n_sets = (size_t)set_list.n;
+    if ((rc = cli_probe_proxy("eval", o.proxy, 1)))
+        return rc;
     switch (evalcmd_run(&o)) {
     case EVALCMD_DONE:
         return CLI_OK;

@@ -151,5 +151,6 @@ int cmd_serve(int argc, char **argv)
     if (strncmp(host, "127.", 4) != 0 && strcmp(host, "::1") != 0 && (!o.token || !*o.token))
         return cli_usage_error("serve", "listening on %s (not loopback) needs --token", host);
     o.host = host;
+    (void)cli_probe_proxy("serve", o.proxy, 0);
     return serve_run(&o) ? cli_fail("serve", "%s", err_msg()) : CLI_OK;
 }

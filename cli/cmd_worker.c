@@ -74,5 +74,6 @@ int cmd_worker(int argc, char **argv)
         return rc;
     if ((rc = cli_check_warc("worker", o.warc_dir, o.warc_max_size)))
         return rc;
+    (void)cli_probe_proxy("worker", o.proxy, 0);
     return serve_run(&o) ? cli_fail("worker", "%s", err_msg()) : CLI_OK;
 }

@@ -2,12 +2,17 @@
 #include "crawler/fetch.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/monotime.h"
@@ -138,6 +143,66 @@ int fetch_proxy_invalid(const char *proxy, char *why, size_t cap)
         return 1;
     }
     return 0;
+}
+
+int fetch_proxy_unreachable(const char *proxy, int timeout_ms, char *why, size_t cap)
+{
+    if (fetch_proxy_invalid(proxy, why, cap))
+        return 1;
+    const char *from = strstr(proxy, "://") + 3, *end = from + strcspn(from, "/?#");
+    char name[160], host[128], port[8] = "1080";
+    snprintf(name, sizeof name, "%.*s", (int)(end - from), from);
+    const char *h = memchr(from, '@', (size_t)(end - from));
+    h = h ? h + 1 : from;
+    const char *h_end = end, *colon = NULL;
+    if (*h == '[') {
+        const char *close = memchr(h, ']', (size_t)(end - h));
+        h++;
+        h_end = close;
+        colon = close + 1 < end ? close + 1 : NULL;
+    } else {
+        colon = memchr(h, ':', (size_t)(end - h));
+        if (colon)
+            h_end = colon;
+    }
+    snprintf(host, sizeof host, "%.*s", (int)(h_end - h), h);
+    if (colon)
+        snprintf(port, sizeof port, "%.*s", (int)(end - colon - 1), colon + 1);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    int rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(why, cap, "the proxy's host does not resolve (DNS): %s: %s", host,
+                 gai_strerror(rc));
+        return 1;
+    }
+    int err = ETIMEDOUT;
+    for (struct addrinfo *a = res; a && err; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
+        err = connect(fd, a->ai_addr, a->ai_addrlen) == 0 ? 0 : errno;
+        if (err == EINPROGRESS) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            socklen_t len = sizeof err;
+            if (poll(&pfd, 1, timeout_ms) <= 0)
+                err = ETIMEDOUT;
+            else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+                err = errno;
+        }
+        close(fd);
+    }
+    freeaddrinfo(res);
+    if (!err)
+        return 0;
+    if (err == ECONNREFUSED)
+        snprintf(why, cap, "connection refused by the proxy %s", name);
+    else if (err == ETIMEDOUT)
+        snprintf(why, cap, "timeout connecting to the proxy %s", name);
+    else
+        snprintf(why, cap, "cannot connect to the proxy %s: %s", name, strerror(err));
+    return 1;
 }
 
 void fetch_config_defaults(struct fetch_config *c)

@@ -212,17 +212,19 @@ assert_contains "$(psql_q "select error from jobs where id = $dead")" "no traini
   "the job records why it failed"
 stop_replay
 
-# --- issue 28: why fetching failed, named. A proxy with nothing listening: the CLI, the
-# job's error and the API say "connection refused by the proxy HOST:PORT", not only
-# "no training page could be fetched".
+# --- issue 28: why fetching failed, named. A proxy with nothing listening: `crawl` says
+# "connection refused by the proxy HOST:PORT" at once and stores no failed job; a job of
+# `serve` (which only warns at start: its proxy may come later) fails with that cause in
+# its error, not only "no training page could be fetched".
 dead_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 refused="connection refused by the proxy 127.0.0.1:$dead_port"
+jobs_before=$(psql_q "select count(*) from jobs")
 err=$(crawl --job "$JOBS" --topic sci.space --proxy "http://127.0.0.1:$dead_port" \
-  --set politeness_delay_ms=0 2>&1 || true)
+  --set politeness_delay_ms=0 2>&1) && fail "a crawl through a dead proxy exited 0"
 assert_contains "$err" "$refused" "the CLI names the refusing proxy"
-dead=$(psql_q "select max(id) from jobs")
-assert_contains "$(psql_q "select error from jobs where id = $dead")" "$refused" "... and so does the job's error"
+assert_eq "$jobs_before" "$(psql_q "select count(*) from jobs")" "... and stores no failed job"
 PROXY="http://127.0.0.1:$dead_port" start_serve "$SCRATCH/serve_dead.out"
+assert_contains "$(cat "$SCRATCH/serve_dead.out.err")" "$refused" "serve warns of its dead proxy"
 job_body 0 8 "$SCRATCH/api_dead.json"
 api_job=$(curl -s -H 'Content-Type: application/json' --data-binary "@$SCRATCH/api_dead.json" \
   "$API/api/jobs" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
@@ -231,7 +233,8 @@ for _ in $(seq 600); do # 60 s
   grep -q '"state" *: *"failed"' "$SCRATCH/api_dead.out" && break
   sleep 0.1
 done
-assert_contains "$(cat "$SCRATCH/api_dead.out")" "$refused" "... and so does the API's job"
+assert_contains "$(cat "$SCRATCH/api_dead.out")" "$refused" "the API's failed job names the refusing proxy"
+assert_contains "$(psql_q "select error from jobs where id = $api_job")" "$refused" "... and so does its row"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null || true
 # Training websites all refused as private addresses (no proxy): the refusal is named.
