@@ -121,6 +121,8 @@ error_pages() {
   crawl_run ep_faulty "$faulty"
   report_line faulty "$tmp/ep_faulty.json" 0
   grep -h 'training lost' "$tmp/ep_faulty.out" || echo "training: no class lost most of its websites"
+  echo "training pages read: clean $(sed -n 's/.*training on \([0-9]*\) pages of.*/\1/p' "$tmp/ep_clean.out"), faulty $(sed -n 's/.*training on \([0-9]*\) pages of.*/\1/p' "$tmp/ep_faulty.out"); training websites read: faulty $(q "select count(*) from sites where job_id = $JOB and role in ('train', 'train_other')")"
+  echo "pages asked again (retries): $(python3 -c "import json; print(json.load(open('$tmp/ep_faulty.json')).get('retries', '-'))")"
   echo "error bodies classified (pages answered 5xx with a Pr): $(q "select count(*) from pages where job_id = $JOB and status >= 500 and pr_target is not null")"
   echo "5xx URLs stored as pages: $(q "select count(*) from pages where job_id = $JOB and status >= 500") of $(q "select count(*) from pages where job_id = $JOB") pages"
   kill -INT "${pids[-1]}" 2>/dev/null || true # flush the access log
