@@ -150,7 +150,9 @@ stop_replay
 
 # --- a web with redirect loops and long stalls: the crawl still spends its budget. A loop
 # costs its page 1 + 5 requests and is recorded as too_many_redirects, never retried; a
-# transfer gone silent is cut by the fetcher's low-speed deadline and recorded as timeout.
+# transfer gone silent is cut by the fetcher's low-speed deadline and asked again once
+# (issue 29; a retry draws anew, so it seldom stalls twice, and only then is the page
+# recorded as timeout).
 start_replay "$SCRATCH/access8.log" --warc "$WARC" --seed 5 --redirect-loop-rate 0.05 \
   --stall-rate 0.02 --stall-ms 600000
 start=$(date +%s)
@@ -168,9 +170,20 @@ pages=$(json "$SCRATCH/r8.json" "['pages_downloaded']")
 ok "it downloaded $pages of 200 pages in $took s"
 [[ $(psql_q "select count(*) from pages where job_id = $job8 and error = 'too_many_redirects'") -ge 1 ]] ||
   fail "no page recorded as a redirect loop"
-[[ $(psql_q "select count(*) from pages where job_id = $job8 and error = 'timeout'") -ge 1 ]] ||
-  fail "no page recorded as timed out: $(grep -c '"fault": "stall"' "$SCRATCH/access8.log") stalls served"
-ok "loops are recorded as too_many_redirects, stalls as timeout"
+out=$(python3 - "$SCRATCH/access8.log" <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+last = {}
+for r in reqs:
+    last[r["url"]] = max(last.get(r["url"], 0), r["ts"])
+stalled = {r["url"]: r["ts"] for r in reqs
+           if "stall" in r.get("fault", "") and not r["url"].endswith("/robots.txt")}
+asked = [u for u, ts in stalled.items() if last[u] > ts]
+assert asked, "none of the %d stalled pages was asked again" % len(stalled)
+print("%d of %d stalled pages asked again" % (len(asked), len(stalled)))
+PY
+) || fail "stalls: $out"
+ok "loops are recorded as too_many_redirects; stalls are cut and asked again: $out"
 out=$(python3 - "$SCRATCH/access8.log" <<'PY'
 import collections, json, sys
 asked = collections.Counter()
