@@ -4,7 +4,7 @@
  *
  * usage: fetch_bench --sites SITES.tsv [--proxy URL] [--max-in-flight N] [--delay-ms N]
  *                    [--max-pages N] [--allow-private] [--results FILE] [--timeout-ms N]
- *                    [--max-body BYTES] [--no-robots] [--robots-retry-ms N]
+ *                    [--max-body BYTES] [--no-robots] [--robots-retry-ms N] [--retries N]
  * Starts at the homepage of every host in SITES.tsv (first column), follows every
  * link (intrinsic and transversal) once, prints figures. --results writes one line
  * per fetch: status name, HTTP status, URL, final URL, body bytes, truncated, error.
@@ -117,6 +117,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         {"max-body", required_argument, NULL, 'b'},
         {"no-robots", no_argument, NULL, 'R'},
         {"robots-retry-ms", required_argument, NULL, 'T'},
+        {"retries", required_argument, NULL, 'x'},
         {NULL, 0, NULL, 0},
     };
     struct fetch_config *cfg = &a->cfg;
@@ -160,6 +161,10 @@ static int parse_args(int argc, char **argv, struct args *a)
             break;
         case 'T':
             if (!int_arg(optarg, &cfg->robots_retry_ms))
+                return 2;
+            break;
+        case 'x': /* transient failures asked again per page (fetch.h); default 2 */
+            if (!int_arg(optarg, &cfg->max_retries))
                 return 2;
             break;
         default:

@@ -14,6 +14,14 @@
 #              at 30% of the budget, worker C started 3 s later: how each job ended, and
 #              "jobs ended early: K of N" (ended on max_pages more than a website's worth
 #              short of it)
+#   error_pages  (issue 29) the dev web through a clean replay and through one with 30% 5xx,
+#              10% resets and 5% stalls (60 s): per run pages, websites, precision, recall;
+#              for the faulty one the error bodies classified (5xx pages with a Pr), the
+#              5xx URLs stored as pages, and the share of 5xx-answered URLs asked again
+#   link_flood (issue 29) the dev web with the first relevant training website's homepage
+#              carrying 60,000 links to 2,000 made-up websites (bench/flood_web.py): the
+#              flood hosts on the border and their best rank, the share of the budget
+#              spent on them, recall against the same crawl of the dev web as it is
 #   slowloris  2,000 connections that never finish their headers, from 32 addresses, and
 #              /api/health's answer time from another address meanwhile (the flood:
 #              bench/slowloris, or SLOWLORIS_BIN; SLOWLORIS_FLOOD=python, SLOWLORIS_REOPEN=1)
@@ -37,11 +45,11 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --kills) kills=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    faults | kills | serve_kills | outage | lead_death | slowloris | framing | conn_flood) sections+=("$1"); shift ;;
+    faults | kills | serve_kills | outage | lead_death | slowloris | framing | conn_flood | error_pages | link_flood) sections+=("$1"); shift ;;
     *) echo "reliability.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
   esac
 done
-((${#sections[@]})) || sections=(faults kills serve_kills outage lead_death slowloris framing conn_flood)
+((${#sections[@]})) || sections=(faults kills serve_kills outage lead_death slowloris framing conn_flood error_pages link_flood)
 
 tmp=$(mktemp -d /tmp/sitescout-rel.XXXXXX)
 chmod 755 "$tmp"
@@ -56,11 +64,13 @@ trap cleanup EXIT
 db=$("$bin" db --data-dir "$tmp/pg" url)
 q() { psql "$db" -X -q -tA -v ON_ERROR_STOP=1 -c "$1"; }
 
-# replay NAME ARGS...: a replay of the dev web; sets REPLAY to its proxy URL. (Not run
+# replay NAME ARGS...: a replay of the dev web (after the archives in WARCS_FIRST, if
+# any); sets REPLAY to its proxy URL. (Not run
 # in $(...): the pid must reach the cleanup's list.)
 replay() {
   local name=$1; shift
-  "$bin" replay --warc "$web/dev.warc.gz" --listen 127.0.0.1:0 "$@" >"$tmp/$name.replay" 2>&1 &
+  # shellcheck disable=SC2086
+  "$bin" replay ${WARCS_FIRST:-} --warc "$web/dev.warc.gz" --listen 127.0.0.1:0 "$@" >"$tmp/$name.replay" 2>&1 &
   pids+=($!)
   for _ in $(seq 200); do grep -q '^listening' "$tmp/$name.replay" && break; sleep 0.1; done
   REPLAY="http://$(sed -n 's/^listening on //p' "$tmp/$name.replay")"
@@ -100,6 +110,65 @@ faults() {
     report_line "$run" "$tmp/$run.json" "$(cat "$tmp/rss")"
   done
   python3 -c "import json; a, b = (json.load(open('$tmp/' + n + '.json'))['seconds'] for n in ('clean', 'faulty')); print(f'faulty / clean time: {b / a:.2f}')"
+}
+
+# crawl_run NAME PROXY: a crawl with its report in $tmp/NAME.json, its job in JOB.
+crawl_run() {
+  # shellcheck disable=SC2046
+  "$bin" crawl $(crawl_args "$2") --report "$tmp/$1.json" >"$tmp/$1.out" 2>&1 ||
+    { cat "$tmp/$1.out"; exit 1; }
+  JOB=$(q "select max(id) from jobs")
+}
+
+error_pages() {
+  echo "== error_pages: dev web, sci.space, $budget pages; clean, and 30% 5xx + 10% resets + 5% stalls (60 s)"
+  replay ep_clean
+  local clean=$REPLAY
+  replay ep_faulty --error-rate 0.3 --reset-rate 0.1 --stall-rate 0.05 --access-log "$tmp/ep.log"
+  local faulty=$REPLAY
+  printf '%-8s %8s %6s %6s %6s %7s %6s %6s\n' run seconds pages sites relev rss_mb prec recall
+  crawl_run ep_clean "$clean"
+  report_line clean "$tmp/ep_clean.json" 0
+  crawl_run ep_faulty "$faulty"
+  report_line faulty "$tmp/ep_faulty.json" 0
+  grep -h 'training lost' "$tmp/ep_faulty.out" || echo "training: no class lost most of its websites"
+  echo "training pages read: clean $(sed -n 's/.*training on \([0-9]*\) pages of.*/\1/p' "$tmp/ep_clean.out"), faulty $(sed -n 's/.*training on \([0-9]*\) pages of.*/\1/p' "$tmp/ep_faulty.out"); training websites read: faulty $(q "select count(*) from sites where job_id = $JOB and role in ('train', 'train_other')")"
+  echo "pages asked again (retries): $(python3 -c "import json; print(json.load(open('$tmp/ep_faulty.json')).get('retries', '-'))")"
+  echo "error bodies classified (pages answered 5xx with a Pr): $(q "select count(*) from pages where job_id = $JOB and status >= 500 and pr_target is not null")"
+  echo "5xx URLs stored as pages: $(q "select count(*) from pages where job_id = $JOB and status >= 500") of $(q "select count(*) from pages where job_id = $JOB") pages"
+  kill -INT "${pids[-1]}" 2>/dev/null || true # flush the access log
+  sleep 1
+  python3 - "$tmp/ep.log" <<'PY'
+import json, sys
+failed, asked, last = set(), set(), {}
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+for r in reqs:
+    last[r["url"]] = max(last.get(r["url"], 0), r["ts"])
+for r in reqs:
+    if "error" in r.get("fault", "") and not r["url"].endswith("/robots.txt"):
+        failed.add(r["url"])
+        if last[r["url"]] > r["ts"]:
+            asked.add(r["url"])
+print(f"URLs answered 5xx (robots.txt aside): {len(failed)}, asked again: {len(asked)} ({len(asked) / max(1, len(failed)):.2f})")
+PY
+}
+
+link_flood() {
+  echo "== link_flood: dev web, sci.space, $budget pages; the first relevant training homepage with 60,000 links to 2,000 made-up websites"
+  python3 "$top/bench/flood_web.py" "$web/dev.warc.gz" "$web/dev.jobs.json" sci.space \
+    "$tmp/flood.warc.gz" | sed 's/^/flooded page: /'
+  replay lf_clean
+  local clean=$REPLAY
+  WARCS_FIRST="--warc $tmp/flood.warc.gz" replay lf_flood
+  local flood=$REPLAY
+  printf '%-8s %8s %6s %6s %6s %7s %6s %6s\n' run seconds pages sites relev rss_mb prec recall
+  crawl_run lf_clean "$clean"
+  report_line clean "$tmp/lf_clean.json" 0
+  crawl_run lf_flood "$flood"
+  report_line flood "$tmp/lf_flood.json" 0
+  local fl="job_id = $JOB and host like 'flood-%.invalid'"
+  echo "flood hosts known: $(q "select count(*) from sites where $fl"), best rank $(q "select coalesce(round(max(rank)::numeric, 3), 0) from sites where $fl"), others' best rank $(q "select round(max(rank)::numeric, 3) from sites where job_id = $JOB and role = 'discovered' and host not like 'flood-%.invalid'")"
+  echo "flood hosts examined or failed: $(q "select count(*) from sites where $fl and state <> 'border'"); budget spent on them: $(q "select coalesce(sum(pages_visited), 0) from sites where $fl") of $(q "select pages_downloaded from jobs where id = $JOB") pages"
 }
 
 # The oracle of the kill sections: an uninterrupted run (sets PROXY, LENGTH, N_ORACLE).

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cmds.h"
+#include "crawler/fetch.h"
 
 const struct cli_command cli_commands[] = {
     {"crawl", "run a crawl job in the foreground: find relevant websites", cmd_crawl,
@@ -73,6 +74,27 @@ int cli_fail(const char *cmd, const char *fmt, ...)
 int cli_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+int cli_check_proxy(const char *cmd, const char *proxy)
+{
+    char why[200];
+    if (!proxy || !fetch_proxy_invalid(proxy, why, sizeof why))
+        return CLI_OK;
+    fprintf(stderr, "sitescout %s: --proxy %s\n", cmd, why);
+    return CLI_USAGE;
+}
+
+int cli_probe_proxy(const char *cmd, const char *proxy, int fatal)
+{
+    char why[256];
+    if (!proxy || !fetch_proxy_unreachable(proxy, 5000, why, sizeof why))
+        return CLI_OK;
+    if (fatal)
+        return cli_fail(cmd, "--proxy %s: %s", proxy, why);
+    fprintf(stderr, "sitescout %s: warning: --proxy %s: %s (fetches fail until it answers)\n", cmd,
+            proxy, why);
+    return CLI_OK;
 }
 
 int cli_check_warc(const char *cmd, const char *dir, uint64_t max_size)

@@ -38,4 +38,19 @@ int cli_is_help(const char *arg);
  */
 int cli_check_warc(const char *cmd, const char *dir, uint64_t max_size);
 
+/*
+ * --proxy of cmd (NULL: not given): CLI_OK if fetch_proxy_invalid (crawler/fetch.h)
+ * takes it, else one line "sitescout CMD: --proxy '...' is not a proxy URL: ..." and
+ * CLI_USAGE.
+ */
+int cli_check_proxy(const char *cmd, const char *proxy);
+
+/*
+ * Can the proxy be reached now (fetch_proxy_unreachable, 5 s)? CLI_OK if so or if proxy
+ * is NULL. Else with fatal: "sitescout CMD: --proxy URL: WHY" and CLI_FAIL (nothing is
+ * stored: no failed job row for a proxy that is down); without: a warning, CLI_OK (a
+ * server may start before its proxy).
+ */
+int cli_probe_proxy(const char *cmd, const char *proxy, int fatal);
+
 #endif

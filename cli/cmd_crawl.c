@@ -63,7 +63,8 @@ void cmd_crawl_usage(void)
            "  --set key=value   override a parameter (e.g. max_pages=3000); repeatable\n"
            "  --resume JOB_ID   continue a job that was interrupted (crash, kill, pause),\n"
            "                    through the proxy it was started with unless --proxy is given\n"
-           "  --proxy URL       fetch through this HTTP proxy (e.g. the replay web); it\n"
+           "  --proxy URL       fetch through this proxy, SCHEME://HOST:PORT (http, https,\n"
+           "                    socks4, socks4a, socks5, socks5h; e.g. the replay web); it\n"
            "                    resolves names, so only IP literals are checked here for\n"
            "                    private and own addresses (docs/crawl.md, Destinations)\n"
            "  --db URL          PostgreSQL connection URL\n"
@@ -104,6 +105,8 @@ int cmd_crawl(int argc, char **argv)
     int nargs;
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
+        return rc;
+    if ((rc = cli_check_proxy("crawl", o.proxy)))
         return rc;
     if (!o.job_file == !o.resume)
         return cli_usage_error("crawl", "give either --job FILE or --resume JOB_ID");

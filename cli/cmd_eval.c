@@ -40,7 +40,8 @@ void cmd_eval_usage(void)
            "                     an argument starting with '{' is the JSON text itself\n"
            "  --topic T          the entry of a jobs file to use\n"
            "  --labels FILE      ground truth (NAME.sites.tsv); required for heldout\n"
-           "  --proxy URL        fetch through this HTTP proxy, e.g. a 'sitescout replay'\n"
+           "  --proxy URL        fetch through this proxy, SCHEME://HOST:PORT (http, https,\n"
+           "                     socks4, socks4a, socks5, socks5h), e.g. a 'sitescout replay'\n"
            "  --mode cv|heldout  see above (default cv)\n"
            "  --classifier knn|svm  the page classifier of both the website and the homepage\n"
            "                     classifier: knn, the paper's centroid kNN (default), or svm,\n"
@@ -129,6 +130,8 @@ int cmd_eval(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
+    if ((rc = cli_check_proxy("eval", o.proxy)))
+        return rc;
     o.mode = (enum evaluate_mode)mode;
     if (!o.job)
         return cli_usage_error("eval", "--job is required");
@@ -152,6 +155,8 @@ int cmd_eval(int argc, char **argv)
         return rc;
     o.sets = sets;
     o.n_sets = (size_t)set_list.n;
+    if ((rc = cli_probe_proxy("eval", o.proxy, 1)))
+        return rc;
     switch (evalcmd_run(&o)) {
     case EVALCMD_DONE:
         return CLI_OK;

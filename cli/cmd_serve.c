@@ -36,7 +36,8 @@ void cmd_serve_usage(void)
            "                      default 127.0.0.1:8080, e.g. [::1]:8080. An address\n"
            "                      other than loopback needs --token\n"
            "  --db URL            PostgreSQL connection URL\n"
-           "  --proxy URL         fetch through this HTTP proxy (e.g. the replay web); it\n"
+           "  --proxy URL         fetch through this proxy, SCHEME://HOST:PORT (http, https,\n"
+           "                      socks4, socks4a, socks5, socks5h; e.g. the replay web); it\n"
            "                      resolves names, so only IP literals are checked here for\n"
            "                      private and own addresses (docs/crawl.md, Destinations)\n"
            "  --workers N         jobs run at once (0..%d); default 2. 0 serves the API\n"
@@ -142,6 +143,8 @@ int cmd_serve(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
+    if ((rc = cli_check_proxy("serve", o.proxy)))
+        return rc;
     if (routes) {
         print_routes();
         return CLI_OK;
@@ -165,5 +168,6 @@ int cmd_serve(int argc, char **argv)
     if (strncmp(host, "127.", 4) != 0 && strcmp(host, "::1") != 0 && (!o.token || !*o.token))
         return cli_usage_error("serve", "listening on %s (not loopback) needs --token", host);
     o.host = host;
+    (void)cli_probe_proxy("serve", o.proxy, 0);
     return serve_run(&o) ? cli_fail("serve", "%s", err_msg()) : CLI_OK;
 }

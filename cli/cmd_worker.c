@@ -29,7 +29,8 @@ void cmd_worker_usage(void)
            "Options:\n"
            "  --db URL            PostgreSQL connection URL (or SITESCOUT_DB); default the\n"
            "                      embedded PostgreSQL\n"
-           "  --proxy URL         fetch through this HTTP proxy (e.g. the replay web)\n"
+           "  --proxy URL         fetch through this proxy, SCHEME://HOST:PORT (http, https,\n"
+           "                      socks4, socks4a, socks5, socks5h; e.g. the replay web)\n"
            "  --jobs N            jobs run or helped at once (1..%d); default %d\n"
            "  --fetch-slots N     transfers in flight for all its jobs together (1..%d);\n"
            "                      default %d\n"
@@ -69,7 +70,10 @@ int cmd_worker(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
+    if ((rc = cli_check_proxy("worker", o.proxy)))
+        return rc;
     if ((rc = cli_check_warc("worker", o.warc_dir, o.warc_max_size)))
         return rc;
+    (void)cli_probe_proxy("worker", o.proxy, 0);
     return serve_run(&o) ? cli_fail("worker", "%s", err_msg()) : CLI_OK;
 }

@@ -33,6 +33,7 @@ struct crawlui {
     size_t n_curve;
     int64_t last_pages;
     int64_t robots_requests; /* as the last progress report said */
+    int64_t retries;         /* likewise */
 };
 
 /* Precision and recall of the relevant websites found so far, against the labels. */
@@ -59,6 +60,7 @@ void crawlui_progress(struct crawlui *ui, const struct jobrun_progress *p)
 {
     if (p->phase == JOBRUN_CRAWLING) {
         ui->robots_requests = p->crawl.robots_requests;
+        ui->retries = p->crawl.retries;
         /* A point every 1% of the page budget (or 100 pages), and at the end. */
         int64_t step = ui->params->max_pages > 0 ? ui->params->max_pages / 100 : 100;
         if (step < 10)
@@ -165,6 +167,7 @@ int crawlui_report(struct crawlui *ui, const char *path, double seconds)
     json_num(f, "f1", f1, 1);
     json_num(f, "seconds", seconds, 1);
     fprintf(f, "\"robots_requests\": %lld, ", (long long)ui->robots_requests);
+    fprintf(f, "\"retries\": %lld, ", (long long)ui->retries);
     int bad = write_curve(f, ui, &sc, c.pages);
     jobscore_release(&sc);
     fprintf(f, "}\n");
@@ -195,8 +198,8 @@ void crawlui_summary(struct crawlui *ui, double seconds)
         printf("  harvest rate %.3f, pprs %.2f, pages per site %.2f, %.1f s\n",
                (double)c.relevant / c.examined, c.relevant ? (double)c.pages / c.relevant : 0.0,
                (double)c.pages / c.examined, seconds);
-    printf("  robots.txt fetches %lld (not counted in the pages)\n",
-           (long long)ui->robots_requests);
+    printf("  robots.txt fetches %lld, pages asked again %lld (neither counted in the pages)\n",
+           (long long)ui->robots_requests, (long long)ui->retries);
     if (ui->labels) {
         size_t found;
         double pr, rc;

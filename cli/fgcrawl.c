@@ -147,7 +147,8 @@ int fgcrawl_run(const struct fgcrawl_opts *o)
         rc = cli_fail("crawl", "%s", err_msg());
         goto out;
     }
-    if ((rc = start_job(o, fc.s, &js, &fc.job)))
+    /* A proxy that is down: said now, and no job row fails for it. */
+    if ((rc = cli_probe_proxy("crawl", o->proxy, 1)) || (rc = start_job(o, fc.s, &js, &fc.job)))
         goto out;
     fflush(stdout);
     fc.ui = crawlui_new(fc.s, fc.job, &js->params, labels, js->topic);

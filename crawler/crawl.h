@@ -30,6 +30,7 @@ struct crawl_progress {
     double elapsed_s;
     int64_t pages, examined, relevant, border, in_flight;
     int64_t robots_requests; /* robots.txt fetches of this run: apart from pages */
+    int64_t retries;         /* pages asked again after a transient failure (fetch.h) */
     double harvest_rate, harvest_window, pprs, pprs_window; /* NaN when undefined */
     enum crawl_stop stop;
 };

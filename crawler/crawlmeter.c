@@ -109,6 +109,7 @@ void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
     pr->border = m->border;
     pr->in_flight = m->in_flight;
     pr->robots_requests = m->robots_requests;
+    pr->retries = m->retries;
     pr->harvest_rate = m->examined ? (double)m->relevant / m->examined : NAN;
     pr->pprs = m->relevant ? (double)m->pages / m->relevant : NAN;
     pr->harvest_window = pr->pprs_window = NAN;

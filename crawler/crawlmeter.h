@@ -34,7 +34,7 @@ struct crawlmeter {
     double t0;
     int64_t pages, examined, relevant; /* set by the crawler, then crawlmeter_mark */
     int64_t border, in_flight;         /* for the progress report only */
-    int64_t robots_requests;           /* ... likewise */
+    int64_t robots_requests, retries;  /* ... likewise */
     int64_t pages_unrecorded;          /* downloaded for work not recorded yet (max_pages) */
     struct crawlmeter_point *win;      /* ring of marks, for the windowed rates */
     size_t win_first, win_len;

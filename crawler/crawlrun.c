@@ -45,6 +45,7 @@ static void crawlrun_before_report(struct run *r)
     struct fetch_stats fs;
     fetcher_stats(r->c->f, &fs);
     r->m.robots_requests = (int64_t)fs.robots_requests;
+    r->m.retries = (int64_t)fs.retries;
     if (r->st->border)
         r->m.border = r->st->border(r->sctx);
     r->reported = (struct crawlmeter_point){r->m.pages, r->m.examined, r->m.relevant};

@@ -54,14 +54,30 @@ enum err edgeset_add_page(struct edgeset *es, char *const *links, size_t n, doub
     struct strmap seen; /* destinations of this page: each counts once */
     strmap_init(&seen);
     enum err e = ERR_OK;
+    size_t n_dest = 0;
+    for (size_t i = 0; !e && i < n; i++) { /* how many destinations the page has */
+        size_t hn;
+        const char *h = url_host_ref(links[i], &hn);
+        if (!h || strmap_get(&seen, h, hn))
+            continue;
+        e = strmap_put(&seen, h, hn, (void *)1);
+        n_dest++;
+    }
+    double pr = n_dest > EDGES_PAGE_FULL ? pr_target * EDGES_PAGE_FULL / (double)n_dest : pr_target;
+    strmap_release(&seen);
+    strmap_init(&seen);
+    size_t added = 0;
     for (size_t i = 0; !e && i < n; i++) {
         size_t hn;
         const char *h = url_host_ref(links[i], &hn);
         if (!h || strmap_get(&seen, h, hn))
             continue;
         e = strmap_put(&seen, h, hn, (void *)1);
-        if (!e)
-            e = add_one(es, links[i], h, hn, pr_target);
+        int known = strmap_get(&es->index, h, hn) != NULL;
+        if (e || (!known && (added >= EDGES_PAGE_MAX_NEW || es->n >= EDGES_SITE_MAX)))
+            continue; /* the flood's bounds */
+        added += !known;
+        e = add_one(es, links[i], h, hn, pr);
     }
     strmap_release(&seen);
     return e;

@@ -42,6 +42,20 @@ double edges_weight(enum edges_weights mode, double site_confidence, double conf
 /* "global", "local", "combined" -> mode; -1 for anything else. */
 int edges_weights_parse(const char *name);
 
+/*
+ * A hostile web's link flood (issue 29: one page of 60,000 links put 2,000 made-up
+ * websites on the border at its rank) is bounded: one page adds at most
+ * EDGES_PAGE_MAX_NEW destinations the set does not have yet, one set (a website's
+ * examination) holds at most EDGES_SITE_MAX destinations, and a page linking to n >
+ * EDGES_PAGE_FULL destinations gives each only pr * EDGES_PAGE_FULL / n, so that all
+ * its links together weigh as much as a page of EDGES_PAGE_FULL links (a directory of
+ * that size keeps its full weight). Links to destinations already in the set count
+ * the same way whatever the caps.
+ */
+#define EDGES_PAGE_MAX_NEW 100
+#define EDGES_SITE_MAX     1000
+#define EDGES_PAGE_FULL    100
+
 /* Add one page's transversal links (normalised URLs) with the page's Pr[p|target]. */
 enum err edgeset_add_page(struct edgeset *es, char *const *links, size_t n,
                           double pr_target) WARN_UNUSED;

@@ -268,6 +268,8 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     const struct sitecrawl_page *pages = sitecrawl_pages(sl->sc, &n_pages);
     const struct edge *edges = sitecrawl_edges(sl->sc, &n_edges);
     const char *why = n_pages ? fetch_status_name(pages[0].status) : "nothing to fetch";
+    if (n_pages && pages[0].status == FETCH_OK && sitecrawl_unreadable(sl->sc))
+        why = sitecrawl_unreadable(sl->sc); /* answered, but not as HTML we could read */
     log_debug("extcrawl: %s not examined: %s", sl->host, why);
     if (!x->answered && n_pages && fetch_status_unreached(pages[0].status)) {
         if (!x->unreached++)

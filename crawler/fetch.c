@@ -1,11 +1,18 @@
 /* The fetcher's clients and pool: requests in, results out, one thread driving sched and curl. */
 #include "crawler/fetch.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/monotime.h"
@@ -25,6 +32,7 @@ struct request {
     char *url;     /* as submitted, normalised */
     char *current; /* after same-site redirects */
     int redirects;
+    int retries; /* transient failures asked again */
     double elapsed_ms;
 };
 
@@ -87,6 +95,121 @@ int fetch_status_unreached(enum fetch_status s)
     return s == FETCH_DNS || s == FETCH_CONNECT || s == FETCH_TIMEOUT || s == FETCH_NETWORK;
 }
 
+static const char *const proxy_schemes[] = {"http",    "https",  "socks4",
+                                            "socks4a", "socks5", "socks5h"};
+
+int fetch_proxy_invalid(const char *proxy, char *why, size_t cap)
+{
+    const char *sep = strstr(proxy, "://");
+    size_t slen = sep ? (size_t)(sep - proxy) : 0;
+    int known = 0;
+    for (size_t i = 0; sep && i < sizeof proxy_schemes / sizeof *proxy_schemes; i++)
+        known |=
+            strlen(proxy_schemes[i]) == slen && strncasecmp(proxy, proxy_schemes[i], slen) == 0;
+    if (!known) {
+        snprintf(why, cap,
+                 "'%.80s' is not a proxy URL: want SCHEME://HOST[:PORT], SCHEME one of http, "
+                 "https, socks4, socks4a, socks5, socks5h",
+                 proxy);
+        return 1;
+    }
+    const char *host = sep + 3, *end = host + strcspn(host, "/?#");
+    const char *at = memchr(host, '@', (size_t)(end - host));
+    if (at)
+        host = at + 1;
+    const char *port = NULL;
+    if (*host == '[') {
+        const char *close = memchr(host, ']', (size_t)(end - host));
+        if (close && close + 1 < end && close[1] == ':')
+            port = close + 2;
+        else if (!close || close + 1 != end)
+            host = end; /* unusable: reported below */
+    } else {
+        port = memchr(host, ':', (size_t)(end - host));
+        if (port)
+            port++;
+    }
+    const char *host_end = port ? port - 1 : end;
+    int bad_host = host >= host_end;
+    for (const char *p = host; !bad_host && *host != '[' && p < host_end; p++)
+        bad_host = !(isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_');
+    long n = 0;
+    int bad_port = port && (port == end || end - port > 5);
+    for (const char *p = port; !bad_port && p && p < end; p++) {
+        bad_port = !isdigit((unsigned char)*p);
+        n = n * 10 + (*p - '0');
+    }
+    bad_port |= port && (n < 1 || n > 65535);
+    if (bad_host || bad_port || (*end && strcmp(end, "/") != 0)) {
+        snprintf(why, cap, "'%.80s' is not a proxy URL: %s", proxy,
+                 bad_host   ? "no usable host"
+                 : bad_port ? "the port must be 1..65535"
+                            : "a proxy URL has no path");
+        return 1;
+    }
+    return 0;
+}
+
+int fetch_proxy_unreachable(const char *proxy, int timeout_ms, char *why, size_t cap)
+{
+    if (fetch_proxy_invalid(proxy, why, cap))
+        return 1;
+    const char *from = strstr(proxy, "://") + 3, *end = from + strcspn(from, "/?#");
+    char name[160], host[128], port[8] = "1080";
+    snprintf(name, sizeof name, "%.*s", (int)(end - from), from);
+    const char *h = memchr(from, '@', (size_t)(end - from));
+    h = h ? h + 1 : from;
+    const char *h_end = end, *colon = NULL;
+    if (*h == '[') {
+        const char *close = memchr(h, ']', (size_t)(end - h));
+        h++;
+        h_end = close;
+        colon = close + 1 < end ? close + 1 : NULL;
+    } else {
+        colon = memchr(h, ':', (size_t)(end - h));
+        if (colon)
+            h_end = colon;
+    }
+    snprintf(host, sizeof host, "%.*s", (int)(h_end - h), h);
+    if (colon)
+        snprintf(port, sizeof port, "%.*s", (int)(end - colon - 1), colon + 1);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    int rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(why, cap, "the proxy's host does not resolve (DNS): %s: %s", host,
+                 gai_strerror(rc));
+        return 1;
+    }
+    int err = ETIMEDOUT;
+    for (struct addrinfo *a = res; a && err; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
+        err = connect(fd, a->ai_addr, a->ai_addrlen) == 0 ? 0 : errno;
+        if (err == EINPROGRESS) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            socklen_t len = sizeof err;
+            if (poll(&pfd, 1, timeout_ms) <= 0)
+                err = ETIMEDOUT;
+            else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+                err = errno;
+        }
+        close(fd);
+    }
+    freeaddrinfo(res);
+    if (!err)
+        return 0;
+    if (err == ECONNREFUSED)
+        snprintf(why, cap, "connection refused by the proxy %s", name);
+    else if (err == ETIMEDOUT)
+        snprintf(why, cap, "timeout connecting to the proxy %s", name);
+    else
+        snprintf(why, cap, "cannot connect to the proxy %s: %s", name, strerror(err));
+    return 1;
+}
+
 void fetch_config_defaults(struct fetch_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -101,6 +224,27 @@ void fetch_config_defaults(struct fetch_config *c)
     c->max_redirects = 5;
     c->obey_robots = 1;
     c->robots_retry_ms = ROBOTS_RETRY_MS;
+    c->max_retries = 2;
+    c->retry_ms = 1000;
+}
+
+int fetch_retry_wait_ms(const struct fetch_config *c, enum fetch_status status, int http_status,
+                        long retry_after_s, int retries)
+{
+    int transient =
+        status == FETCH_NETWORK || status == FETCH_TIMEOUT ||
+        (status == FETCH_HTTP_ERROR &&
+         (http_status == 429 || (http_status >= 500 && http_status <= 504 && http_status != 501)));
+    if (!transient || retries < 0 || retries >= c->max_retries)
+        return -1;
+    if (status == FETCH_TIMEOUT && retries >= 1)
+        return -1; /* a host that slow may well be so again: one more wait at most */
+    long wait = (long)c->retry_ms << (retries < 16 ? retries : 16);
+    if (retry_after_s > FETCH_RETRY_MAX_MS / 1000)
+        return -1; /* the site asks for longer than a crawl waits on one page */
+    if (retry_after_s * 1000 > wait)
+        wait = retry_after_s * 1000;
+    return (int)(wait < FETCH_RETRY_MAX_MS ? wait : FETCH_RETRY_MAX_MS);
 }
 
 void fetch_result_free(struct fetch_result *r)
@@ -183,6 +327,7 @@ static struct fetch_result *result_take(struct request *q, enum fetch_status sta
     q->url = q->current = NULL;
     r->status = status;
     r->redirects = q->redirects;
+    r->retries = q->retries;
     r->elapsed_ms = q->elapsed_ms;
     r->error = error ? strdup(error) : NULL;
     request_free(q);
@@ -249,6 +394,18 @@ static void page_ended(struct fetch_pool *f, struct fetchcurl_done *d)
     enum fetch_status status = d->status;
     const char *error = d->error;
     char why[256];
+    int wait = fetch_retry_wait_ms(&f->cfg, status, d->http_status, d->retry_after_s, q->retries);
+    if (wait >= 0) {
+        /* A transient failure: first in its host's queue again, after the back-off. */
+        log_debug("fetcher: %s: %s (%s): asking again in %d ms", q->current,
+                  fetch_status_name(status), error ? error : "", wait);
+        q->retries++;
+        pthread_mutex_lock(&f->lock);
+        c->stats.retries++;
+        pthread_mutex_unlock(&f->lock);
+        fetchsched_retry(f->sched, d->host, &q->s, monotime_ms() + wait);
+        return;
+    }
     if (status == FETCH_REDIRECT && d->same_site &&
         fetchcurl_url_refused(f->curl, d->location, why, sizeof why)) {
         /* Same host, so never so far; but each hop is checked, whatever "same site" means. */
@@ -296,6 +453,14 @@ static void drain_curl(struct fetch_pool *f)
             c = &((struct request *)d.req)->client->sched;
             page_ended(f, &d);
         } else {
+            if (d.error || d.down != FETCH_OK || d.http_status >= 500) {
+                char why[FETCHCURL_WHY_MAX];
+                if (d.error)
+                    snprintf(why, sizeof why, "%s", d.error);
+                else
+                    snprintf(why, sizeof why, "robots.txt answered HTTP status %d", d.http_status);
+                fetchsched_robots_failed(f->sched, d.host, why);
+            }
             fetchsched_robots_done(f->sched, d.host, d.http_status, d.body, d.body_len, d.down,
                                    now);
         }
@@ -424,8 +589,11 @@ enum err fetch_pool_new(const struct fetch_config *c, struct fetch_pool **out)
 {
     *out = NULL;
     if (c->max_in_flight < 1 || c->per_host < 1 || c->delay_ms < 0 || c->max_body < 1 ||
-        c->max_redirects < 0 || c->robots_retry_ms < 1)
+        c->max_redirects < 0 || c->robots_retry_ms < 1 || c->max_retries < 0 || c->retry_ms < 0)
         return err_set(ERR_INVAL, "bad fetcher configuration");
+    char why[200];
+    if (c->proxy && *c->proxy && fetch_proxy_invalid(c->proxy, why, sizeof why))
+        return err_set(ERR_INVAL, "--proxy %s", why);
     struct fetch_pool *f = calloc(1, sizeof *f);
     if (!f)
         return err_set(ERR_NOMEM, "out of memory");

@@ -42,12 +42,31 @@ struct fetch_config {
     int max_redirects;      /* same-site hops; default 5 */
     int obey_robots;        /* default 1 */
     int robots_retry_ms;    /* first wait after an unreachable robots.txt; default 2000 */
+    int max_retries;        /* a page's transient failures asked again; default 2 */
+    int retry_ms;           /* first back-off before asking again; default 1000 */
     int allow_private;      /* allow private, reserved and own addresses (addrcheck.h); 0 */
     const char *proxy;      /* e.g. "http://127.0.0.1:8081", or NULL */
     const char *user_agent; /* default "sitescout/VERSION (+FETCH_INFO_URL)" */
 };
 
 #define FETCH_INFO_URL "https://github.com/sitescout/sitescout"
+
+/*
+ * Is proxy a proxy URL a fetcher can use: SCHEME://[USER[:PASS]@]HOST[:PORT][/], the
+ * scheme one of http, https, socks4, socks4a, socks5, socks5h, the port 1..65535? 0 if
+ * so, else 1 with why[cap] saying what is wrong. The one check of --proxy (every
+ * command that takes it) and of fetch_pool_new.
+ */
+int fetch_proxy_invalid(const char *proxy, char *why, size_t cap);
+
+/*
+ * Can a TCP connection to the proxy (a URL fetch_proxy_invalid takes; port 1080 when it
+ * has none, as curl's) be made within timeout_ms? 0 if so, else 1 with why[cap] in the
+ * words of a fetch's failure ("connection refused by the proxy 127.0.0.1:9", "the
+ * proxy's host does not resolve (DNS): ...", "timeout connecting to the proxy ..."):
+ * what `crawl` and `eval` check before they store a job, and `serve` and `worker` warn of.
+ */
+int fetch_proxy_unreachable(const char *proxy, int timeout_ms, char *why, size_t cap);
 
 /* A config with every default filled in. */
 void fetch_config_defaults(struct fetch_config *c);
@@ -67,6 +86,25 @@ enum fetch_status {
     FETCH_BAD_URL,  /* not a fetchable http(s) URL */
     FETCH_STATUS_COUNT
 };
+
+/*
+ * Transient failures (issue 29): a 5xx that says "try later" (500, 502, 503, 504), a 429,
+ * a connection reset or cut body (FETCH_NETWORK) and a timeout are asked again on the
+ * same host, first in its queue, after a back-off of retry_ms << attempt (1 s, 2 s ...)
+ * or the answer's Retry-After if longer; the host waits out the back-off (no other
+ * request of it starts meanwhile), up to max_retries times a page (a timeout once). A Retry-After
+ * over FETCH_RETRY_MAX_MS is not waited for: the failure is the result. The result counts as one
+ * page (fetch_status_downloaded) whatever its attempts; the requests are in fetch_stats.requests
+ * and fetch_stats.retries.
+ */
+#define FETCH_RETRY_MAX_MS 30000
+
+/*
+ * The back-off in ms before asking again after a failure (status, http_status, the
+ * answer's Retry-After in seconds or 0) of attempt `retries` + 1, or -1: not again.
+ */
+int fetch_retry_wait_ms(const struct fetch_config *c, enum fetch_status status, int http_status,
+                        long retry_after_s, int retries);
 
 /* Short stable name of a status ("ok", "robots", ...), for logs and metrics. */
 const char *fetch_status_name(enum fetch_status s);
@@ -98,6 +136,7 @@ struct fetch_result {
     size_t body_len;
     int truncated;     /* body cut at max_body */
     int redirects;     /* same-site hops followed */
+    int retries;       /* transient failures asked again (fetch_retry_wait_ms) */
     char *error;       /* why, for failures; NULL on success */
     double elapsed_ms; /* from the first request to the end, delays excluded */
 };
@@ -106,6 +145,7 @@ void fetch_result_free(struct fetch_result *r);
 
 struct fetch_stats {
     uint64_t submitted, completed, requests, robots_requests, bytes;
+    uint64_t retries; /* page requests that asked again after a transient failure */
     uint64_t by_status[FETCH_STATUS_COUNT];
     int in_flight, queued;
 };

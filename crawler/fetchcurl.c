@@ -2,6 +2,7 @@
 #include "crawler/fetchcurl.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
@@ -55,6 +56,7 @@ struct fetchcurl {
     CURLM *multi;
     struct transfer *running;
     char *proxy, *user_agent;
+    char proxy_name[160]; /* the proxy's host:port as given, for messages */
     long connect_timeout_ms, timeout_ms, low_speed_bytes, low_speed_secs;
     size_t max_body;
     struct addrcheck *guard; /* NULL with allow_private */
@@ -402,8 +404,62 @@ static enum fetch_status proxy_failure(const char *e)
     return FETCH_NETWORK;
 }
 
+/*
+ * Why a transfer failed (rc not OK), in words a user can act on (issue 28): the proxy
+ * named when the failure is reaching it, else the cause (DNS, refused, TLS, timeout)
+ * and curl's own message.
+ */
+static void failure_text(const struct fetchcurl *fc, const struct transfer *t, CURLcode rc,
+                         char *out, size_t cap)
+{
+    const char *detail = t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc);
+    long os_errno = 0;
+    (void)curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+    long connected = 0; /* 0: no connection was made (to the proxy, with one) */
+    (void)curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connected);
+    const char *via = fc->proxy ? "the proxy " : "";
+    const char *name = fc->proxy ? fc->proxy_name : "";
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        snprintf(out, cap, "the proxy's host does not resolve (DNS): %.160s", detail);
+        return;
+    case CURLE_COULDNT_RESOLVE_HOST:
+        snprintf(out, cap, "the host does not resolve (DNS): %.160s", detail);
+        return;
+    case CURLE_COULDNT_CONNECT:
+        if (fc->proxy && os_errno == ECONNREFUSED)
+            snprintf(out, cap, "connection refused by the proxy %s", name);
+        else if (os_errno == ECONNREFUSED)
+            snprintf(out, cap, "connection refused: %.160s", detail);
+        else
+            snprintf(out, cap, "cannot connect to %s%.64s: %.120s", via,
+                     fc->proxy ? name : "the host", detail);
+        return;
+    case CURLE_OPERATION_TIMEDOUT:
+        if (fc->proxy && !connected)
+            snprintf(out, cap, "timeout connecting to the proxy %.64s: %.120s", name, detail);
+        else
+            snprintf(out, cap, "timeout: %.160s", detail);
+        return;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+        snprintf(out, cap, "TLS failed: %.160s", detail);
+        return;
+    default:
+        snprintf(out, cap, "%.160s", detail);
+        return;
+    }
+}
+
 /* A robots.txt transfer: its status (0 if the host was not reached) and reachability. */
-static void fetchcurl_robots_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done *d)
+static void fetchcurl_robots_outcome(const struct fetchcurl *fc, struct transfer *t, CURLcode rc,
+                                     struct fetchcurl_done *d)
 {
     long code = 0;
     if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG))
@@ -418,6 +474,15 @@ static void fetchcurl_robots_outcome(struct transfer *t, CURLcode rc, struct fet
         d->down = proxy_failure(t->proxy_error);
     else if (rc != CURLE_OK)
         d->down = curl_failure(rc);
+    char why[FETCHCURL_WHY_MAX];
+    if (t->abort == ABORT_BLOCKED)
+        d->error = strdup(t->blocked[0] ? t->blocked : "destination refused");
+    else if (t->proxy_error)
+        d->error = strdup(t->proxy_error);
+    else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG)) {
+        failure_text(fc, t, rc, why, sizeof why);
+        d->error = strdup(why);
+    }
     d->body_len = t->body.len;
     d->body = buf_detach(&t->body);
 }
@@ -443,7 +508,8 @@ static void redirect_outcome(struct transfer *t, struct fetchcurl_done *d)
 }
 
 /* A page transfer: its outcome, in the order the causes are checked. */
-static void page_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done *d)
+static void page_outcome(const struct fetchcurl *fc, struct transfer *t, CURLcode rc,
+                         struct fetchcurl_done *d)
 {
     long code = 0;
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
@@ -454,7 +520,9 @@ static void page_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done 
         /* the second test: an empty body of another type, which on_body never saw */
         set_status(d, FETCH_NOT_HTML, t->content_type ? t->content_type : "not HTML");
     } else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t->abort == ABORT_TOO_BIG)) {
-        set_status(d, curl_failure(rc), t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc));
+        char why[FETCHCURL_WHY_MAX];
+        failure_text(fc, t, rc, why, sizeof why);
+        set_status(d, curl_failure(rc), why);
     } else if (t->proxy_error) {
         set_status(d, proxy_failure(t->proxy_error), t->proxy_error);
     } else if (code >= 300 && code < 400 && t->location) {
@@ -474,6 +542,9 @@ static void page_outcome(struct transfer *t, CURLcode rc, struct fetchcurl_done 
         d->body = buf_detach(&t->body);
     }
     d->truncated = t->abort == ABORT_TOO_BIG;
+    curl_off_t after = 0;
+    if (curl_easy_getinfo(t->easy, CURLINFO_RETRY_AFTER, &after) == CURLE_OK && after > 0)
+        d->retry_after_s = after < 86400 ? (long)after : 86400;
 }
 
 /*
@@ -531,9 +602,9 @@ int fetchcurl_take_done(struct fetchcurl *fc, struct fetchcurl_done *out)
         out->req = t->req;
         out->elapsed_ms = (double)(monotime_ms() - t->start_ms);
         if (t->req)
-            page_outcome(t, rc, out);
+            page_outcome(fc, t, rc, out);
         else
-            fetchcurl_robots_outcome(t, rc, out);
+            fetchcurl_robots_outcome(fc, t, rc, out);
         transfer_free(t);
         return 1;
     }
@@ -582,6 +653,11 @@ enum err fetchcurl_new(const struct fetch_config *c, struct fetchcurl **out)
     snprintf(ua, sizeof ua, "sitescout/%s (+%s)", SITESCOUT_VERSION, FETCH_INFO_URL);
     fc->user_agent = strdup(c->user_agent ? c->user_agent : ua);
     fc->proxy = c->proxy && *c->proxy ? strdup(c->proxy) : NULL;
+    if (fc->proxy) { /* "http://host:port/" -> "host:port" */
+        const char *from = strstr(fc->proxy, "://");
+        from = from ? from + 3 : fc->proxy;
+        snprintf(fc->proxy_name, sizeof fc->proxy_name, "%.*s", (int)strcspn(from, "/"), from);
+    }
     fc->connect_timeout_ms = c->connect_timeout_ms;
     fc->timeout_ms = c->timeout_ms;
     fc->low_speed_bytes = c->low_speed_bytes;

@@ -19,6 +19,9 @@
 
 struct fetchcurl;
 
+/* Bytes of a failure's message (fetchcurl_done.error), NUL included. */
+#define FETCHCURL_WHY_MAX 256
+
 /* Everything of c that transfers need is copied. */
 enum err fetchcurl_new(const struct fetch_config *c, struct fetchcurl **out) WARN_UNUSED;
 
@@ -50,7 +53,8 @@ struct fetchcurl_done {
     char *content_type;
     char *body; /* NUL-terminated; for pages NULL when empty and not FETCH_OK */
     size_t body_len;
-    int truncated; /* cut at the body cap */
+    int truncated;      /* cut at the body cap */
+    long retry_after_s; /* pages: the answer's Retry-After in seconds, 0 if none */
     /*
      * Pages: the outcome. FETCH_REDIRECT: a 3xx whose Location resolves to `location`;
      * same_site says whether it stays on the site (the caller follows it or not).
@@ -59,7 +63,8 @@ struct fetchcurl_done {
     char *error;    /* why, for failures */
     char *location; /* FETCH_REDIRECT: the target, normalised */
     int same_site;
-    /* robots.txt: FETCH_DNS, FETCH_CONNECT or FETCH_BLOCKED if the host is unreachable. */
+    /* robots.txt: FETCH_DNS, FETCH_CONNECT or FETCH_BLOCKED if the host is unreachable;
+     * error then (and for other failures) says why. */
     enum fetch_status down;
 };
 

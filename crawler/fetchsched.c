@@ -23,6 +23,7 @@ struct fetchsched_host {
     struct robots_host robots;
     enum fetch_status down; /* FETCH_OK, or why the host cannot be reached ... */
     int64_t down_until_ms;  /* ... until then: its requests fail at once */
+    char why[200];          /* why its robots.txt last failed ("" if it did not) */
 };
 
 struct fetchsched {
@@ -273,6 +274,17 @@ void fetchsched_requeue(struct fetchsched *s, struct fetchsched_host *h, struct 
         h->tail = q;
 }
 
+void fetchsched_retry(struct fetchsched *s, struct fetchsched_host *h, struct fetchsched_req *q,
+                      int64_t at_ms)
+{
+    fetchsched_requeue(s, h, q);
+    if (h->next_ms < at_ms) {
+        h->next_ms = at_ms;
+        if (h->heap_pos) /* later than it was: it may sink */
+            heap_down(s, h->heap_pos - 1);
+    }
+}
+
 static struct fetchsched_req *host_pop(struct fetchsched_host *h)
 {
     struct fetchsched_req *q = h->head;
@@ -366,9 +378,14 @@ static void host_start(struct fetchsched *s, struct fetchsched_host *h,
         v = robots_host_check(&h->robots, url_path_and_query(front->url), now, &retry_at);
     switch (v) {
     case ROBOTS_DISALLOW:
-        finish(s, host_pop(h), FETCH_ROBOTS,
-               h->robots.state == ROBOTS_GAVE_UP ? "robots.txt unreachable: complete disallow"
-                                                 : "disallowed by robots.txt");
+        if (h->robots.state == ROBOTS_GAVE_UP) {
+            char why[sizeof h->why + 64];
+            snprintf(why, sizeof why, "robots.txt unreachable%s%s: complete disallow",
+                     h->why[0] ? ": " : "", h->why);
+            finish(s, host_pop(h), FETCH_ROBOTS, why);
+        } else {
+            finish(s, host_pop(h), FETCH_ROBOTS, "disallowed by robots.txt");
+        }
         host_wake(s, h);
         break;
     case ROBOTS_WAIT:
@@ -398,9 +415,10 @@ static long schedule_pass(struct fetchsched *s, int64_t now)
         if (!h->head || h->active >= s->cfg.per_host)
             continue;
         if (h->down != FETCH_OK && now < h->down_until_ms) {
-            const char *why = h->down == FETCH_BLOCKED
-                                  ? "destination refused: private, reserved or this host's own"
-                                  : "host unreachable";
+            const char *why = h->why[0]                  ? h->why
+                              : h->down == FETCH_BLOCKED ? "destination refused: private, "
+                                                           "reserved or this host's own"
+                                                         : "host unreachable";
             while (h->head)
                 finish(s, host_pop(h), h->down, why);
             continue;
@@ -460,6 +478,12 @@ long fetchsched_run(struct fetchsched *s, int64_t now)
 
 /* ---- transfers ending --------------------------------------------------- */
 
+void fetchsched_robots_failed(struct fetchsched *s, struct fetchsched_host *h, const char *why)
+{
+    (void)s;
+    snprintf(h->why, sizeof h->why, "%s", why ? why : "");
+}
+
 void fetchsched_robots_done(struct fetchsched *s, struct fetchsched_host *h, int status,
                             const char *body, size_t len, enum fetch_status down, int64_t now)
 {
@@ -474,7 +498,8 @@ void fetchsched_robots_done(struct fetchsched *s, struct fetchsched_host *h, int
     }
     if (robots_host_report(&h->robots, status, body, len, ROBOTS_PRODUCT, now) != ERR_OK)
         log_warn("fetcher: robots.txt of %s: %s", h->name, err_msg());
-    log_debug("fetcher: robots.txt of %s: status %d, %zu bytes", h->name, status, len);
+    log_debug("fetcher: robots.txt of %s: status %d, %zu bytes%s%s", h->name, status, len,
+              status ? "" : ": ", status ? "" : h->why);
     if (h->robots.state == ROBOTS_GAVE_UP)
         log_info("fetcher: robots.txt of %s unreachable %d times (last status %d): its pages "
                  "are not fetched in this run",

@@ -102,12 +102,27 @@ void fetchsched_req_done(struct fetchsched *s, struct fetchsched_req *q);
 void fetchsched_requeue(struct fetchsched *s, struct fetchsched_host *h, struct fetchsched_req *q);
 
 /*
+ * q's transfer on h failed in a way worth asking again (fetch_retry_wait_ms): q goes
+ * first in h's queue, and h starts nothing before at_ms. Call before
+ * fetchsched_transfer_done.
+ */
+void fetchsched_retry(struct fetchsched *s, struct fetchsched_host *h, struct fetchsched_req *q,
+                      int64_t at_ms);
+
+/*
  * h's robots.txt transfer ended: HTTP status (0 if the host was not reached), the body,
  * and down: FETCH_DNS, FETCH_CONNECT or FETCH_BLOCKED if the host is unreachable, else
  * FETCH_OK. Call before fetchsched_transfer_done.
  */
 void fetchsched_robots_done(struct fetchsched *s, struct fetchsched_host *h, int status,
                             const char *body, size_t len, enum fetch_status down, int64_t now);
+
+/*
+ * Why h's last robots.txt transfer failed ("connection refused by the proxy ..."), given
+ * before fetchsched_robots_done: the requests that fail for it (the host down, robots.txt
+ * unreachable) say so instead of a bare "host unreachable".
+ */
+void fetchsched_robots_failed(struct fetchsched *s, struct fetchsched_host *h, const char *why);
 
 /* A transfer on h ended at now: for client c's page, or (c NULL) robots.txt. */
 void fetchsched_transfer_done(struct fetchsched *s, struct fetchsched_host *h,

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/strmap.h"
 #include "crawler/crawlrun.h"
+#include "crawler/edges.h"
 #include "crawler/fetch.h"
 #include "crawler/pageinfo.h"
 #include "crawler/url.h"
@@ -468,8 +469,14 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
         }
         for (size_t i = 0; !e && !r->p->other_sites_only && i < info->n_intrinsic; i++)
             e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &out);
-        for (size_t i = 0; !e && i < info->n_transversal; i++)
+        size_t new_sites = 0; /* a link flood's bound, as the website crawler's (edges.h) */
+        for (size_t i = 0; !e && i < info->n_transversal; i++) {
+            size_t hn;
+            const char *h = url_host_ref(info->transversal[i], &hn);
+            if (h && !strmap_get(&r->sites, h, hn) && new_sites++ >= EDGES_PAGE_MAX_NEW)
+                continue;
             e = add_link_from(r, info->transversal[i], info->transversal_anchor, i, &out);
+        }
     }
     pageinfo_free(info);
     return e;

@@ -11,6 +11,8 @@
  * and context_graph (the layer of the linking page, seeds 000 and 004).
  * The crawl runs on crawler/crawlrun (stop conditions, polls, metrics) as a strategy.
  * A guard stops taking pages from a website that already gave max_pages_per_site.
+ * One page's links bring at most EDGES_PAGE_MAX_NEW websites the crawl did not know
+ * (crawler/edges.h: a link flood's bound); links to known websites all count.
  * Website post-processing: the downloaded pages are grouped by website and each
  * website is judged from its pages, in download order, by the same website
  * classifier as the internal crawler (error-corrected Bayes up to p_threshold). A

@@ -44,6 +44,7 @@ struct sitecrawl {
     struct sitecrawl_page *pages;
     size_t n_pages, cap_pages;
     struct edgeset edges;
+    char unreadable[200]; /* why the last page whose HTML could not be read was not */
 };
 
 /* Make url a candidate (if new) and credit it with one linking page's weight. */
@@ -187,8 +188,11 @@ static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
             return record_page(sc, r, NAN, 0, 1);
     }
     struct pageinfo *info;
-    if (pageinfo_from_fetch(r, &info) != ERR_OK)
-        return record_page(sc, r, NAN, 0, 0); /* the parser gave up: a page with no evidence */
+    if (pageinfo_from_fetch(r, &info) != ERR_OK) {
+        /* The parser gave up (its budgets: a page of 200k nested <div>s): no evidence. */
+        snprintf(sc->unreadable, sizeof sc->unreadable, "unreadable HTML: %s", err_msg());
+        return record_page(sc, r, NAN, 0, 0);
+    }
     /* The final URL is known now: a later link to it must not fetch it again. */
     enum err e = ERR_OK;
     if (r->final_url && strcmp(r->final_url, r->url) != 0) {
@@ -264,6 +268,11 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
         sc->stop = SITECRAWL_SITE_PAGES;
     }
     return ERR_OK;
+}
+
+const char *sitecrawl_unreadable(const struct sitecrawl *sc)
+{
+    return sc->unreadable[0] ? sc->unreadable : NULL;
 }
 
 int sitecrawl_done(const struct sitecrawl *sc)

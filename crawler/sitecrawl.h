@@ -106,6 +106,9 @@ double sitecrawl_prior(const struct sitecrawl *sc);
 enum sitecrawl_stop sitecrawl_stop(const struct sitecrawl *sc);
 /* Stable names: "reading", "verdict", "linkrank", "max_pages_per_site", "no_more_pages". */
 const char *sitecrawl_stop_name(enum sitecrawl_stop stop);
+
+/* Why the last page answered with HTML could not be read ("unreadable HTML: ..."), or NULL. */
+const char *sitecrawl_unreadable(const struct sitecrawl *sc);
 /*
  * How the verdict as it stands was reached: "threshold" (p_threshold), "decide_limit"
  * (max_pages_to_decide fetches spent first) or "undecided" (neither, so far).

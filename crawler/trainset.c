@@ -68,6 +68,7 @@ void trainset_site_release(struct trainset_site *s)
     free(s->pages);
     free(s->homepage);
     free(s->site);
+    free(s->home_error);
     *s = (struct trainset_site){0};
 }
 
@@ -281,6 +282,14 @@ enum err trainset_feed(struct trainset *ts, struct fetcher *f, const struct fetc
     if (first) {
         s->home_status = r->status;
         s->home_http_status = r->http_status;
+        free(s->home_error);
+        s->home_error = NULL;
+        if (r->status != FETCH_OK && r->status != FETCH_REDIRECT) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", r->error ? r->error : fetch_status_name(r->status));
+            if (!(s->home_error = strdup(why)))
+                return err_set(ERR_NOMEM, "out of memory");
+        }
     }
     if (r->status == FETCH_OK) {
         e = read_page(s, st, r);
@@ -375,6 +384,38 @@ const struct trainset_site *trainset_site(const struct trainset *ts, size_t i)
     return i < ts->n ? &ts->sites[i] : NULL;
 }
 
+/* Why website s gave no page. */
+static const char *unread_cause(const struct trainset_site *s)
+{
+    if (s->home_error)
+        return s->home_error;
+    return s->home_status == FETCH_OK ? "no readable HTML" : fetch_status_name(s->home_status);
+}
+
+void trainset_unread(const struct trainset *ts, size_t from, size_t to, size_t *unread, char *why,
+                     size_t cap)
+{
+    *unread = 0;
+    if (cap)
+        why[0] = '\0';
+    size_t best = 0;
+    if (to > ts->n)
+        to = ts->n;
+    for (size_t i = from; i < to; i++) {
+        if (ts->sites[i].n_pages)
+            continue;
+        ++*unread;
+        const char *c = unread_cause(&ts->sites[i]);
+        size_t same = 0; /* a few hundred websites at most: counting pairs is fine */
+        for (size_t j = from; j < to; j++)
+            same += !ts->sites[j].n_pages && strcmp(unread_cause(&ts->sites[j]), c) == 0;
+        if (same > best) {
+            best = same;
+            snprintf(why, cap, "%s", c);
+        }
+    }
+}
+
 /* Up to per_site pages of each website, in BFS order (the homepage first). */
 static enum err docs_of(const struct trainset *ts, size_t n_relevant, size_t per_site,
                         struct pagecls_doc **docs, size_t *n_docs)
@@ -397,8 +438,13 @@ static enum err docs_of(const struct trainset *ts, size_t n_relevant, size_t per
     }
     if (!classes[PAGECLS_TARGET] || !classes[PAGECLS_OTHER]) {
         free(d);
-        return err_set(ERR_INVAL, "no training page could be fetched from the %s sites",
-                       classes[PAGECLS_TARGET] ? "other" : "relevant");
+        int rel = !classes[PAGECLS_TARGET];
+        size_t unread;
+        char why[256];
+        trainset_unread(ts, rel ? 0 : n_relevant, rel ? n_relevant : ts->n, &unread, why,
+                        sizeof why);
+        return err_set(ERR_INVAL, "no training page could be fetched from the %s sites%s%s",
+                       rel ? "relevant" : "other", why[0] ? ": " : "", why);
     }
     *docs = d;
     *n_docs = k;

@@ -49,7 +49,8 @@ struct trainset_site {
     int fetches;                   /* fetch attempts made */
     enum fetch_status home_status; /* of the homepage fetch (of the target, if redirected) */
     int home_http_status;
-    int redirected; /* 1 when the homepage redirected to another host (followed) */
+    int redirected;   /* 1 when the homepage redirected to another host (followed) */
+    char *home_error; /* why the homepage fetch failed (fetch_result.error), or NULL */
 };
 
 struct trainset_progress {
@@ -117,6 +118,14 @@ void trainset_get_progress(const struct trainset *ts, struct trainset_progress *
 enum err trainset_run(struct trainset *ts, struct fetcher *f) WARN_UNUSED;
 
 size_t trainset_count(const struct trainset *ts);
+
+/*
+ * Of websites [from, to): how many gave no page (*unread), and into why[cap] the most
+ * common cause among them ("connection refused by the proxy 127.0.0.1:9", "HTTP status
+ * 503", "no readable HTML"), empty when none is unread.
+ */
+void trainset_unread(const struct trainset *ts, size_t from, size_t to, size_t *unread, char *why,
+                     size_t cap);
 
 struct pagecls_doc;
 

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "crawler/fetch.h"
 #include "testreplay.h"
@@ -299,6 +302,112 @@ static void test_client_leaves(void **state)
     testreplay_stop(r);
 }
 
+/* Issue 29: which failures are asked again, after how long, how many times. */
+static void test_retry_rule(void **state)
+{
+    (void)state;
+    struct fetch_config fc;
+    fetch_config_defaults(&fc);
+    static const struct {
+        enum fetch_status status;
+        int http, retry_after, retries, want;
+    } cases[] = {
+        {FETCH_HTTP_ERROR, 500, 0, 0, 1000}, /* first back-off retry_ms */
+        {FETCH_HTTP_ERROR, 503, 0, 1, 2000}, /* then doubled */
+        {FETCH_HTTP_ERROR, 503, 0, 2, -1},   /* max_retries (2) spent */
+        {FETCH_HTTP_ERROR, 502, 0, 0, 1000},
+        {FETCH_HTTP_ERROR, 504, 0, 0, 1000},
+        {FETCH_HTTP_ERROR, 429, 0, 0, 1000},
+        {FETCH_HTTP_ERROR, 503, 5, 0, 5000}, /* Retry-After when longer */
+        {FETCH_HTTP_ERROR, 503, 1, 1, 2000}, /* ... not when shorter */
+        {FETCH_HTTP_ERROR, 503, 31, 0, -1},  /* over FETCH_RETRY_MAX_MS: not waited for */
+        {FETCH_HTTP_ERROR, 501, 0, 0, -1},   /* not implemented: not transient */
+        {FETCH_HTTP_ERROR, 404, 0, 0, -1},
+        {FETCH_HTTP_ERROR, 403, 0, 0, -1},
+        {FETCH_NETWORK, 0, 0, 0, 1000}, /* a reset, a body cut short */
+        {FETCH_TIMEOUT, 0, 0, 0, 1000},
+        {FETCH_TIMEOUT, 0, 0, 1, -1}, /* a timeout once only: it costs a timeout */
+        {FETCH_OK, 200, 0, 0, -1},
+        {FETCH_DNS, 0, 0, 0, -1}, /* the host is gone: the scheduler's business */
+        {FETCH_CONNECT, 0, 0, 0, -1},
+        {FETCH_BLOCKED, 0, 0, 0, -1},
+        {FETCH_ROBOTS, 0, 0, 0, -1},
+        {FETCH_NOT_HTML, 200, 0, 0, -1},
+        {FETCH_REDIRECT, 301, 0, 0, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = fetch_retry_wait_ms(&fc, cases[i].status, cases[i].http, cases[i].retry_after,
+                                      cases[i].retries);
+        if (got != cases[i].want)
+            fail_msg("case %zu (%s %d, Retry-After %d, retry %d): %d ms, want %d", i,
+                     fetch_status_name(cases[i].status), cases[i].http, cases[i].retry_after,
+                     cases[i].retries, got, cases[i].want);
+    }
+    fc.max_retries = 0;
+    assert_int_equal(fetch_retry_wait_ms(&fc, FETCH_HTTP_ERROR, 503, 0, 0), -1);
+}
+
+/* Issue 28: --proxy is checked in one place, and a bad one is refused with why. */
+static void test_proxy_check(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *proxy;
+        int bad;
+    } cases[] = {
+        {"http://127.0.0.1:8081", 0}, {"http://127.0.0.1:8081/", 0}, {"HTTP://proxy.example", 0},
+        {"socks5h://[::1]:1080", 0},  {"https://u:p@proxy:3128", 0}, {"notaurl", 1},
+        {"127.0.0.1:8081", 1},        {"ftp://127.0.0.1:21", 1},     {"http://", 1},
+        {"http://:8081", 1},          {"http://host:0", 1},          {"http://host:65536", 1},
+        {"http://host:80x", 1},       {"http://host:", 1},           {"http://host/path", 1},
+        {"http://ho st:1", 1},
+    };
+    char why[200];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        why[0] = '\0';
+        if (fetch_proxy_invalid(cases[i].proxy, why, sizeof why) != cases[i].bad)
+            fail_msg("'%s': want %s, got '%s'", cases[i].proxy, cases[i].bad ? "bad" : "good", why);
+        if (cases[i].bad)
+            assert_non_null(strstr(why, "is not a proxy URL"));
+    }
+    struct fetch_config fc;
+    fetch_config_defaults(&fc);
+    fc.proxy = "notaurl";
+    struct fetch_pool *p;
+    assert_int_equal(fetch_pool_new(&fc, &p), ERR_INVAL);
+}
+
+/* Issue 28: a proxy with nothing listening is named in every fetch's error. */
+static void test_proxy_refused(void **state)
+{
+    (void)state;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    close(fd); /* a port nobody listens on */
+    char proxy[64], want[96];
+    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%u", ntohs(sa.sin_port));
+    snprintf(want, sizeof want, "connection refused by the proxy 127.0.0.1:%u", ntohs(sa.sin_port));
+    struct fetch_config fc;
+    fetch_config_defaults(&fc);
+    fc.proxy = proxy;
+    struct fetcher *f;
+    assert_int_equal(fetcher_new(&fc, &f), ERR_OK);
+    assert_int_equal(fetcher_submit(f, "http://www.example.org/", 1), ERR_OK);
+    assert_int_equal(fetcher_submit(f, "http://www.example.org/b", 2), ERR_OK);
+    for (int i = 0; i < 2; i++) {
+        struct fetch_result *r;
+        assert_int_equal(fetcher_next(f, 30000, &r), ERR_OK);
+        assert_int_equal(r->status, FETCH_CONNECT);
+        if (!r->error || strstr(r->error, want) == NULL)
+            fail_msg("fetch %d: error '%s', want '%s'", i, r->error ? r->error : "(none)", want);
+        fetch_result_free(r);
+    }
+    fetcher_free(f);
+}
+
 static void test_bad_config(void **state)
 {
     (void)state;
@@ -318,6 +427,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_retry_rule),
+        cmocka_unit_test(test_proxy_check),
+        cmocka_unit_test(test_proxy_refused),
         cmocka_unit_test(test_latecomer_gets_its_share),
         cmocka_unit_test(test_idle_share_is_used),
         cmocka_unit_test(test_one_host_two_clients_polite),

@@ -279,6 +279,36 @@ static void test_host_delay_across_clients(void **state)
     world_free(w);
 }
 
+/* Issue 29: a page asked again goes first in its host's queue, and the host starts
+ * nothing (not even another request) before the back-off is over. */
+static void test_retry_backoff(void **state)
+{
+    (void)state;
+    struct world *w = world_new(10, 1, 0);
+    fetchsched_client_init(&w->clients[0], 10, 100);
+    add(w, 0, "h.test", "1");
+    add(w, 0, "h.test", "2");
+    assert_int_equal(fetchsched_run(w->s, 0), -1);
+    assert_int_equal(w->n_runs, 1);
+    assert_string_equal(w->runs[0].url, "http://h.test/1");
+    /* /1 answered 503 at 50: asked again 1000 ms later, the host holding back meanwhile. */
+    fetchsched_retry(w->s, w->runs[0].host, w->runs[0].req, 1050);
+    fetchsched_transfer_done(w->s, w->runs[0].host, w->runs[0].req->client, 50);
+    w->runs[0].ended = 1;
+    assert_int_equal(fetchsched_run(w->s, 150), 900); /* not /2 after the 100 ms delay */
+    assert_int_equal(w->n_runs, 1);
+    assert_int_equal(fetchsched_run(w->s, 1049), 1);
+    assert_int_equal(fetchsched_run(w->s, 1050), -1);
+    assert_int_equal(w->n_runs, 2);
+    assert_string_equal(w->runs[1].url, "http://h.test/1"); /* first again */
+    end_run(w, 1, 1100);
+    assert_int_equal(fetchsched_run(w->s, 1200), -1);
+    assert_int_equal(w->n_runs, 3);
+    assert_string_equal(w->runs[2].url, "http://h.test/2");
+    end_run(w, 2, 1250);
+    world_free(w);
+}
+
 /* robots.txt first; its Crawl-delay, longer than the clients' delays, holds for both. */
 static void test_robots_crawl_delay(void **state)
 {
@@ -382,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_caps_and_second_pass),
         cmocka_unit_test(test_waiting_client_lends_its_slots),
         cmocka_unit_test(test_host_delay_across_clients),
+        cmocka_unit_test(test_retry_backoff),
         cmocka_unit_test(test_robots_crawl_delay),
         cmocka_unit_test(test_transfers_per_host),
         cmocka_unit_test(test_client_leaves),

@@ -438,6 +438,85 @@ static void feed_moved(struct sitecrawl *sc, const char *url, const char *final_
     assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
 }
 
+/* Issue 29: a link-flood page adds a bounded number of websites, at a small weight. */
+static void test_link_flood_bounded(void **state)
+{
+    (void)state;
+    enum { FLOOD = 2000 };
+    char **links = calloc(FLOOD, sizeof *links);
+    assert_non_null(links);
+    for (int i = 0; i < FLOOD; i++) {
+        links[i] = malloc(64);
+        snprintf(links[i], 64, "http://flood%d.example/x", i);
+    }
+    struct edgeset es;
+    edgeset_init(&es);
+    char *few[] = {"http://a.example/", "http://b.example/p", "http://a.example/q"};
+    assert_int_equal(edgeset_add_page(&es, few, 3, 0.8), ERR_OK);
+    assert_int_equal(es.n, 2); /* a page of few links: every destination, at its full Pr */
+    assert_true(fabs(es.edges[0].conf_sum - 0.8) < 1e-12);
+    /* The flood page also links to a.example, known already: that link still counts. */
+    snprintf(links[0], 64, "http://a.example/");
+    assert_int_equal(edgeset_add_page(&es, links, FLOOD, 0.88), ERR_OK);
+    assert_int_equal(es.n, 2 + EDGES_PAGE_MAX_NEW);
+    double w = 0.88 * EDGES_PAGE_FULL / FLOOD;
+    assert_int_equal(es.edges[0].page_count, 2);
+    assert_true(fabs(es.edges[0].conf_sum - (0.8 + w)) < 1e-12);
+    for (size_t i = 2; i < es.n; i++)
+        assert_true(fabs(es.edges[i].conf_sum - w) < 1e-12);
+    /* Page after page of floods: the website's destinations stop at EDGES_SITE_MAX. */
+    for (int page = 1; page < 20; page++) {
+        for (int i = 0; i < FLOOD; i++)
+            snprintf(links[i], 64, "http://flood%d-%d.example/", page, i);
+        assert_int_equal(edgeset_add_page(&es, links, FLOOD, 0.88), ERR_OK);
+    }
+    assert_int_equal(es.n, EDGES_SITE_MAX);
+    edgeset_release(&es);
+    for (int i = 0; i < FLOOD; i++)
+        free(links[i]);
+    free(links);
+}
+
+/* Issue 29: a page of 200,000 nested <div>s is answered (status ok) but its HTML is
+ * past the parser's budgets: the website's reason says so instead of "ok". */
+static void test_unreadable_page_says_why(void **state)
+{
+    struct fixture *f = *state;
+    struct sitecrawl_params p = params(0.9, 3);
+    struct sitecrawl *sc;
+    assert_int_equal(sitecrawl_new("http://deep.example/", &p, f->m, f->s, &sc), ERR_OK);
+    assert_null(sitecrawl_unreadable(sc));
+    enum { DEPTH = 200000 };
+    size_t cap = DEPTH * 11 + 64, n = 0;
+    char *body = malloc(cap);
+    assert_non_null(body);
+    n += (size_t)snprintf(body, cap, "<html><body>");
+    for (int i = 0; i < DEPTH; i++)
+        n += (size_t)snprintf(body + n, cap - n, "<div>");
+    n += (size_t)snprintf(body + n, cap - n, "rocket");
+    for (int i = 0; i < DEPTH; i++)
+        n += (size_t)snprintf(body + n, cap - n, "</div>");
+    assert_string_equal(sitecrawl_next(sc), "http://deep.example/");
+    struct fetch_result r = {0};
+    r.url = r.final_url = "http://deep.example/";
+    r.status = FETCH_OK;
+    r.http_status = 200;
+    r.content_type = "text/html";
+    r.body = body;
+    r.body_len = n;
+    assert_int_equal(sitecrawl_feed(sc, &r), ERR_OK);
+    size_t n_pages;
+    const struct sitecrawl_page *pages = sitecrawl_pages(sc, &n_pages);
+    assert_int_equal(n_pages, 1);
+    assert_true(isnan(pages[0].pr_target)); /* not classified */
+    const char *why = sitecrawl_unreadable(sc);
+    assert_non_null(why);
+    if (strncmp(why, "unreadable HTML: ", 17) != 0)
+        fail_msg("reason: %s", why);
+    free(body);
+    sitecrawl_free(sc);
+}
+
 static void test_same_site_redirect_not_fetched_twice(void **state)
 {
     struct fixture *f = *state;
@@ -548,6 +627,8 @@ int main(void)
         cmocka_unit_test(test_stops_at_threshold),
         cmocka_unit_test(test_page_cap),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_link_flood_bounded),
+        cmocka_unit_test(test_unreadable_page_says_why),
         cmocka_unit_test(test_deepen),
         cmocka_unit_test(test_posterior_per_page),
         cmocka_unit_test(test_linkrank_new_links),

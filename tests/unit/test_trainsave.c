@@ -53,7 +53,7 @@ static void test_record_round_trip(void **state)
         {"http://www.x.example/p", text1, 0, NULL, 0, NULL, 0},
     };
     struct trainset_site s = {
-        "http://x.example/", "http://www.x.example/", pages, 2, 7, FETCH_OK, 200, 1};
+        "http://x.example/", "http://www.x.example/", pages, 2, 7, FETCH_OK, 200, 1, NULL};
     struct buf b;
     buf_init(&b, 0);
     assert_int_equal(trainsave_write(&s, &b), ERR_OK);
