@@ -271,7 +271,10 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     if (n_pages && pages[0].status == FETCH_OK && sitecrawl_unreadable(sl->sc))
         why = sitecrawl_unreadable(sl->sc); /* answered, but not as HTML we could read */
     log_debug("extcrawl: %s not examined: %s", sl->host, why);
-    if (!x->answered && n_pages && fetch_status_unreached(pages[0].status)) {
+    /* A robots.txt that could not be fetched disallows its host (RFC 9309): its pages
+     * come back as robots refusals, which count here too while nothing has answered. */
+    enum fetch_status first = n_pages ? pages[0].status : FETCH_OK;
+    if (!x->answered && n_pages && (fetch_status_unreached(first) || first == FETCH_ROBOTS)) {
         if (!x->unreached++)
             snprintf(x->unreached_why, sizeof x->unreached_why, "%s: %s", sl->host, why);
         return slot_abandon(x, sl); /* back to the border: the network, not the site */

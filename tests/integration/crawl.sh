@@ -124,6 +124,7 @@ assert_eq "3|1|svm" "$(psql_q "select format_version, get_byte(data, 8), params-
 ok "the svm crawl finds relevant websites"
 stop_replay
 
+start_replay "$SCRATCH/access4.log" --warc "$WARC"
 # --- a job with a handful of examples is warned before it runs (issue 30); here it then
 # fails at once, as none of its websites is in the web
 printf '%s' '{"topic": "few", "relevant_sites": ["http://a.example/", "http://b.example/"],
@@ -136,7 +137,6 @@ assert_eq 2 "$(psql_q "select jsonb_array_length(warnings) from jobs order by id
   "... and the job keeps its warnings"
 
 # --- stop conditions: relevant sites wanted, windowed pprs, a pause asked from outside
-start_replay "$SCRATCH/access4.log" --warc "$WARC"
 crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --set politeness_delay_ms=0 \
   --set max_relevant_sites=3 --set concurrency=2 >"$SCRATCH/out4" 2>&1
 assert_contains "$(cat "$SCRATCH/out4")" "(max_relevant_sites)" "max_relevant_sites stops the crawl"
@@ -174,7 +174,8 @@ assert_eq paused "$(psql_q "select state from jobs where id = $job3")" "... the 
 assert_contains "$(psql_q "select error from jobs where id = $job3")" "check the proxy" "... its error says why"
 assert_eq "$failed_before $border_before" "$(psql_q "select count(*) filter (where state = 'failed')
   || ' ' || count(*) filter (where state = 'border') from sites where job_id = $job3")" \
-  "... no website failed, its border is whole"
+  "... no website failed, its border is whole ($(psql_q "select string_agg(host || ': ' || coalesce(error, ''), ', ')
+    from sites where job_id = $job3 and state = 'failed'"))"
 crawl --resume "$job3" --proxy "$PROXY" >"$SCRATCH/out7" 2>&1 || fail "resume after pause failed"
 assert_eq done "$(psql_q "select state from jobs where id = $job3")" "a paused job resumes to the end"
 stop_replay
