@@ -317,6 +317,8 @@ enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
 }
 
 #define PIPELINE_DEADLOCK_RETRIES 3
+/* How many times a batch goes again after a lost connection (each after a reconnect). */
+#define PIPELINE_LOST_RETRIES 3
 /* The first pause before sending a batch again after a deadlock; it doubles each time.
  * Sent at once, the batch can take its first lock again before the session it deadlocked
  * with wakes up to take it, and the two deadlock again. */
@@ -425,9 +427,14 @@ enum err store_pipeline(struct store *s, struct store_call *calls, int n)
         enum err e = reconnect(s);
         if (e)
             return e;
-        if (attempt > 0)
-            return err_set(ERR_DB, "database connection lost during a transaction; "
-                                   "it was rolled back");
+        /* Its commit may have gone through with the reply lost: the batch's statements
+         * are safe to send again (store.h), so it goes again, not dropped. */
+        if (attempt >= PIPELINE_LOST_RETRIES)
+            return err_set(ERR_DB,
+                           "database connection lost %d times during a batch of "
+                           "writes; it was not written",
+                           attempt + 1);
+        log_warn("database: sending a batch of writes again after a lost connection");
     }
 }
 

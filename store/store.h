@@ -1,7 +1,14 @@
 /*
  * The store: the only user of libpq. Parameterised statements only ($1, $2, ...);
  * values travel as text. A lost connection is re-established with backoff and the
- * statement retried when that is safe (outside a transaction).
+ * statement retried once when outside a transaction. Retried, a statement may run twice:
+ * a crash (or a lost network) can take the reply of a commit that went through. A
+ * statement sent on its own must therefore either be idempotent, or its caller must check
+ * its outcome after a reconnect (store_reconnects changed): a claim of border websites,
+ * say, may have claimed some its caller never heard of (crawler/extcrawl.c gives those
+ * back). And a database that runs with synchronous_commit = off (the embedded cluster)
+ * can lose the last acknowledged commits in a crash: what a runner wrote just before a
+ * reconnect may be gone.
  *
  * Ownership: store_open hands out a struct store the caller frees with store_free.
  * store_query hands out rows the caller frees with store_rows_free; strings from
@@ -61,8 +68,10 @@ enum err store_query_prepared(struct store *s, const char *sql, int nparams,
  * runs them as one implicit transaction and commits once. calls[i].rows is set for
  * each (store_rows_free) when all succeeded; on an error none is committed and no rows
  * are kept. A connection lost outside a transaction is re-established and the whole
- * batch sent once more, as store_query does for one statement; a batch rolled back to
- * break a deadlock is sent again (up to 3 times).
+ * batch sent again (up to 3 times); a batch rolled back to break a deadlock is sent again
+ * (up to 3 times). A lost connection may have taken the reply of a commit that went
+ * through: each statement of a pipeline must be safe to run twice (write nothing twice
+ * when its first run committed), as store/sitewrite.c's are.
  */
 #define STORE_PIPELINE_MAX 64
 struct store_call {
