@@ -468,18 +468,34 @@ void store_rollback(struct store *s)
     s->in_tx = 0;
 }
 
-enum err store_tx(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx)
+/* store_tx, and with commit_again a transaction whose COMMIT was lost is run again too. */
+static enum err tx(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx,
+                   int commit_again)
 {
     for (int attempt = 0;; attempt++) {
         int reconnects = s->reconnects;
         enum err e = store_begin(s);
-        if (!e && !(e = fn(s, ctx)))
-            return store_commit(s);
+        if (!e && !(e = fn(s, ctx))) {
+            e = store_commit(s);
+            if (!e || !commit_again)
+                return e;
+        }
         store_rollback(s);
         if (e != ERR_DB || s->reconnects == reconnects || attempt > 0)
             return e;
-        log_warn("database: redoing a transaction the lost connection rolled back");
+        log_warn("database: redoing a transaction the lost connection rolled back (or whose "
+                 "commit it lost)");
     }
+}
+
+enum err store_tx(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx)
+{
+    return tx(s, fn, ctx, 0);
+}
+
+enum err store_tx_idempotent(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx)
+{
+    return tx(s, fn, ctx, 1);
 }
 
 int store_rows_count(const struct store_rows *r)

@@ -104,6 +104,10 @@ void store_rollback(struct store *s); /* best effort; never fails the caller */
  */
 enum err store_tx(struct store *s, enum err (*fn)(struct store *s, void *ctx),
                   void *ctx) WARN_UNUSED;
+/* store_tx for a transaction that is safe to run twice (its second run writes what the
+ * first did, or nothing): one whose COMMIT was lost is run again as well. */
+enum err store_tx_idempotent(struct store *s, enum err (*fn)(struct store *s, void *ctx),
+                             void *ctx) WARN_UNUSED;
 
 int store_rows_count(const struct store_rows *r);
 int store_rows_columns(const struct store_rows *r);
