@@ -253,11 +253,8 @@ pg_crash() { # an immediate stop of the bench's cluster (its sessions end withou
 db_crash() {
   echo "== db_crash: $runs crawls, concurrency 8, 100 ms latency, $budget pages; PostgreSQL" \
     "crashed (immediate stop, back 2 s later) at 1/5 .. 4/5 of the budget"
-  "$bin" replay --warc "$web/dev.warc.gz" --listen 127.0.0.1:0 --latency-ms 100 \
-    --access-log "$tmp/crash.alog" >"$tmp/crash.replay" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 200); do grep -q '^listening' "$tmp/crash.replay" && break; sleep 0.1; done
-  local proxy="http://$(sed -n 's/^listening on //p' "$tmp/crash.replay")"
+  replay crash --latency-ms 100 --access-log "$tmp/crash.alog"
+  local proxy=$REPLAY
   local hung=0 lost=0 drift=0
   printf '%-4s %6s %-5s %-18s %7s %5s %5s %6s\n' run pages hung state claimed lost drift crashes
   for i in $(seq "$runs"); do
