@@ -598,7 +598,12 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
     struct ext *x = arg;
     (void)c;
     x->m = m;
-    enum err e = sitewriter_start(store_url(x->s), WRITER_CONNECT_MS, x->job, x->worker, &x->w);
+    /* Its claims and the redirect targets it adds are what its verdicts, committed
+     * synchronously (store/sitewrite.c), update: a crash must not take them either (a
+     * verdict for a website whose row was lost is refused, and the website lost). */
+    enum err e = store_sync_commit(x->s);
+    if (!e)
+        e = sitewriter_start(store_url(x->s), WRITER_CONNECT_MS, x->job, x->worker, &x->w);
     if (!e)
         e = pagecls_scratch_new(x->model, &x->scratch);
     struct crawlstore_site_row *rows = NULL;

@@ -20,6 +20,7 @@ struct store {
     char *url;
     int in_tx;
     int reconnects;
+    int sync_commit; /* store_sync_commit: set again on every new session */
     const char *prepared[STORE_MAX_PREPARED]; /* statement i is named "ss<i>" */
     int n_prepared;                           /* on this session */
 };
@@ -115,6 +116,12 @@ int store_reconnects(const struct store *s)
     return s->reconnects;
 }
 
+enum err store_sync_commit(struct store *s)
+{
+    s->sync_commit = 1;
+    return store_exec(s, "SET synchronous_commit = on", 0, NULL);
+}
+
 int store_wait_seconds(void)
 {
     const char *v = getenv("SITESCOUT_DB_WAIT_SECONDS");
@@ -133,6 +140,8 @@ static enum err reconnect(struct store *s)
         PQreset(s->conn);
         s->n_prepared = 0; /* a new session knows none */
         if (PQstatus(s->conn) == CONNECTION_OK) {
+            if (s->sync_commit)
+                PQclear(PQexec(s->conn, "SET synchronous_commit = on"));
             s->reconnects++;
             log_info("database connection re-established");
             return ERR_OK;

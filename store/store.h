@@ -125,4 +125,12 @@ void store_rows_free(struct store_rows *r);
 /* How many times this connection was lost and re-established. */
 int store_reconnects(const struct store *s);
 
+/*
+ * Commit s's transactions synchronously from now on, whatever the server's
+ * synchronous_commit (the embedded cluster's is off), on every session s opens: for a
+ * connection whose writes other writes build on (a crawl's claims and border additions,
+ * which its verdicts then update), so that a crash cannot take them once acknowledged.
+ */
+enum err store_sync_commit(struct store *s) WARN_UNUSED;
+
 #endif
