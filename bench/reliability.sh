@@ -22,6 +22,12 @@
 #              carrying 60,000 links to 2,000 made-up websites (bench/flood_web.py): the
 #              flood hosts on the border and their best rank, the share of the budget
 #              spent on them, recall against the same crawl of the dev web as it is
+#   db_crash   N crawls (concurrency 8, 100 ms latency), each with PostgreSQL crashed
+#              (immediate stop, back 2 s later) 4 times under its claims, at 1/5 .. 4/5 of
+#              the budget (issue 29): crawls hung (alive 90 s after their pages stopped
+#              moving, then stopped by SIGINT), verdicts lost (websites fetched, as the
+#              replay's access log says, and neither examined nor failed; websites left
+#              claimed) and counter drift (|pages_downloaded - the sites' pages_visited|)
 #   slowloris  2,000 connections that never finish their headers, from 32 addresses, and
 #              /api/health's answer time from another address meanwhile (the flood:
 #              bench/slowloris, or SLOWLORIS_BIN; SLOWLORIS_FLOOD=python, SLOWLORIS_REOPEN=1)
@@ -31,25 +37,28 @@
 #   conn_flood 2,500 connections from 50 addresses (127.0.0.10-59, 50 each, over the 2048
 #              connections) that never finish their headers, re-opened when closed, and
 #              40 requests from 127.0.0.2 meanwhile: how many failed (issue 29)
-# Usage: bench/reliability.sh [--kills N] [--budget PAGES] [SECTION...]
-#   (--kills N: the runs of kills, serve_kills and lead_death) defaults: 10 kills, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
+# Usage: bench/reliability.sh [--kills N] [--runs N] [--budget PAGES] [SECTION...]
+#   (--kills N: the runs of kills, serve_kills and lead_death; --runs N: of db_crash)
+#   defaults: 10 kills, 10 runs, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
 #   and a private PostgreSQL cluster in a temporary directory.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SITESCOUT_BIN:-$top/build/sitescout}
 web=${SITESCOUT_SHARED:-$top/../shared}/webs
 kills=10
+runs=10
 budget=1500
 sections=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --kills) kills=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    faults | kills | serve_kills | outage | lead_death | slowloris | framing | conn_flood | error_pages | link_flood) sections+=("$1"); shift ;;
+    faults | kills | serve_kills | outage | lead_death | db_crash | slowloris | framing | conn_flood | error_pages | link_flood) sections+=("$1"); shift ;;
     *) echo "reliability.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
   esac
 done
-((${#sections[@]})) || sections=(faults kills serve_kills outage lead_death slowloris framing conn_flood error_pages link_flood)
+((${#sections[@]})) || sections=(faults kills serve_kills outage lead_death db_crash slowloris framing conn_flood error_pages link_flood)
 
 tmp=$(mktemp -d /tmp/sitescout-rel.XXXXXX)
 chmod 755 "$tmp"
@@ -380,6 +389,89 @@ PY
   kill "$serve"
   wait "$serve" 2>/dev/null || true
   echo "jobs ended early: $early of $kills"
+}
+
+pg_crash() { # an immediate stop of the bench's cluster (its sessions end without a word)
+  local pg_ctl
+  pg_ctl=$(ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)
+  if [[ $(id -u) == 0 ]]; then
+    runuser -u postgres -- "$pg_ctl" -D "$tmp/pg/data" -m immediate stop >/dev/null
+  else
+    "$pg_ctl" -D "$tmp/pg/data" -m immediate stop >/dev/null
+  fi
+}
+
+db_crash() {
+  echo "== db_crash: $runs crawls, concurrency 8, 100 ms latency, $budget pages; PostgreSQL" \
+    "crashed (immediate stop, back 2 s later) at 1/5 .. 4/5 of the budget"
+  replay crash --latency-ms 100 --access-log "$tmp/crash.alog"
+  local proxy=$REPLAY
+  local hung=0 lost=0 drift=0
+  printf '%-4s %6s %-5s %-18s %7s %5s %5s %6s\n' run pages hung state claimed lost drift crashes
+  for i in $(seq "$runs"); do
+    local from
+    from=$(wc -l <"$tmp/crash.alog" 2>/dev/null || echo 0)
+    # shellcheck disable=SC2046
+    "$bin" crawl $(crawl_args "$proxy") --set concurrency=8 >"$tmp/crash$i.out" 2>&1 &
+    local pid=$! job="" crashes=0
+    pids+=("$pid")
+    for _ in $(seq 600); do
+      job=$(q "select max(id) from jobs where state = 'crawling'" 2>/dev/null || true)
+      [[ -n $job ]] && break
+      sleep 0.5
+    done
+    for k in 1 2 3 4; do
+      while kill -0 "$pid" 2>/dev/null &&
+        (($(q "select pages_downloaded from jobs where id = $job" 2>/dev/null || echo 0) < budget * k / 5)); do
+        sleep 0.2
+      done
+      kill -0 "$pid" 2>/dev/null || break
+      pg_crash
+      sleep 2
+      "$bin" db --data-dir "$tmp/pg" start >/dev/null
+      crashes=$((crashes + 1))
+    done
+    # Hung: alive 90 s after the job's pages last moved.
+    local last="" still=0 is_hung=no
+    while kill -0 "$pid" 2>/dev/null; do
+      local now
+      now=$(q "select pages_downloaded from jobs where id = $job" 2>/dev/null || echo "")
+      if [[ $now == "$last" ]]; then still=$((still + 1)); else still=0; last=$now; fi
+      if ((still >= 90)); then
+        is_hung=yes
+        kill -INT "$pid" 2>/dev/null || true
+        break
+      fi
+      sleep 1
+    done
+    wait "$pid" 2>/dev/null || true
+    [[ $is_hung == yes ]] && hung=$((hung + 1))
+    local crawled="job_id = $job and role not in ('train', 'train_other')"
+    local claimed fetched unjudged d
+    claimed=$(q "select count(*) from sites where $crawled and state = 'claimed'")
+    # The websites this run fetched pages of (robots.txt aside), from the access log.
+    fetched=$(tail -n +"$((from + 1))" "$tmp/crash.alog" | python3 -c '
+import json, sys, urllib.parse
+hosts = set()
+for line in sys.stdin:
+    try:
+        u = urllib.parse.urlsplit(json.loads(line)["url"])
+    except Exception:
+        continue
+    if u.path != "/robots.txt":
+        hosts.add(u.hostname)
+print("{" + ",".join(sorted(h for h in hosts if h)) + "}")')
+    unjudged=$(q "select count(*) from unnest('$fetched'::text[]) h where not exists
+      (select 1 from sites s where s.job_id = $job and s.host = h and s.state in ('examined', 'failed'))")
+    d=$(q "select abs(j.pages_downloaded - (select coalesce(sum(pages_visited), 0) from sites
+      where $crawled)) from jobs j where j.id = $job")
+    lost=$((lost + unjudged))
+    drift=$((drift + d))
+    printf '%-4s %6s %-5s %-18s %7s %5s %5s %6s\n' "$i" "$(q "select pages_downloaded from jobs where id = $job")" \
+      "$is_hung" "$(q "select state || ' ' || coalesce(stop_reason, '') from jobs where id = $job")" \
+      "$claimed" "$unjudged" "$d" "$crashes"
+  done
+  echo "hung crawls: $hung, verdicts lost: $lost, counter drift: $drift over $runs runs"
 }
 
 # The flood is bench/slowloris (one process, epoll) of the binary's build; with

@@ -71,6 +71,10 @@ struct ext {
     int answered;
     int unreached;
     char unreached_why[160]; /* the first one's cause */
+    /* The claims checked (claims_check): at these reconnects of the crawl's and the
+     * writer's connections, and at this poll while idle. */
+    int reconnects_seen;
+    uint64_t idle_check_poll;
 };
 
 #define UNREACHED_MAX 8
@@ -391,6 +395,7 @@ static enum err slot_deepened(struct ext *x, struct slot *sl, const char *cut)
         .n_pages = n_new,
         .edges = edges + sl->edges_stored,
         .n_edges = n_edges - sl->edges_stored,
+        .fetches_before = sl->fetches_stored,
     };
     e = verdict_queue_more(x->w, x->p->weights, &v);
     free(cp);
@@ -523,6 +528,48 @@ static enum err claimed_drop(struct ext *x, int give_back)
     return e;
 }
 
+static int reconnects(const struct ext *x)
+{
+    return store_reconnects(x->s) + sitewriter_reconnects(x->w);
+}
+
+/*
+ * No claim outlives this runner's knowledge of it. After a lost connection (a database
+ * crash), or while it is idle, the websites claimed in its name are only those it holds:
+ * being examined here, claimed and not started, or written and not yet stored (the
+ * writer is flushed first). Any other was lost track of and goes back to the border: a
+ * claim sent again after its first answer was lost, or a website whose examination a
+ * crash lost after it was acknowledged (synchronous_commit = off), which would otherwise
+ * stay claimed, never judged, and keep the job's lead waiting for ever.
+ */
+static enum err claims_check(struct ext *x)
+{
+    enum err e = sitewriter_flush(x->w);
+    const char **held = NULL;
+    size_t n = 0;
+    if (!e && !(held = calloc((size_t)x->p->concurrency + CRAWLSTORE_CLAIM_MAX, sizeof *held)))
+        e = err_set(ERR_NOMEM, "out of memory");
+    for (int i = 0; !e && i < x->p->concurrency; i++)
+        if (x->slots[i].sc && !x->slots[i].deepening)
+            held[n++] = x->slots[i].host;
+    for (int i = x->next_claimed; !e && i < x->n_claimed; i++)
+        held[n++] = x->claimed[i].host;
+    int back = 0;
+    if (!e)
+        e = crawlstore_unclaim_lost(x->s, x->job, x->worker, held, n, &back);
+    free(held);
+    if (e)
+        return e;
+    x->reconnects_seen = reconnects(x);
+    if (back) {
+        log_warn("extcrawl: %d websites claimed by this runner and lost track of (a database "
+                 "crash?) went back to the border",
+                 back);
+        x->border_empty = 0;
+    }
+    return ERR_OK;
+}
+
 /* Claim the best border site into a free slot and start its examination. */
 static enum err slot_start(struct ext *x, struct slot *sl)
 {
@@ -579,7 +626,12 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
     struct ext *x = arg;
     (void)c;
     x->m = m;
-    enum err e = sitewriter_start(store_url(x->s), WRITER_CONNECT_MS, x->job, &x->w);
+    /* Its claims and the redirect targets it adds are what its verdicts, committed
+     * synchronously (store/sitewrite.c), update: a crash must not take them either (a
+     * verdict for a website whose row was lost is refused, and the website lost). */
+    enum err e = store_sync_commit(x->s);
+    if (!e)
+        e = sitewriter_start(store_url(x->s), WRITER_CONNECT_MS, x->job, x->worker, &x->w);
     if (!e)
         e = pagecls_scratch_new(x->model, &x->scratch);
     struct crawlstore_site_row *rows = NULL;
@@ -591,18 +643,24 @@ static enum err ext_start(void *arg, struct crawlmeter *m, const struct crawlsto
     crawlstore_site_rows_free(rows, n);
     if (!e && !(x->slots = calloc((size_t)x->p->concurrency, sizeof *x->slots)))
         e = err_set(ERR_NOMEM, "out of memory");
+    if (!e) {
+        x->reconnects_seen = reconnects(x);
+        x->idle_check_poll = UINT64_MAX;
+    }
     return e;
 }
 
 static enum err ext_refill(void *arg, enum crawl_stop *blocked)
 {
     struct ext *x = arg;
-    if (!x->answered && x->unreached >= UNREACHED_MAX)
-        return err_set(ERR_NET,
-                       "no website answered: the first %d examined could not be reached (%s); "
-                       "check the proxy (--proxy) and the network",
-                       x->unreached, x->unreached_why);
-    enum err e = renew_allowance(x);
+    enum err e = reconnects(x) != x->reconnects_seen ? claims_check(x) : ERR_OK;
+    if (!e && !x->answered && x->unreached >= UNREACHED_MAX)
+        e = err_set(ERR_NET,
+                    "no website answered: the first %d examined could not be reached (%s); "
+                    "check the proxy (--proxy) and the network",
+                    x->unreached, x->unreached_why);
+    if (!e)
+        e = renew_allowance(x);
     int affordable = 1;
     /* Found empty, the border may have grown since (other runners of a shared job, a
      * runner gone whose websites came back): the poll after says so. */
@@ -628,6 +686,11 @@ static enum err ext_refill(void *arg, enum crawl_stop *blocked)
      * soon; a claimed website makes a shared job's lead wait. */
     if (!e && *blocked != CRAWL_RUNNING)
         e = claimed_drop(x, 1);
+    /* Nothing to do: once a poll, no claim of this runner's may be left (claims_check). */
+    if (!e && *blocked != CRAWL_RUNNING && x->active == 0 && x->idle_check_poll != x->m->polls) {
+        x->idle_check_poll = x->m->polls;
+        e = claims_check(x);
+    }
     return e;
 }
 

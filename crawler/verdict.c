@@ -43,6 +43,7 @@ static enum err write_weighted(const struct dest *d, enum edges_weights mode,
         .n_pages = v->n_pages,
         .edges = ce,
         .n_edges = v->n_edges,
+        .fetches_before = v->fetches_before,
     };
     enum err e = d->w ? d->queue(d->w, &res) : d->store(d->s, d->job, &res);
     free(ce);

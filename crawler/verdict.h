@@ -33,6 +33,7 @@ struct verdict {
     size_t n_pages;
     const struct edge *edges; /* aggregated transversal links, weighted here */
     size_t n_edges;
+    int fetches_before; /* verdict_queue_more: the fetches stored of the website before */
 };
 
 /*

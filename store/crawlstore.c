@@ -283,6 +283,38 @@ enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker, in
     return ERR_OK;
 }
 
+enum err crawlstore_unclaim_lost(struct store *s, int64_t job, const char *worker,
+                                 const char *const *held, size_t n_held, int *count)
+{
+    if (count)
+        *count = 0;
+    struct buf a;
+    enum err e = sqlarray_init(&a, 1);
+    for (size_t i = 0; !e && i < n_held; i++)
+        e = sqlarray_text(&a, held[i]);
+    if (!e)
+        e = sqlarray_close(&a, 1);
+    char ids[32];
+    const char *p[] = {NUM(ids, job), worker, buf_str(&a)};
+    struct store_rows *r = NULL;
+    if (!e)
+        e = store_query(s,
+                        "WITH lk AS (" JOB_LOCK "),"
+                        " u AS (UPDATE sites SET state = 'border', claimed_by = NULL "
+                        " WHERE job_id = $1 AND state = 'claimed' AND claimed_by = $2"
+                        " AND NOT (host = ANY ($3::text[])) AND EXISTS (SELECT FROM lk)"
+                        " RETURNING 1) "
+                        "SELECT count(*) FROM u",
+                        3, p, &r);
+    sqlarray_release(&a, 1);
+    if (e)
+        return e;
+    if (count)
+        *count = (int)store_rows_i64(r, 0, 0, 0);
+    store_rows_free(r);
+    return ERR_OK;
+}
+
 /* r's pages, in the order read (unnest hands the rows out in array order, and pages.id
  * keeps it), and the job's fetches by outcome. */
 static enum err write_pages(struct store *s, const char *job,

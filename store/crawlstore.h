@@ -121,6 +121,16 @@ void crawlstore_claimed_release(struct crawlstore_claimed *c);
 enum err crawlstore_unclaim(struct store *s, int64_t job, const char *worker,
                             int *count) WARN_UNUSED;
 
+/*
+ * Give back to the border the websites claimed by worker but for held[0..n_held): claims
+ * the worker lost track of. A claim sent again after a lost connection may have claimed
+ * websites twice (the first answer lost), and a database crash may lose a website's
+ * acknowledged examination (synchronous_commit = off), leaving it claimed by a runner
+ * that is done with it. Idempotent. *count (may be NULL): how many went back.
+ */
+enum err crawlstore_unclaim_lost(struct store *s, int64_t job, const char *worker,
+                                 const char *const *held, size_t n_held, int *count) WARN_UNUSED;
+
 struct crawlstore_page {
     const char *url;
     const char *status; /* fetch status name, "ok", "http_error", ... */
@@ -160,6 +170,13 @@ struct crawlstore_site_result {
     const char *verdict_by;
     const char *read_stop;
     const char *error; /* sitewriter_failed: why the site was not examined */
+    /* A write may be sent again after a lost connection although its commit went through
+     * (store_pipeline); these make that write nothing twice. A claimed site given up on
+     * (sitewrite.h: FAILED, ABANDON) leaves only the claim of claimed_by (NULL: anyone's).
+     * A deeper read (crawlstore_site_more) is written only over a site whose
+     * pages_visited is at most fetches_before: the fetches stored of it before. */
+    const char *claimed_by;
+    int fetches_before;
 };
 
 /*
@@ -178,7 +195,9 @@ enum err crawlstore_site_done(struct store *s, int64_t job,
  * destination's rank takes the new link as above; a link the site had before is not
  * counted twice), and the fetches count in the site's pages_visited and the job's
  * pages_downloaded. The verdict is left as it is (r->relevant and the rest unused);
- * r->read_stop, when set, replaces the site's (why this read ended). A site found not
+ * r->read_stop, when set, replaces the site's (why this read ended). Written already (its
+ * pages_visited past r->fetches_before: this write sent again), nothing is written twice
+ * and ERR_OK is returned. A site found not
  * examined (its examination lost to a database crash) is examined now, as by
  * crawlstore_site_done with r (whose verdict must then be set: relevant, confidence).
  */

@@ -127,7 +127,8 @@ enum err jobteam_allow(struct store *s, int64_t job, const char *worker, int64_t
                        int64_t keep, int64_t more, int64_t *granted)
 {
     struct allow a = {job, worker, max_pages, keep < 0 ? 0 : keep, more < 0 ? 0 : more, 0};
-    enum err e = store_tx(s, allow_tx, &a);
+    /* Run again, it grants the same: the job's pages, and the others' allowances. */
+    enum err e = store_tx_idempotent(s, allow_tx, &a);
     *granted = e ? 0 : a.granted;
     return e;
 }

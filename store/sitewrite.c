@@ -139,34 +139,53 @@ static const char site_done_sql[] =
 
 /*
  * Websites read deeper ($15 host, $16 confidence, $17 purpose, $18 fetches, $19
- * read_stop), examined, of a job that runs. Answers the places of those written, and -1
- * when the job runs.
+ * read_stop, $20 the site's pages_visited as its runner stored it before), examined, of a
+ * job that runs. Answers the places of those written, -1 when the job runs, and -1 - i
+ * for a website i written already: its pages_visited is past what it was before this
+ * read (the batch's commit went through and its reply was lost; sent again, it writes
+ * nothing twice). A store that holds fewer (an earlier write lost to a crash) is written.
  */
 static const char site_more_sql[] =
     "WITH runs AS (" RUNS "), "
     "it AS (SELECT * FROM unnest($15::text[], $16::float8[], $17::text[], $18::int[],"
-    "  $19::text[]) WITH ORDINALITY AS t(host, conf, purpose, fetches, rstop, i)), "
+    "  $19::text[], $20::int[]) WITH ORDINALITY AS t(host, conf, purpose, fetches, rstop,"
+    "  before, i)), "
     "site AS (UPDATE sites s SET pages_visited = s.pages_visited + it.fetches,"
     " read_stop = coalesce(it.rstop, s.read_stop)"
     " FROM it WHERE s.job_id = $1 AND s.host = ANY ($15::text[]) AND s.host = it.host"
-    "  AND s.state = 'examined' AND EXISTS (SELECT 1 FROM runs)"
+    "  AND s.state = 'examined' AND s.pages_visited <= it.before AND EXISTS (SELECT 1 FROM runs)"
     " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.fetches), " WRITES
     "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches, updated_at = now()"
     " FROM (SELECT sum(fetches) AS fetches FROM site) c WHERE id = $1 AND c.fetches > 0)"
-    " SELECT i FROM site UNION ALL SELECT -1 FROM runs";
+    " SELECT i FROM site UNION ALL SELECT -1 FROM runs"
+    " UNION ALL SELECT -1 - it.i FROM it JOIN sites s ON s.job_id = $1"
+    "  AND s.host = ANY ($15::text[]) AND s.host = it.host"
+    "  AND s.state = 'examined' AND s.pages_visited > it.before";
 
 /*
  * Claimed websites ($2 host) that leave the claim without a verdict: failed ($3 'failed',
  * with why: $4) or back on the border ($3 'border'). The fetches they cost ($5) count in
- * the job's pages_downloaded (a training site's do not).
+ * the job's pages_downloaded (a training site's do not). Only a website still claimed (by
+ * $6, unless NULL) leaves its claim: sent again after its commit went through, the
+ * statement counts nothing twice, and it never takes a website another runner claimed
+ * since. A website a crash put back on the border (its claim lost) is failed all the
+ * same (it was fetched), but one given back unjudged stays on the border, not counted.
  */
+/* A batch commits synchronously, whatever the server's synchronous_commit: a verdict
+ * acknowledged to the crawl survives a crash of the server (the embedded cluster runs
+ * with synchronous_commit = off, which can lose the last acknowledged commits; a lost
+ * examination left its website claimed by a runner done with it, never judged). One
+ * fsync per batch, on the writer's thread. */
+static const char sync_commit_sql[] = "SELECT set_config('synchronous_commit', 'on', true)";
+
 static const char site_release_sql[] =
     "WITH it AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[])"
     "  AS t(host, st, err, fetches)), "
     "u AS (UPDATE sites s SET state = it.st, error = it.err, claimed_by = NULL,"
     "  pages_visited = CASE WHEN it.st = 'failed' THEN it.fetches ELSE 0 END"
     "  FROM it WHERE s.job_id = $1 AND s.host = ANY ($2::text[]) AND s.host = it.host"
-    "  AND s.state <> 'examined'"
+    "  AND ((s.state = 'claimed' AND ($6::text IS NULL OR s.claimed_by = $6::text))"
+    "   OR (s.state = 'border' AND it.st = 'failed'))"
     "  RETURNING s.role, it.fetches) "
     "UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches, updated_at = now() "
     "FROM (SELECT sum(fetches) AS fetches FROM u WHERE role NOT IN ('train', 'train_other')) c "
@@ -240,7 +259,9 @@ static enum err own_arrays(struct buf *o, enum stmt_kind kind, const struct site
     if (kind == STMT_MORE) {
         if (!e)
             e = sqlarray_long(&o[3], r->fetches);
-        return e ? e : sqlarray_text(&o[4], r->read_stop);
+        if (!e)
+            e = sqlarray_text(&o[4], r->read_stop);
+        return e ? e : sqlarray_long(&o[5], r->fetches_before);
     }
     if (!e)
         e = sqlarray_text(&o[3], r->relevant ? "true" : "false");
@@ -279,10 +300,11 @@ static enum err stmt_build(struct stmt *st, const char *job, const struct sitewr
     if (st->kind == STMT_RELEASE) {
         for (int i = 0; i < 4; i++)
             st->p[1 + i] = buf_str(&own[i]);
-        *call = (struct store_call){site_release_sql, 5, st->p, NULL};
+        st->p[5] = items[st->at[0]].r->claimed_by; /* the writer's, the same for all */
+        *call = (struct store_call){site_release_sql, 6, st->p, NULL};
         return ERR_OK;
     }
-    int n_own = st->kind == STMT_DONE ? 10 : 5;
+    int n_own = st->kind == STMT_DONE ? 10 : 6;
     for (int i = 0; i < PAGE_ARRAYS + EDGE_ARRAYS + n_own; i++)
         st->p[1 + i] = buf_str(&st->a[i]);
     *call = (struct store_call){st->kind == STMT_DONE ? site_done_sql : site_more_sql,
@@ -348,7 +370,7 @@ static enum err outcome(struct sitewrite_item *it, enum stmt_kind kind, size_t i
     int written = 0, runs = 0;
     for (int r = 0; r < store_rows_count(rows); r++) {
         int64_t v = store_rows_i64(rows, r, 0, 0);
-        written |= v == (int64_t)i + 1;
+        written |= v == (int64_t)i + 1 || v == -2 - (int64_t)i; /* the latter: before */
         runs |= v == -1;
     }
     if (written)
@@ -385,10 +407,11 @@ enum err sitewrite_batch(struct store *s, int64_t job, struct sitewrite_item *it
      * Then each group of items that touch no row of each other's (group_end) is a
      * statement per kind.
      */
-    struct store_call calls[SITEWRITE_BATCH_MAX + 1];
+    struct store_call calls[SITEWRITE_BATCH_MAX + 2];
     char ids[32];
     const char *lock_p[] = {NUM(ids, job)};
     calls[0] = (struct store_call){JOB_LOCK, 1, lock_p, NULL};
+    calls[1] = (struct store_call){sync_commit_sql, 0, NULL, NULL};
     size_t n_st = 0;
     for (size_t from = 0, to; from < n; from = to) {
         to = group_end(items, from, n);
@@ -411,17 +434,18 @@ enum err sitewrite_batch(struct store *s, int64_t job, struct sitewrite_item *it
     }
     enum err e = ERR_OK;
     for (size_t i = 0; i < n_st; i++) {
-        enum err b = stmt_build(&st[i], ids, items, before, &calls[i + 1]);
+        enum err b = stmt_build(&st[i], ids, items, before, &calls[i + 2]);
         e = e ? e : b;
     }
     if (!e)
-        e = store_pipeline(s, calls, (int)n_st + 1);
+        e = store_pipeline(s, calls, (int)n_st + 2);
     store_rows_free(calls[0].rows);
+    store_rows_free(calls[1].rows);
     for (size_t i = 0; i < n_st; i++) {
         for (size_t j = 0; !e && j < st[i].n; j++)
             items[st[i].at[j]].outcome =
-                outcome(&items[st[i].at[j]], st[i].kind, j, calls[i + 1].rows);
-        store_rows_free(calls[i + 1].rows); /* NULL when not written */
+                outcome(&items[st[i].at[j]], st[i].kind, j, calls[i + 2].rows);
+        store_rows_free(calls[i + 2].rows); /* NULL when not written */
         sqlarray_release(st[i].a, STMT_ARRAYS);
     }
     free(st);

@@ -25,6 +25,10 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
  * pages_downloaded (a training site's do not). Returns an error when the batch failed as a whole
  * (nothing written); otherwise each item's outcome is ERR_OK or ERR_CONFLICT (why says what:
  * examined already, or the job ended).
+ * Each statement is safe to send again after its commit went through and the reply was lost
+ * (store_pipeline does, after a crash): an examined website is not examined twice, a deeper
+ * read is not added twice (r->fetches_before), a released claim is released once
+ * (r->claimed_by); so no counter counts a write twice.
  */
 #define SITEWRITE_BATCH_MAX 16
 enum sitewrite_kind { SITEWRITE_DONE, SITEWRITE_MORE, SITEWRITE_FAILED, SITEWRITE_ABANDON };

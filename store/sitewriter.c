@@ -21,6 +21,7 @@ struct item {
 struct sitewriter {
     struct store *s;
     int64_t job;
+    const char *worker;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;    /* the thread: work, or stop */
@@ -29,6 +30,7 @@ struct sitewriter {
     size_t pending; /* queued + the one being written */
     int flushing;   /* crawl threads waiting in sitewriter_flush: no lingering */
     int stopping, discard;
+    int reconnects; /* store_reconnects of s, read by the writer's thread */
     enum err error; /* the first write that failed (not a conflict): the writer stopped */
     char why[512];
 };
@@ -128,6 +130,7 @@ static void *writer_main(void *arg)
             if (batch[i].outcome) /* examined by another runner meanwhile, or the job ended */
                 log_warn("extcrawl: %s", batch[i].why);
         pthread_mutex_lock(&w->lock);
+        w->reconnects = store_reconnects(w->s);
         for (size_t i = 0; i < n; i++) {
             struct item *it = w->head;
             w->head = it->next;
@@ -167,13 +170,15 @@ static enum err writer_error(struct sitewriter *w)
 
 /* ---- the crawl's side ---- */
 
-enum err sitewriter_start(const char *url, int timeout_ms, int64_t job, struct sitewriter **out)
+enum err sitewriter_start(const char *url, int timeout_ms, int64_t job, const char *worker,
+                          struct sitewriter **out)
 {
     *out = NULL;
     struct sitewriter *w = calloc(1, sizeof *w);
     if (!w)
         return err_set(ERR_NOMEM, "out of memory");
     w->job = job;
+    w->worker = worker;
     enum err e = store_open(url, timeout_ms, &w->s);
     if (e) {
         free(w);
@@ -237,14 +242,23 @@ enum err sitewriter_more(struct sitewriter *w, const struct crawlstore_site_resu
 
 enum err sitewriter_failed(struct sitewriter *w, const char *host, const char *error, int fetches)
 {
-    struct crawlstore_site_result r = {.host = host, .fetches = fetches, .error = error};
+    struct crawlstore_site_result r = {
+        .host = host, .fetches = fetches, .error = error, .claimed_by = w->worker};
     return enqueue(w, &r, SITEWRITE_FAILED);
 }
 
 enum err sitewriter_abandon(struct sitewriter *w, const char *host, int fetches)
 {
-    struct crawlstore_site_result r = {.host = host, .fetches = fetches};
+    struct crawlstore_site_result r = {.host = host, .fetches = fetches, .claimed_by = w->worker};
     return enqueue(w, &r, SITEWRITE_ABANDON);
+}
+
+int sitewriter_reconnects(struct sitewriter *w)
+{
+    pthread_mutex_lock(&w->lock);
+    int n = w->reconnects;
+    pthread_mutex_unlock(&w->lock);
+    return n;
 }
 
 size_t sitewriter_pending(struct sitewriter *w)

@@ -29,9 +29,15 @@
 
 struct sitewriter;
 
-/* Connect to url (as store_open, waiting up to timeout_ms) and start the thread. */
-enum err sitewriter_start(const char *url, int timeout_ms, int64_t job,
+/* Connect to url (as store_open, waiting up to timeout_ms) and start the thread. worker
+ * (borrowed, for the writer's life; NULL: any) holds the claims that sitewriter_failed and
+ * sitewriter_abandon give up: a site no longer claimed by it is left alone. */
+enum err sitewriter_start(const char *url, int timeout_ms, int64_t job, const char *worker,
                           struct sitewriter **out) WARN_UNUSED;
+
+/* How many times the writer's connection was lost and re-established (a crash of the
+ * database may have lost its last acknowledged writes: store/store.h). */
+int sitewriter_reconnects(struct sitewriter *w);
 
 /* Queue r (copied) for crawlstore_site_done, or crawlstore_site_more. */
 enum err sitewriter_done(struct sitewriter *w, const struct crawlstore_site_result *r) WARN_UNUSED;

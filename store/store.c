@@ -20,6 +20,7 @@ struct store {
     char *url;
     int in_tx;
     int reconnects;
+    int sync_commit; /* store_sync_commit: set again on every new session */
     const char *prepared[STORE_MAX_PREPARED]; /* statement i is named "ss<i>" */
     int n_prepared;                           /* on this session */
 };
@@ -115,6 +116,12 @@ int store_reconnects(const struct store *s)
     return s->reconnects;
 }
 
+enum err store_sync_commit(struct store *s)
+{
+    s->sync_commit = 1;
+    return store_exec(s, "SET synchronous_commit = on", 0, NULL);
+}
+
 int store_wait_seconds(void)
 {
     const char *v = getenv("SITESCOUT_DB_WAIT_SECONDS");
@@ -133,6 +140,8 @@ static enum err reconnect(struct store *s)
         PQreset(s->conn);
         s->n_prepared = 0; /* a new session knows none */
         if (PQstatus(s->conn) == CONNECTION_OK) {
+            if (s->sync_commit)
+                PQclear(PQexec(s->conn, "SET synchronous_commit = on"));
             s->reconnects++;
             log_info("database connection re-established");
             return ERR_OK;
@@ -317,6 +326,8 @@ enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
 }
 
 #define PIPELINE_DEADLOCK_RETRIES 3
+/* How many times a batch goes again after a lost connection (each after a reconnect). */
+#define PIPELINE_LOST_RETRIES 3
 /* The first pause before sending a batch again after a deadlock; it doubles each time.
  * Sent at once, the batch can take its first lock again before the session it deadlocked
  * with wakes up to take it, and the two deadlock again. */
@@ -425,9 +436,14 @@ enum err store_pipeline(struct store *s, struct store_call *calls, int n)
         enum err e = reconnect(s);
         if (e)
             return e;
-        if (attempt > 0)
-            return err_set(ERR_DB, "database connection lost during a transaction; "
-                                   "it was rolled back");
+        /* Its commit may have gone through with the reply lost: the batch's statements
+         * are safe to send again (store.h), so it goes again, not dropped. */
+        if (attempt >= PIPELINE_LOST_RETRIES)
+            return err_set(ERR_DB,
+                           "database connection lost %d times during a batch of "
+                           "writes; it was not written",
+                           attempt + 1);
+        log_warn("database: sending a batch of writes again after a lost connection");
     }
 }
 
@@ -461,18 +477,34 @@ void store_rollback(struct store *s)
     s->in_tx = 0;
 }
 
-enum err store_tx(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx)
+/* store_tx, and with commit_again a transaction whose COMMIT was lost is run again too. */
+static enum err tx(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx,
+                   int commit_again)
 {
     for (int attempt = 0;; attempt++) {
         int reconnects = s->reconnects;
         enum err e = store_begin(s);
-        if (!e && !(e = fn(s, ctx)))
-            return store_commit(s);
+        if (!e && !(e = fn(s, ctx))) {
+            e = store_commit(s);
+            if (!e || !commit_again)
+                return e;
+        }
         store_rollback(s);
         if (e != ERR_DB || s->reconnects == reconnects || attempt > 0)
             return e;
-        log_warn("database: redoing a transaction the lost connection rolled back");
+        log_warn("database: redoing a transaction the lost connection rolled back (or whose "
+                 "commit it lost)");
     }
+}
+
+enum err store_tx(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx)
+{
+    return tx(s, fn, ctx, 0);
+}
+
+enum err store_tx_idempotent(struct store *s, enum err (*fn)(struct store *s, void *ctx), void *ctx)
+{
+    return tx(s, fn, ctx, 1);
 }
 
 int store_rows_count(const struct store_rows *r)

@@ -1,7 +1,14 @@
 /*
  * The store: the only user of libpq. Parameterised statements only ($1, $2, ...);
  * values travel as text. A lost connection is re-established with backoff and the
- * statement retried when that is safe (outside a transaction).
+ * statement retried once when outside a transaction. Retried, a statement may run twice:
+ * a crash (or a lost network) can take the reply of a commit that went through. A
+ * statement sent on its own must therefore either be idempotent, or its caller must check
+ * its outcome after a reconnect (store_reconnects changed): a claim of border websites,
+ * say, may have claimed some its caller never heard of (crawler/extcrawl.c gives those
+ * back). And a database that runs with synchronous_commit = off (the embedded cluster)
+ * can lose the last acknowledged commits in a crash: what a runner wrote just before a
+ * reconnect may be gone.
  *
  * Ownership: store_open hands out a struct store the caller frees with store_free.
  * store_query hands out rows the caller frees with store_rows_free; strings from
@@ -61,8 +68,10 @@ enum err store_query_prepared(struct store *s, const char *sql, int nparams,
  * runs them as one implicit transaction and commits once. calls[i].rows is set for
  * each (store_rows_free) when all succeeded; on an error none is committed and no rows
  * are kept. A connection lost outside a transaction is re-established and the whole
- * batch sent once more, as store_query does for one statement; a batch rolled back to
- * break a deadlock is sent again (up to 3 times).
+ * batch sent again (up to 3 times); a batch rolled back to break a deadlock is sent again
+ * (up to 3 times). A lost connection may have taken the reply of a commit that went
+ * through: each statement of a pipeline must be safe to run twice (write nothing twice
+ * when its first run committed), as store/sitewrite.c's are.
  */
 #define STORE_PIPELINE_MAX 64
 struct store_call {
@@ -95,6 +104,10 @@ void store_rollback(struct store *s); /* best effort; never fails the caller */
  */
 enum err store_tx(struct store *s, enum err (*fn)(struct store *s, void *ctx),
                   void *ctx) WARN_UNUSED;
+/* store_tx for a transaction that is safe to run twice (its second run writes what the
+ * first did, or nothing): one whose COMMIT was lost is run again as well. */
+enum err store_tx_idempotent(struct store *s, enum err (*fn)(struct store *s, void *ctx),
+                             void *ctx) WARN_UNUSED;
 
 int store_rows_count(const struct store_rows *r);
 int store_rows_columns(const struct store_rows *r);
@@ -111,5 +124,13 @@ void store_rows_free(struct store_rows *r);
 
 /* How many times this connection was lost and re-established. */
 int store_reconnects(const struct store *s);
+
+/*
+ * Commit s's transactions synchronously from now on, whatever the server's
+ * synchronous_commit (the embedded cluster's is off), on every session s opens: for a
+ * connection whose writes other writes build on (a crawl's claims and border additions,
+ * which its verdicts then update), so that a crash cannot take them once acknowledged.
+ */
+enum err store_sync_commit(struct store *s) WARN_UNUSED;
 
 #endif

@@ -64,7 +64,7 @@ static void examine(struct store *s, int64_t job, const char *host, double conf,
                                       {"http://x/gone", "http_error", 404, 10, NAN, conf}};
     struct crawlstore_site_result r = {host,  conf,        conf > 0.5, 1,       2,    "crawl",
                                        pages, 2,           edges,      n_edges, NULL, 0,
-                                       0.5,   "threshold", "verdict",  NULL};
+                                       0.5,   "threshold", "verdict",  NULL,    NULL, 0};
     assert_int_equal(crawlstore_site_done(s, job, &r), ERR_OK);
 }
 
@@ -98,8 +98,9 @@ static void test_border_ranks_and_claims(void **state)
 
     /* Examining a site twice is refused and changes nothing. */
     struct crawlstore_page pg[] = {{"http://x/", "ok", 200, 1, 0.5, 0.5}};
-    struct crawlstore_site_result again = {"start.test", 0.1, 0,    1, 1,   "crawl", pg,   1,
-                                           NULL,         0,   NULL, 0, NAN, NULL,    NULL, NULL};
+    struct crawlstore_site_result again = {"start.test", 0.1,  0,    1,    1,    "crawl",
+                                           pg,           1,    NULL, 0,    NULL, 0,
+                                           NAN,          NULL, NULL, NULL, NULL, 0};
     assert_int_equal(crawlstore_site_done(s, job, &again), ERR_CONFLICT);
 
     /* The explanation is stored with the verdict: prior, how, why, posteriors, weights. */
@@ -151,6 +152,52 @@ static void test_border_ranks_and_claims(void **state)
 }
 
 /*
+ * Claims a runner lost track of (a claim sent again after its answer was lost, an
+ * examination a crash took) go back to the border; those it holds, and other runners',
+ * stay claimed.
+ */
+static void test_lost_claims_given_back(void **state)
+{
+    (void)state;
+    struct store *s;
+    assert_int_equal(testdb_open(&s), 0);
+    int64_t job;
+    assert_int_equal(crawlstore_job_create(s, "t", "{}", "{}", &job), ERR_OK);
+    const char *hosts[] = {"a.test", "b.test", "c.test", "d.test"};
+    for (int i = 0; i < 4; i++) {
+        char home[32];
+        snprintf(home, sizeof home, "http://%s/", hosts[i]);
+        assert_int_equal(
+            crawlstore_site_add(s, job, hosts[i], home, "discovered", "border", NAN, -1, 4.0 - i),
+            ERR_OK);
+    }
+    struct crawlstore_claimed c[3];
+    int got;
+    assert_int_equal(crawlstore_claim_many(s, job, "w1", 3, c, &got), ERR_OK);
+    assert_int_equal(got, 3);
+    char *h, *home;
+    assert_int_equal(crawlstore_claim(s, job, "w2", &h, &home, NULL), ERR_OK);
+    const char *held[] = {"b.test"};
+    int back = -1;
+    assert_int_equal(crawlstore_unclaim_lost(s, job, "w1", held, 1, &back), ERR_OK);
+    assert_int_equal(back, 2);
+    assert_string_equal(one_cell(s, job,
+                                 "SELECT string_agg(host || ' ' || state || ' '"
+                                 " || coalesce(claimed_by, '-'), ', ' ORDER BY host)"
+                                 " FROM sites WHERE job_id = $1"),
+                        "a.test border -, b.test claimed w1, c.test border -, d.test claimed w2");
+    assert_int_equal(crawlstore_unclaim_lost(s, job, "w1", held, 1, &back), ERR_OK);
+    assert_int_equal(back, 0);
+    assert_int_equal(crawlstore_unclaim_lost(s, job, "w1", NULL, 0, &back), ERR_OK);
+    assert_int_equal(back, 1);
+    for (int i = 0; i < 3; i++)
+        crawlstore_claimed_release(&c[i]);
+    free(h);
+    free(home);
+    store_free(s);
+}
+
+/*
  * A crash of a database with synchronous_commit = off can lose a website's acknowledged
  * examination; the deeper read that follows finds it unexamined and records it then,
  * counters and rows agreeing (it used to fail the job: "site ... is not examined").
@@ -172,8 +219,8 @@ static void test_deeper_read_of_a_lost_examination(void **state)
     struct crawlstore_page pg[] = {{"http://lost.test/deep", "ok", 200, 1, 0.8, 0.9},
                                    {"http://lost.test/deeper", "ok", 200, 1, 0.7, 0.9}};
     struct crawlstore_site_result more = {
-        "lost.test", 0.9,  1, 0,   3,    "crawl",         pg,  2, NULL,
-        0,           NULL, 0, NAN, NULL, "no_more_pages", NULL};
+        "lost.test", 0.9,  1, 0,   3,    "crawl",         pg,   2,    NULL,
+        0,           NULL, 0, NAN, NULL, "no_more_pages", NULL, NULL, 0};
     assert_int_equal(crawlstore_site_more(s, job, &more), ERR_OK);
     assert_string_equal(one_cell(s, job,
                                  "SELECT state || ' ' || relevant || ' ' || pages_visited"
@@ -266,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_figure3_edge_weights),
         cmocka_unit_test(test_border_ranks_and_claims),
         cmocka_unit_test(test_deeper_read_of_a_lost_examination),
+        cmocka_unit_test(test_lost_claims_given_back),
         cmocka_unit_test(test_large_border_counted_up_to_the_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,7 +68,7 @@ static struct sitewriter *start(struct store **s, int64_t *job)
     assert_int_equal(testdb_open(s), 0);
     *job = job_with_sites(*s);
     struct sitewriter *w;
-    assert_int_equal(sitewriter_start(testdb_url(), 5000, *job, &w), ERR_OK);
+    assert_int_equal(sitewriter_start(testdb_url(), 5000, *job, NULL, &w), ERR_OK);
     return w;
 }
 
@@ -98,7 +98,9 @@ static enum err queue(struct sitewriter *w, int i, const char *host_override)
                                        0.5,
                                        "threshold",
                                        "verdict",
-                                       NULL};
+                                       NULL,
+                                       NULL,
+                                       0};
     /* The caller's buffers die here: the writer must have copied them. */
     return sitewriter_done(w, &r);
 }
@@ -191,7 +193,8 @@ static void result_make(struct result *x, int i, const char *host_override)
                                            .n_pages = 1,
                                            .edges = x->edges,
                                            .n_edges = 1,
-                                           .prior = NAN};
+                                           .prior = NAN,
+                                           .fetches_before = 1};
 }
 
 /* sitewrite_batch: one round trip, each website's outcome; a refused one writes none. */
@@ -450,13 +453,82 @@ static void test_stop_discard(void **state)
     store_free(s);
 }
 
+/*
+ * A batch sent again after its commit went through and the reply was lost (a crash;
+ * store_pipeline sends it again after reconnecting): nothing is written twice, no counter
+ * counts twice, and each write says it is written (the examination: examined already).
+ * A claim given up is only given up by its holder: a website another runner claimed since
+ * stays theirs.
+ */
+static void test_batch_sent_again(void **state)
+{
+    (void)state;
+    struct store *s;
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
+    sitewriter_stop(w, 0);
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)job);
+    const char *p[] = {ids};
+    assert_int_equal(store_exec(s, "UPDATE sites SET claimed_by = 'me' WHERE job_id = $1", 1, p),
+                     ERR_OK);
+    struct result x[4];
+    result_make(&x[0], 1, NULL);
+    struct sitewrite_item items[4] = {{.r = &x[0].r, .kind = SITEWRITE_DONE}};
+    assert_int_equal(sitewrite_batch(s, job, items, 1), ERR_OK);
+    result_make(&x[0], 1, NULL); /* h1 read deeper: 3 more pages */
+    x[0].r.fetches = 3;
+    result_make(&x[1], 2, NULL);
+    x[1].r.fetches = 2;
+    x[1].r.error = "dns";
+    x[1].r.claimed_by = "me";
+    result_make(&x[2], 3, NULL);
+    x[2].r.fetches = 4;
+    x[2].r.claimed_by = "me";
+    result_make(&x[3], 4, NULL);
+    enum sitewrite_kind kinds[] = {SITEWRITE_MORE, SITEWRITE_FAILED, SITEWRITE_ABANDON,
+                                   SITEWRITE_DONE};
+    const char *pages = "SELECT pages_downloaded FROM jobs WHERE id = $1";
+    const char *visited = "SELECT pages_visited FROM sites WHERE job_id = $1 AND host = $2";
+    const char *rows = "SELECT count(*) FROM pages WHERE job_id = $1";
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 4; i++)
+            items[i] = (struct sitewrite_item){.r = &x[i].r, .kind = kinds[i]};
+        assert_int_equal(sitewrite_batch(s, job, items, 4), ERR_OK);
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(items[i].outcome, ERR_OK);
+        assert_int_equal(items[3].outcome, round == 0 ? ERR_OK : ERR_CONFLICT);
+        assert_int_equal(count(s, job, pages), 1 + 3 + 2 + 4 + 1);
+        assert_int_equal(of_host(s, job, visited, "h1.test"), 1 + 3);
+        assert_int_equal(count(s, job, rows), 3);
+        assert_int_equal(count(s, job, EXAMINED), 2);
+    }
+    /* h5, given up by "me" after "other" claimed it: left to "other". */
+    assert_int_equal(store_exec(s,
+                                "UPDATE sites SET claimed_by = 'other' WHERE job_id = $1"
+                                " AND host = 'h5.test'",
+                                1, p),
+                     ERR_OK);
+    result_make(&x[0], 5, NULL);
+    x[0].r.claimed_by = "me";
+    items[0] = (struct sitewrite_item){.r = &x[0].r, .kind = SITEWRITE_ABANDON};
+    assert_int_equal(sitewrite_batch(s, job, items, 1), ERR_OK);
+    assert_int_equal(count(s, job, pages), 11);
+    assert_int_equal(of_host(s, job,
+                             "SELECT count(*) FROM sites WHERE job_id = $1 AND host = $2"
+                             " AND state = 'claimed' AND claimed_by = 'other'",
+                             "h5.test"),
+                     1);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_written_in_order), cmocka_unit_test(test_refused_write_stops_it),
         cmocka_unit_test(test_batch_outcomes),   cmocka_unit_test(test_batch_after_a_deadlock),
         cmocka_unit_test(test_stop_discard),     cmocka_unit_test(test_rank_of_examined_kept),
-        cmocka_unit_test(test_folded_batch),
+        cmocka_unit_test(test_folded_batch),     cmocka_unit_test(test_batch_sent_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,6 +84,25 @@ static void test_lost_connection_is_reestablished(void **state)
     assert_int_equal(store_reconnects(s), before + 1);
 }
 
+/* store_sync_commit holds on the sessions that replace a lost one. */
+static void test_sync_commit_survives_a_reconnect(void **state)
+{
+    (void)state;
+    struct store *s;
+    assert_int_equal(store_open(testdb_url(), 5000, &s), ERR_OK);
+    assert_int_equal(store_sync_commit(s), ERR_OK);
+    for (int round = 0; round < 2; round++) {
+        struct store_rows *r;
+        assert_int_equal(
+            store_query(s, "SELECT current_setting('synchronous_commit')", 0, NULL, &r), ERR_OK);
+        assert_string_equal(store_rows_get(r, 0, 0), "on");
+        store_rows_free(r);
+        kill_backend_of(s);
+    }
+    assert_int_equal(store_reconnects(s), 1);
+    store_free(s);
+}
+
 static void test_lost_connection_in_transaction_is_reported(void **state)
 {
     struct store *s = *state;
@@ -154,6 +173,7 @@ int main(void)
         cmocka_unit_test(test_sql_error_is_one_line),
         cmocka_unit_test(test_lost_connection_is_reestablished),
         cmocka_unit_test(test_lost_connection_in_transaction_is_reported),
+        cmocka_unit_test(test_sync_commit_survives_a_reconnect),
         cmocka_unit_test(test_unreachable_database),
         cmocka_unit_test(test_migrations_are_idempotent),
         cmocka_unit_test(test_a_migration_below_the_latest_is_applied),
