@@ -268,18 +268,22 @@ static enum err save_model(struct ctx *c)
  * A training that lost most of a class's websites (a faulty web, a wrong proxy) trains a
  * poor model: the job says so, with the most common cause (issue 29).
  */
-static void warn_losses(const struct ctx *c, const struct trainset *ts)
+static enum err warn_losses(const struct ctx *c, const struct trainset *ts)
 {
     size_t n = trainset_count(ts), n_rel = c->js->n_relevant;
     size_t lost_rel, lost_other;
     char why_rel[256], why_other[256];
     trainset_unread(ts, 0, n_rel, &lost_rel, why_rel, sizeof why_rel);
     trainset_unread(ts, n_rel, n, &lost_other, why_other, sizeof why_other);
-    if (2 * lost_rel > n_rel || 2 * lost_other > n - n_rel)
-        log_warn("job %lld: training lost most of its examples: %zu of %zu relevant and %zu of "
-                 "%zu other websites gave no page (most often: %s)",
-                 (long long)c->id, lost_rel, n_rel, lost_other, n - n_rel,
-                 why_rel[0] ? why_rel : why_other);
+    if (!(2 * lost_rel > n_rel || 2 * lost_other > n - n_rel))
+        return ERR_OK;
+    char msg[768];
+    snprintf(msg, sizeof msg,
+             "training lost most of its examples: %zu of %zu relevant and %zu of %zu other "
+             "websites gave no page (most often: %s); its verdicts rest on the rest",
+             lost_rel, n_rel, lost_other, n - n_rel, why_rel[0] ? why_rel : why_other);
+    log_warn("job %lld: %s", (long long)c->id, msg);
+    return crawlstore_job_add_warning(c->s, c->id, "training_lost_examples", msg);
 }
 
 /* The training phase: collect, fit, save the model, seed the border (crawler/seed). */
@@ -291,7 +295,7 @@ enum err jobtrain_train(struct ctx *c)
     if (!e)
         e = collect(c, &ts);
     if (!e)
-        warn_losses(c, ts);
+        e = warn_losses(c, ts);
     if (!e)
         e = fit(c, ts);
     if (!e)

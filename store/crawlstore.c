@@ -94,6 +94,19 @@ void crawlstore_job_release(struct crawlstore_job *j)
     j->body_json = j->params_json = j->error = j->proxy = NULL;
 }
 
+enum err crawlstore_job_add_warning(struct store *s, int64_t id, const char *code,
+                                    const char *message)
+{
+    char ids[32];
+    const char *p[] = {NUM(ids, id), code, message};
+    return store_exec(s,
+                      "UPDATE jobs SET warnings = warnings || jsonb_build_array("
+                      "  jsonb_build_object('code', $2::text, 'message', $3::text)) "
+                      "WHERE id = $1 AND NOT warnings @> jsonb_build_array("
+                      "  jsonb_build_object('code', $2::text))",
+                      3, p);
+}
+
 enum err crawlstore_job_set_proxy(struct store *s, int64_t id, const char *proxy)
 {
     char ids[32];

@@ -40,6 +40,10 @@ struct crawlstore_job {
 enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *out) WARN_UNUSED;
 void crawlstore_job_release(struct crawlstore_job *j);
 
+/* Add a warning {code, message} to the job's warnings (job/jobwarn.h), once per code. */
+enum err crawlstore_job_add_warning(struct store *s, int64_t id, const char *code,
+                                    const char *message) WARN_UNUSED;
+
 /* Record the HTTP proxy the job's runs fetch through (NULL: none). */
 enum err crawlstore_job_set_proxy(struct store *s, int64_t id, const char *proxy) WARN_UNUSED;
 

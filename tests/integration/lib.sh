@@ -64,6 +64,18 @@ start_private_pg() {
   DB_URL=$("$BIN" db --data-dir "$PGDIR" url)
 }
 
+# pg_crash DIR: an immediate stop of the private cluster in DIR (its sessions end without a
+# word, as in a crash), as the postgres user when run as root.
+pg_crash() {
+  local pg_ctl
+  pg_ctl=$(ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)
+  if [[ $(id -u) == 0 ]]; then
+    runuser -u postgres -- "$pg_ctl" -D "$1/data" -m immediate stop >/dev/null
+  else
+    "$pg_ctl" -D "$1/data" -m immediate stop >/dev/null
+  fi
+}
+
 # A loopback TCP port nothing listens on (connections to it are refused).
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 

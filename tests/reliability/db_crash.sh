@@ -15,13 +15,7 @@ start_replay "$SCRATCH/access.log" --warc "$SRC/demo/demo.warc.gz"
 BUDGET=500
 pages() { psql_q "select pages_downloaded from jobs where id = $JOB" 2>/dev/null || echo 0; }
 crash() {
-  local pg_ctl
-  pg_ctl=$(ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)
-  if [[ $(id -u) == 0 ]]; then
-    runuser -u postgres -- "$pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null
-  else
-    "$pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null
-  fi
+  pg_crash "$PGDIR"
   sleep 2
   "$BIN" db --data-dir "$PGDIR" start >/dev/null
 }

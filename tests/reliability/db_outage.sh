@@ -43,12 +43,7 @@ assert_job_counts "$JOB" "job $JOB"
 
 # --- a crash (immediate stop: the sessions end without a word), back 2 s later: ridden out
 DB_WAIT=60 crawl_in_background "$SCRATCH/crawl_crash.out"
-pg_ctl=$(ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)
-if [[ $(id -u) == 0 ]]; then
-  runuser -u postgres -- "$pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null
-else
-  "$pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null
-fi
+pg_crash "$PGDIR"
 sleep 2
 pg start
 rc=0
