@@ -261,8 +261,6 @@ static enum advance slot_advance(struct ext *x, struct slot *sl, enum err *e)
     return ADVANCE_SUBMITTED;
 }
 
-static enum err slot_abandon(struct ext *x, struct slot *sl);
-
 /* A website none of whose pages could be classified: recorded as failed. */
 static enum err slot_unread(struct ext *x, struct slot *sl)
 {
@@ -281,7 +279,13 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     if (!x->answered && n_pages && (fetch_status_unreached(first) || first == FETCH_ROBOTS)) {
         if (!x->unreached++)
             snprintf(x->unreached_why, sizeof x->unreached_why, "%s: %s", sl->host, why);
-        return slot_abandon(x, sl); /* back to the border: the network, not the site */
+        /* Back to the border, uncounted: nothing was downloaded (the job's requests
+         * count the tries), and the website is examined again later. */
+        log_debug("extcrawl: %s put back on the border: %s", sl->host, why);
+        enum err e = sitewriter_abandon(x->w, sl->host, 0);
+        if (!e)
+            crawlmeter_mark(x->m);
+        return e;
     }
     if (n_edges)
         x->border_empty = 0; /* its redirect targets join the border: look again */
