@@ -81,7 +81,10 @@ replay() {
   # shellcheck disable=SC2086
   "$bin" replay ${WARCS_FIRST:-} --warc "$web/dev.warc.gz" --listen 127.0.0.1:0 "$@" >"$tmp/$name.replay" 2>&1 &
   pids+=($!)
-  for _ in $(seq 200); do grep -q '^listening' "$tmp/$name.replay" && break; sleep 0.1; done
+  # The dev web's archive is indexed first: seconds on a quiet machine, more beside a load.
+  for _ in $(seq 1200); do grep -q '^listening' "$tmp/$name.replay" && break; sleep 0.1; done
+  grep -q '^listening' "$tmp/$name.replay" ||
+    { echo "reliability.sh: the replay $name is not listening after 120 s: $(cat "$tmp/$name.replay")"; exit 1; }
   REPLAY="http://$(sed -n 's/^listening on //p' "$tmp/$name.replay")"
 }
 crawl_args() { # the crawl every section runs, through proxy $1
