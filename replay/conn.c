@@ -33,6 +33,7 @@ struct conn {
     int dead;        /* close when the current event is handled */
     int reset;       /* close with a TCP reset */
     int peer_closed; /* the client sent EOF */
+    int gone;        /* the client's socket failed (reset, closed): it went away */
     uint32_t events; /* epoll interest */
     struct buf in;   /* received request bytes not handled yet */
     uint64_t discard;
@@ -105,6 +106,8 @@ static void conn_close(struct conn_set *cs, struct conn *c)
 {
     timerheap_clear(&cs->timers, &c->timer);
     if (c->resp) {
+        if (c->gone || c->peer_closed) /* a response cut short by its client */
+            c->resp->faults |= RESPONSE_FAULT_HANGUP;
         conn_log(cs, c, c->resp, monotime_us());
         response_put(&cs->pool, c->resp);
     }
@@ -209,7 +212,7 @@ static void conn_pump(struct conn_set *cs, struct conn *c)
                 conn_watch(cs, c, EPOLLOUT);
                 conn_timer_set(cs, c, c->progress + CONN_STALL_MS);
             } else {
-                c->dead = 1; /* the client went away */
+                c->dead = c->gone = 1; /* the client went away */
             }
             return;
         }
@@ -324,7 +327,7 @@ static void conn_read(struct conn_set *cs, struct conn *c)
             if (errno == EINTR)
                 continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
-                c->dead = 1;
+                c->dead = c->gone = 1;
             return;
         }
         if (n == 0) {
@@ -353,7 +356,7 @@ static void conn_read(struct conn_set *cs, struct conn *c)
 void conn_handle(struct conn_set *cs, struct conn *c, uint32_t ev)
 {
     if ((ev & EPOLLERR) || ((ev & EPOLLHUP) && c->state == CONN_RESPOND)) {
-        c->dead = 1;
+        c->dead = c->gone = 1; /* the client went away */
     } else {
         if ((ev & (EPOLLIN | EPOLLHUP)) && c->state != CONN_RESPOND) {
             conn_read(cs, c);

@@ -300,7 +300,7 @@ ssize_t response_produce(struct response *r, char *dst, size_t n)
 
 void response_fault_names(unsigned bits, char *out, size_t cap)
 {
-    static const char *const names[] = {"error", "reset", "slow", "stall", "loop"};
+    static const char *const names[] = {"error", "reset", "slow", "stall", "loop", "hangup"};
     size_t n = 0;
     out[0] = '\0';
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {

@@ -26,8 +26,11 @@ enum response_fault {
     RESPONSE_FAULT_SLOW = 4,
     RESPONSE_FAULT_STALL = 8,
     RESPONSE_FAULT_LOOP = 16,
+    RESPONSE_FAULT_HANGUP = 32, /* not a fault the replay made: the client went away
+                                 * mid-response, noticed when the replay next wrote or
+                                 * read, so the logged end is later than the client's */
 };
-#define RESPONSE_FAULT_NAMES_MAX 48 /* "error+reset+slow+stall+loop" and its NUL fit */
+#define RESPONSE_FAULT_NAMES_MAX 56 /* "error+reset+slow+stall+loop+hangup" and its NUL fit */
 
 /*
  * The head goes into out first; body bytes come from the stash (a generated page, or

@@ -247,4 +247,14 @@ grep -q '"url": "http://huge.test/any/page.html", "status": 200, "bytes": 104857
     "$TMP/synth.log" || fail "huge page not logged with its size"
 ok "the archive is served alongside; the access log has the huge page's 104857600 bytes"
 
+# A client that goes away mid-response (it stops reading a slow body): its line says
+# "hangup", since the replay logs its end when it notices, later than the client left
+# (tests/tools/check_access_log.py then does not take that end for the client's).
+start_replay hang --warc "$DEMO" --slow-rate 1 --slow-ms 5000 --access-log "$TMP/hang.log"
+curl -s -o /dev/null --max-time 0.5 -x "$PROXY" http://feathers-africa.net/archive/page-2.html || true
+stop_replay
+grep -q '"url": "http://feathers-africa.net/archive/page-2.html".*"fault": "slow+hangup"' "$TMP/hang.log" ||
+    fail "a client gone mid-response is not logged as a hangup: $(cat "$TMP/hang.log")"
+ok "a client gone mid-response is logged as a hangup"
+
 echo "$CHECKS passed, 0 failed"

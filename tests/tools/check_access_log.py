@@ -57,8 +57,10 @@ def main():
         robots[host] = rp
 
     # Lines are written as responses end; with one connection per host that is also
-    # the order in which a host's requests started, whatever the clock resolution.
-    # "ts" is the request's arrival, "ms" how long the response took.
+    # the order in which a host's requests started, whatever the clock resolution, but
+    # for a response the client left mid-way (fault "hangup": a non-HTML body it stopped
+    # reading, a timeout), which the replay logs when it notices, later than the client
+    # went on. "ts" is the request's arrival, "ms" how long the response took.
     by_host = {}
     with open(a.log) as f:
         for line in f:
@@ -68,11 +70,14 @@ def main():
             host = urlsplit(e["url"]).netloc.lower()
             start = e["ts"]  # when the request arrived
             end = start + e["ms"] / 1000.0
+            if "hangup" in (e.get("fault") or ""):
+                end = None  # the client left earlier; when, the replay cannot tell
             by_host.setdefault(host, []).append((start, end, e["url"]))
 
     bad = 0
     requests = 0
     for host, reqs in by_host.items():
+        reqs.sort(key=lambda r: r[0])  # in the order they arrived (log order but hang-ups)
         requests += len(reqs)
         if not reqs[0][2].endswith("/robots.txt"):
             print(f"{host}: first request was {reqs[0][2]}, not robots.txt")
@@ -83,6 +88,8 @@ def main():
                 print(f"{host}: fetched {url}, which robots.txt disallows")
                 bad += 1
         for (s1, e1, u1), (s2, e2, u2) in zip(reqs, reqs[1:]):
+            if e1 is None:
+                continue  # left by the client: its end is not known
             # Slack for clock reads on both sides of the proxy.
             if s2 < e1 - a.slack_ms / 1000:
                 print(f"{host}: {u2} started before {u1} ended (two connections)")
