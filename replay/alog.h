@@ -10,7 +10,8 @@
  * A line reads
  *   {"ts": 1717200000.123, "method": "GET", "url": "http://host/path", "status": 200,
  *    "bytes": 5120, "ms": 0.412, "conn": 7}
- * plus "fault": "error", "reset" or "slow" (joined by +) when a fault was injected. Lines are
+ * plus "fault": "error", "reset", "slow", "stall", "loop" (joined by +) when a fault was
+ * injected, and "hangup" when the client went away mid-response. Lines are
  * buffered; the owner calls alog_flush at least once a second, and alog_close
  * flushes the rest.
  */

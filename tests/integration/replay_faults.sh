@@ -252,6 +252,13 @@ ok "the archive is served alongside; the access log has the huge page's 10485760
 # (tests/tools/check_access_log.py then does not take that end for the client's).
 start_replay hang --warc "$DEMO" --slow-rate 1 --slow-ms 5000 --access-log "$TMP/hang.log"
 curl -s -o /dev/null --max-time 0.5 -x "$PROXY" http://feathers-africa.net/archive/page-2.html || true
+# The replay notices at its next write of the slow body (within its 5 s), and flushes its
+# log at least once a second: wait for the line, not for a time (a stop before it would
+# cut the response itself).
+for _ in $(seq 600); do
+    grep -q 'page-2.html' "$TMP/hang.log" 2>/dev/null && break
+    sleep 0.1
+done
 stop_replay
 grep -q '"url": "http://feathers-africa.net/archive/page-2.html".*"fault": "slow+hangup"' "$TMP/hang.log" ||
     fail "a client gone mid-response is not logged as a hangup: $(cat "$TMP/hang.log")"
