@@ -67,7 +67,8 @@ struct ext {
     /* Has any website answered this run (an HTTP answer of any status)? Until one has,
      * websites whose first fetch fails at the network level go back to the border, not
      * to `failed`: a wrong or missing proxy, or no network, must not destroy the job's
-     * border. UNREACHED_MAX of them end the run (ERR_NET, the job pauses). */
+     * border. UNREACHED_MAX of them, and none of the websites in flight then answering,
+     * end the run (ERR_NET, the job pauses). */
     int answered;
     int unreached;
     char unreached_why[160]; /* the first one's cause */
@@ -658,7 +659,11 @@ static enum err ext_refill(void *arg, enum crawl_stop *blocked)
 {
     struct ext *x = arg;
     enum err e = reconnects(x) != x->reconnects_seen ? claims_check(x) : ERR_OK;
-    if (!e && !x->answered && x->unreached >= UNREACHED_MAX)
+    /* UNREACHED_MAX websites went back unreached and nothing has answered: start no more
+     * and wait for those in flight (dead links fail at once, live websites take longer to
+     * answer); if none of them answers either, the network or the proxy is down. */
+    int doubt = !x->answered && x->unreached >= UNREACHED_MAX;
+    if (!e && doubt && x->active == 0)
         e = err_set(ERR_NET,
                     "no website answered: the first %d examined could not be reached (%s); "
                     "check the proxy (--proxy) and the network",
@@ -670,7 +675,7 @@ static enum err ext_refill(void *arg, enum crawl_stop *blocked)
      * runner gone whose websites came back): the poll after says so. */
     if (x->border_empty && x->m->polls != x->empty_poll && x->m->border > 0)
         x->border_empty = 0;
-    for (int i = 0; !e && i < x->p->concurrency && affordable; i++) {
+    for (int i = 0; !e && !doubt && i < x->p->concurrency && affordable; i++) {
         struct slot *sl = &x->slots[i];
         if (sl->sc)
             continue;
