@@ -58,6 +58,7 @@ assert_eq 1 "$(grep -c "runs job $job\$" "$SCRATCH/serve1.out.err")" "... once"
 [[ $(psql_q "select pages_downloaded from jobs where id = $job") -le 200 ]] ||
   fail "the budget did not hold across the takeover"
 ok "the budget held across the takeover"
+wait_no_lease "$job"
 assert_eq "" "$(psql_q "select worker from jobs where id = $job")" "a finished job holds no lease"
 
 # --- two servers, one job: exactly one runs it

@@ -76,6 +76,15 @@ pg_crash() {
   fi
 }
 
+# wait_no_lease JOB: a runner sets its job done, then lets the lease go: wait for that
+# (60 s at most), not for a time; the caller asserts the outcome.
+wait_no_lease() {
+  for _ in $(seq 600); do
+    [[ -z $(psql_q "select worker from jobs where id = $1") ]] && return 0
+    sleep 0.1
+  done
+}
+
 # A loopback TCP port nothing listens on (connections to it are refused).
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 

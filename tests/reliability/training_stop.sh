@@ -68,6 +68,7 @@ assert_eq "done user_stop" "$(state "$job")" "a stop during training ends the jo
 assert_eq 0 "$(models "$job")" "... without training a model"
 assert_eq none "$(training "$job")" "... and shows no training progress once done"
 assert_eq 0 "$(psql_q "select count(*) from pages where job_id = $job")" "... or crawling"
+wait_no_lease "$job"
 assert_eq "" "$(psql_q "select worker from jobs where id = $job")" "... and lets its lease go"
 
 # --- pause during training, then resume: it trains again, once, and crawls
