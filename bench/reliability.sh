@@ -453,17 +453,22 @@ db_crash() {
     local claimed fetched unjudged d
     claimed=$(q "select count(*) from sites where $crawled and state = 'claimed'")
     # The websites this run fetched pages of (robots.txt aside), from the access log.
+    # The replay flushes its log at least once a second, so the lines after `from` may
+    # begin with the previous run's last fetches: only those since this job started count.
+    local since
+    since=$(q "select extract(epoch from created_at) from jobs where id = $job")
     fetched=$(tail -n +"$((from + 1))" "$tmp/crash.alog" | python3 -c '
 import json, sys, urllib.parse
 hosts = set()
 for line in sys.stdin:
     try:
-        u = urllib.parse.urlsplit(json.loads(line)["url"])
+        e = json.loads(line)
+        u = urllib.parse.urlsplit(e["url"])
     except Exception:
         continue
-    if u.path != "/robots.txt":
+    if u.path != "/robots.txt" and e["ts"] >= float(sys.argv[1]):
         hosts.add(u.hostname)
-print("{" + ",".join(sorted(h for h in hosts if h)) + "}")')
+print("{" + ",".join(sorted(h for h in hosts if h)) + "}")' "$since")
     unjudged=$(q "select count(*) from unnest('$fetched'::text[]) h where not exists
       (select 1 from sites s where s.job_id = $job and s.host = h and s.state in ('examined', 'failed'))")
     d=$(q "select abs(j.pages_downloaded - (select coalesce(sum(pages_visited), 0) from sites
