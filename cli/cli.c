@@ -11,6 +11,7 @@
 
 #include "cli/cmds.h"
 #include "crawler/fetch.h"
+#include "crawler/fetchproxy.h"
 
 const struct cli_command cli_commands[] = {
     {"crawl", "run a crawl job in the foreground: find relevant websites", cmd_crawl,

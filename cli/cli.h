@@ -39,7 +39,7 @@ int cli_is_help(const char *arg);
 int cli_check_warc(const char *cmd, const char *dir, uint64_t max_size);
 
 /*
- * --proxy of cmd (NULL: not given): CLI_OK if fetch_proxy_invalid (crawler/fetch.h)
+ * --proxy of cmd (NULL: not given): CLI_OK if fetch_proxy_invalid (crawler/fetchproxy.h)
  * takes it, else one line "sitescout CMD: --proxy '...' is not a proxy URL: ..." and
  * CLI_USAGE.
  */

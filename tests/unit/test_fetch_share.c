@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "crawler/fetch.h"
+#include "crawler/fetchproxy.h"
 #include "testreplay.h"
 
 #define MAX_HOSTS 160
