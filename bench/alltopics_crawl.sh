@@ -13,7 +13,8 @@
 #   default: every topic with at least MIN_SITES (25) websites in the labels, full jobs,
 #   3,000 pages, politeness_delay_ms=0 (a --set after it wins).
 #   --out DIR keeps each topic's `crawl --report` (TOPIC.json), its discovered relevant
-#   websites in order (TOPIC.found) and the table (table.md).
+#   websites in order (TOPIC.found), the table (table.md), and the jobs and labels the
+#   crawls ran and were scored with (jobs.json, labels.tsv).
 #   env: JOBS (default ../shared/webs/dev-alltopics.jobs.json), LABELS (its sites.tsv),
 #        WARC (../shared/webs/dev.warc.gz), SITESCOUT_BIN (build/sitescout),
 #        SITESCOUT_DB (else the embedded cluster), TUNED (the topics the parameters
@@ -110,6 +111,7 @@ json.dump({t: jobs[t] for t in topics}, open(out_jobs, "w"))
 open(out_topics, "w").write("\n".join(topics) + "\n")
 PY
 
+[[ -z $out ]] || cp "$tmp/jobs.json" "$tmp/labels.tsv" "$out/" # what was crawled and scored
 "$bin" replay --warc "$warc" --listen 127.0.0.1:0 >"$tmp/replay" 2>&1 &
 replay=$!
 for _ in $(seq 300); do grep -q '^listening' "$tmp/replay" && break; sleep 0.1; done

@@ -199,7 +199,7 @@ static void fake_result(const struct opts *o, const char *host, int i,
 {
     for (int k = 0; k < DONE_PAGES; k++) {
         snprintf(urls[k], sizeof urls[k], "http://%s/p%d", host, k);
-        pages[k] = (struct crawlstore_page){urls[k], "ok", 200, 10000, 0.5, NAN};
+        pages[k] = (struct crawlstore_page){urls[k], "ok", 200, 10000, 0.5, NAN, NULL};
     }
     for (int k = 0; k < DONE_EDGES; k++) {
         if (k % 6 == 5) /* a website nobody linked to before */

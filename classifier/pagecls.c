@@ -1,5 +1,6 @@
 /* Page classifier model and its classify path: parameters, accessors, scratch, confidences. */
 #include "classifier/pagecls.h"
+#include "classifier/termvec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -250,6 +251,12 @@ static enum err count_known(void *ctx, const char *tok, size_t len)
     if (!vocab_find(c->vocab, tok, len, &id))
         return ERR_OK; /* unknown terms carry no learned weight */
     return tfidf_counter_add(c->counter, id);
+}
+
+enum err pagecls_term_counts(struct pagecls_scratch *s, const char *text, size_t len,
+                             struct buf *out)
+{
+    return termvec_encode(s->tok, text, len, out);
 }
 
 enum err pagecls_classify(const struct pagecls *m, struct pagecls_scratch *s, const char *text,

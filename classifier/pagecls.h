@@ -9,6 +9,7 @@
 #include "classifier/pagecls_format.h"
 #include "classifier/pagecls_train.h"
 #include "classifier/tokenize.h"
+#include "common/buf.h"
 #include "common/err.h"
 
 /*
@@ -102,6 +103,13 @@ struct pagecls_result {
  * page). s must come from pagecls_scratch_new(m). */
 enum err pagecls_classify(const struct pagecls *m, struct pagecls_scratch *s, const char *text,
                           size_t len, struct pagecls_result *r) WARN_UNUSED;
+
+/*
+ * Append the page's term counts in termvec's text form (classifier/termvec.h), tokenized
+ * as the model tokenizes: what a job keeps of a page to judge it again (issue 30).
+ */
+enum err pagecls_term_counts(struct pagecls_scratch *s, const char *text, size_t len,
+                             struct buf *out) WARN_UNUSED;
 
 /*
  * The confidence formula of DESIGN §3.1 on given distances:

@@ -23,6 +23,8 @@ const struct cli_command cli_commands[] = {
     {"experiment", "run the paper's crawling experiments on a replay web: CSV, plots, summary",
      cmd_experiment, cmd_experiment_usage},
     {"export", "write a job's websites to stdout as CSV or NDJSON", cmd_export, cmd_export_usage},
+    {"judge", "judge a job's websites again with a model learnt from its crawl", cmd_judge,
+     cmd_judge_usage},
     {"replay", "serve WARC archives as the web (an HTTP proxy with fault injection)", cmd_replay,
      cmd_replay_usage},
     {"serve", "run the HTTP API and the jobs submitted to it", cmd_serve, cmd_serve_usage},

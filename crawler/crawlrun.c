@@ -32,6 +32,7 @@ struct run {
     enum crawl_stop stop;
     double next_poll, next_flush;
     int64_t next_analyze;             /* pages */
+    int64_t next_judge;               /* pages; 0: never (crawlrun_config.judge) */
     struct bgexec *analyze;           /* ANALYZE beside the crawl, not in its way */
     struct crawlmeter_point reported; /* the counters at the last progress report */
     int64_t claimed;                  /* the job's websites being examined, by anyone */
@@ -198,6 +199,24 @@ static void poll_job(struct run *r)
         r->stop = CRAWL_LEFT;
 }
 
+/* The job's websites judged again (crawlrun_config.judge), the verdicts in memory written
+ * first (flush: by the strategy's flush; else the caller did); the meter counts the
+ * relevant ones as the judging left them. */
+static enum err judge_now(struct run *r, int flush)
+{
+    enum err e = flush && r->st->flush ? r->st->flush(r->sctx) : ERR_OK;
+    if (e)
+        return e;
+    int64_t relevant;
+    if (r->c->judge(r->c->ctx, &relevant) != ERR_OK) {
+        log_warn("crawl: job %lld: judging again: %s", (long long)r->c->job, err_msg());
+        return ERR_OK;
+    }
+    r->m.relevant = relevant;
+    crawlmeter_mark(&r->m);
+    return ERR_OK;
+}
+
 static enum err loop_tick(void *arg)
 {
     struct run *r = arg;
@@ -219,6 +238,11 @@ static enum err loop_tick(void *arg)
         return e;
     if (!e && crawlmeter_row_due(&r->m) && crawlmeter_write(&r->m, r->c->s, r->c->job) != ERR_OK)
         log_warn("crawl: job %lld: metrics: %s", (long long)r->c->job, err_msg());
+    if (!e && r->next_judge > 0 && r->m.pages >= r->next_judge) {
+        while (r->next_judge <= r->m.pages)
+            r->next_judge *= 2;
+        e = judge_now(r, 1);
+    }
     if (!e && r->m.pages >= r->next_analyze) {
         r->next_analyze = r->m.pages * ANALYZE_GROWTH;
         if (!crawlstore_analyze_start(r->analyze))
@@ -266,6 +290,7 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     r.reported = (struct crawlmeter_point){r.m.pages, r.m.examined, r.m.relevant};
     r.next_flush = monotime_s() + FLUSH_MS / 1000.0;
     r.next_analyze = counts.pages + ANALYZE_FIRST;
+    r.next_judge = c->judge && !c->helper ? c->judge_at : 0;
     e = st->start(sctx, &r.m, &counts);
     if (!e)
         e = crawlloop_run(c->f, &hooks, &r);
@@ -281,6 +306,10 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     r.m.in_flight = 0;
     if (crawlmeter_requests_settle(&r.m) != ERR_OK) /* the count stays a little high */
         log_warn("crawl: job %lld: requests: %s", (long long)c->job, err_msg());
+    if (!e && c->judge && !c->helper && !r.m.lease_lost && r.stop != CRAWL_LEFT) {
+        r.next_judge = 0;
+        e = judge_now(&r, 0); /* flushed above; finish wrote what it gave back */
+    }
     if (!e && !r.m.lease_lost && !c->helper)
         e = crawlmeter_write(&r.m, c->s, c->job);
     if (!e)

@@ -79,6 +79,16 @@ struct crawlrun_config {
     struct crawlmeter_limits limits;
     crawl_progress_fn progress; /* may be NULL */
     void *ctx;
+    /*
+     * The lead's looks back (issue 30, job/jobjudge.h): once the job has judge_at pages
+     * (0: never), then at each doubling, and once more when the crawl ends (but not when
+     * its runner leaves it or lost its lease), judge(ctx, &relevant) judges the job's
+     * examined websites again, after the verdicts in memory are written, and answers how
+     * many are relevant now (the meter's count from then on). NULL: never. A helper
+     * never judges. A failure is logged; the crawl goes on.
+     */
+    enum err (*judge)(void *ctx, int64_t *relevant);
+    int64_t judge_at;
 };
 
 /*

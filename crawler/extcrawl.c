@@ -326,7 +326,8 @@ static enum err store_pages(const struct sitecrawl *sc, size_t from, struct craw
         const struct sitecrawl_page *pg = &pages[from + i];
         (*out)[i] = (struct crawlstore_page){pg->final_url,   fetch_status_name(pg->status),
                                              pg->http_status, pg->bytes,
-                                             pg->pr_target,   pg->posterior};
+                                             pg->pr_target,   pg->posterior,
+                                             pg->terms};
     }
     return ERR_OK;
 }

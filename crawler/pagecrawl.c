@@ -253,7 +253,7 @@ static enum err site_keep_page(struct site *st, const char *url_as, const struct
     if (!url)
         return err_set(ERR_NOMEM, "out of memory");
     st->pending[st->n_pending++] = (struct crawlstore_page){
-        url, fetch_status_name(res->status), res->http_status, res->body_len, pr, NAN};
+        url, fetch_status_name(res->status), res->http_status, res->body_len, pr, NAN, NULL};
     st->dirty = 1;
     return ERR_OK;
 }

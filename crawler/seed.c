@@ -22,8 +22,14 @@ static enum err classify_pages(const struct trainset_site *site, int relevant,
         e = pagecls_classify(model, scratch, pg->text, pg->text_len, &r);
         if (e)
             break;
-        pages[i] =
-            (struct crawlstore_page){pg->url, "ok", 200, pg->text_len, r.pr[PAGECLS_TARGET], NAN};
+        struct buf terms;
+        buf_init(&terms, 0);
+        e = pagecls_term_counts(scratch, pg->text, pg->text_len, &terms);
+        pages[i] = (struct crawlstore_page){
+            pg->url, "ok", 200, pg->text_len, r.pr[PAGECLS_TARGET], NAN, buf_detach(&terms)};
+        buf_release(&terms);
+        if (e)
+            break;
         /* Only the relevant training sites seed the border (DESIGN §3.4). */
         if (relevant)
             e = edgeset_add_page(es, pg->transversal, pg->n_transversal, r.pr[PAGECLS_TARGET]);
@@ -66,6 +72,8 @@ static enum err seed_site(struct store *s, int64_t job, const struct trainset_si
         if (e == ERR_CONFLICT)
             e = ERR_OK; /* recorded by an earlier run of this job */
     }
+    for (size_t i = 0; i < site->n_pages; i++)
+        free((char *)pages[i].terms);
     free(pages);
     edgeset_release(&es);
     free(host);

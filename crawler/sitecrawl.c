@@ -115,6 +115,7 @@ void sitecrawl_free(struct sitecrawl *sc)
     for (size_t i = 0; i < sc->n_pages; i++) {
         free(sc->pages[i].url);
         free(sc->pages[i].final_url);
+        free(sc->pages[i].terms);
     }
     free(sc->cands);
     free(sc->pages);
@@ -153,21 +154,26 @@ const char *sitecrawl_next(struct sitecrawl *sc)
     return sc->cands[best].url;
 }
 
-/* Keep a fetch; `again`: a redirect to a page read before, kept under the URL asked. */
+/* Keep a fetch; `again`: a redirect to a page read before, kept under the URL asked;
+ * terms: its term counts (the page's now), or NULL. */
 static enum err record_page(struct sitecrawl *sc, const struct fetch_result *r, double pr,
-                            size_t n_transversal, int again)
+                            size_t n_transversal, int again, char *terms)
 {
     enum err e =
         grow_array((void **)&sc->pages, &sc->cap_pages, sc->n_pages + 1, sizeof *sc->pages);
-    if (e)
+    if (e) {
+        free(terms);
         return e;
+    }
     struct sitecrawl_page *pg = &sc->pages[sc->n_pages];
     *pg = (struct sitecrawl_page){0};
     pg->url = strdup(r->url);
     pg->final_url = strdup(r->final_url && !again ? r->final_url : r->url);
+    pg->terms = terms;
     if (!pg->url || !pg->final_url) {
         free(pg->url);
         free(pg->final_url);
+        free(pg->terms);
         return err_set(ERR_NOMEM, "out of memory");
     }
     pg->status = r->status;
@@ -185,13 +191,13 @@ static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
     if (r->final_url && strcmp(r->final_url, r->url) != 0) {
         uintptr_t idx = (uintptr_t)strmap_get(&sc->known, r->final_url, strlen(r->final_url));
         if (idx && sc->cands[idx - 1].taken) /* redirected to a page read before: once only */
-            return record_page(sc, r, NAN, 0, 1);
+            return record_page(sc, r, NAN, 0, 1, NULL);
     }
     struct pageinfo *info;
     if (pageinfo_from_fetch(r, &info) != ERR_OK) {
         /* The parser gave up (its budgets: a page of 200k nested <div>s): no evidence. */
         snprintf(sc->unreadable, sizeof sc->unreadable, "unreadable HTML: %s", err_msg());
-        return record_page(sc, r, NAN, 0, 0);
+        return record_page(sc, r, NAN, 0, 0, NULL);
     }
     /* The final URL is known now: a later link to it must not fetch it again. */
     enum err e = ERR_OK;
@@ -222,8 +228,13 @@ static enum err read_page(struct sitecrawl *sc, const struct fetch_result *r)
             links += !sc->p.host_known(sc->p.host_known_ctx, sc->edges.edges[i].host);
     }
     sitecls_linkrank_add(&sc->linkrank, pr, links);
+    struct buf terms;
+    buf_init(&terms, 0);
     if (!e)
-        e = record_page(sc, r, pr, info->n_transversal, 0);
+        e = pagecls_term_counts(sc->scratch, info->text, info->text_len, &terms);
+    if (!e)
+        e = record_page(sc, r, pr, info->n_transversal, 0, buf_detach(&terms));
+    buf_release(&terms);
 out:
     pageinfo_free(info);
     return e;
@@ -246,7 +257,7 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
             e = edgeset_add_page(&sc->edges, &r->redirect_url, 1, 0.5);
         }
         if (!e)
-            e = record_page(sc, r, NAN, r->status == FETCH_REDIRECT, 0);
+            e = record_page(sc, r, NAN, r->status == FETCH_REDIRECT, 0, NULL);
     }
     if (e)
         return e;

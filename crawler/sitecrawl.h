@@ -52,6 +52,7 @@ struct sitecrawl_page {
     double posterior;     /* Pr[target|W] after this fetch (unchanged by pages that were
                            * not classified or came after the verdict was final) */
     size_t n_transversal; /* transversal links on it */
+    char *terms;          /* its term counts (classifier/termvec.h); NULL: not classified */
 };
 
 /* Why the examination ended (sitecrawl_stop), as far as the internal crawler knows. */

@@ -121,6 +121,7 @@ static enum err apply_sets(struct exp *x)
     x->base = x->js->params;
     x->base.max_pages = o->budget;
     x->base.politeness_delay_ms = 0;
+    x->base.judge = 0; /* the paper's verdicts: the examination's (--set judge=... to change) */
     for (size_t i = 0; i < o->n_sets; i++) {
         const char *set = o->sets[i];
         char key[128];

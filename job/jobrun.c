@@ -22,6 +22,7 @@
 #include "crawler/pagecrawl.h"
 #include "crawler/warcwrite.h"
 #include "job/jobctx.h"
+#include "job/jobjudge.h"
 #include "job/jobspec.h"
 #include "job/jobwarn.h"
 #include "store/crawlstore.h"
@@ -176,6 +177,26 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
     return e;
 }
 
+/* crawlrun_config.judge: the job's websites judged again by a model learnt from its crawl. */
+static enum err jobrun_judge(void *arg, int64_t *relevant)
+{
+    struct ctx *c = arg;
+    struct jobjudge_params p;
+    jobjudge_params_default(&p);
+    p.em.seed = (uint64_t)c->js->params.seed;
+    struct jobjudge_result r;
+    enum err e = jobjudge_run(c->s, c->id, &p, 0, &r);
+    if (e)
+        return e;
+    log_info("job %lld: judged %zu websites again with a model learnt from %zu pages (topic"
+             " share %.3f, threshold %.3f from %zu spies) in %.2f s: %lld verdicts changed, %lld"
+             " relevant",
+             (long long)c->id, r.sites, r.pages, r.target_prior, r.threshold, r.spies, r.seconds,
+             (long long)r.changed, (long long)r.relevant);
+    *relevant = r.relevant;
+    return ERR_OK;
+}
+
 static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
@@ -201,6 +222,10 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
     };
     if (jobspec_strategy_pages(jp->strategy))
         return jobrun_crawl_pages(c, &rc, stop);
+    if (jp->judge == 1 && jp->strategy != JOBSPEC_HOMEPAGE) {
+        rc.judge = jobrun_judge;
+        rc.judge_at = jp->judge_pages;
+    }
     struct extcrawl_params p = {
         .weights = (enum edges_weights)jp->edge_weights,
         .site = {.prior_target = jp->prior_target,

@@ -44,6 +44,7 @@ static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 static const char *const calibrations[] = {"none", "platt", NULL};
 static const char *const linkrank_modes[] = {"all", "new", NULL};
 static const char *const classifiers[] = {"knn", "svm", NULL}; /* enum pagecls_kind's order */
+static const char *const judges[] = {"examination", "crawl_model", NULL};
 
 #define OFF(f) offsetof(struct jobspec_params, f)
 static const struct pdef pdefs[] = {
@@ -97,6 +98,9 @@ static const struct pdef pdefs[] = {
     {"warc", P_BOOL, OFF(warc), 0, 1, 0, 0, "true or false", NULL},
     {"classifier", P_CHOICE, OFF(classifier), 0, 1, 0, 0, "one of: knn, svm", classifiers},
     {"svm_c", P_DOUBLE, OFF(svm_c), 0, PAGECLS_MAX_SVM_C, 1, 0, "a number in (0, 1000000]", NULL},
+    {"judge", P_CHOICE, OFF(judge), 0, 1, 0, 0, "one of: examination, crawl_model", judges},
+    {"judge_pages", P_INT64, OFF(judge_pages), 0, 1e9, 0, 0,
+     "an integer from 0 to 1000000000 (0: only at the crawl's end)", NULL},
 };
 #undef OFF
 #define N_PDEFS (sizeof pdefs / sizeof pdefs[0])
@@ -134,6 +138,8 @@ void jobspec_params_default(struct jobspec_params *p)
     p->deepen_sites = 4096; /* crawler/deepen.h: a few KB each */
     p->classifier = (int)pc.kind;
     p->svm_c = pc.svm_c;
+    p->judge = 1;
+    p->judge_pages = 500;
 }
 
 /* Index of name in a NULL-terminated list, or -1. */

@@ -78,6 +78,13 @@ struct jobspec_params {
     int warc;       /* archive every fetch as WARC (needs a --warc-dir); false (JSON true/false) */
     int classifier; /* the page classifier: 0 knn (centroids, the paper's), 1 svm; 0 */
     double svm_c;   /* svm: the cost C (class-balanced); 0.1 */
+    /* Who gives the verdicts (issue 30, job/jobjudge.h): 0 examination (the page
+     * classifier while a website is read: the paper's), 1 crawl_model (a model learnt from
+     * the crawl's pages judges every examined website again, at judge_pages pages and
+     * each doubling of them, and at the crawl's end); 1 */
+    int judge;
+    int64_t judge_pages; /* crawl_model: the first judging at this many pages; 0 = only at
+                          * the end; 500 */
 };
 
 /* Name of a choice parameter's value, e.g. ("edge_weights", 2) -> "combined"; or NULL. */

@@ -346,15 +346,18 @@ static enum err write_pages(struct store *s, const char *job,
                            buf_str(&a[2]),
                            buf_str(&a[3]),
                            buf_str(&a[4]),
-                           buf_str(&a[5])};
+                           buf_str(&a[5]),
+                           buf_str(&a[6])};
         e = store_exec(s,
                        "WITH pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status,"
-                       " bytes, pr_target, posterior) "
-                       "SELECT $1, $2, $3, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po "
+                       " bytes, pr_target, posterior, terms) "
+                       "SELECT $1, $2, $3, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po, tm "
                        "FROM unnest($4::text[], $5::text[], $6::int[], $7::int[], "
-                       " $8::float8[], $9::float8[]) AS t(u, st, hs, b, pr, po)) " FETCHES_ADD(
-                           "$1", "unnest($5::text[], $6::int[]) AS t(st, hs) WHERE $3 = 'crawl'"),
-                       9, p);
+                       " $8::float8[], $9::float8[], $10::text[]) AS t(u, st, hs, b, pr, po, "
+                       "tm)) " FETCHES_ADD("$1",
+                                           "unnest($5::text[], $6::int[]) AS t(st, hs) WHERE $3 = "
+                                           "'crawl'"),
+                       10, p);
     }
     sqlarray_release(a, SITEWRITE_PAGE_ARRAYS);
     return e;

@@ -140,8 +140,9 @@ struct crawlstore_page {
     const char *status; /* fetch status name, "ok", "http_error", ... */
     int http_status;    /* 0 for none */
     size_t bytes;
-    double pr_target; /* NaN: not classified */
-    double posterior; /* Pr[target|W] after this page; NaN: not known (stored NULL) */
+    double pr_target;  /* NaN: not classified */
+    double posterior;  /* Pr[target|W] after this page; NaN: not known (stored NULL) */
+    const char *terms; /* its term counts (classifier/termvec.h); NULL: not kept */
 };
 
 struct crawlstore_edge {

@@ -29,6 +29,8 @@ struct store;
 #define MODELS_WEIGHTTABLE "weighttable"
 /* Strategy context_graph's layers and layer classifier (classifier/ctxgraph.h). */
 #define MODELS_CTXGRAPH "ctxgraph"
+/* The crawl's model (classifier/nbem.h, job/jobjudge.h): one row per judging of a job. */
+#define MODELS_CRAWL "crawl"
 
 struct models_record {
     int64_t id;

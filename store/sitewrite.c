@@ -18,8 +18,8 @@
 #include "store/sqlnum.h"
 #include "store/store.h"
 
-/* Append page pg to the six page arrays a (url, status, HTTP status, bytes, pr_target,
- * posterior). */
+/* Append page pg to the seven page arrays a (url, status, HTTP status, bytes, pr_target,
+ * posterior, terms). */
 static enum err page_append(struct buf *a, const struct crawlstore_page *pg)
 {
     enum err e = sqlarray_text(&a[0], pg->url);
@@ -31,7 +31,9 @@ static enum err page_append(struct buf *a, const struct crawlstore_page *pg)
         e = sqlarray_long(&a[3], (long long)pg->bytes);
     if (!e)
         e = sqlarray_double(&a[4], pg->pr_target);
-    return e ? e : sqlarray_double(&a[5], pg->posterior);
+    if (!e)
+        e = sqlarray_double(&a[5], pg->posterior);
+    return e ? e : sqlarray_text(&a[6], pg->terms);
 }
 
 enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
@@ -50,7 +52,7 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
  * website's place in the statement's arrays, from 1):
  * $1 job; $2..$8 pages (website, url, status, HTTP status, bytes, pr_target, posterior);
  * $9..$14 edges (website, destination, its homepage, conf_sum, page_count, weight); the
- * websites' own arrays from $15.
+ * websites' own arrays from $15; the pages' terms last (TERMS: $25 or $21).
  * The statement's first CTE, `site`, updates the websites that are to be written and
  * returns them (i, host, role, conf, purpose); it finds their rows by `host = ANY
  * (hosts)`, index lookups whatever plan the statement keeps (a plan made while the job
@@ -67,45 +69,64 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
  *   (ORDER BY d).
  */
 #define PAGE_ARRAYS (1 + SITEWRITE_PAGE_ARRAYS) /* the website, then a page's */
+#define DONE_TERMS  "$25"                       /* the pages' terms: the last parameter */
+#define MORE_TERMS  "$21"
 #define EDGE_ARRAYS 6
 #define RUNS        "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS
-#define SITE_PAGES                                                                                 \
-    "unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::float8[], $8::float8[])"  \
-    " WITH ORDINALITY AS p(k, u, st, hs, b, pr, po, j) JOIN site ON site.i = p.k"
+#define SITE_PAGES(TERMS)                                                                          \
+    "unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::float8[], $8::float8[],"  \
+    " " TERMS "::text[])"                                                                          \
+    " WITH ORDINALITY AS p(k, u, st, hs, b, pr, po, tm, j) JOIN site ON site.i = p.k"
 #define SITE_EDGES                                                                                 \
     "unnest($9::int[], $10::text[], $11::text[], $12::float8[], $13::int[], $14::float8[])"        \
     " AS e(k, d, h, cs, pc, w) JOIN site ON site.i = e.k"
-#define WRITES                                                                                     \
+#define WRITES(TERMS)                                                                              \
     "pg AS (INSERT INTO pages (job_id, host, purpose, url, error, status, bytes, pr_target,"       \
-    "  posterior)"                                                                                 \
-    " SELECT $1, site.host, site.purpose, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po"           \
-    " FROM " SITE_PAGES " ORDER BY p.j), "                                                         \
-    "fk AS (" FETCHES_ADD(                                                                         \
-        "$1", SITE_PAGES                                                                           \
-        " WHERE site.purpose = 'crawl'") "), "                                                     \
-                                         "ed AS (INSERT INTO edges (job_id, src_host, dst_host, "  \
-                                         "conf_sum, page_count, weight)"                           \
-                                         " SELECT $1, site.host, d, cs, pc, w FROM " SITE_EDGES    \
-                                         " ON CONFLICT DO NOTHING), "                              \
-                                         "bd AS (INSERT INTO sites (job_id, host, homepage, "      \
-                                         "in_sites, global_sum, local_sum,"                        \
-                                         "  weight_sum, rank)"                                     \
-                                         " SELECT $1, d, min(h), count(*), sum(site.conf), "       \
-                                         "sum(cs / greatest(pc, 1)), sum(w),"                      \
-                                         "  sum(w) / count(*)"                                     \
-                                         " FROM " SITE_EDGES                                       \
-                                         " WHERE d <> site.host GROUP BY d ORDER BY d"             \
-                                         " ON CONFLICT (job_id, host) DO UPDATE SET"               \
-                                         "  in_sites = sites.in_sites + EXCLUDED.in_sites,"        \
-                                         "  global_sum = sites.global_sum + EXCLUDED.global_sum,"  \
-                                         "  local_sum = sites.local_sum + EXCLUDED.local_sum,"     \
-                                         "  weight_sum = sites.weight_sum + EXCLUDED.weight_sum,"  \
-                                         "  rank = CASE WHEN sites.role = 'start' OR sites.state " \
-                                         "NOT IN ('border', 'claimed')"                            \
-                                         "   THEN sites.rank"                                      \
-                                         "   ELSE (sites.weight_sum + EXCLUDED.weight_sum) / "     \
-                                         "(sites.in_sites + EXCLUDED.in_sites)"                    \
-                                         "   END), "
+    "  posterior, terms)"                                                                          \
+    " SELECT $1, site.host, site.purpose, u, nullif(st, 'ok'), nullif(hs, 0), b, pr, po, tm"       \
+    " FROM " SITE_PAGES(                                                                           \
+        TERMS) " ORDER BY p.j), "                                                                  \
+               "fk AS (" FETCHES_ADD(                                                              \
+                   "$1",                                                                           \
+                   SITE_PAGES(                                                                     \
+                       TERMS) " WHERE site.purpose = 'crawl'") "), "                               \
+                                                               "ed AS (INSERT INTO edges "         \
+                                                               "(job_id, src_host, dst_host, "     \
+                                                               "conf_sum, page_count, weight)"     \
+                                                               " SELECT $1, site.host, d, cs, "    \
+                                                               "pc, w FROM " SITE_EDGES            \
+                                                               " ON CONFLICT DO NOTHING), "        \
+                                                               "bd AS (INSERT INTO sites "         \
+                                                               "(job_id, host, homepage, "         \
+                                                               "in_sites, global_sum, local_sum,"  \
+                                                               "  weight_sum, rank)"               \
+                                                               " SELECT $1, d, min(h), count(*), " \
+                                                               "sum(site.conf), "                  \
+                                                               "sum(cs / greatest(pc, 1)), "       \
+                                                               "sum(w),"                           \
+                                                               "  sum(w) / count(*)"               \
+                                                               " FROM " SITE_EDGES                 \
+                                                               " WHERE d <> site.host GROUP BY d " \
+                                                               "ORDER BY d"                        \
+                                                               " ON CONFLICT (job_id, host) DO "   \
+                                                               "UPDATE SET"                        \
+                                                               "  in_sites = sites.in_sites + "    \
+                                                               "EXCLUDED.in_sites,"                \
+                                                               "  global_sum = sites.global_sum "  \
+                                                               "+ EXCLUDED.global_sum,"            \
+                                                               "  local_sum = sites.local_sum + "  \
+                                                               "EXCLUDED.local_sum,"               \
+                                                               "  weight_sum = sites.weight_sum "  \
+                                                               "+ EXCLUDED.weight_sum,"            \
+                                                               "  rank = CASE WHEN sites.role = "  \
+                                                               "'start' OR sites.state "           \
+                                                               "NOT IN ('border', 'claimed')"      \
+                                                               "   THEN sites.rank"                \
+                                                               "   ELSE (sites.weight_sum + "      \
+                                                               "EXCLUDED.weight_sum) / "           \
+                                                               "(sites.in_sites + "                \
+                                                               "EXCLUDED.in_sites)"                \
+                                                               "   END), "
 
 /*
  * Examined websites ($15 host, $16 confidence, $17 purpose, $18 relevant, $19 fetches,
@@ -129,13 +150,16 @@ static const char site_done_sql[] =
     "  + it.before + it.fetches END"
     " FROM it WHERE s.job_id = $1 AND s.host = ANY ($15::text[]) AND s.host = it.host"
     "  AND s.state <> 'examined' AND EXISTS (SELECT 1 FROM runs)"
-    " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.rel, it.fetches), " WRITES
-    "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches,"
-    " sites_examined = sites_examined + c.n, relevant_found = relevant_found + c.rel,"
-    " updated_at = now()"
-    " FROM (SELECT sum(fetches) AS fetches, count(*) AS n, count(*) FILTER (WHERE rel) AS rel"
-    "  FROM site WHERE role NOT IN ('train', 'train_other')) c WHERE id = $1 AND c.n > 0)"
-    " SELECT i FROM site";
+    " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.rel, it.fetches), " WRITES(
+        DONE_TERMS) "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches,"
+                    " sites_examined = sites_examined + c.n, relevant_found = relevant_found + "
+                    "c.rel,"
+                    " updated_at = now()"
+                    " FROM (SELECT sum(fetches) AS fetches, count(*) AS n, count(*) FILTER (WHERE "
+                    "rel) AS rel"
+                    "  FROM site WHERE role NOT IN ('train', 'train_other')) c WHERE id = $1 AND "
+                    "c.n > 0)"
+                    " SELECT i FROM site";
 
 /*
  * Websites read deeper ($15 host, $16 confidence, $17 purpose, $18 fetches, $19
@@ -154,13 +178,15 @@ static const char site_more_sql[] =
     " read_stop = coalesce(it.rstop, s.read_stop)"
     " FROM it WHERE s.job_id = $1 AND s.host = ANY ($15::text[]) AND s.host = it.host"
     "  AND s.state = 'examined' AND s.pages_visited <= it.before AND EXISTS (SELECT 1 FROM runs)"
-    " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.fetches), " WRITES
-    "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches, updated_at = now()"
-    " FROM (SELECT sum(fetches) AS fetches FROM site) c WHERE id = $1 AND c.fetches > 0)"
-    " SELECT i FROM site UNION ALL SELECT -1 FROM runs"
-    " UNION ALL SELECT -1 - it.i FROM it JOIN sites s ON s.job_id = $1"
-    "  AND s.host = ANY ($15::text[]) AND s.host = it.host"
-    "  AND s.state = 'examined' AND s.pages_visited > it.before";
+    " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.fetches), " WRITES(
+        MORE_TERMS) "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches, "
+                    "updated_at = now()"
+                    " FROM (SELECT sum(fetches) AS fetches FROM site) c WHERE id = $1 AND "
+                    "c.fetches > 0)"
+                    " SELECT i FROM site UNION ALL SELECT -1 FROM runs"
+                    " UNION ALL SELECT -1 - it.i FROM it JOIN sites s ON s.job_id = $1"
+                    "  AND s.host = ANY ($15::text[]) AND s.host = it.host"
+                    "  AND s.state = 'examined' AND s.pages_visited > it.before";
 
 /*
  * Claimed websites ($2 host) that leave the claim without a verdict: failed ($3 'failed',
@@ -304,11 +330,14 @@ static enum err stmt_build(struct stmt *st, const char *job, const struct sitewr
         *call = (struct store_call){site_release_sql, 6, st->p, NULL};
         return ERR_OK;
     }
-    int n_own = st->kind == STMT_DONE ? 10 : 6;
+    /* The arrays but the pages' terms, in order; then the terms (the last parameter). */
+    int n_own = st->kind == STMT_DONE ? 10 : 6, n = 1;
     for (int i = 0; i < PAGE_ARRAYS + EDGE_ARRAYS + n_own; i++)
-        st->p[1 + i] = buf_str(&st->a[i]);
-    *call = (struct store_call){st->kind == STMT_DONE ? site_done_sql : site_more_sql,
-                                1 + PAGE_ARRAYS + EDGE_ARRAYS + n_own, st->p, NULL};
+        if (i != PAGE_ARRAYS - 1)
+            st->p[n++] = buf_str(&st->a[i]);
+    st->p[n++] = buf_str(&st->a[PAGE_ARRAYS - 1]);
+    *call =
+        (struct store_call){st->kind == STMT_DONE ? site_done_sql : site_more_sql, n, st->p, NULL};
     return ERR_OK;
 }
 

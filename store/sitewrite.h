@@ -10,9 +10,10 @@
 #include "store/crawlstore.h"
 #include "store/store.h"
 
-/* Six literals of r's pages for unnest(): url, status, http status, bytes, pr_target,
- * posterior. a is initialised here; the caller releases it (sqlarray_release) always. */
-#define SITEWRITE_PAGE_ARRAYS 6
+/* Seven literals of r's pages for unnest(): url, status, http status, bytes, pr_target,
+ * posterior, terms. a is initialised here; the caller releases it (sqlarray_release)
+ * always. The statements take the terms as their last parameter (added last, issue 30). */
+#define SITEWRITE_PAGE_ARRAYS 7
 enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
                                const struct crawlstore_site_result *r) WARN_UNUSED;
 

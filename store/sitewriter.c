@@ -58,7 +58,8 @@ static struct item *item_copy(const struct crawlstore_site_result *r, enum sitew
     size_t text = text_size(r->host) + text_size(r->purpose) + text_size(r->homepage) +
                   text_size(r->verdict_by) + text_size(r->read_stop) + text_size(r->error);
     for (size_t i = 0; i < r->n_pages; i++)
-        text += text_size(r->pages[i].url) + text_size(r->pages[i].status);
+        text += text_size(r->pages[i].url) + text_size(r->pages[i].status) +
+                text_size(r->pages[i].terms);
     for (size_t i = 0; i < r->n_edges; i++)
         text += text_size(r->edges[i].host) + text_size(r->edges[i].homepage);
     size_t pages = r->n_pages * sizeof(struct crawlstore_page);
@@ -80,6 +81,7 @@ static struct item *item_copy(const struct crawlstore_site_result *r, enum sitew
         pg[i] = r->pages[i];
         pg[i].url = text_copy(&at, r->pages[i].url);
         pg[i].status = text_copy(&at, r->pages[i].status);
+        pg[i].terms = text_copy(&at, r->pages[i].terms);
     }
     for (size_t i = 0; i < r->n_edges; i++) {
         ed[i] = r->edges[i];

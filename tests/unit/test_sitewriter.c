@@ -80,8 +80,8 @@ static enum err queue(struct sitewriter *w, int i, const char *host_override)
     snprintf(url, sizeof url, "http://%s/a", host);
     snprintf(dst, sizeof dst, "h%d.test", i + 1);
     snprintf(dst_home, sizeof dst_home, "http://%s/", dst);
-    struct crawlstore_page pages[] = {{url, "ok", 200, 100, 0.9, 0.9},
-                                      {url, "http_error", 404, 10, NAN, 0.9}};
+    struct crawlstore_page pages[] = {{url, "ok", 200, 100, 0.9, 0.9, "alpha:2 beta:1"},
+                                      {url, "http_error", 404, 10, NAN, 0.9, NULL}};
     struct crawlstore_edge edges[] = {{dst, dst_home, 0.9, 1, 0.8}};
     struct crawlstore_site_result r = {host_override ? host_override : host,
                                        0.9,
@@ -181,7 +181,7 @@ static void result_make(struct result *x, int i, const char *host_override)
     snprintf(x->url, sizeof x->url, "http://h%d.test/a", i);
     snprintf(x->dst, sizeof x->dst, "h%d.test", i + 1);
     snprintf(x->dst_home, sizeof x->dst_home, "http://%s/", x->dst);
-    x->pages[0] = (struct crawlstore_page){x->url, "ok", 200, 100, 0.9, 0.9};
+    x->pages[0] = (struct crawlstore_page){x->url, "ok", 200, 100, 0.9, 0.9, NULL};
     x->edges[0] = (struct crawlstore_edge){x->dst, x->dst_home, 0.9, 1, 0.8};
     x->r = (struct crawlstore_site_result){.host = x->host,
                                            .confidence = 0.9,

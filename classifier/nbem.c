@@ -1,0 +1,206 @@
+/* Multinomial Naive Bayes fit by EM over labelled and unlabelled pages (nbem.h). */
+#include "classifier/nbem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier/rng.h"
+
+/* Added to each component's count of unlabelled pages in its mixture weight. */
+#define PRIOR_SMOOTH 1.0
+
+struct nbem {
+    uint32_t n_terms, n_comp;
+    double *logp; /* logp[c * n_terms + t] = ln p(t|c) */
+    double log_prior[1 + NBEM_MAX_OTHER];
+    double prior0;
+};
+
+void nbem_params_default(struct nbem_params *p)
+{
+    *p = (struct nbem_params){.other_components = 20, .iterations = 10, .alpha = 0.1, .seed = 1};
+}
+
+void nbem_free(struct nbem *m)
+{
+    if (!m)
+        return;
+    free(m->logp);
+    free(m);
+}
+
+uint32_t nbem_terms(const struct nbem *m)
+{
+    return m->n_terms;
+}
+
+uint32_t nbem_components(const struct nbem *m)
+{
+    return m->n_comp;
+}
+
+double nbem_target_prior(const struct nbem *m)
+{
+    return m->prior0;
+}
+
+/* ln prior[c] + sum_t n_t ln p(t|c) for c in [from, m->n_comp), into s; the page's known
+ * term occurrences into *known. */
+static void log_scores(const struct nbem *m, const uint32_t *term, const uint32_t *count,
+                       uint32_t n, uint32_t from, double *s, uint32_t *known)
+{
+    uint32_t k = 0;
+    for (uint32_t c = from; c < m->n_comp; c++)
+        s[c] = m->log_prior[c];
+    for (uint32_t i = 0; i < n; i++) {
+        if (term[i] >= m->n_terms)
+            continue;
+        k += count[i];
+        for (uint32_t c = from; c < m->n_comp; c++)
+            s[c] += count[i] * m->logp[(size_t)c * m->n_terms + term[i]];
+    }
+    if (known)
+        *known = k;
+}
+
+/* s[from..n_comp) -> posteriors (a softmax), in place. */
+static void softmax(double *s, uint32_t from, uint32_t n_comp)
+{
+    double max = -INFINITY, sum = 0;
+    for (uint32_t c = from; c < n_comp; c++)
+        max = s[c] > max ? s[c] : max;
+    for (uint32_t c = from; c < n_comp; c++)
+        sum += s[c] = exp(s[c] - max);
+    for (uint32_t c = from; c < n_comp; c++)
+        s[c] /= sum;
+}
+
+double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *count, uint32_t n,
+                   uint32_t *known)
+{
+    double s[1 + NBEM_MAX_OTHER];
+    log_scores(m, term, count, n, 0, s, known);
+    softmax(s, 0, m->n_comp);
+    return s[0];
+}
+
+/* The M step: parameters from the responsibilities z (n x n_comp). */
+static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbem_doc *docs,
+                   size_t n, const double *z, double *tot)
+{
+    size_t cells = (size_t)m->n_comp * m->n_terms;
+    memset(m->logp, 0, cells * sizeof *m->logp); /* counts first */
+    memset(tot, 0, m->n_comp * sizeof *tot);
+    double u_mass[1 + NBEM_MAX_OTHER] = {0};
+    size_t n_u = 0;
+    for (size_t d = 0; d < n; d++) {
+        const double *zd = z + d * m->n_comp;
+        n_u += docs[d].label == NBEM_UNLABELED;
+        for (uint32_t c = 0; c < m->n_comp; c++) {
+            if (zd[c] == 0)
+                continue;
+            double *row = m->logp + (size_t)c * m->n_terms;
+            for (uint32_t i = 0; i < docs[d].n; i++) {
+                row[docs[d].term[i]] += zd[c] * docs[d].count[i];
+                tot[c] += zd[c] * docs[d].count[i];
+            }
+            if (docs[d].label == NBEM_UNLABELED || !n_u)
+                u_mass[c] += zd[c];
+        }
+    }
+    for (uint32_t c = 0; c < m->n_comp; c++) {
+        double *row = m->logp + (size_t)c * m->n_terms;
+        double denom = log(p->alpha * m->n_terms + tot[c]);
+        for (uint32_t t = 0; t < m->n_terms; t++)
+            row[t] = log(p->alpha + row[t]) - denom;
+    }
+    /* The mixture weights: the unlabelled pages' (all pages' when there are none). */
+    size_t base = n_u ? n_u : n;
+    if (!n_u) {
+        memset(u_mass, 0, sizeof u_mass);
+        for (size_t d = 0; d < n; d++)
+            for (uint32_t c = 0; c < m->n_comp; c++)
+                u_mass[c] += z[d * m->n_comp + c];
+    }
+    for (uint32_t c = 0; c < m->n_comp; c++)
+        m->log_prior[c] =
+            log((PRIOR_SMOOTH + u_mass[c]) / (m->n_comp * PRIOR_SMOOTH + (double)base));
+    m->prior0 = exp(m->log_prior[0]);
+}
+
+/* The E step: each page but the target examples gets its posteriors. */
+static void e_step(const struct nbem *m, const struct nbem_doc *docs, size_t n, double *z)
+{
+    for (size_t d = 0; d < n; d++) {
+        if (docs[d].label == NBEM_TARGET)
+            continue;
+        double *zd = z + d * m->n_comp;
+        uint32_t from = docs[d].label == NBEM_OTHER ? 1 : 0;
+        zd[0] = 0;
+        log_scores(m, docs[d].term, docs[d].count, docs[d].n, from, zd, NULL);
+        softmax(zd, from, m->n_comp);
+    }
+}
+
+static enum err check(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                      uint32_t n_terms)
+{
+    if (p->other_components < 1 || p->other_components > NBEM_MAX_OTHER || p->iterations < 1 ||
+        !(p->alpha > 0) || !isfinite(p->alpha))
+        return err_set(ERR_INVAL,
+                       "crawl model: other components must be 1..%d, iterations >= 1,"
+                       " alpha > 0",
+                       NBEM_MAX_OTHER);
+    if (n_terms < 1)
+        return err_set(ERR_INVAL, "crawl model: no term to learn from");
+    int target = 0;
+    for (size_t d = 0; d < n; d++) {
+        if (docs[d].label > NBEM_UNLABELED)
+            return err_set(ERR_INVAL, "crawl model: page %zu has label %u", d, docs[d].label);
+        for (uint32_t i = 0; i < docs[d].n; i++)
+            if (docs[d].term[i] >= n_terms || docs[d].count[i] < 1)
+                return err_set(ERR_INVAL, "crawl model: page %zu has a bad term or count", d);
+        target |= docs[d].label == NBEM_TARGET && docs[d].n > 0;
+    }
+    return target ? ERR_OK : err_set(ERR_INVAL, "crawl model: no target page with a term");
+}
+
+enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                  uint32_t n_terms, struct nbem **out)
+{
+    *out = NULL;
+    enum err e = check(p, docs, n, n_terms);
+    if (e)
+        return e;
+    struct nbem *m = calloc(1, sizeof *m);
+    double *z = NULL, *tot = NULL;
+    if (!m)
+        return err_set(ERR_NOMEM, "out of memory");
+    m->n_terms = n_terms;
+    m->n_comp = 1 + p->other_components;
+    m->logp = malloc((size_t)m->n_comp * n_terms * sizeof *m->logp);
+    z = calloc(n ? n * m->n_comp : 1, sizeof *z);
+    tot = malloc(m->n_comp * sizeof *tot);
+    if (!m->logp || !z || !tot) {
+        e = err_set(ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    uint64_t rng = p->seed;
+    for (size_t d = 0; d < n; d++)
+        z[d * m->n_comp +
+          (docs[d].label == NBEM_TARGET ? 0 : 1 + (uint32_t)rng_below(&rng, p->other_components))] =
+            1;
+    m_step(m, p, docs, n, z, tot);
+    for (uint32_t it = 0; it < p->iterations; it++) {
+        e_step(m, docs, n, z);
+        m_step(m, p, docs, n, z, tot);
+    }
+    *out = m;
+    m = NULL;
+out:
+    free(z);
+    free(tot);
+    nbem_free(m);
+    return e;
+}

@@ -1,0 +1,79 @@
+/*
+ * The crawl's page model (issue 30): multinomial Naive Bayes fit by EM over the job's
+ * example pages and the pages its crawl read (Nigam, McCallum, Thrun & Mitchell 2000),
+ * with one mixture component for the topic and several for the rest of the web.
+ */
+#ifndef SITESCOUT_CLASSIFIER_NBEM_H
+#define SITESCOUT_CLASSIFIER_NBEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+/*
+ * Why this shape (docs/classifier.md, "Learning from the crawl"):
+ * - A handful of example websites cannot say what "not the topic" is; the crawl's own
+ *   pages can. They enter as unlabelled pages, and start in the "other" components:
+ *   the topic must win each of them from the rest of the web.
+ * - The rest of the web is many topics: several "other" components (each a multinomial
+ *   of its own) model it, so that a neighbour topic is not forced into the target's.
+ * - The mixture weights are estimated from the unlabelled pages only: the topic's share
+ *   of the web the crawl read, not of the examples the user gave (which are half target).
+ *
+ * Model: components c = 0 (target) .. n_other (other). Parameters
+ *   prior[c] = (PRIOR_SMOOTH + sum_{d in U} z_dc) / (n_comp PRIOR_SMOOTH + |U|)
+ *   p(t|c)   = (alpha + sum_d z_dc n_dt) / (alpha V + sum_d z_dc n_d)
+ * and a page's component posterior z_dc ∝ prior[c] prod_t p(t|c)^n_dt (E step). A target
+ * example has z_d0 = 1; an "other" example splits over the other components by their
+ * posteriors; an unlabelled page over all of them. The "other" components start from a
+ * seeded random assignment of the "other" examples and the unlabelled pages.
+ */
+#define NBEM_TARGET    0 /* label of a target example page */
+#define NBEM_OTHER     1 /* label of an "other" example page */
+#define NBEM_UNLABELED 2 /* a page the crawl read */
+
+#define NBEM_MAX_OTHER 64
+
+struct nbem_params {
+    uint32_t other_components; /* 1..NBEM_MAX_OTHER */
+    uint32_t iterations;       /* EM iterations after the first M step (>= 1) */
+    double alpha;              /* term smoothing, > 0 */
+    uint64_t seed;
+};
+
+/* The defaults chosen by measurement (docs/classifier.md). */
+void nbem_params_default(struct nbem_params *p);
+
+/* One page: distinct term ids (< n_terms) with their counts. Borrowed during nbem_fit. */
+struct nbem_doc {
+    const uint32_t *term;
+    const uint32_t *count;
+    uint32_t n;
+    uint32_t label; /* NBEM_TARGET, NBEM_OTHER or NBEM_UNLABELED */
+};
+
+struct nbem; /* a fit model: read-only, shareable by threads */
+
+/*
+ * Fit on n pages over term ids 0..n_terms-1. Needs at least one target page with a
+ * term. ERR_INVAL for bad parameters or labels; *out is the caller's (nbem_free).
+ */
+enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                  uint32_t n_terms, struct nbem **out) WARN_UNUSED;
+void nbem_free(struct nbem *m);
+
+/*
+ * Pr[target component | page] of a page given as term ids and counts (ids >= n_terms
+ * are ignored). A page with no term gets the target's prior. *known, if not NULL,
+ * receives the page's term occurrences the model knows (its weight as evidence).
+ */
+double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *count, uint32_t n,
+                   uint32_t *known);
+
+/* The target's share of the unlabelled pages (its mixture weight); for logs and reports. */
+double nbem_target_prior(const struct nbem *m);
+uint32_t nbem_terms(const struct nbem *m);
+uint32_t nbem_components(const struct nbem *m); /* 1 + other_components */
+
+#endif

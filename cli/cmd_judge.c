@@ -1,0 +1,130 @@
+/* `sitescout judge`: a job's websites judged again by a model learnt from its crawl. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "cli/cmds.h"
+#include "cli/opts.h"
+#include "eval/jobscore.h"
+#include "eval/labels.h"
+#include "job/jobjudge.h"
+#include "store/dbopen.h"
+#include "store/judgestore.h"
+#include "store/store.h"
+
+void cmd_judge_usage(void)
+{
+    struct jobjudge_params d;
+    jobjudge_params_default(&d);
+    printf("usage: sitescout judge --job ID [--dry-run] [--labels FILE] [--db URL] [model "
+           "options]\n"
+           "\n"
+           "Judge the websites a job examined again, from the pages it already read: a model\n"
+           "is learnt from the job's example pages and every page its crawl read (multinomial\n"
+           "Naive Bayes fit by EM, one component for the topic and several for the rest of\n"
+           "the web; docs/classifier.md, \"Learning from the crawl\"), and each examined start\n"
+           "or discovered website gets its verdict. Works on a running, paused or finished\n"
+           "job; the model is stored with the job (models, kind 'crawl') and the view\n"
+           "relevant_websites says which verdicts it gave (judged_by crawl_model).\n"
+           "\n"
+           "Options:\n"
+           "  --job ID            the job\n"
+           "  --dry-run           print the figures, change nothing\n"
+           "  --labels FILE       a test web's ground truth (sites.tsv): print the job's\n"
+           "                      precision and recall before and after\n"
+           "  --db URL            PostgreSQL connection URL (default: SITESCOUT_DB, else the\n"
+           "                      embedded cluster)\n"
+           "  --components N      \"other\" components, 1..%d (default %u)\n"
+           "  --iterations N      EM iterations, 1..1000 (default %u)\n"
+           "  --alpha X           term smoothing, > 0 (default %g)\n"
+           "  --min-sites N       leave out terms of fewer websites (default %u)\n"
+           "  --weight-cap X      a page's weight: its known term occurrences, at most X\n"
+           "                      (default %g)\n"
+           "  --threshold X       relevant above this weighted mean of Pr[topic|page]; with\n"
+           "                      spies, the highest threshold they may choose (default %g)\n"
+           "  --spy-folds N       choose the threshold with spies: the relevant examples in N\n"
+           "                      folds, each fold's scored by a model that did not learn\n"
+           "                      from it (0: --threshold as given; default %u)\n"
+           "  --spy-quantile Q    the threshold: this quantile of the spies' scores\n"
+           "                      (default %g), shrunk towards --spy-prior (default %g)\n"
+           "                      as if --spy-prior-weight spies (default %g) had scored it\n",
+           NBEM_MAX_OTHER, d.em.other_components, d.em.iterations, d.em.alpha, d.min_sites,
+           d.weight_cap, d.threshold, d.spy_folds, d.spy_quantile, d.spy_prior, d.spy_prior_weight);
+}
+
+int cmd_judge(int argc, char **argv)
+{
+    int64_t job = 0;
+    int dry_run = 0, comps, iters, min_sites, folds;
+    const char *db = NULL, *labels_path = NULL;
+    struct jobjudge_params p;
+    jobjudge_params_default(&p);
+    comps = (int)p.em.other_components;
+    iters = (int)p.em.iterations;
+    min_sites = (int)p.min_sites;
+    folds = (int)p.spy_folds;
+    const struct opts_entry tab[] = {
+        OPTS_INT64("job", &job, 1, INT64_MAX, "a job id"),
+        OPTS_FLAG("dry-run", &dry_run),
+        OPTS_STRING("db", &db),
+        OPTS_STRING("labels", &labels_path),
+        OPTS_INT("components", &comps, 1, NBEM_MAX_OTHER, "1..64"),
+        OPTS_INT("iterations", &iters, 1, 1000, "1..1000"),
+        OPTS_DOUBLE("alpha", &p.em.alpha, 1e-9, 1e6, "a number above 0"),
+        OPTS_INT("min-sites", &min_sites, 1, 1000000, "1..1000000"),
+        OPTS_DOUBLE("weight-cap", &p.weight_cap, 1e-9, 1e9, "a number above 0"),
+        OPTS_DOUBLE("threshold", &p.threshold, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
+        OPTS_INT("spy-folds", &folds, 0, 100, "0..100"),
+        OPTS_DOUBLE("spy-quantile", &p.spy_quantile, 0, 0.99, "a number in [0, 0.99]"),
+        OPTS_DOUBLE("spy-prior", &p.spy_prior, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
+        OPTS_DOUBLE("spy-prior-weight", &p.spy_prior_weight, 0, 1e6, "a number >= 0"),
+    };
+    const struct opts_parser parser = {"judge", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
+                                       .max_args = 0};
+    int nargs;
+    int rc = opts_parse(&parser, argc, argv, &nargs);
+    if (rc)
+        return rc;
+    if (!job)
+        return cli_usage_error("judge", "--job is required");
+    p.em.other_components = (uint32_t)comps;
+    p.em.iterations = (uint32_t)iters;
+    p.min_sites = (uint32_t)min_sites;
+    p.spy_folds = (uint32_t)folds;
+    struct labels *labels = NULL;
+    if (labels_path && labels_load(labels_path, &labels) != ERR_OK)
+        return cli_fail("judge", "%s", err_msg());
+    struct store *s;
+    if (dbopen_open(db, NULL, &s) != ERR_OK) {
+        labels_free(labels);
+        return cli_fail("judge", "%s", err_msg());
+    }
+    char topic[256] = "";
+    struct jobscore before = {0}, after = {0};
+    struct jobjudge_result r;
+    enum err e = labels ? judgestore_topic(s, job, topic, sizeof topic) : ERR_OK;
+    if (!e && labels)
+        e = jobscore_get(s, job, labels, topic, &before);
+    if (!e)
+        e = jobjudge_run(s, job, &p, dry_run, &r);
+    if (!e && labels && !dry_run)
+        e = jobscore_get(s, job, labels, topic, &after);
+    store_free(s);
+    labels_free(labels);
+    jobscore_release(&before);
+    jobscore_release(&after);
+    if (e)
+        return cli_fail("judge", "%s", err_msg());
+    printf("job %lld: %zu websites judged by a model learnt from %zu pages (%zu terms, topic"
+           " share %.3f, threshold %.3f from %zu spies) in %.2f s: %lld verdicts changed, %lld"
+           " relevant%s\n",
+           (long long)job, r.sites, r.pages, r.terms, r.target_prior, r.threshold, r.spies,
+           r.seconds, (long long)r.changed, (long long)r.relevant,
+           dry_run ? " (dry run: nothing written)" : "");
+    if (labels)
+        printf("precision %.3f -> %.3f, recall %.3f -> %.3f (%zu -> %zu found)\n", before.precision,
+               dry_run ? before.precision : after.precision, before.recall,
+               dry_run ? before.recall : after.recall, before.found,
+               dry_run ? before.found : after.found);
+    return CLI_OK;
+}

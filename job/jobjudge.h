@@ -1,0 +1,58 @@
+/*
+ * Judging a job's websites again with a model learnt from its crawl (issue 30,
+ * docs/classifier.md "Learning from the crawl"): the examples' and the crawl's pages, as
+ * stored (their term counts), fit the crawl model (classifier/nbem.h); every examined
+ * website the crawl found gets the model's verdict, from the pages already read.
+ */
+#ifndef SITESCOUT_JOB_JOBJUDGE_H
+#define SITESCOUT_JOB_JOBJUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classifier/nbem.h"
+#include "common/err.h"
+
+struct store;
+
+struct jobjudge_params {
+    struct nbem_params em;
+    uint32_t min_sites;      /* terms of fewer websites are left out (>= 1) */
+    double weight_cap;       /* a page weighs its known term occurrences, at most this (> 0) */
+    double threshold;        /* relevant when the weighted mean of Pr[target|page] is above; with
+                              * spies, the highest threshold they may give (0 < threshold < 1) */
+    uint32_t spy_folds;      /* 0: threshold as given; else the spies' (jobjudge.c) */
+    double spy_quantile;     /* [0, 1) */
+    double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
+    double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
+};
+
+/* The lowest threshold spies may give. */
+#define JOBJUDGE_MIN_THRESHOLD 0.01
+
+/* The defaults chosen by measurement (docs/classifier.md). */
+void jobjudge_params_default(struct jobjudge_params *p);
+
+struct jobjudge_result {
+    size_t pages;        /* pages the model learnt from */
+    size_t terms;        /* its vocabulary */
+    size_t sites;        /* websites judged */
+    int64_t changed;     /* verdicts that changed */
+    int64_t relevant;    /* the job's relevant websites after */
+    int64_t model_id;    /* the model's row in `models` */
+    double target_prior; /* the topic's share of the crawl's pages, as the model sees it */
+    double threshold;    /* the verdicts' */
+    size_t spies;        /* relevant example websites that chose it (0: p->threshold) */
+    double seconds;
+};
+
+/*
+ * Fit the crawl model on job's stored pages and give every examined start or discovered
+ * website its verdict (store/judgestore.h). ERR_NOTFOUND when the job has no stored page
+ * of a relevant example to learn from (a job made before pages kept their terms).
+ * dry_run: figures only, nothing written.
+ */
+enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
+                      struct jobjudge_result *out) WARN_UNUSED;
+
+#endif

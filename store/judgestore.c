@@ -1,0 +1,106 @@
+/* What judging a job again reads and writes (judgestore.h). */
+#include "store/judgestore.h"
+
+#include <stdio.h>
+
+#include "store/sqlarray.h"
+#include "store/sqlnum.h"
+#include "store/store.h"
+
+enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
+{
+    char j[24];
+    const char *p[] = {NUM(j, job)};
+    return store_query(s,
+                       "SELECT s.host, s.role, p.terms, s.relevant, s.confidence"
+                       " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
+                       " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
+                       " ORDER BY s.host, p.id",
+                       1, p, out);
+}
+
+enum err judgestore_topic(struct store *s, int64_t job, char *out, size_t cap)
+{
+    char j[24];
+    const char *p[] = {NUM(j, job)};
+    struct store_rows *r;
+    enum err e = store_query(s, "SELECT topic FROM jobs WHERE id = $1", 1, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) == 0)
+        e = err_set(ERR_NOTFOUND, "no job %lld", (long long)job);
+    else
+        snprintf(out, cap, "%s", store_rows_get(r, 0, 0));
+    store_rows_free(r);
+    return e;
+}
+
+struct write_ctx {
+    const char *p[5];
+    int64_t changed, relevant;
+};
+
+static enum err write_tx(struct store *s, void *arg)
+{
+    struct write_ctx *w = arg;
+    struct store_rows *r = NULL;
+    enum err e = store_query(
+        s,
+        "WITH it AS (SELECT * FROM unnest($3::text[], $4::float8[], $5::bool[])"
+        "  AS t(host, conf, rel)), "
+        "u AS (UPDATE sites s SET confidence = it.conf, relevant = it.rel, model_id = $2,"
+        "  judged_at = now(),"
+        "  found_pages = CASE WHEN it.rel AND NOT s.relevant"
+        "   THEN (SELECT pages_downloaded FROM jobs WHERE id = $1) ELSE s.found_pages END"
+        "  FROM it WHERE s.job_id = $1 AND s.host = ANY ($3::text[]) AND s.host = it.host"
+        "  AND s.state = 'examined' AND s.role NOT IN ('train', 'train_other')"
+        "  RETURNING it.rel <> (SELECT relevant FROM sites o WHERE o.job_id = $1"
+        "   AND o.host = s.host) AS flipped) "
+        "SELECT count(*) FILTER (WHERE flipped) FROM u",
+        5, w->p, &r);
+    if (!e)
+        w->changed = store_rows_i64(r, 0, 0, 0);
+    store_rows_free(r);
+    r = NULL;
+    if (!e)
+        e = store_query(s,
+                        "UPDATE jobs SET relevant_found = (SELECT count(*) FROM sites"
+                        " WHERE job_id = $1 AND state = 'examined' AND relevant"
+                        " AND role NOT IN ('train', 'train_other')), updated_at = now()"
+                        " WHERE id = $1 RETURNING relevant_found",
+                        1, w->p, &r);
+    if (!e)
+        w->relevant = store_rows_count(r) ? store_rows_i64(r, 0, 0, 0) : 0;
+    store_rows_free(r);
+    return e;
+}
+
+enum err judgestore_write(struct store *s, int64_t job, int64_t model_id,
+                          const struct judgestore_verdict *v, size_t n, int64_t *relevant,
+                          int64_t *changed)
+{
+    struct buf a[3];
+    enum err e = sqlarray_init(a, 3);
+    for (size_t i = 0; !e && i < n; i++) {
+        e = sqlarray_text(&a[0], v[i].host);
+        if (!e)
+            e = sqlarray_double(&a[1], v[i].confidence);
+        if (!e)
+            e = sqlarray_text(&a[2], v[i].relevant ? "true" : "false");
+    }
+    if (!e)
+        e = sqlarray_close(a, 3);
+    char j[24], m[24];
+    struct write_ctx w = {{NUM(j, job), model_id > 0 ? NUM(m, model_id) : NULL, buf_str(&a[0]),
+                           buf_str(&a[1]), buf_str(&a[2])},
+                          0,
+                          0};
+    if (!e)
+        e = store_tx_idempotent(s, write_tx, &w);
+    sqlarray_release(a, 3);
+    if (!e) {
+        *relevant = w.relevant;
+        *changed = w.changed;
+    }
+    return e;
+}

@@ -1,0 +1,45 @@
+/*
+ * What judging a job again reads and writes (issue 30, job/jobjudge.h): the term counts
+ * of its examined websites' pages, and the verdicts a newer model gives them.
+ */
+#ifndef SITESCOUT_STORE_JUDGESTORE_H
+#define SITESCOUT_STORE_JUDGESTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct store;
+struct store_rows;
+
+/*
+ * The pages with term counts of job's examined websites, a website's pages together, in
+ * the order read: columns 0 host, 1 role ('train', 'train_other', 'start', 'discovered'),
+ * 2 terms (classifier/termvec.h), 3 the website's relevant ('t'/'f'), 4 its confidence.
+ * *out is the caller's (store_rows_free).
+ */
+enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
+
+/* job's topic (its name in the job file), into out (cap bytes); ERR_NOTFOUND: no job. */
+enum err judgestore_topic(struct store *s, int64_t job, char *out, size_t cap) WARN_UNUSED;
+
+/* A website's verdict by a crawl model. */
+struct judgestore_verdict {
+    const char *host;
+    double confidence; /* Pr[target|W] by the model */
+    int relevant;
+};
+
+/*
+ * In one transaction (safe to run twice): give job's examined, non-training websites
+ * the verdicts v (each marked as given by model_id, now; the confidence always, the
+ * verdict where it changed), then count the job's relevant websites again. A website
+ * newly relevant gets the job's pages now as its found_pages. *relevant gets the job's
+ * relevant websites after, *changed how many verdicts changed.
+ */
+enum err judgestore_write(struct store *s, int64_t job, int64_t model_id,
+                          const struct judgestore_verdict *v, size_t n, int64_t *relevant,
+                          int64_t *changed) WARN_UNUSED;
+
+#endif
