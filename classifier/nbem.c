@@ -12,6 +12,7 @@
 
 struct nbem {
     uint32_t n_terms, n_comp;
+    double page_tokens;
     double *logp; /* logp[c * n_terms + t] = ln p(t|c) */
     double log_prior[1 + NBEM_MAX_OTHER];
     double prior0;
@@ -19,7 +20,8 @@ struct nbem {
 
 void nbem_params_default(struct nbem_params *p)
 {
-    *p = (struct nbem_params){.other_components = 20, .iterations = 10, .alpha = 0.1, .seed = 1};
+    *p = (struct nbem_params){
+        .other_components = 20, .iterations = 10, .alpha = 0.1, .page_tokens = 200, .seed = 1};
 }
 
 void nbem_free(struct nbem *m)
@@ -45,21 +47,29 @@ double nbem_target_prior(const struct nbem *m)
     return m->prior0;
 }
 
-/* ln prior[c] + sum_t n_t ln p(t|c) for c in [from, m->n_comp), into s; the page's known
- * term occurrences into *known. */
+/* A page's counts scale: 1, or page_tokens / its term occurrences when it has more. */
+static double page_scale(double page_tokens, double occurrences)
+{
+    return page_tokens > 0 && occurrences > page_tokens ? page_tokens / occurrences : 1;
+}
+
+/* ln prior[c] + scale sum_t n_t ln p(t|c) for c in [from, m->n_comp), into s; the page's
+ * known term occurrences into *known. */
 static void log_scores(const struct nbem *m, const uint32_t *term, const uint32_t *count,
                        uint32_t n, uint32_t from, double *s, uint32_t *known)
 {
     uint32_t k = 0;
-    for (uint32_t c = from; c < m->n_comp; c++)
-        s[c] = m->log_prior[c];
+    double ll[1 + NBEM_MAX_OTHER] = {0};
     for (uint32_t i = 0; i < n; i++) {
         if (term[i] >= m->n_terms)
             continue;
         k += count[i];
         for (uint32_t c = from; c < m->n_comp; c++)
-            s[c] += count[i] * m->logp[(size_t)c * m->n_terms + term[i]];
+            ll[c] += count[i] * m->logp[(size_t)c * m->n_terms + term[i]];
     }
+    double scale = page_scale(m->page_tokens, k);
+    for (uint32_t c = from; c < m->n_comp; c++)
+        s[c] = m->log_prior[c] + scale * ll[c];
     if (known)
         *known = k;
 }
@@ -97,15 +107,20 @@ static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbe
     for (size_t d = 0; d < n; d++) {
         const double *zd = z + d * m->n_comp;
         n_u += docs[d].label == NBEM_UNLABELED;
+        double occurrences = 0;
+        for (uint32_t i = 0; i < docs[d].n; i++)
+            occurrences += docs[d].count[i];
+        double scale = page_scale(m->page_tokens, occurrences);
         for (uint32_t c = 0; c < m->n_comp; c++) {
             if (zd[c] == 0)
                 continue;
             double *row = m->logp + (size_t)c * m->n_terms;
+            double w = zd[c] * scale;
             for (uint32_t i = 0; i < docs[d].n; i++) {
-                row[docs[d].term[i]] += zd[c] * docs[d].count[i];
-                tot[c] += zd[c] * docs[d].count[i];
+                row[docs[d].term[i]] += w * docs[d].count[i];
+                tot[c] += w * docs[d].count[i];
             }
-            if (docs[d].label == NBEM_UNLABELED || !n_u)
+            if (docs[d].label == NBEM_UNLABELED)
                 u_mass[c] += zd[c];
         }
     }
@@ -166,6 +181,22 @@ static enum err check(const struct nbem_params *p, const struct nbem_doc *docs, 
     return target ? ERR_OK : err_set(ERR_INVAL, "crawl model: no target page with a term");
 }
 
+/*
+ * The responsibilities EM starts from: a target example in the target component, every
+ * other page in a seeded random "other" component. Random, so that every "other"
+ * component starts as a blur of the whole web and the topic's component, the one sharp
+ * on the topic, wins the topic's pages at the first E step. (Started from k-means
+ * clusters instead, one "other" component held the topic's crawled pages from the start
+ * and kept them: few-shot recall fell from 0.69 to 0.09 over the 23 dev topics.)
+ */
+static void start(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                  uint32_t n_comp, double *z)
+{
+    uint64_t rng = p->seed;
+    for (size_t d = 0; d < n; d++)
+        z[d * n_comp + (docs[d].label == NBEM_TARGET ? 0 : 1 + rng_below(&rng, n_comp - 1))] = 1;
+}
+
 enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
                   uint32_t n_terms, struct nbem **out)
 {
@@ -179,6 +210,7 @@ enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size
         return err_set(ERR_NOMEM, "out of memory");
     m->n_terms = n_terms;
     m->n_comp = 1 + p->other_components;
+    m->page_tokens = p->page_tokens;
     m->logp = malloc((size_t)m->n_comp * n_terms * sizeof *m->logp);
     z = calloc(n ? n * m->n_comp : 1, sizeof *z);
     tot = malloc(m->n_comp * sizeof *tot);
@@ -186,11 +218,7 @@ enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size
         e = err_set(ERR_NOMEM, "out of memory");
         goto out;
     }
-    uint64_t rng = p->seed;
-    for (size_t d = 0; d < n; d++)
-        z[d * m->n_comp +
-          (docs[d].label == NBEM_TARGET ? 0 : 1 + (uint32_t)rng_below(&rng, p->other_components))] =
-            1;
+    start(p, docs, n, m->n_comp, z);
     m_step(m, p, docs, n, z, tot);
     for (uint32_t it = 0; it < p->iterations; it++) {
         e_step(m, docs, n, z);

@@ -24,7 +24,10 @@
  * Model: components c = 0 (target) .. n_other (other). Parameters
  *   prior[c] = (PRIOR_SMOOTH + sum_{d in U} z_dc) / (n_comp PRIOR_SMOOTH + |U|)
  *   p(t|c)   = (alpha + sum_d z_dc n_dt) / (alpha V + sum_d z_dc n_d)
- * and a page's component posterior z_dc ∝ prior[c] prod_t p(t|c)^n_dt (E step). A target
+ * and a page's component posterior z_dc ∝ prior[c] prod_t p(t|c)^n_dt (E step). With
+ * page_tokens, a page of more term occurrences n_d has its counts scaled by
+ * page_tokens / n_d in both steps: one long page (a uuencoded binary posted as text, a
+ * log) neither dominates its component nor gets a certain posterior. A target
  * example has z_d0 = 1; an "other" example splits over the other components by their
  * posteriors; an unlabelled page over all of them. The "other" components start from a
  * seeded random assignment of the "other" examples and the unlabelled pages.
@@ -39,6 +42,8 @@ struct nbem_params {
     uint32_t other_components; /* 1..NBEM_MAX_OTHER */
     uint32_t iterations;       /* EM iterations after the first M step (>= 1) */
     double alpha;              /* term smoothing, > 0 */
+    double page_tokens;        /* a page counts as this many term occurrences at most (its
+                                * counts scaled down, in both steps); 0: no cap */
     uint64_t seed;
 };
 

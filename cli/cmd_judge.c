@@ -35,9 +35,12 @@ void cmd_judge_usage(void)
            "  --db URL            PostgreSQL connection URL (default: SITESCOUT_DB, else the\n"
            "                      embedded cluster)\n"
            "  --components N      \"other\" components, 1..%d (default %u)\n"
+           "  --seed N            the seed of EM's start (k-means; default %llu)\n"
            "  --iterations N      EM iterations, 1..1000 (default %u)\n"
            "  --alpha X           term smoothing, > 0 (default %g)\n"
            "  --min-sites N       leave out terms of fewer websites (default %u)\n"
+           "  --page-tokens X     a page counts as X term occurrences at most (0: no cap;\n"
+           "                      default %g)\n"
            "  --weight-cap X      a page's weight: its known term occurrences, at most X\n"
            "                      (default %g)\n"
            "  --threshold X       relevant above this weighted mean of Pr[topic|page]; with\n"
@@ -48,8 +51,9 @@ void cmd_judge_usage(void)
            "  --spy-quantile Q    the threshold: this quantile of the spies' scores\n"
            "                      (default %g), shrunk towards --spy-prior (default %g)\n"
            "                      as if --spy-prior-weight spies (default %g) had scored it\n",
-           NBEM_MAX_OTHER, d.em.other_components, d.em.iterations, d.em.alpha, d.min_sites,
-           d.weight_cap, d.threshold, d.spy_folds, d.spy_quantile, d.spy_prior, d.spy_prior_weight);
+           NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
+           d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold, d.spy_folds,
+           d.spy_quantile, d.spy_prior, d.spy_prior_weight);
 }
 
 int cmd_judge(int argc, char **argv)
@@ -72,6 +76,8 @@ int cmd_judge(int argc, char **argv)
         OPTS_INT("iterations", &iters, 1, 1000, "1..1000"),
         OPTS_DOUBLE("alpha", &p.em.alpha, 1e-9, 1e6, "a number above 0"),
         OPTS_INT("min-sites", &min_sites, 1, 1000000, "1..1000000"),
+        OPTS_DOUBLE("page-tokens", &p.em.page_tokens, 0, 1e9, "a number >= 0"),
+        OPTS_UINT64("seed", &p.em.seed, "a whole number"),
         OPTS_DOUBLE("weight-cap", &p.weight_cap, 1e-9, 1e9, "a number above 0"),
         OPTS_DOUBLE("threshold", &p.threshold, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
         OPTS_INT("spy-folds", &folds, 0, 100, "0..100"),

@@ -183,7 +183,6 @@ static enum err jobrun_judge(void *arg, int64_t *relevant)
     struct ctx *c = arg;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
-    p.em.seed = (uint64_t)c->js->params.seed;
     struct jobjudge_result r;
     enum err e = jobjudge_run(c->s, c->id, &p, 0, &r);
     if (e)
