@@ -105,7 +105,7 @@ static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbe
                 row[docs[d].term[i]] += zd[c] * docs[d].count[i];
                 tot[c] += zd[c] * docs[d].count[i];
             }
-            if (docs[d].label == NBEM_UNLABELED || !n_u)
+            if (docs[d].label == NBEM_UNLABELED)
                 u_mass[c] += zd[c];
         }
     }
