@@ -1,0 +1,368 @@
+/* Unit tests for classifier/nbem: checks, a separated corpus, the mixture weight, the formulas. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier/nbem.h"
+
+/*
+ * A hand-made corpus over 10 terms: target pages use terms 0-4, "other" pages terms 5-9.
+ * Page k of a kind has all five terms of its kind, each 3 + (k + i) % 3 times (3 to 5):
+ * ~20 occurrences, one even spread per kind, so that no component can fit a subset of a
+ * kind's pages better than the kind's own does.
+ */
+#define V     10
+#define MAXD  64
+#define PAIRS 5
+
+enum kind { TARGET_LIKE, OTHER_LIKE };
+
+struct corpus {
+    uint32_t term[MAXD][PAIRS], count[MAXD][PAIRS];
+    struct nbem_doc d[MAXD];
+    size_t n;
+};
+
+static void add(struct corpus *c, enum kind kind, uint32_t k, uint32_t label)
+{
+    assert_true(c->n < MAXD);
+    uint32_t base = kind == TARGET_LIKE ? 0 : 5;
+    for (uint32_t i = 0; i < PAIRS; i++) {
+        c->term[c->n][i] = base + i;
+        c->count[c->n][i] = 3 + (k + i) % 3;
+    }
+    c->d[c->n] = (struct nbem_doc){c->term[c->n], c->count[c->n], PAIRS, label};
+    c->n++;
+}
+
+/* 6 target examples, 9 "other" examples, then u_target target-like and u_other other-like
+ * unlabelled pages: the labelled pages first, as a job lists its examples' pages. */
+static void make(struct corpus *c, uint32_t u_target, uint32_t u_other)
+{
+    c->n = 0;
+    for (uint32_t k = 0; k < 6; k++)
+        add(c, TARGET_LIKE, k, NBEM_TARGET);
+    for (uint32_t k = 0; k < 9; k++)
+        add(c, OTHER_LIKE, k, NBEM_OTHER);
+    for (uint32_t k = 0; k < u_target; k++)
+        add(c, TARGET_LIKE, k + 2, NBEM_UNLABELED);
+    for (uint32_t k = 0; k < u_other; k++)
+        add(c, OTHER_LIKE, k + 1, NBEM_UNLABELED);
+}
+
+static struct nbem *fit(const struct corpus *c, uint32_t others, uint64_t seed)
+{
+    struct nbem_params p;
+    nbem_params_default(&p);
+    p.other_components = others;
+    p.seed = seed;
+    struct nbem *m = NULL;
+    assert_int_equal(nbem_fit(&p, c->d, c->n, V, &m), ERR_OK);
+    assert_non_null(m);
+    return m;
+}
+
+static double score(const struct nbem *m, const struct nbem_doc *d)
+{
+    return nbem_target(m, d->term, d->count, d->n, NULL);
+}
+
+/* Every page of c is judged by its vocabulary; fresh pages of each kind too. */
+static void expect_separated(const struct nbem *m, const struct corpus *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        double pr = score(m, &c->d[i]);
+        int target_like = c->term[i][0] < 5;
+        if (target_like ? !(pr > 0.99) : !(pr < 0.01))
+            fail_msg("page %zu (%s, label %u): Pr[target] = %g", i,
+                     target_like ? "target-like" : "other-like", c->d[i].label, pr);
+    }
+    static const uint32_t t_term[] = {0, 2}, o_term[] = {6, 9}, cnt[] = {4, 3};
+    double pt = nbem_target(m, t_term, cnt, 2, NULL), po = nbem_target(m, o_term, cnt, 2, NULL);
+    if (!(pt > 0.99) || !(po < 0.01))
+        fail_msg("fresh pages: target-like %g, other-like %g", pt, po);
+}
+
+static void expect_fit_fails(const struct nbem_params *p, const struct nbem_doc *d, size_t n,
+                             uint32_t n_terms, const char *what)
+{
+    struct nbem *m = (struct nbem *)(uintptr_t)1; /* must be reset to NULL */
+    enum err e = nbem_fit(p, d, n, n_terms, &m);
+    if (e != ERR_INVAL || m != NULL)
+        fail_msg("%s: nbem_fit = %d, model %p; want ERR_INVAL and NULL", what, e, (void *)m);
+}
+
+static void test_bad_params(void **state)
+{
+    (void)state;
+    struct corpus c;
+    make(&c, 2, 2);
+    struct nbem_params ok, p;
+    nbem_params_default(&ok);
+    struct nbem *m = NULL;
+    assert_int_equal(nbem_fit(&ok, c.d, c.n, V, &m), ERR_OK);
+    nbem_free(m);
+    /* The edges that are allowed. */
+    p = ok, p.other_components = NBEM_MAX_OTHER, p.iterations = 1, p.alpha = 1e-9;
+    assert_int_equal(nbem_fit(&p, c.d, c.n, V, &m), ERR_OK);
+    assert_int_equal(nbem_components(m), 1 + NBEM_MAX_OTHER);
+    nbem_free(m);
+    nbem_free(NULL);
+
+    p = ok, p.other_components = 0;
+    expect_fit_fails(&p, c.d, c.n, V, "0 other components");
+    p = ok, p.other_components = NBEM_MAX_OTHER + 1;
+    expect_fit_fails(&p, c.d, c.n, V, "too many components");
+    p = ok, p.alpha = 0;
+    expect_fit_fails(&p, c.d, c.n, V, "alpha 0");
+    p = ok, p.alpha = -0.5;
+    expect_fit_fails(&p, c.d, c.n, V, "alpha < 0");
+    p = ok, p.alpha = NAN;
+    expect_fit_fails(&p, c.d, c.n, V, "alpha NaN");
+    p = ok, p.alpha = INFINITY;
+    expect_fit_fails(&p, c.d, c.n, V, "alpha infinite");
+    p = ok, p.iterations = 0;
+    expect_fit_fails(&p, c.d, c.n, V, "iterations 0");
+    expect_fit_fails(&ok, c.d, c.n, 0, "no term");
+
+    struct corpus b = c;
+    for (size_t i = 0; i < b.n; i++) /* the documents point into their own corpus */
+        b.d[i].term = b.term[i], b.d[i].count = b.count[i];
+    b.d[b.n - 1].label = NBEM_UNLABELED + 1;
+    expect_fit_fails(&ok, b.d, b.n, V, "label 3");
+    b.d[b.n - 1].label = NBEM_UNLABELED;
+    b.term[7][1] = V;
+    expect_fit_fails(&ok, b.d, b.n, V, "term id = n_terms");
+    b.term[7][1] = UINT32_MAX;
+    expect_fit_fails(&ok, b.d, b.n, V, "term id UINT32_MAX");
+    b.term[7][1] = c.term[7][1];
+    b.count[3][2] = 0;
+    expect_fit_fails(&ok, b.d, b.n, V, "count 0");
+    b.count[3][2] = c.count[3][2];
+    assert_int_equal(nbem_fit(&ok, b.d, b.n, V, &m), ERR_OK); /* restored: fine again */
+    nbem_free(m);
+
+    /* No target page with a term: target pages without terms, or none at all. */
+    for (size_t i = 0; i < b.n; i++)
+        if (b.d[i].label == NBEM_TARGET)
+            b.d[i].n = 0;
+    expect_fit_fails(&ok, b.d, b.n, V, "target pages without terms");
+    expect_fit_fails(&ok, b.d + 6, b.n - 6, V, "no target page");
+    expect_fit_fails(&ok, b.d, 0, V, "no page");
+}
+
+static void test_separated_corpus(void **state)
+{
+    (void)state;
+    struct corpus c;
+    make(&c, 3, 7);
+    /* Three "other" components, not the default 20: with 10 unlabelled pages most of 20
+     * would start without an other-like page, and one that starts with target-like pages
+     * only keeps them (EM's local optimum, not what this test is about). */
+    struct nbem *m = fit(&c, 3, 1);
+    assert_int_equal(nbem_terms(m), V);
+    assert_int_equal(nbem_components(m), 4);
+    expect_separated(m, &c);
+    nbem_free(m);
+}
+
+static void test_unknown_terms_and_empty_page(void **state)
+{
+    (void)state;
+    struct corpus c;
+    make(&c, 3, 7);
+    struct nbem *m = fit(&c, 3, 1);
+    static const uint32_t t[] = {0, 1}, n[] = {2, 1};
+    static const uint32_t tu[] = {0, V, 1, 1000, UINT32_MAX}, nu[] = {2, 5, 1, 7, 9};
+    uint32_t known = 0, known_u = 0;
+    double a = nbem_target(m, t, n, 2, &known), b = nbem_target(m, tu, nu, 5, &known_u);
+    assert_memory_equal(&a, &b, sizeof a); /* unknown ids change nothing */
+    assert_int_equal(known, 3);
+    assert_int_equal(known_u, 3);
+    /* known counts occurrences, not distinct terms, on both kinds of terms. */
+    static const uint32_t tk[] = {0, 6, 42}, nk[] = {3, 4, 7};
+    assert_int_equal((nbem_target(m, tk, nk, 3, &known), known), 7);
+    (void)nbem_target(m, tk, nk, 3, NULL); /* known may be NULL */
+
+    /* No term, or only unknown ones: the target's prior, with no evidence. */
+    double prior = nbem_target_prior(m);
+    known = 99;
+    assert_float_equal(nbem_target(m, NULL, NULL, 0, &known), prior, 1e-12);
+    assert_int_equal(known, 0);
+    static const uint32_t only_u[] = {V, 77}, cnt_u[] = {3, 1};
+    known = 99;
+    assert_float_equal(nbem_target(m, only_u, cnt_u, 2, &known), prior, 1e-12);
+    assert_int_equal(known, 0);
+    nbem_free(m);
+}
+
+/*
+ * prior[0] = (1 + sum_{d in U} z_d0) / (n_comp + |U|): with the vocabularies apart, z_d0 is
+ * ~1 on the target-like unlabelled pages and ~0 on the others, so sum z_d0 is their number
+ * k. The band allows sum z_d0 in k +- 0.2, i.e. prior0 in (1 + k +- 0.2) / (n_comp + |U|);
+ * the labelled pages do not count, wherever they stand among the pages.
+ */
+static void expect_prior(const struct nbem *m, double k, double u)
+{
+    double n_comp = nbem_components(m), want = (1 + k) / (n_comp + u), slack = 0.2 / (n_comp + u);
+    double got = nbem_target_prior(m);
+    if (!(fabs(got - want) <= slack))
+        fail_msg("target prior %g, want (1 + %g) / (%g + %g) = %g +- %g", got, k, n_comp, u, want,
+                 slack);
+}
+
+static void test_prior_from_unlabelled_share(void **state)
+{
+    (void)state;
+    struct corpus c;
+    /* 3 of 10 unlabelled pages target-like: (1 + 3) / (2 + 10) = 0.33 with one other
+     * component, 4 / 14 = 0.29 with three. */
+    make(&c, 3, 7);
+    for (uint32_t others = 1; others <= 3; others += 2) {
+        struct nbem *m = fit(&c, others, 1);
+        expect_prior(m, 3, 10);
+        nbem_free(m);
+    }
+    /* 6 of 10: (1 + 6) / 14 = 0.5. */
+    make(&c, 6, 4);
+    struct nbem *m = fit(&c, 3, 1);
+    expect_prior(m, 6, 10);
+    nbem_free(m);
+
+    /* The order of the pages does not matter: unlabelled first, then interleaved. */
+    make(&c, 3, 7);
+    struct corpus r = {.n = 0};
+    for (size_t i = c.n; i-- > 0;)
+        r.d[r.n++] = c.d[i];
+    m = fit(&r, 3, 1);
+    expect_prior(m, 3, 10);
+    expect_separated(m, &c);
+    nbem_free(m);
+    r.n = 0;
+    for (size_t i = 0; i < 10; i++) { /* one unlabelled, one labelled, ... */
+        r.d[r.n++] = c.d[15 + i];
+        r.d[r.n++] = c.d[i];
+    }
+    for (size_t i = 10; i < 15; i++)
+        r.d[r.n++] = c.d[i];
+    assert_int_equal(r.n, c.n);
+    m = fit(&r, 3, 1);
+    expect_prior(m, 3, 10);
+    nbem_free(m);
+}
+
+static void test_prior_without_unlabelled(void **state)
+{
+    (void)state;
+    /* All pages count: the 6 target examples have z_d0 = 1, the 9 others z_d0 = 0, so
+     * prior0 = (1 + 6) / (n_comp + 15) exactly, and an empty page gets it. */
+    struct corpus c;
+    make(&c, 0, 0);
+    for (uint32_t others = 1; others <= 4; others++) {
+        struct nbem *m = fit(&c, others, 1);
+        double want = 7.0 / (1 + others + 15);
+        assert_float_equal(nbem_target_prior(m), want, 1e-12);
+        assert_float_equal(nbem_target(m, NULL, NULL, 0, NULL), want, 1e-12);
+        expect_separated(m, &c);
+        nbem_free(m);
+    }
+}
+
+static void test_seed(void **state)
+{
+    (void)state;
+    struct corpus c;
+    make(&c, 3, 7);
+    /* Pages that are not clear-cut, where the "other" components' shapes show. */
+    static const uint32_t mt[] = {0, 5, 7, 2}, mc[] = {1, 1, 2, 3};
+    struct nbem *a = fit(&c, 3, 42), *b = fit(&c, 3, 42);
+    double pa = nbem_target_prior(a), pb = nbem_target_prior(b);
+    assert_memory_equal(&pa, &pb, sizeof pa);
+    for (size_t i = 0; i <= c.n; i++) {
+        double x, y;
+        if (i < c.n)
+            x = score(a, &c.d[i]), y = score(b, &c.d[i]);
+        else
+            x = nbem_target(a, mt, mc, 4, NULL), y = nbem_target(b, mt, mc, 4, NULL);
+        if (memcmp(&x, &y, sizeof x) != 0)
+            fail_msg("seed 42 twice, page %zu: %.17g vs %.17g", i, x, y);
+    }
+    nbem_free(b);
+    /* Other seeds may differ but stay right on the separated corpus. */
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        b = fit(&c, 3, seed);
+        expect_separated(b, &c);
+        expect_prior(b, 3, 10);
+        nbem_free(b);
+    }
+    nbem_free(a);
+}
+
+/*
+ * The M step by hand. One other component, labelled pages only: a target example's
+ * z = (1, 0), an "other" example's z = (0, 1) (its one component takes all), so every
+ * M step gives the same parameters:
+ *   p(t|c) = (alpha + n_ct) / (alpha V + n_c), prior[c] = (1 + sum_d z_dc) / (2 + |D|)
+ * and Pr[target | page] = prior0 prod p(t|0)^n_t / sum_c prior_c prod p(t|c)^n_t.
+ */
+static void test_m_step_exact(void **state)
+{
+    (void)state;
+    enum { W = 3 };
+    static const uint32_t t1[] = {0, 1}, n1[] = {2, 1}; /* target */
+    static const uint32_t t2[] = {0}, n2[] = {1};       /* target */
+    static const uint32_t t3[] = {1, 2}, n3[] = {1, 5}; /* other */
+    const struct nbem_doc d[] = {
+        {t1, n1, 2, NBEM_TARGET},
+        {t2, n2, 1, NBEM_TARGET},
+        {t3, n3, 2, NBEM_OTHER},
+    };
+    const double alpha = 0.5;
+    /* Counts: target n_0t = (3, 1, 0), n_0 = 4; other n_1t = (0, 1, 5), n_1 = 6 (the
+     * totals differ, so that the denominators do not cancel in Pr). */
+    const double n0t[W] = {3, 1, 0}, n1t[W] = {0, 1, 5};
+    double p0[W], p1[W];
+    for (int t = 0; t < W; t++) {
+        p0[t] = (alpha + n0t[t]) / (alpha * W + 4);
+        p1[t] = (alpha + n1t[t]) / (alpha * W + 6);
+    }
+    const double prior0 = (1.0 + 2) / (2 + 3), prior1 = (1.0 + 1) / (2 + 3);
+
+    for (uint32_t iterations = 1; iterations <= 3; iterations += 2) {
+        struct nbem_params p = {.other_components = 1, .iterations = iterations, .alpha = alpha};
+        struct nbem *m = NULL;
+        assert_int_equal(nbem_fit(&p, d, 3, W, &m), ERR_OK);
+        assert_float_equal(nbem_target_prior(m), prior0, 1e-12);
+        for (uint32_t t = 0; t < W; t++)
+            for (uint32_t k = 1; k <= 3; k++) {
+                double a = prior0 * pow(p0[t], k), b = prior1 * pow(p1[t], k);
+                double got = nbem_target(m, &t, &k, 1, NULL);
+                if (fabs(got - a / (a + b)) > 1e-12)
+                    fail_msg("term %u x%u: Pr = %.17g, want %.17g", t, k, got, a / (a + b));
+            }
+        /* A page of two terms: the product. */
+        static const uint32_t pt[] = {0, 2}, pc[] = {1, 2};
+        double a = prior0 * p0[0] * p0[2] * p0[2], b = prior1 * p1[0] * p1[2] * p1[2];
+        assert_float_equal(nbem_target(m, pt, pc, 2, NULL), a / (a + b), 1e-12);
+        nbem_free(m);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_separated_corpus),
+        cmocka_unit_test(test_unknown_terms_and_empty_page),
+        cmocka_unit_test(test_prior_from_unlabelled_share),
+        cmocka_unit_test(test_prior_without_unlabelled),
+        cmocka_unit_test(test_seed),
+        cmocka_unit_test(test_m_step_exact),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
