@@ -17,6 +17,7 @@
 #include "job/jobrun.h"
 #include "job/jobspec.h"
 #include "store/crawlstore.h"
+#include "store/judgestore.h"
 
 #define CURVE_MAX 10000
 
@@ -207,6 +208,13 @@ void crawlui_summary(struct crawlui *ui, double seconds)
         printf("  against the labels: precision %.3f, recall %.3f, F1 %.3f (%zu found)\n", pr, rc,
                evalstats_f1_pr(pr, rc), found);
     }
+    struct judgestore_summary js;
+    if (judgestore_summary(ui->s, ui->job, &js) == ERR_OK && js.models)
+        printf("  verdicts by the crawl model, judged %lld times (the last learnt from %lld pages,"
+               " threshold %.3f)\n",
+               (long long)js.models, (long long)js.pages, js.threshold);
+    else
+        printf("  verdicts by the page classifier, while each website was read\n");
     struct crawlstore_found *top;
     size_t n;
     if (crawlstore_found(ui->s, ui->job, 10, &top, &n) == ERR_OK && n) {

@@ -288,7 +288,10 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
         vocab_release(&pg.v);
         return e;
     }
-    enum err e = judgestore_pages(s, job, &r);
+    char topic[8];
+    enum err e = judgestore_topic(s, job, topic, sizeof topic); /* ERR_NOTFOUND: no such job */
+    if (!e)
+        e = judgestore_pages(s, job, &r);
     if (!e)
         e = pages_read(&pg, r, p->min_sites, &n_terms);
     if (!e && !(docs = calloc(pg.n_docs ? pg.n_docs : 1, sizeof *docs)))

@@ -35,6 +35,27 @@ enum err judgestore_topic(struct store *s, int64_t job, char *out, size_t cap)
     return e;
 }
 
+enum err judgestore_summary(struct store *s, int64_t job, struct judgestore_summary *out)
+{
+    *out = (struct judgestore_summary){0};
+    char j[24];
+    const char *p[] = {NUM(j, job)};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT count(*) OVER (), id, (cv->>'pages')::bigint,"
+                             " (cv->>'threshold')::float8 FROM models"
+                             " WHERE job_id = $1 AND kind = 'crawl' ORDER BY id DESC LIMIT 1",
+                             1, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) == 1)
+        *out =
+            (struct judgestore_summary){store_rows_i64(r, 0, 0, 0), store_rows_i64(r, 0, 1, 0),
+                                        store_rows_i64(r, 0, 2, 0), store_rows_double(r, 0, 3, 0)};
+    store_rows_free(r);
+    return ERR_OK;
+}
+
 struct write_ctx {
     const char *p[5];
     int64_t changed, relevant;

@@ -24,6 +24,16 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
 /* job's topic (its name in the job file), into out (cap bytes); ERR_NOTFOUND: no job. */
 enum err judgestore_topic(struct store *s, int64_t job, char *out, size_t cap) WARN_UNUSED;
 
+/* A job's crawl models: how many, and the last one's figures (models.cv). */
+struct judgestore_summary {
+    int64_t models; /* 0: none (then the rest is 0) */
+    int64_t last_id;
+    int64_t pages;    /* the last model learnt from this many pages ... */
+    double threshold; /* ... and judged at this threshold */
+};
+enum err judgestore_summary(struct store *s, int64_t job,
+                            struct judgestore_summary *out) WARN_UNUSED;
+
 /* A website's verdict by a crawl model. */
 struct judgestore_verdict {
     const char *host;

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Judging from the crawl (issue 30): a few-shot job (5 relevant + 5 other example websites)
+# on the dev web, crawled with the default verdicts (judge = crawl_model) and with the
+# paper's (judge = examination). The crawl model's relevant websites are mostly on topic,
+# the examination's are not; every relevant website says which model judged it, each
+# judging is a stored model, the job's count matches the view; `sitescout judge` judges
+# the paper's job again and its errors are one line each.
+source "$(dirname "$0")/lib.sh"
+make_scratch
+start_private_pg
+WEB=$SHARED/webs
+start_replay "$SCRATCH/access.log" --warc "$WEB/dev.warc.gz"
+TOPIC=rec.sport.hockey # not a topic the judging was tuned on (docs/classifier.md)
+
+python3 - "$WEB/dev-alltopics.jobs.json" "$TOPIC" "$SCRATCH/few.json" <<'PY'
+import json, sys
+jobs = json.load(open(sys.argv[1]))
+j = jobs[sys.argv[2]]
+j["relevant_sites"], j["other_sites"] = j["relevant_sites"][:5], j["other_sites"][:5]
+json.dump({sys.argv[2]: j}, open(sys.argv[3], "w"))
+PY
+
+# The share of a job's discovered relevant websites whose topic is TOPIC (the labels').
+precision() {
+  psql_q "select host from relevant_websites where job_id = $1 and role = 'discovered'" |
+    python3 -c '
+import sys
+topic = {}
+for line in open(sys.argv[1]).read().splitlines()[1:]:
+    c = line.split("\t")
+    topic[c[0]] = c[1]
+hosts = sys.stdin.read().split()
+print("%d %.3f" % (len(hosts), sum(topic.get(h) == sys.argv[2] for h in hosts) / max(1, len(hosts))))' \
+      "$WEB/dev-alltopics.sites.tsv" "$TOPIC"
+}
+crawl() { # crawl OUT --set ...: a 3,000-page crawl of the few-shot job; sets JOB
+  "$BIN" crawl --db "$DB_URL" --job "$SCRATCH/few.json" --topic "$TOPIC" --proxy "$PROXY" \
+    --set politeness_delay_ms=0 --set max_pages=3000 "${@:2}" >"$SCRATCH/$1" 2>&1 ||
+    fail "crawl failed: $(cat "$SCRATCH/$1")"
+  JOB=$(psql_q "select max(id) from jobs")
+}
+
+# --- the default: the crawl model judges (at 500, 1,000 and 2,000 pages and at the end)
+crawl model.out
+model_job=$JOB
+read -r found prec <<<"$(precision "$model_job")"
+[[ $found -ge 8 ]] || fail "the crawl model found $found relevant websites (8 or more expected)"
+ok "the crawl model found $found relevant websites"
+python3 -c "import sys; sys.exit(0 if $prec >= 0.8 else 1)" ||
+  fail "precision of the crawl model's verdicts $prec (0.8 or more expected; the paper's: < 0.3)"
+ok "precision of the crawl model's verdicts $prec >= 0.8"
+assert_eq 0 "$(psql_q "select count(*) from relevant_websites where job_id = $model_job
+  and (judged_by <> 'crawl_model' or model_id is null or judged_at is null)")" \
+  "every relevant website was judged by a crawl model, which the view names"
+models=$(psql_q "select count(*) from models where job_id = $model_job and kind = 'crawl'")
+assert_eq 4 "$models" "one crawl model a judging: at 500, 1,000 and 2,000 pages and at the end"
+assert_eq 0 "$(psql_q "select count(*) from sites s where job_id = $model_job and model_id is not null
+  and not exists (select 1 from models m where m.id = s.model_id and m.job_id = $model_job
+  and m.kind = 'crawl')")" "each verdict's model is one of the job's crawl models"
+assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $model_job")" \
+  "$(psql_q "select relevant_found from jobs where id = $model_job")" \
+  "the job's relevant count is the view's"
+assert_eq 0 "$(psql_q "select count(*) from pages p join sites s using (job_id, host)
+  where p.job_id = $model_job and s.state = 'examined' and p.pr_target is not null
+  and p.terms is null")" "every classified page keeps its terms"
+assert_contains "$(cat "$SCRATCH/model.out")" "verdicts by the crawl model, judged 4 times" \
+  "the crawl says who gave its verdicts"
+
+# --- the paper's verdicts: nearly everything relevant
+crawl paper.out --set judge=examination
+paper_job=$JOB
+read -r found prec <<<"$(precision "$paper_job")"
+python3 -c "import sys; sys.exit(0 if $prec < 0.3 else 1)" ||
+  fail "the examination's precision $prec: the few-shot case is no longer hard (this test's contrast is gone)"
+ok "the paper's verdicts: $found relevant websites, precision $prec"
+assert_contains "$(cat "$SCRATCH/paper.out")" "verdicts by the page classifier" \
+  "the crawl says who gave its verdicts"
+assert_eq 0 "$(psql_q "select count(*) from models where job_id = $paper_job and kind = 'crawl'")" \
+  "judge=examination learns no crawl model"
+
+# --- sitescout judge on the paper's job: a dry run changes nothing, then it judges
+before=$(psql_q "select relevant_found from jobs where id = $paper_job")
+out=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --dry-run) || fail "judge --dry-run: $out"
+assert_contains "$out" "dry run: nothing written" "judge --dry-run says so"
+assert_eq "$before" "$(psql_q "select relevant_found from jobs where id = $paper_job")" \
+  "a dry run changes no verdict"
+out=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --labels "$WEB/dev-alltopics.sites.tsv") ||
+  fail "judge: $out"
+assert_contains "$out" "verdicts changed" "judge reports what it changed"
+read -r found prec <<<"$(precision "$paper_job")"
+python3 -c "import sys; sys.exit(0 if $prec >= 0.8 else 1)" ||
+  fail "judged again, the paper's job has precision $prec (0.8 or more expected)"
+ok "judged again: $found relevant websites, precision $prec"
+assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $paper_job")" \
+  "$(psql_q "select relevant_found from jobs where id = $paper_job")" \
+  "judged again, the job's relevant count is the view's"
+
+# --- errors: one line, non-zero
+set +e
+out=$("$BIN" judge --db "$DB_URL" --job 999999 2>&1)
+rc=$?
+set -e
+[[ $rc -ne 0 && $(echo "$out" | wc -l) -eq 1 && $out == *"no job 999999"* ]] ||
+  fail "judge of no job: rc $rc, $out"
+ok "judge of a job that does not exist: one line, exit $rc ($out)"
+set +e
+out=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --threshold 2 2>&1)
+rc=$?
+set -e
+assert_eq 2 "$rc" "judge --threshold 2 is a usage error"
+echo "judge.sh: $checks checks passed"
