@@ -45,6 +45,8 @@ void cmd_judge_usage(void)
            "                      (default %g)\n"
            "  --threshold X       relevant above this weighted mean of Pr[topic|page]; with\n"
            "                      spies, the highest threshold they may choose (default %g)\n"
+           "  --min-pages N       judge only when the crawl read N pages or more (default\n"
+           "                      %lld): a model learnt from less of the web is not trusted\n"
            "  --spy-folds N       choose the threshold with spies: the relevant examples in N\n"
            "                      folds, each fold's scored by a model that did not learn\n"
            "                      from it (0: --threshold as given; default %u)\n"
@@ -52,8 +54,8 @@ void cmd_judge_usage(void)
            "                      (default %g), shrunk towards --spy-prior (default %g)\n"
            "                      as if --spy-prior-weight spies (default %g) had scored it\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
-           d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold, d.spy_folds,
-           d.spy_quantile, d.spy_prior, d.spy_prior_weight);
+           d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
+           (long long)d.min_pages, d.spy_folds, d.spy_quantile, d.spy_prior, d.spy_prior_weight);
 }
 
 int cmd_judge(int argc, char **argv)
@@ -81,6 +83,7 @@ int cmd_judge(int argc, char **argv)
         OPTS_DOUBLE("weight-cap", &p.weight_cap, 1e-9, 1e9, "a number above 0"),
         OPTS_DOUBLE("threshold", &p.threshold, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
         OPTS_INT("spy-folds", &folds, 0, 100, "0..100"),
+        OPTS_INT64("min-pages", &p.min_pages, 0, INT64_MAX, "a whole number >= 0"),
         OPTS_DOUBLE("spy-quantile", &p.spy_quantile, 0, 0.99, "a number in [0, 0.99]"),
         OPTS_DOUBLE("spy-prior", &p.spy_prior, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
         OPTS_DOUBLE("spy-prior-weight", &p.spy_prior_weight, 0, 1e6, "a number >= 0"),
@@ -121,6 +124,12 @@ int cmd_judge(int argc, char **argv)
     jobscore_release(&after);
     if (e)
         return cli_fail("judge", "%s", err_msg());
+    if (!r.model_id && !dry_run) {
+        printf("job %lld: not judged: its crawl read %zu pages, %lld needed to learn from"
+               " (--min-pages)\n",
+               (long long)job, r.crawl_pages, (long long)p.min_pages);
+        return CLI_OK;
+    }
     printf("job %lld: %zu websites judged by a model learnt from %zu pages (%zu terms, topic"
            " share %.3f, threshold %.3f from %zu spies) in %.2f s: %lld verdicts changed, %lld"
            " relevant%s\n",

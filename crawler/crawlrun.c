@@ -212,8 +212,10 @@ static enum err judge_now(struct run *r, int flush)
         log_warn("crawl: job %lld: judging again: %s", (long long)r->c->job, err_msg());
         return ERR_OK;
     }
-    r->m.relevant = relevant;
-    crawlmeter_mark(&r->m);
+    if (relevant >= 0) {
+        r->m.relevant = relevant;
+        crawlmeter_mark(&r->m);
+    }
     return ERR_OK;
 }
 

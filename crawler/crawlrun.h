@@ -84,7 +84,8 @@ struct crawlrun_config {
      * (0: never), then at each doubling, and once more when the crawl ends (but not when
      * its runner leaves it or lost its lease), judge(ctx, &relevant) judges the job's
      * examined websites again, after the verdicts in memory are written, and answers how
-     * many are relevant now (the meter's count from then on). NULL: never. A helper
+     * many are relevant now (the meter's count from then on; -1: it did not judge). NULL:
+     * never. A helper
      * never judges. A failure is logged; the crawl goes on.
      */
     enum err (*judge)(void *ctx, int64_t *relevant);

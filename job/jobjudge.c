@@ -144,6 +144,14 @@ static double site_score(const struct nbem *m, const struct pages *pg, size_t fr
     return weight > 0 ? sum / weight : NAN;
 }
 
+double jobjudge_confidence(double score, double threshold)
+{
+    double eps = 1e-9;
+    double x = score < eps ? eps : score > 1 - eps ? 1 - eps : score;
+    double t = threshold < eps ? eps : threshold > 1 - eps ? 1 - eps : threshold;
+    return 1 / (1 + exp(-(log(x / (1 - x)) - log(t / (1 - t)))));
+}
+
 /* Row j's website ends where the host changes. */
 static size_t site_end(const struct store_rows *r, size_t j)
 {
@@ -172,8 +180,8 @@ static enum err judge_sites(const struct nbem *m, const struct pages *pg,
         enum err e = grow_array((void **)out, &cap, *n_out + 1, sizeof **out);
         if (e)
             return e;
-        (*out)[(*n_out)++] =
-            (struct judgestore_verdict){store_rows_get(r, (int)i, 0), conf, conf > threshold};
+        (*out)[(*n_out)++] = (struct judgestore_verdict){
+            store_rows_get(r, (int)i, 0), jobjudge_confidence(conf, threshold), conf > threshold};
     }
     return ERR_OK;
 }
@@ -255,16 +263,20 @@ static enum err spy_threshold(const struct pages *pg, const struct store_rows *r
 static enum err save_model(struct store *s, int64_t job, const struct jobjudge_params *p,
                            const struct jobjudge_result *res, int64_t *id)
 {
-    char cv[256], params[256];
+    char cv[512], params[512];
     snprintf(cv, sizeof cv,
-             "{\"pages\": %zu, \"terms\": %zu, \"sites\": %zu, \"target_prior\": %.6g}", res->pages,
-             res->terms, res->sites, res->target_prior);
+             "{\"pages\": %zu, \"terms\": %zu, \"sites\": %zu, \"target_prior\": %.6g,"
+             " \"threshold\": %.6g, \"spies\": %zu}",
+             res->pages, res->terms, res->sites, res->target_prior, res->threshold, res->spies);
     snprintf(params, sizeof params,
-             "{\"other_components\": %u, \"iterations\": %u, \"alpha\": %.6g, \"min_sites\": %u,"
-             " \"weight_cap\": %.6g, \"threshold\": %.6g, \"spy_folds\": %u,"
-             " \"spy_quantile\": %.6g}",
-             p->em.other_components, p->em.iterations, p->em.alpha, p->min_sites, p->weight_cap,
-             p->threshold, p->spy_folds, p->spy_quantile);
+             "{\"other_components\": %u, \"iterations\": %u, \"alpha\": %.6g,"
+             " \"page_tokens\": %.6g, \"seed\": %llu, \"min_sites\": %u, \"weight_cap\": %.6g,"
+             " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_quantile\": %.6g,"
+             " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"min_pages\": %lld}",
+             p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
+             (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold,
+             p->spy_folds, p->spy_quantile, p->spy_prior, p->spy_prior_weight,
+             (long long)p->min_pages);
     return models_save(s, job, MODELS_CRAWL, 1, 0, NAN, cv, params, "", 0, id);
 }
 
@@ -303,6 +315,10 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
                                     label_of(store_rows_get(r, (int)d, 1))};
         targets += docs[d].label == NBEM_TARGET && docs[d].n > 0;
     }
+    for (size_t d = 0; !e && d < pg.n_docs; d++)
+        out->crawl_pages += docs[d].label == NBEM_UNLABELED;
+    if (!e && (int64_t)out->crawl_pages < p->min_pages)
+        goto out; /* too little of the web to learn from: the verdicts stay */
     if (!e && (!targets || !n_terms))
         e = err_set(ERR_NOTFOUND,
                     "job %lld has no stored page of a relevant example to learn from (jobs"
@@ -328,6 +344,7 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
         for (size_t i = 0; i < n_v; i++)
             out->relevant += v[i].relevant;
     }
+out:
     out->seconds = monotime_s() - t0;
     free(v);
     nbem_free(m);

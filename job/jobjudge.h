@@ -25,6 +25,7 @@ struct jobjudge_params {
     double spy_quantile;     /* [0, 1) */
     double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
     double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
+    int64_t min_pages;       /* fewer pages read by the crawl: no model, the verdicts stay */
 };
 
 /* The lowest threshold spies may give. */
@@ -33,13 +34,23 @@ struct jobjudge_params {
 /* The defaults chosen by measurement (docs/classifier.md). */
 void jobjudge_params_default(struct jobjudge_params *p);
 
+/*
+ * A website's confidence from its score (the weighted mean of its pages' Pr[target|page])
+ * and the threshold: sigma(logit(score) - logit(threshold)), both clamped to
+ * [1e-9, 1 - 1e-9]. The order of the scores stays, and the threshold maps to 1/2, so that
+ * relevant means a confidence above 1/2, as with the page classifier's verdicts.
+ */
+double jobjudge_confidence(double score, double threshold);
+
 struct jobjudge_result {
     size_t pages;        /* pages the model learnt from */
     size_t terms;        /* its vocabulary */
     size_t sites;        /* websites judged */
     int64_t changed;     /* verdicts that changed */
     int64_t relevant;    /* the job's relevant websites after */
-    int64_t model_id;    /* the model's row in `models` */
+    int64_t model_id;    /* the model's row in `models` (0: none) */
+    size_t crawl_pages;  /* pages of the crawl among them; below p->min_pages nothing is
+                          * learnt nor judged (sites 0) */
     double target_prior; /* the topic's share of the crawl's pages, as the model sees it */
     double threshold;    /* the verdicts' */
     size_t spies;        /* relevant example websites that chose it (0: p->threshold) */

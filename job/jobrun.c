@@ -187,6 +187,12 @@ static enum err jobrun_judge(void *arg, int64_t *relevant)
     enum err e = jobjudge_run(c->s, c->id, &p, 0, &r);
     if (e)
         return e;
+    if (!r.model_id) {
+        log_info("job %lld: not judged again: its crawl read %zu pages, %lld needed to learn from",
+                 (long long)c->id, r.crawl_pages, (long long)p.min_pages);
+        *relevant = -1; /* the meter keeps its count */
+        return ERR_OK;
+    }
     log_info("job %lld: judged %zu websites again with a model learnt from %zu pages (topic"
              " share %.3f, threshold %.3f from %zu spies) in %.2f s: %lld verdicts changed, %lld"
              " relevant",
