@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "store/joblease.h"
+#include "store/judgestore.h"
+#include "store/models.h"
 #include "store/sqlnum.h"
 #include "store/sqltime.h"
 #include "store/store.h"
@@ -54,13 +56,31 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     "   'alive', j.worker IS NOT NULL AND j.heartbeat_at IS NOT NULL"                              \
     "     AND j.heartbeat_at >= now() - make_interval(secs => $2::int)) END,"
 
+/* The figures of the crawl model cm (a models row of kind MODELS_CRAWL), as JSON members. */
+#define CRAWL_MODEL_FIGURES                                                                        \
+    "'pages', cm.cv->'pages', 'terms', cm.cv->'terms', 'target_prior', cm.cv->'target_prior',"     \
+    " 'threshold', cm.cv->'threshold', 'spies', cm.cv->'spies',"                                   \
+    " 'created_at', to_char(cm.created_at" SQL_TIME
+/*
+ * Who gives the job's verdicts (issue 30): its `judge` parameter (a job made before
+ * there was one was judged by its examination), how many times a crawl model judged it
+ * again, and the last of those models.
+ */
+#define JOB_JUDGE                                                                                  \
+    " 'judge', json_build_object('mode', coalesce(j.params->>'judge', 'examination'),"             \
+    "   'models', (SELECT count(*) FROM models cm WHERE cm.job_id = j.id"                          \
+    "     AND cm.kind = '" MODELS_CRAWL "'),"                                                      \
+    "   'last', (SELECT json_build_object('model_id', cm.id, " CRAWL_MODEL_FIGURES ")"             \
+    "     FROM models cm WHERE cm.job_id = j.id AND cm.kind = '" MODELS_CRAWL "'"                  \
+    "     ORDER BY cm.created_at DESC, cm.id DESC LIMIT 1)),"
+
 /*
  * What only the one-job answer carries (it is cached; the list is not): the border's
  * size, the crawl's fetches by outcome, and pages per second over the whole crawl and
  * over the last 10 s of its metrics.
  */
 #define JOB_DETAIL                                                                                 \
-    JOB_RUNNER " 'border_sites', " BORDER_COUNT(                                                   \
+    JOB_RUNNER JOB_JUDGE " 'border_sites', " BORDER_COUNT(                                         \
         "j.id") ","                                                                                \
                 " 'border_sites_capped', " BORDER_CAPPED(                                          \
                     "j.id") ","                                                                    \
@@ -149,6 +169,19 @@ static enum err job_exists(struct store *s, int64_t job)
     return e;
 }
 
+/*
+ * A website's "judged" member: who gave its verdict, the page classifier as it read
+ * (examination: no model_id) or a crawl model, which one (its figures) and when; null for
+ * a website with no verdict of the crawl's (a training example, one not examined).
+ */
+#define SITE_JUDGED                                                                                \
+    " 'judged', CASE WHEN s.state = 'examined' AND s.role NOT IN ('train', 'train_other')"         \
+    "   THEN json_build_object("                                                                   \
+    "   'by', " JUDGESTORE_SQL_BY ", 'model_id', s.model_id,"                                      \
+    "   'at', to_char(" JUDGESTORE_SQL_AT SQL_TIME ","                                             \
+    "   'model', (SELECT json_build_object(" CRAWL_MODEL_FIGURES ")"                               \
+    "     FROM models cm WHERE cm.id = s.model_id)) END,"
+
 /* The sites a list shows: $1 job, $2 relevant or not (NULL: both), $5 role (NULL: both). */
 #define SITES_WHERE                                                                                \
     "s.job_id = $1 AND s.state = 'examined' AND s.role NOT LIKE 'train%'"                          \
@@ -158,8 +191,10 @@ static enum err job_exists(struct store *s, int64_t job)
     "SELECT json_build_object('sites', coalesce((SELECT json_agg(json_build_object("               \
     "  'host', x.host, 'homepage', x.homepage, 'confidence', x.confidence,"                        \
     "  'relevant', x.relevant, 'pages_visited', x.pages_visited, 'role', x.role,"                  \
-    "  'rank', x.rank, 'found_at', to_char(x.examined_at" SQL_TIME ") ORDER BY x.n) FROM ("        \
-    "  SELECT s.*, row_number() OVER (ORDER BY " ORDER ") AS n FROM sites s"                       \
+    "  'rank', x.rank, 'found_at', to_char(x.examined_at" SQL_TIME ","                             \
+    "  'judged_by', x.judged_by) ORDER BY x.n) FROM ("                                             \
+    "  SELECT s.*, " JUDGESTORE_SQL_BY " AS judged_by,"                                            \
+    "  row_number() OVER (ORDER BY " ORDER ") AS n FROM sites s"                                   \
     "  WHERE " SITES_WHERE " ORDER BY " ORDER " LIMIT $3 OFFSET $4) x), '[]'::json),"              \
     " 'total', (SELECT count(*) FROM sites s WHERE " SITES_WHERE "),"                              \
     " 'limit', $3::bigint, 'offset', $4::bigint)::text"
@@ -208,7 +243,8 @@ enum err apistore_site(struct store *s, int64_t job, const char *host, char **js
         "SELECT json_build_object('host', s.host, 'homepage', s.homepage, 'role', s.role,"
         " 'state', s.state, 'confidence', s.confidence, 'relevant', s.relevant,"
         " 'pages_visited', s.pages_visited, 'pages_to_classify', s.pages_to_class,"
-        " 'rank', s.rank, 'found_at', to_char(s.examined_at" SQL_TIME ", 'error', s.error,"
+        " 'rank', s.rank, 'found_at', to_char(s.examined_at" SQL_TIME
+        ", 'error', s.error," SITE_JUDGED
         " 'pages', coalesce((SELECT json_agg(json_build_object('url', g.url, 'status', g.status,"
         "   'error', g.error, 'bytes', g.bytes, 'confidence', g.pr_target,"
         "   'purpose', g.purpose, 'fetched_at', to_char(g.fetched_at" SQL_TIME ") ORDER BY g.id)"
@@ -238,7 +274,7 @@ enum err apistore_site_pages(struct store *s, int64_t job, const char *host, cha
         " 'stop', json_build_object('reason', coalesce(s.read_stop,"
         "   CASE WHEN s.state = 'failed' THEN 'unread' END),"
         "   'verdict_by', s.verdict_by, 'pages_to_decide', s.pages_to_class,"
-        "   'error', s.error),"
+        "   'error', s.error)," SITE_JUDGED
         " 'pages', coalesce((SELECT json_agg(json_build_object('n', g.n, 'url', g.url,"
         "   'status', g.status, 'error', g.error, 'confidence', g.pr_target,"
         "   'posterior', g.posterior, 'purpose', g.purpose) ORDER BY g.n)"

@@ -14,6 +14,15 @@ struct store;
 struct store_rows;
 
 /*
+ * Who gave the verdict of the sites row s, as SQL, for what users read (the API, the
+ * exports; the view relevant_websites says the same): 'examination' (the page classifier
+ * as the website was read) or 'crawl_model' (the crawl model s.model_id, judging again
+ * what was read); and when.
+ */
+#define JUDGESTORE_SQL_BY "CASE WHEN s.model_id IS NULL THEN 'examination' ELSE 'crawl_model' END"
+#define JUDGESTORE_SQL_AT "coalesce(s.judged_at, s.examined_at)"
+
+/*
  * The pages with term counts of job's examined websites, a website's pages together, in
  * the order read: columns 0 host, 1 role ('train', 'train_other', 'start', 'discovered'),
  * 2 terms (classifier/termvec.h), 3 the website's relevant ('t'/'f'), 4 its confidence.

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/jsontext.h"
+#include "store/judgestore.h"
 #include "store/sqltime.h"
 #include "store/store.h"
 
@@ -60,13 +61,15 @@ enum err siteexport_write(struct store *s, int64_t job, int relevant_only, enum 
                         " 'role', s.role, 'relevant', s.relevant, 'confidence', s.confidence,"
                         " 'pages_visited', s.pages_visited, 'found_pages', s.found_pages,"
                         " 'rank', s.rank, 'examined_at', to_char(s.examined_at" SQL_TIME
-                        ")::text" EXPORT_FROM,
+                        ", 'judged_by', " JUDGESTORE_SQL_BY
+                        ", 'judged_at', to_char(" JUDGESTORE_SQL_AT SQL_TIME ")::text" EXPORT_FROM,
                         2, p, &r);
     else
         e = store_query(s,
                         "SELECT s.host, s.homepage, s.role, s.relevant::text, s.confidence::text,"
                         " s.pages_visited::text, s.found_pages::text, s.rank::text,"
-                        " to_char(s.examined_at" SQL_TIME EXPORT_FROM,
+                        " to_char(s.examined_at" SQL_TIME ", " JUDGESTORE_SQL_BY
+                        ", to_char(" JUDGESTORE_SQL_AT SQL_TIME EXPORT_FROM,
                         2, p, &r);
     if (e)
         return e;

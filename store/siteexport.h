@@ -16,9 +16,14 @@ struct store;
 
 enum siteexport_format { SITEEXPORT_CSV, SITEEXPORT_NDJSON };
 
-/* The columns (CSV header, NDJSON keys), in order. */
+/*
+ * The columns (CSV header, NDJSON keys), in order. judged_by: who gave the verdict,
+ * "examination" (the page classifier as the website was read) or "crawl_model" (a model
+ * learnt from the crawl, judging again what was read: issue 30); judged_at: when.
+ */
 #define SITEEXPORT_COLUMNS                                                                         \
-    "host,homepage,role,relevant,confidence,pages_visited,found_pages,rank,examined_at"
+    "host,homepage,role,relevant,confidence,pages_visited,found_pages,rank,examined_at,"           \
+    "judged_by,judged_at"
 
 /* "csv" or "ndjson" to the format; -1 for another name. */
 int siteexport_format_parse(const char *name);

@@ -442,6 +442,7 @@ function renderJob(j) {
   const fetches = Object.entries(j.fetches || {}).sort((a, b) => b[1] - a[1]);
   $('#j-fetches').textContent = fetches.length
     ? `Fetches: ${fetches.map(([k, n]) => `${k.replace(/_/g, ' ')} ${fmtInt(n)}`).join(' · ')}` : '';
+  $('#j-judge').textContent = judgeWords(j);
   const win = j.params && j.params.pprs_window;
   for (const note of document.querySelectorAll('.window-note'))
     note.textContent = win ? `Windowed: over the last ${fmtInt(win)} pages downloaded.` : '';
@@ -498,6 +499,23 @@ function renderJob(j) {
   $('#b-stop').disabled = !(RUNNING.has(j.state) || j.state === 'paused') || j.stop_requested === 'stop';
 }
 
+/* Who gives the job's verdicts (docs/api.md, the job's judge): the crawl model's line. */
+function judgeWords(j) {
+  const jd = j.judge;
+  if (!jd) return '';
+  if (jd.mode !== 'crawl_model')
+    return 'Verdicts: the page classifier\'s, given as each website is read (judge = examination).';
+  const l = jd.last;
+  if (!l) {
+    return 'Verdicts: the page classifier\'s as each website is read, until a model learnt from '
+      + 'the crawl judges them again (judge = crawl_model).';
+  }
+  return `Verdicts: the crawl model judged the websites again ${jd.models === 1 ? 'once' : `${fmtInt(jd.models)} times`}; `
+    + `the last, model #${l.model_id} at ${fmtTime(l.created_at)}, `
+    + `learnt from ${fmtInt(l.pages)} pages (${fmtInt(l.terms)} terms; topic share ${fmtNum(l.target_prior, 3)}`
+    + `${l.threshold == null ? '' : `; threshold ${fmtNum(l.threshold, 3)}`}).`;
+}
+
 function addMetrics(samples) {
   const jv = jobView;
   if (!samples.length && !jv.first) return;
@@ -524,7 +542,9 @@ function renderSites(s) {
       jv.sites.add(site.host);
       if (!jv.first) tr.className = 'new';
     }
-    cell(tr, siteLinks(jv.id, site.host, site.homepage));
+    const host = siteLinks(jv.id, site.host, site.homepage);
+    if (site.judged_by === 'crawl_model') host.appendChild(judgedMark());
+    cell(tr, host);
     const conf = document.createElement('span');
     conf.className = 'conf';
     conf.style.setProperty('--w', `${Math.round(100 * site.confidence)}%`);
@@ -585,6 +605,15 @@ function siteLinks(job, host, homepage) {
   return span;
 }
 
+/* The relevant list's marker of a verdict the crawl model gave. */
+function judgedMark() {
+  const m = document.createElement('span');
+  m.className = 'judged-mark';
+  m.textContent = 'model';
+  m.title = 'judged by the crawl model, from the pages read';
+  return m;
+}
+
 const BORDER_ROWS = 50;
 
 function renderBorder(b) {
@@ -612,8 +641,11 @@ function renderBorder(b) {
 let siteChart = null;
 const PAGE_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000];
 
-/* An undecided website above 1/2 on too few classified pages is not relevant (issue 14). */
-const tooFewPages = (d) => (!d.relevant && d.confidence > 0.5
+/*
+ * An undecided website above 1/2 on too few classified pages is not relevant (issue 14);
+ * said only of the examination's own verdict (a crawl model's is another).
+ */
+const tooFewPages = (d) => (!d.relevant && d.confidence > 0.5 && !(d.judged && d.judged.by === 'crawl_model')
   ? ', which rests on too few classified pages to call the website relevant (min_pages_relevant).'
   : '.');
 
@@ -675,6 +707,20 @@ function trainingWords(d) {
     + `(${fmtInt(t.pages_classified)} classified, mean ${fmtNum(t.mean_page_confidence, 3)}).`;
 }
 
+/* Who gave the verdict, and when (docs/api.md, "A verdict explained": judged). */
+function judgedWords(d) {
+  const j = d.judged;
+  if (!j) return '';
+  if (j.by !== 'crawl_model') return `Judged by the page classifier while it was read, at ${fmtTime(j.at)}.`;
+  const m = j.model || {};
+  const figures = [m.pages == null ? null : `learnt from ${fmtInt(m.pages)} pages`,
+    m.threshold == null ? null : `threshold ${fmtNum(m.threshold, 3)}`].filter(Boolean).join('; ');
+  const last = d.pages.length ? d.pages[d.pages.length - 1].posterior : null;
+  return `Judged by the crawl model #${j.model_id}${figures ? ` (${figures})` : ''} at ${fmtTime(j.at)}, `
+    + 'from the pages read. Below, how the page classifier judged it while it was read'
+    + `${last == null ? '' : ` (Pr[target | pages] ${fmtNum(last, 4)})`}.`;
+}
+
 function renderSite(id, d) {
   const verdict = d.training ? `training example: ${d.training.label}`
     : d.relevant == null ? d.state : d.relevant ? 'relevant' : 'not relevant';
@@ -687,6 +733,9 @@ function renderSite(id, d) {
   $('#s-pages').textContent = fmtInt(d.pages.length);
   $('#s-decide').textContent = d.training ? '–' : fmtInt(d.stop.pages_to_decide);
   $('#s-state').textContent = d.state;
+  $('#s-judged').textContent = judgedWords(d);
+  $('#s-judged').dataset.by = d.judged ? d.judged.by : '';
+  $('#s-judged').hidden = !d.judged;
   const how = d.stop.verdict_by && VERDICT_BY[d.stop.verdict_by];
   $('#s-how').textContent = d.training ? trainingWords(d) : how ? how(d) : '';
   const words = d.stop.reason && STOP_WORDS[d.stop.reason];

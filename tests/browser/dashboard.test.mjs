@@ -164,7 +164,8 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#b-csv')]);
     assert.equal(dl.suggestedFilename(), `job-${id}-sites.csv`);
     const csv = readFileSync(await dl.path(), 'utf8').trim().split(/\r?\n/);
-    assert.equal(csv[0], 'host,homepage,role,relevant,confidence,pages_visited,found_pages,rank,examined_at');
+    assert.equal(csv[0], 'host,homepage,role,relevant,confidence,pages_visited,found_pages,rank,examined_at,'
+      + 'judged_by,judged_at');
     assert.equal(csv.length - 1, relevant, 'the CSV has a row per relevant site');
 
     await page.waitForTimeout(2500); // let the new rows' highlight fade
@@ -257,8 +258,24 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     assert.match(await page.textContent('#border-count'), new RegExp(String(border.total)));
     assert.ok(await page.isHidden('#border-empty'));
 
-    // Click the most confident relevant website: its site page.
+    // Who gives the verdicts: the job's crawl model (judged at the crawl's end), in the
+    // job's line and as a marker on each relevant website it judged (issue 30).
+    const job = await apiGet(`/api/jobs/${id}`);
+    assert.equal(job.judge.mode, 'crawl_model');
+    assert.ok(job.judge.last, 'the default job was judged again by a crawl model');
+    assert.match(await page.textContent('#j-judge'), new RegExp(
+      `^Verdicts: the crawl model judged the websites again ${job.judge.models === 1 ? 'once' : `${job.judge.models} times`}; `
+      + `the last, model #${job.judge.last.model_id} at .+, learnt from ${job.judge.last.pages.toLocaleString('en')} pages`));
     await page.waitForSelector('#sites-table tbody tr a.site');
+    const listed = await apiGet(`/api/jobs/${id}/sites?relevant=true&role=discovered&order=confidence&limit=1000`);
+    const marked = await page.$$eval('#sites-table tbody tr', (trs) => trs.map((tr) =>
+      [tr.querySelector('a.site').textContent, tr.querySelector('.judged-mark') != null]));
+    assert.deepEqual(marked, listed.sites.map((x) => [x.host, x.judged_by === 'crawl_model']),
+                     'a marker on each crawl-model verdict of the relevant list');
+    assert.ok(marked.some(([, m]) => m), 'some relevant website judged by the crawl model');
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-judged.png'), fullPage: true});
+
+    // Click the most confident relevant website: its site page.
     const host = await page.textContent('#sites-table tbody tr:first-child a.site');
     await page.click('#sites-table tbody tr:first-child a.site');
     await page.waitForURL(new RegExp(`#/jobs/${id}/sites/`));
@@ -267,11 +284,20 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     assert.equal(await page.textContent('#s-host'), host);
     assert.equal(await page.textContent('#s-verdict'), 'relevant');
     assert.equal(await page.textContent('#s-conf'), d.confidence.toFixed(4));
-    // The pages in order, with the posterior after each; the last is the confidence.
+    // The pages in order, with the posterior after each: the page classifier's as it read.
     const cells = await page.$$eval('#spages-table tbody tr', (trs) => trs.map((tr) => [
       tr.children[0].textContent, tr.children[1].textContent, tr.children[4].textContent]));
     assert.deepEqual(cells, d.pages.map((p) => [String(p.n), p.url, p.posterior.toFixed(4)]));
-    assert.equal(cells.at(-1)[2], d.confidence.toFixed(4));
+    // Who judged it, and when: the crawl model, with its figures; then the last
+    // posterior is the examination's, said on that line.
+    assert.equal(d.judged.by, 'crawl_model');
+    assert.equal(await page.getAttribute('#s-judged', 'data-by'), 'crawl_model');
+    assert.ok(await page.isVisible('#s-judged'));
+    const m = d.judged.model;
+    assert.match(await page.textContent('#s-judged'), new RegExp(
+      `^Judged by the crawl model #${d.judged.model_id} \\(learnt from ${m.pages.toLocaleString('en')} pages`
+      + `${m.threshold == null ? '' : `; threshold ${m.threshold.toFixed(3)}`}\\) at .*\\d.*, from the pages read\\. `
+      + `Below, how the page classifier judged it while it was read \\(Pr\\[target \\| pages\\] ${cells.at(-1)[2]}\\)\\.$`));
     // Why: the verdict and the stop reason in words.
     assert.match(await page.textContent('#s-how'), /p_threshold/);
     assert.equal(await page.getAttribute('#s-stop', 'data-reason'), d.stop.reason);
@@ -309,6 +335,7 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     await page.waitForFunction((h) => document.querySelector('#s-host').textContent === h &&
       document.querySelector('#view-site').dataset.loaded === 'true', train.host);
     assert.equal(await page.textContent('#s-verdict'), 'training example: relevant');
+    assert.ok(await page.isHidden('#s-judged'), 'a training example has no judged line');
     assert.match(await page.textContent('#s-how'), /^A training example: the job's relevant_sites lists it/);
     assert.doesNotMatch(await page.textContent('#s-stop'), /not recorded/);
     const confs = await page.$$eval('#spages-table tbody tr', (trs) => trs.map((tr) => tr.children[3].textContent));

@@ -44,7 +44,7 @@ for host in $hosts; do
     "$(psql_q "select string_agg(url, ' ' order by id) from pages where job_id = $job and host = '$host'")" \
     "$(psql_q "select max_pages_per_site from (select (params->>'max_pages_per_site')::int
        max_pages_per_site from jobs where id = $job) j")" <<'PY' || fail "$host: $(cat "$SCRATCH/site.json")"
-import json, math, sys
+import json, math, re, sys
 d = json.load(open(sys.argv[1]))
 thr, host, urls, per_site = float(sys.argv[3]), sys.argv[4], sys.argv[5].split(), int(sys.argv[6])
 pages, stop = d["pages"], d["stop"]
@@ -54,9 +54,20 @@ assert d["p_threshold"] == thr, d["p_threshold"]
 assert [p["url"] for p in pages] == urls, "order"
 assert [p["n"] for p in pages] == list(range(1, len(pages) + 1))
 assert pages, "no pages"
-# The posterior after the last page is the website's confidence.
+# Who judged it (issue 30): the job's crawl model, judging again what was read; the
+# posterior after the last page is the examination's confidence, the website's only
+# when the examination gave the verdict.
 assert all(p["posterior"] is not None and 0 <= p["posterior"] <= 1 for p in pages)
-assert abs(pages[-1]["posterior"] - d["confidence"]) <= 1e-9, (pages[-1], d["confidence"])
+judged, examined = d["judged"], pages[-1]["posterior"]
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", judged["at"]), judged
+if judged["by"] == "examination":
+    assert judged["model_id"] is None and judged["model"] is None, judged
+    assert abs(examined - d["confidence"]) <= 1e-9, (pages[-1], d["confidence"])
+else:
+    assert judged["by"] == "crawl_model" and judged["model_id"] > 0, judged
+    m = judged["model"]
+    assert m["pages"] > 0 and m["terms"] > 0 and 0 < m["target_prior"] < 1, m
+    assert judged["at"] >= m["created_at"], (judged["at"], m["created_at"])
 assert d["prior"] is not None and 0 < d["prior"] < 1
 # An unclassified page leaves the posterior; so does every page after the verdict.
 prev, classified = d["prior"], 0
@@ -69,7 +80,7 @@ for p in pages:
             assert p["posterior"] == prev, ("after the verdict", p)
     prev = p["posterior"]
 # Why it stopped, consistent with what it shows.
-top = max(d["confidence"], 1 - d["confidence"])
+top = max(examined, 1 - examined)
 assert stop["verdict_by"] in ("threshold", "decide_limit", "undecided"), stop
 assert (stop["verdict_by"] == "threshold") == (top >= thr), (stop, top, thr)
 assert stop["reason"] in ("verdict", "linkrank", "max_pages_per_site", "no_more_pages",
@@ -89,11 +100,43 @@ got = sorted([e["host"], repr(e["conf_sum"]), str(e["page_count"]), repr(e["weig
 norm = lambda rows: sorted((r[0], float(r[1]), int(r[2]), float(r[3])) for r in rows)
 assert norm(got) == norm(want), (got, want)
 assert all(e["weight"] is not None for e in d["edges_in"])
-print(stop["reason"], stop["verdict_by"])
+print(stop["reason"], stop["verdict_by"], judged["by"], judged["model_id"])
 PY
 done >"$SCRATCH/reasons.txt"
-ok "$n_hosts websites: pages in order, the last posterior is the confidence, a stop reason consistent with the site, in-edges as stored"
-echo "stop reasons: $(sort "$SCRATCH/reasons.txt" | uniq -c | tr -s ' \n' ' ')"
+ok "$n_hosts websites: pages in order, the last posterior the examination's confidence, a stop reason consistent with the site, in-edges as stored"
+echo "stop reasons: $(cut -d' ' -f1-2 "$SCRATCH/reasons.txt" | sort | uniq -c | tr -s ' \n' ' ')"
+# A default job (judge=crawl_model) judged every website again at the crawl's end (300
+# pages, before judge_pages): each verdict is the job's last crawl model's, as the job says.
+assert_eq 200 "$(req "/api/jobs/$job")" "GET the job" >/dev/null
+model=$(field "d['judge']['last']['model_id']")
+assert_eq "crawl_model 1 True" "$(field "d['judge']['mode'], d['judge']['models'],
+  d['judge']['last']['pages'] > 0 and 0 < d['judge']['last']['target_prior'] < 1" | tr -d "(),'")" \
+  "the job: judge mode crawl_model, one crawl model, the last one's figures"
+assert_eq "$n_hosts crawl_model $model" "$(cut -d' ' -f3-4 "$SCRATCH/reasons.txt" | sort | uniq -c | tr -s ' ' | sed 's/^ //')" \
+  "every website's verdict explained as the crawl model #$model's (judged.by, judged.model_id)"
+assert_eq 200 "$(req "/api/jobs/$job/sites?limit=1000")" "GET sites" >/dev/null
+assert_eq "crawl_model $n_hosts" "$(field "' '.join(sorted(set(x['judged_by'] for x in d['sites']))), len(d['sites'])" | tr -d "(),'")" \
+  "... and in the sites list (judged_by)"
+assert_eq 200 "$(req "/api/jobs/$job/sites/$(echo "$hosts" | head -1)")" "GET one site" >/dev/null
+assert_eq "crawl_model $model" "$(field "d['judged']['by'], d['judged']['model_id']" | tr -d "(),'")" \
+  "... and in one site's answer"
+# The exports say it too: judged_by, judged_at (as the API's judged.at), the same in both.
+assert_eq 200 "$(req "/api/jobs/$job/sites.csv")" "GET sites.csv" >/dev/null
+python3 - "$SCRATCH/body" "$model" "$n_hosts" "$(psql_q "select string_agg(host || '=' ||
+  to_char(judged_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), ' ') from sites
+  where job_id = $job and model_id = $model")" <<'PY' || fail "sites.csv: $(head -3 "$SCRATCH/body")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert list(rows[0])[-2:] == ["judged_by", "judged_at"], list(rows[0])
+want = dict(kv.split("=", 1) for kv in sys.argv[4].split())
+assert len(rows) == int(sys.argv[3]) == len(want), (len(rows), sys.argv[3], len(want))
+assert all(r["judged_by"] == "crawl_model" and r["judged_at"] == want[r["host"]] for r in rows), rows[0]
+PY
+assert_eq 200 "$(req "/api/jobs/$job/sites.ndjson")" "GET sites.ndjson" >/dev/null
+assert_eq "crawl_model $n_hosts" "$(python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]
+print(' '.join(sorted(set(x['judged_by'] for x in r))), sum(bool(x['judged_at']) for x in r))" "$SCRATCH/body")" \
+  "sites.ndjson: judged_by and judged_at on every line"
+ok "the exports have judged_by and judged_at"
 grep -Eq '^(verdict|linkrank) threshold' "$SCRATCH/reasons.txt" || fail "no website stopped by its verdict"
 ok "some websites stopped once their verdict reached p_threshold"
 # A discovered site reached by links has in-edges (a start site may not).
@@ -164,6 +207,41 @@ psql_q "delete from sites where job_id = $big and host <> 'h1.test'" >/dev/null
 sleep 0.3 # the answer cache holds a job's answers for 250 ms
 assert_eq 200 "$(req "/api/jobs/$big/border")" "GET border again"
 assert_eq "1 False" "$(field "d['total'], d['total_capped']" | tr -d '(),')" "... one left: 1, not capped"
+
+# --- a job run as the paper did (judge=examination): the page classifier's verdicts stand
+python3 - "$SCRATCH/job.json" <<'PY' >"$SCRATCH/exam.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["params"].update(max_pages=100, judge="examination")
+print(json.dumps(d))
+PY
+curl -s -o "$SCRATCH/body" -H 'Content-Type: application/json' --data-binary "@$SCRATCH/exam.json" \
+  "$API/api/jobs" >/dev/null
+exam=$(field "d['id']")
+for _ in $(seq 1200); do
+  req "/api/jobs/$exam" >/dev/null
+  [[ $(field "d['state']") == done || $(field "d['state']") == failed ]] && break
+  sleep 0.1
+done
+assert_eq "done examination 0 None" "$(field "d['state'], d['judge']['mode'], d['judge']['models'], d['judge']['last']" | tr -d "(),'")" \
+  "a judge=examination job: mode examination, no crawl model"
+ehost=$(psql_q "select host from sites where job_id = $exam and state = 'examined'
+  and role not like 'train%' order by host limit 1")
+req "/api/jobs/$exam/sites/$ehost/pages" >/dev/null
+assert_eq "examination None None $(psql_q "select to_char(examined_at at time zone 'UTC',
+  'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') from sites where job_id = $exam and host = '$ehost'") True" \
+  "$(field "d['judged']['by'], d['judged']['model_id'], d['judged']['model'], d['judged']['at'],
+  abs(d['pages'][-1]['posterior'] - d['confidence']) < 1e-9" | tr -d "(),'")" \
+  "... its website $ehost was judged by the examination when examined, its last posterior the confidence"
+req "/api/jobs/$exam/sites?limit=1000" >/dev/null
+assert_eq examination "$(field "' '.join(sorted(set(x['judged_by'] for x in d['sites'])))")" \
+  "... as every website in its sites list"
+req "/api/jobs/$exam/sites.ndjson" >/dev/null
+assert_eq "examination True" "$(python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]
+print(' '.join(sorted(set(x['judged_by'] for x in r))), all(x['judged_at'] == x['examined_at'] for x in r))" "$SCRATCH/body")" \
+  "... and in its export, judged when examined"
+req "/api/jobs/$job/sites/$thost/pages" >/dev/null
+assert_eq None "$(field "d['judged']")" "a training website has no crawl verdict (judged: null)"
 
 # --- unknowns are 404, as JSON
 assert_eq 404 "$(req "/api/jobs/999999/sites/x.test/pages")" "pages of an unknown job is 404"
