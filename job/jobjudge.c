@@ -23,7 +23,8 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .spy_folds = 3,
                                   .spy_quantile = 0.1,
                                   .spy_prior = 0.1,
-                                  .spy_prior_weight = 10};
+                                  .spy_prior_weight = 10,
+                                  .min_pages = 500};
     nbem_params_default(&p->em);
 }
 

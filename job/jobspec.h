@@ -83,8 +83,10 @@ struct jobspec_params {
      * the crawl's pages judges every examined website again, at judge_pages pages and
      * each doubling of them, and at the crawl's end); 1 */
     int judge;
-    int64_t judge_pages; /* crawl_model: the first judging at this many pages; 0 = only at
-                          * the end; 500 */
+    int64_t judge_pages; /* crawl_model: the first judging at this many pages, then at each
+                          * doubling and at the end; a crawl that read fewer pages is not
+                          * judged (too little of the web to learn from); 0 = only at the
+                          * end, whatever it read; 500 */
 };
 
 /* Name of a choice parameter's value, e.g. ("edge_weights", 2) -> "combined"; or NULL. */

@@ -73,7 +73,7 @@ PY
 python3 - "$SRC/demo/demo.jobs.json" >"$SCRATCH/explain.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))["sci.space"]
-d["params"] = {"politeness_delay_ms": 0, "concurrency": 8, "max_pages": 300}
+d["params"] = {"politeness_delay_ms": 0, "concurrency": 8, "max_pages": 300, "judge_pages": 200}
 json.dump(d, sys.stdout)
 PY
 explain_job=$(curl -s -H 'Content-Type: application/json' --data-binary "@$SCRATCH/explain.json" \

@@ -129,8 +129,9 @@ start_serve() {
 }
 
 # The demo job, sci.space, with or without a politeness delay.
+# (JOB_PARAMS, a JSON object, adds to the params: '{"judge_pages": 200}', say.)
 job_body() { # job_body DELAY_MS CONCURRENCY OUT [MAX_PAGES [TRAIN_PAGES_PER_SITE]]
-  python3 - "$SRC/demo/demo.jobs.json" "$1" "$2" "${4:-0}" "${5:-0}" >"$3" <<'PY'
+  python3 - "$SRC/demo/demo.jobs.json" "$1" "$2" "${4:-0}" "${5:-0}" "${JOB_PARAMS:-{\}}" >"$3" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))["sci.space"]
 d["params"] = {"politeness_delay_ms": int(sys.argv[2]), "concurrency": int(sys.argv[3])}
@@ -138,6 +139,7 @@ if int(sys.argv[4]) > 0:
     d["params"]["max_pages"] = int(sys.argv[4])
 if int(sys.argv[5]) > 0:
     d["params"]["train_pages_per_site"] = int(sys.argv[5])
+d["params"].update(json.loads(sys.argv[6]))
 json.dump(d, open("/dev/stdout", "w"))
 PY
 }
