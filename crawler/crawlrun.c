@@ -308,7 +308,8 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     r.m.in_flight = 0;
     if (crawlmeter_requests_settle(&r.m) != ERR_OK) /* the count stays a little high */
         log_warn("crawl: job %lld: requests: %s", (long long)c->job, err_msg());
-    if (!e && c->judge && !c->helper && !r.m.lease_lost && r.stop != CRAWL_LEFT) {
+    if (!e && c->judge && !c->helper && !r.m.lease_lost && r.stop != CRAWL_LEFT &&
+        r.m.pages >= c->judge_at) { /* a crawl that read less is not judged */
         r.next_judge = 0;
         e = judge_now(&r, 0); /* flushed above; finish wrote what it gave back */
     }

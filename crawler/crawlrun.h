@@ -81,8 +81,9 @@ struct crawlrun_config {
     void *ctx;
     /*
      * The lead's looks back (issue 30, job/jobjudge.h): once the job has judge_at pages
-     * (0: never), then at each doubling, and once more when the crawl ends (but not when
-     * its runner leaves it or lost its lease), judge(ctx, &relevant) judges the job's
+     * (0: only at the end), then at each doubling, and once more when the crawl ends with
+     * judge_at pages or more (but not when its runner leaves it or lost its lease),
+     * judge(ctx, &relevant) judges the job's
      * examined websites again, after the verdicts in memory are written, and answers how
      * many are relevant now (the meter's count from then on; -1: it did not judge). NULL:
      * never. A helper

@@ -24,7 +24,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .spy_quantile = 0.1,
                                   .spy_prior = 0.1,
                                   .spy_prior_weight = 10,
-                                  .min_pages = 500};
+                                  .min_pages = 250};
     nbem_params_default(&p->em);
 }
 

@@ -183,7 +183,7 @@ static enum err jobrun_judge(void *arg, int64_t *relevant)
     struct ctx *c = arg;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
-    p.min_pages = c->js->params.judge_pages; /* no judging before the first is due */
+    p.min_pages = 0; /* the crawl judges from judge_pages on (crawlrun_config.judge_at) */
     struct jobjudge_result r;
     enum err e = jobjudge_run(c->s, c->id, &p, 0, &r);
     if (e)

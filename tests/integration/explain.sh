@@ -106,13 +106,13 @@ PY
 done >"$SCRATCH/reasons.txt"
 ok "$n_hosts websites: pages in order, the last posterior the examination's confidence, a stop reason consistent with the site, in-edges as stored"
 echo "stop reasons: $(cut -d' ' -f1-2 "$SCRATCH/reasons.txt" | sort | uniq -c | tr -s ' \n' ' ')"
-# A default job (judge=crawl_model) judged every website again at the crawl's end (300
-# pages, before judge_pages): each verdict is the job's last crawl model's, as the job says.
+# The job (judge=crawl_model, judge_pages=200) judged every website again at 200 pages and
+# at the crawl's end (300): each verdict is the job's last crawl model's, as the job says.
 assert_eq 200 "$(req "/api/jobs/$job")" "GET the job" >/dev/null
 model=$(field "d['judge']['last']['model_id']")
-assert_eq "crawl_model 1 True" "$(field "d['judge']['mode'], d['judge']['models'],
+assert_eq "crawl_model 2 True" "$(field "d['judge']['mode'], d['judge']['models'],
   d['judge']['last']['pages'] > 0 and 0 < d['judge']['last']['target_prior'] < 1" | tr -d "(),'")" \
-  "the job: judge mode crawl_model, one crawl model, the last one's figures"
+  "the job: judge mode crawl_model, two crawl models (200 pages, the end), the last one's figures"
 assert_eq "$n_hosts crawl_model $model" "$(cut -d' ' -f3-4 "$SCRATCH/reasons.txt" | sort | uniq -c | tr -s ' ' | sed 's/^ //')" \
   "every website's verdict explained as the crawl model #$model's (judged.by, judged.model_id)"
 assert_eq 200 "$(req "/api/jobs/$job/sites?limit=1000")" "GET sites" >/dev/null
