@@ -169,6 +169,10 @@ int crawlui_report(struct crawlui *ui, const char *path, double seconds)
     json_num(f, "seconds", seconds, 1);
     fprintf(f, "\"robots_requests\": %lld, ", (long long)ui->robots_requests);
     fprintf(f, "\"retries\": %lld, ", (long long)ui->retries);
+    struct judgestore_summary js; /* the crawl models that judged the websites again */
+    if (judgestore_summary(ui->s, ui->job, &js) != ERR_OK)
+        js.models = 0;
+    fprintf(f, "\"retrains\": %lld, ", (long long)js.models);
     int bad = write_curve(f, ui, &sc, c.pages);
     jobscore_release(&sc);
     fprintf(f, "}\n");
