@@ -200,15 +200,16 @@ static void poll_job(struct run *r)
 }
 
 /* The job's websites judged again (crawlrun_config.judge), the verdicts in memory written
- * first (flush: by the strategy's flush; else the caller did); the meter counts the
- * relevant ones as the judging left them. */
-static enum err judge_now(struct run *r, int flush)
+ * first (by the strategy's flush; at the crawl's end, final, the caller did); the meter
+ * counts the relevant ones as the judging left them. */
+static enum err judge_now(struct run *r, int final)
 {
+    int flush = !final;
     enum err e = flush && r->st->flush ? r->st->flush(r->sctx) : ERR_OK;
     if (e)
         return e;
     int64_t relevant;
-    if (r->c->judge(r->c->ctx, &relevant) != ERR_OK) {
+    if (r->c->judge(r->c->ctx, final, &relevant) != ERR_OK) {
         log_warn("crawl: job %lld: judging again: %s", (long long)r->c->job, err_msg());
         return ERR_OK;
     }
@@ -243,7 +244,7 @@ static enum err loop_tick(void *arg)
     if (!e && r->next_judge > 0 && r->m.pages >= r->next_judge) {
         while (r->next_judge <= r->m.pages)
             r->next_judge *= 2;
-        e = judge_now(r, 1);
+        e = judge_now(r, 0);
     }
     if (!e && r->m.pages >= r->next_analyze) {
         r->next_analyze = r->m.pages * ANALYZE_GROWTH;
@@ -311,7 +312,7 @@ enum err crawlrun_run(const struct crawlrun_config *c, const struct crawl_strate
     if (!e && c->judge && !c->helper && !r.m.lease_lost && r.stop != CRAWL_LEFT &&
         r.m.pages >= c->judge_at) { /* a crawl that read less is not judged */
         r.next_judge = 0;
-        e = judge_now(&r, 0); /* flushed above; finish wrote what it gave back */
+        e = judge_now(&r, 1); /* flushed above; finish wrote what it gave back */
     }
     if (!e && !r.m.lease_lost && !c->helper)
         e = crawlmeter_write(&r.m, c->s, c->job);

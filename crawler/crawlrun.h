@@ -89,7 +89,7 @@ struct crawlrun_config {
      * never. A helper
      * never judges. A failure is logged; the crawl goes on.
      */
-    enum err (*judge)(void *ctx, int64_t *relevant);
+    enum err (*judge)(void *ctx, int final, int64_t *relevant); /* final: the crawl's end */
     int64_t judge_at;
 };
 

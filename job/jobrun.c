@@ -27,6 +27,7 @@
 #include "job/jobwarn.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
+#include "store/judgestore.h"
 #include "store/jobteam.h"
 #include "store/store.h"
 #include "store/trainstore.h"
@@ -178,11 +179,21 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
 }
 
 /* crawlrun_config.judge: the job's websites judged again by a model learnt from its crawl. */
-static enum err jobrun_judge(void *arg, int64_t *relevant)
+static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
 {
     struct ctx *c = arg;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
+    if (!final) {
+        /* During the crawl, one fit: the threshold the last spies chose (the shrinkage's
+         * prior before any); the spies (three fits more) choose again at the end. */
+        struct judgestore_summary last;
+        enum err e = judgestore_summary(c->s, c->id, &last);
+        if (e)
+            return e;
+        p.threshold = last.models && last.threshold > 0 ? last.threshold : p.spy_prior;
+        p.spy_folds = 0;
+    }
     p.min_pages = 0; /* the crawl judges from judge_pages on (crawlrun_config.judge_at) */
     struct jobjudge_result r;
     enum err e = jobjudge_run(c->s, c->id, &p, 0, &r);
