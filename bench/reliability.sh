@@ -14,14 +14,17 @@
 #              at 30% of the budget, worker C started 3 s later: how each job ended, and
 #              "jobs ended early: K of N" (ended on max_pages more than a website's worth
 #              short of it)
-#   error_pages  (issue 29) the dev web through a clean replay and through one with 30% 5xx,
-#              10% resets and 5% stalls (60 s): per run pages, websites, precision, recall;
-#              for the faulty one the error bodies classified (5xx pages with a Pr), the
-#              5xx URLs stored as pages, and the share of 5xx-answered URLs asked again
-#   link_flood (issue 29) the dev web with the first relevant training website's homepage
-#              carrying 60,000 links to 2,000 made-up websites (bench/flood_web.py): the
-#              flood hosts on the border and their best rank, the share of the budget
-#              spent on them, recall against the same crawl of the dev web as it is
+#   error_pages  (issue 29) the dev web through a clean replay once, and N times through
+#              one with 30% 5xx, 10% resets and 5% stalls (60 s), a fresh replay a run
+#              (--seed RUN): per run seconds, pages, websites, RSS, precision, recall, the
+#              error bodies classified (5xx pages with a Pr), the 5xx URLs stored as pages,
+#              the retries, and the 5xx-answered URLs asked again (of its access log); then
+#              the mean and worst precision and recall and the totals over the N runs
+#   link_flood (issue 29) the dev web once as it is, and N times with the first relevant
+#              training website's homepage carrying 60,000 links to 2,000 made-up websites
+#              (bench/flood_web.py): per run the same columns, the flood hosts known and
+#              their best rank, the flood hosts examined or failed and the pages spent on
+#              them; then the mean and worst precision and recall, and the totals
 #   db_crash   N crawls (concurrency 8, 100 ms latency), each with PostgreSQL crashed
 #              (immediate stop, back 2 s later) 4 times under its claims, at 1/5 .. 4/5 of
 #              the budget (issue 29): crawls hung (alive 90 s after their pages stopped
@@ -38,7 +41,8 @@
 #              connections) that never finish their headers, re-opened when closed, and
 #              40 requests from 127.0.0.2 meanwhile: how many failed (issue 29)
 # Usage: bench/reliability.sh [--kills N] [--runs N] [--budget PAGES] [SECTION...]
-#   (--kills N: the runs of kills, serve_kills and lead_death; --runs N: of db_crash)
+#   (--kills N: the runs of kills, serve_kills and lead_death; --runs N: of db_crash,
+#   error_pages and link_flood)
 #   defaults: 10 kills, 10 runs, 1500 pages, topic sci.space. Uses build/sitescout (SITESCOUT_BIN)
 #   and a private PostgreSQL cluster in a temporary directory.
 set -euo pipefail
@@ -124,33 +128,58 @@ faults() {
   python3 -c "import json; a, b = (json.load(open('$tmp/' + n + '.json'))['seconds'] for n in ('clean', 'faulty')); print(f'faulty / clean time: {b / a:.2f}')"
 }
 
-# crawl_run NAME PROXY: a crawl with its report in $tmp/NAME.json, its job in JOB.
+# crawl_run NAME PROXY: a crawl with its report in $tmp/NAME.json, its peak RSS (KiB) in
+# $tmp/NAME.rss and its job in JOB.
 crawl_run() {
   # shellcheck disable=SC2046
-  "$bin" crawl $(crawl_args "$2") --report "$tmp/$1.json" >"$tmp/$1.out" 2>&1 ||
-    { cat "$tmp/$1.out"; exit 1; }
+  /usr/bin/time -f '%M' -o "$tmp/$1.rss" "$bin" crawl $(crawl_args "$2") --report "$tmp/$1.json" \
+    >"$tmp/$1.out" 2>&1 || { cat "$tmp/$1.out"; exit 1; }
   JOB=$(q "select max(id) from jobs")
 }
+# replay_stop: SIGINT to the last replay started (it flushes its access log in full), and wait.
+replay_stop() {
+  kill -INT "${pids[-1]}" 2>/dev/null || true
+  wait "${pids[-1]}" 2>/dev/null || true
+  unset 'pids[-1]'
+}
+# summary NAME REPORT...: the mean and worst precision and recall of the reports.
+summary() {
+  python3 - "$@" <<'PY'
+import json, sys
+rs = [json.load(open(f)) for f in sys.argv[2:]]
+out = []
+for k in ("precision", "recall"):
+    v = [r[k] for r in rs if r.get(k) is not None]
+    out.append(f"{k} mean {sum(v) / len(v):.3f} worst {min(v):.3f}" if v else f"{k} -")
+print(f"{sys.argv[1]} over {len(rs)} runs: " + ", ".join(out))
+PY
+}
 
+# error_pages: the clean crawl once, the faulty one RUNS times, each through a replay of its
+# own (--seed RUN, its own access log, stopped by SIGINT so that the log is complete).
 error_pages() {
-  echo "== error_pages: dev web, sci.space, $budget pages; clean, and 30% 5xx + 10% resets + 5% stalls (60 s)"
+  echo "== error_pages: dev web, sci.space, $budget pages; clean once, and $runs runs with" \
+    "30% 5xx + 10% resets + 5% stalls (60 s), the replay's --seed the run's number"
+  local head='%-8s %8s %6s %6s %6s %7s %6s %6s'
+  printf "$head %7s %6s %7s %11s\n" run seconds pages sites relev rss_mb prec recall \
+    classif 5xx_pg retries asked_again
   replay ep_clean
-  local clean=$REPLAY
-  replay ep_faulty --error-rate 0.3 --reset-rate 0.1 --stall-rate 0.05 --access-log "$tmp/ep.log"
-  local faulty=$REPLAY
-  printf '%-8s %8s %6s %6s %6s %7s %6s %6s\n' run seconds pages sites relev rss_mb prec recall
-  crawl_run ep_clean "$clean"
-  report_line clean "$tmp/ep_clean.json" 0
-  crawl_run ep_faulty "$faulty"
-  report_line faulty "$tmp/ep_faulty.json" 0
-  grep -h 'training lost' "$tmp/ep_faulty.out" || echo "training: no class lost most of its websites"
-  echo "training pages read: clean $(sed -n 's/.*training on \([0-9]*\) pages of.*/\1/p' "$tmp/ep_clean.out"), faulty $(sed -n 's/.*training on \([0-9]*\) pages of.*/\1/p' "$tmp/ep_faulty.out"); training websites read: faulty $(q "select count(*) from sites where job_id = $JOB and role in ('train', 'train_other')")"
-  echo "pages asked again (retries): $(python3 -c "import json; print(json.load(open('$tmp/ep_faulty.json')).get('retries', '-'))")"
-  echo "error bodies classified (pages answered 5xx with a Pr): $(q "select count(*) from pages where job_id = $JOB and status >= 500 and pr_target is not null")"
-  echo "5xx URLs stored as pages: $(q "select count(*) from pages where job_id = $JOB and status >= 500") of $(q "select count(*) from pages where job_id = $JOB") pages"
-  kill -INT "${pids[-1]}" 2>/dev/null || true # flush the access log
-  sleep 1
-  python3 - "$tmp/ep.log" <<'PY'
+  crawl_run ep_clean "$REPLAY"
+  replay_stop
+  report_line clean "$tmp/ep_clean.json" "$(cat "$tmp/ep_clean.rss")"
+  local classified=0 stored=0 retries=0 failed=0 asked=0 reports=() notes=()
+  for i in $(seq "$runs"); do
+    replay "ep$i" --seed "$i" --error-rate 0.3 --reset-rate 0.1 --stall-rate 0.05 \
+      --access-log "$tmp/ep$i.log"
+    crawl_run "ep_faulty$i" "$REPLAY"
+    replay_stop
+    reports+=("$tmp/ep_faulty$i.json")
+    local c s r again
+    c=$(q "select count(*) from pages where job_id = $JOB and status >= 500 and pr_target is not null")
+    s=$(q "select count(*) from pages where job_id = $JOB and status >= 500")
+    r=$(python3 -c "import json; print(json.load(open('$tmp/ep_faulty$i.json')).get('retries', 0))")
+    # The URLs answered 5xx (robots.txt aside) and those of them asked again later: "F A".
+    again=$(python3 - "$tmp/ep$i.log" <<'PY'
 import json, sys
 failed, asked, last = set(), set(), {}
 reqs = [json.loads(l) for l in open(sys.argv[1])]
@@ -161,26 +190,59 @@ for r in reqs:
         failed.add(r["url"])
         if last[r["url"]] > r["ts"]:
             asked.add(r["url"])
-print(f"URLs answered 5xx (robots.txt aside): {len(failed)}, asked again: {len(asked)} ({len(asked) / max(1, len(failed)):.2f})")
+print(len(failed), len(asked))
 PY
+)
+    local f=${again% *} a=${again#* }
+    classified=$((classified + c)) stored=$((stored + s)) retries=$((retries + r))
+    failed=$((failed + f)) asked=$((asked + a))
+    printf '%s %7s %6s %7s %11s\n' \
+      "$(report_line "faulty$i" "$tmp/ep_faulty$i.json" "$(cat "$tmp/ep_faulty$i.rss")")" \
+      "$c" "$s" "$r" "$a/$f"
+    local lost
+    lost=$(grep -h 'training lost' "$tmp/ep_faulty$i.out" || true)
+    [[ -z $lost ]] || notes+=("run $i: $lost")
+  done
+  ((${#notes[@]})) && printf '%s\n' "${notes[@]}" || echo "training: no run lost most of a class's websites"
+  summary error_pages "${reports[@]}"
+  echo "error bodies classified (5xx pages with a Pr): $classified (should be 0); 5xx URLs" \
+    "stored as pages: $stored; retries: $retries; URLs answered 5xx (robots.txt aside) asked" \
+    "again: $asked of $failed ($(python3 -c "print(f'{$asked / max(1, $failed):.3f}')"))"
 }
 
+# link_flood: the clean crawl once, the flooded one RUNS times through one replay.
 link_flood() {
-  echo "== link_flood: dev web, sci.space, $budget pages; the first relevant training homepage with 60,000 links to 2,000 made-up websites"
+  echo "== link_flood: dev web, sci.space, $budget pages; the first relevant training homepage" \
+    "with 60,000 links to 2,000 made-up websites; clean once, flooded $runs runs"
   python3 "$top/bench/flood_web.py" "$web/dev.warc.gz" "$web/dev.jobs.json" sci.space \
     "$tmp/flood.warc.gz" | sed 's/^/flooded page: /'
+  local head='%-8s %8s %6s %6s %6s %7s %6s %6s'
+  printf "$head %6s %6s %6s %6s\n" run seconds pages sites relev rss_mb prec recall \
+    fknown frank fexam fpages
   replay lf_clean
-  local clean=$REPLAY
+  crawl_run lf_clean "$REPLAY"
+  replay_stop
+  report_line clean "$tmp/lf_clean.json" "$(cat "$tmp/lf_clean.rss")"
   WARCS_FIRST="--warc $tmp/flood.warc.gz" replay lf_flood
-  local flood=$REPLAY
-  printf '%-8s %8s %6s %6s %6s %7s %6s %6s\n' run seconds pages sites relev rss_mb prec recall
-  crawl_run lf_clean "$clean"
-  report_line clean "$tmp/lf_clean.json" 0
-  crawl_run lf_flood "$flood"
-  report_line flood "$tmp/lf_flood.json" 0
-  local fl="job_id = $JOB and host like 'flood-%.invalid'"
-  echo "flood hosts known: $(q "select count(*) from sites where $fl"), best rank $(q "select coalesce(round(max(rank)::numeric, 3), 0) from sites where $fl"), others' best rank $(q "select round(max(rank)::numeric, 3) from sites where job_id = $JOB and role = 'discovered' and host not like 'flood-%.invalid'")"
-  echo "flood hosts examined or failed: $(q "select count(*) from sites where $fl and state <> 'border'"); budget spent on them: $(q "select coalesce(sum(pages_visited), 0) from sites where $fl") of $(q "select pages_downloaded from jobs where id = $JOB") pages"
+  local flood=$REPLAY known=0 rank=0 examined=0 spent=0 pages=0 reports=()
+  for i in $(seq "$runs"); do
+    crawl_run "lf_flood$i" "$flood"
+    reports+=("$tmp/lf_flood$i.json")
+    local fl="job_id = $JOB and host like 'flood-%.invalid'" k r e s
+    IFS='|' read -r k r e s < <(q "select count(*), coalesce(round(max(rank)::numeric, 3), 0),
+      count(*) filter (where state <> 'border'), coalesce(sum(pages_visited), 0) from sites where $fl")
+    printf '%s %6s %6s %6s %6s\n' \
+      "$(report_line "flood$i" "$tmp/lf_flood$i.json" "$(cat "$tmp/lf_flood$i.rss")")" "$k" "$r" "$e" "$s"
+    ((k > known)) && known=$k
+    rank=$(python3 -c "print(max($rank, $r))")
+    examined=$((examined + e)) spent=$((spent + s))
+    pages=$((pages + $(q "select pages_downloaded from jobs where id = $JOB")))
+  done
+  replay_stop
+  summary link_flood "${reports[@]}"
+  echo "flood hosts known: at most $known a run, best rank $rank; flood hosts examined or" \
+    "failed: $examined in all; budget spent on them: $spent of $pages pages" \
+    "($(python3 -c "print(f'{$spent / max(1, $pages):.3f}')"))"
 }
 
 # The oracle of the kill sections: an uninterrupted run (sets PROXY, LENGTH, N_ORACLE).
