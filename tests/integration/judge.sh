@@ -4,7 +4,8 @@
 # paper's (judge = examination). The crawl model's relevant websites are mostly on topic,
 # the examination's are not; every relevant website says which model judged it, each
 # judging is a stored model, the job's count matches the view; `sitescout judge` judges
-# the paper's job again and its errors are one line each.
+# the paper's job again and its errors are one line each; a crawl killed -9 just after a
+# judging keeps its counts and, resumed, ends judged by its last model.
 source "$(dirname "$0")/lib.sh"
 make_scratch
 start_private_pg
@@ -94,6 +95,41 @@ ok "judged again: $found relevant websites, precision $prec"
 assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $paper_job")" \
   "$(psql_q "select relevant_found from jobs where id = $paper_job")" \
   "judged again, the job's relevant count is the view's"
+
+# --- kill -9 just after a judging, then resume: nothing half-written, judged again at the end
+( exec "$BIN" crawl --db "$DB_URL" --job "$SCRATCH/few.json" --topic "$TOPIC" --proxy "$PROXY" \
+  --set politeness_delay_ms=0 --set max_pages=3000 ) >"$SCRATCH/killed.out" 2>&1 &
+pid=$!
+at_exit "kill -9 $pid"
+killed_job=""
+for _ in $(seq 1200); do # one query a turn: a loaded machine must not miss the moment
+  killed_job=$(psql_q "select max(j.id) from jobs j where j.id > $paper_job and j.state = 'crawling'
+    and exists (select 1 from models m where m.job_id = j.id and m.kind = 'crawl')")
+  [[ -n $killed_job ]] && break
+  kill -0 $pid 2>/dev/null || fail "the crawl ended before its first judging: $(cat "$SCRATCH/killed.out")"
+  sleep 0.05
+done
+[[ -n $killed_job ]] || fail "no judging within 60 s: $(cat "$SCRATCH/killed.out")"
+kill -9 $pid
+wait $pid 2>/dev/null || true
+at=$(psql_q "select pages_downloaded from jobs where id = $killed_job")
+assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $killed_job")" \
+  "$(psql_q "select relevant_found from jobs where id = $killed_job")" \
+  "killed -9 after a judging (at $at pages): the job's relevant count is the view's"
+"$BIN" crawl --db "$DB_URL" --resume "$killed_job" >"$SCRATCH/resumed.out" 2>&1 ||
+  fail "the resume failed: $(cat "$SCRATCH/resumed.out")"
+assert_eq done "$(psql_q "select state from jobs where id = $killed_job")" "resumed, the job ends"
+assert_eq 0 "$(psql_q "select count(*) from relevant_websites r where job_id = $killed_job
+  and not exists (select 1 from models m where m.id = r.model_id and m.job_id = $killed_job
+  and m.kind = 'crawl' and m.id = (select max(id) from models where job_id = $killed_job
+  and kind = 'crawl'))")" "resumed, every relevant website has the last crawl model's verdict"
+assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $killed_job")" \
+  "$(psql_q "select relevant_found from jobs where id = $killed_job")" \
+  "resumed, the job's relevant count is the view's"
+read -r found prec <<<"$(precision "$killed_job")"
+python3 -c "import sys; sys.exit(0 if $prec >= 0.8 else 1)" ||
+  fail "killed and resumed, precision $prec (0.8 or more expected)"
+ok "killed and resumed: $found relevant websites, precision $prec"
 
 # --- errors: one line, non-zero
 set +e
