@@ -181,8 +181,16 @@ static enum err judge_sites(const struct nbem *m, const struct pages *pg,
         enum err e = grow_array((void **)out, &cap, *n_out + 1, sizeof **out);
         if (e)
             return e;
-        (*out)[(*n_out)++] = (struct judgestore_verdict){
-            store_rows_get(r, (int)i, 0), jobjudge_confidence(conf, threshold), conf > threshold};
+        /* Relevant when the crawl model says so and the examination did too: where the
+         * user gave enough examples for the page classifier to know the neighbours, it
+         * vetoes the crawl model's mistakes among them; with few, it calls nearly every
+         * website relevant and the crawl model decides (docs/classifier.md). */
+        const char *examined = store_rows_get(r, (int)i, 3);
+        int relevant = conf > threshold && (!examined || strcmp(examined, "t") == 0);
+        double c = jobjudge_confidence(conf, threshold);
+        if (!relevant && c > 0.5)
+            c = 0.5; /* vetoed: not above 1/2 */
+        (*out)[(*n_out)++] = (struct judgestore_verdict){store_rows_get(r, (int)i, 0), c, relevant};
     }
     return ERR_OK;
 }

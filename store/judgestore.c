@@ -12,7 +12,8 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
     char j[24];
     const char *p[] = {NUM(j, job)};
     return store_query(s,
-                       "SELECT s.host, s.role, p.terms, s.relevant, s.confidence"
+                       "SELECT s.host, s.role, p.terms, coalesce(s.examined_relevant, s.relevant),"
+                       " s.confidence"
                        " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
                        " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
                        " ORDER BY s.host, p.id",
@@ -70,6 +71,7 @@ static enum err write_tx(struct store *s, void *arg)
         "WITH it AS (SELECT * FROM unnest($3::text[], $4::float8[], $5::bool[])"
         "  AS t(host, conf, rel)), "
         "u AS (UPDATE sites s SET confidence = it.conf, relevant = it.rel, model_id = $2,"
+        "  examined_relevant = coalesce(s.examined_relevant, s.relevant),"
         "  judged_at = now(),"
         "  found_pages = CASE WHEN it.rel AND NOT s.relevant"
         "   THEN (SELECT pages_downloaded FROM jobs WHERE id = $1) ELSE s.found_pages END"

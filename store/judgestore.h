@@ -25,7 +25,9 @@ struct store_rows;
 /*
  * The pages with term counts of job's examined websites, a website's pages together, in
  * the order read: columns 0 host, 1 role ('train', 'train_other', 'start', 'discovered'),
- * 2 terms (classifier/termvec.h), 3 the website's relevant ('t'/'f'), 4 its confidence.
+ * 2 terms (classifier/termvec.h), 3 its examination's verdict ('t'/'f': the page
+ * classifier's, kept in sites.examined_relevant once a crawl model judged it), 4 its
+ * confidence.
  * *out is the caller's (store_rows_free).
  */
 enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
