@@ -232,3 +232,68 @@ out:
     nbem_free(m);
     return e;
 }
+
+static const char nbem_magic[8] = {'S', 'S', 'N', 'B', 'E', 'M', '0', '1'};
+
+enum err nbem_serialize(const struct nbem *m, struct buf *out)
+{
+    uint32_t head[2] = {m->n_terms, m->n_comp};
+    enum err e = buf_append(out, nbem_magic, sizeof nbem_magic);
+    if (!e)
+        e = buf_append(out, head, sizeof head);
+    if (!e)
+        e = buf_append(out, &m->page_tokens, sizeof m->page_tokens);
+    if (!e)
+        e = buf_append(out, m->log_prior, m->n_comp * sizeof *m->log_prior);
+    size_t cells = (size_t)m->n_comp * m->n_terms;
+    for (size_t i = 0; !e && i < cells; i++) {
+        float f = (float)m->logp[i];
+        e = buf_append(out, &f, sizeof f);
+    }
+    return e;
+}
+
+enum err nbem_deserialize(const void *data, size_t len, struct nbem **out)
+{
+    *out = NULL;
+    const unsigned char *p = data;
+    uint32_t head[2];
+    size_t fixed = sizeof nbem_magic + sizeof head + sizeof(double);
+    if (len < fixed || len > NBEM_MAX_BYTES || memcmp(p, nbem_magic, sizeof nbem_magic) != 0)
+        return err_set(ERR_PARSE, "crawl model bytes: not a crawl model (%zu bytes)", len);
+    memcpy(head, p + sizeof nbem_magic, sizeof head);
+    if (head[0] < 1 || head[1] < 2 || head[1] > 1 + NBEM_MAX_OTHER)
+        return err_set(ERR_PARSE, "crawl model bytes: %u terms, %u components", head[0], head[1]);
+    size_t cells = (size_t)head[0] * head[1];
+    if (len != fixed + head[1] * sizeof(double) + cells * sizeof(float))
+        return err_set(ERR_PARSE, "crawl model bytes: %zu bytes for %u terms and %u components",
+                       len, head[0], head[1]);
+    struct nbem *m = calloc(1, sizeof *m);
+    if (!m || !(m->logp = malloc(cells * sizeof *m->logp))) {
+        nbem_free(m);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    m->n_terms = head[0];
+    m->n_comp = head[1];
+    const unsigned char *at = p + sizeof nbem_magic + sizeof head;
+    memcpy(&m->page_tokens, at, sizeof m->page_tokens);
+    at += sizeof m->page_tokens;
+    memcpy(m->log_prior, at, m->n_comp * sizeof *m->log_prior);
+    at += m->n_comp * sizeof *m->log_prior;
+    int ok = isfinite(m->page_tokens) && m->page_tokens >= 0;
+    for (uint32_t c = 0; c < m->n_comp; c++)
+        ok &= isfinite(m->log_prior[c]) && m->log_prior[c] <= 0;
+    for (size_t i = 0; i < cells; i++) {
+        float f;
+        memcpy(&f, at + i * sizeof f, sizeof f);
+        m->logp[i] = f;
+        ok &= isfinite(f) && f <= 0;
+    }
+    if (!ok) {
+        nbem_free(m);
+        return err_set(ERR_PARSE, "crawl model bytes: a value out of range");
+    }
+    m->prior0 = exp(m->log_prior[0]);
+    *out = m;
+    return ERR_OK;
+}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "common/err.h"
 
 /*
@@ -75,6 +76,17 @@ void nbem_free(struct nbem *m);
  */
 double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *count, uint32_t n,
                    uint32_t *known);
+
+/*
+ * Model bytes (stored in models.data, kind 'crawl'): "SSNBEM01", then n_terms and n_comp
+ * (uint32), page_tokens and the n_comp log mixture weights (double), then the n_comp x
+ * n_terms log term probabilities as float, all in the host's byte order. The model's
+ * term ids are its caller's (job/jobjudge.c stores its vocabulary beside them).
+ * nbem_deserialize checks the sizes and that every value is finite; ERR_PARSE otherwise.
+ */
+#define NBEM_MAX_BYTES ((size_t)256 << 20)
+enum err nbem_serialize(const struct nbem *m, struct buf *out) WARN_UNUSED;
+enum err nbem_deserialize(const void *data, size_t len, struct nbem **out) WARN_UNUSED;
 
 /* The target's share of the unlabelled pages (its mixture weight); for logs and reports. */
 double nbem_target_prior(const struct nbem *m);

@@ -39,6 +39,7 @@ struct pages {
     size_t n, cap_term, cap_count;
     size_t *start; /* n_docs + 1 */
     size_t n_docs;
+    uint32_t *kept; /* the model's term id -> vocabulary id */
 };
 
 static enum err add_term(void *ctx, const char *term, size_t len, uint32_t count)
@@ -72,6 +73,7 @@ static void pages_release(struct pages *pg)
 {
     vocab_release(&pg->v);
     free(pg->df);
+    free(pg->kept);
     free(pg->last);
     free(pg->term);
     free(pg->count);
@@ -101,8 +103,16 @@ static enum err pages_read(struct pages *pg, const struct store_rows *r, uint32_
     uint32_t *id = malloc((pg->v.n ? pg->v.n : 1) * sizeof *id), k = 0;
     if (!id)
         return err_set(ERR_NOMEM, "out of memory");
-    for (uint32_t t = 0; t < pg->v.n; t++)
+    pg->kept = malloc((pg->v.n ? pg->v.n : 1) * sizeof *pg->kept);
+    if (!pg->kept) {
+        free(id);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t t = 0; t < pg->v.n; t++) {
         id[t] = pg->df[t] >= min_sites ? k++ : UINT32_MAX;
+        if (id[t] != UINT32_MAX)
+            pg->kept[id[t]] = t;
+    }
     size_t out = 0;
     for (size_t d = 0; d < pg->n_docs; d++) {
         size_t from = pg->start[d], to = pg->start[d + 1];
@@ -269,8 +279,29 @@ static enum err spy_threshold(const struct pages *pg, const struct store_rows *r
     return e;
 }
 
+/*
+ * The model's bytes (models.data): its vocabulary, uint32 n then n terms, each a byte of
+ * length and its bytes, in the model's term ids' order; then the model (nbem_serialize).
+ * Every judging's model is kept, so what decided a verdict can be read back.
+ */
+static enum err model_bytes(const struct nbem *m, const struct pages *pg, struct buf *out)
+{
+    uint32_t n = nbem_terms(m);
+    enum err e = buf_append(out, &n, sizeof n);
+    for (uint32_t t = 0; !e && t < n; t++) {
+        size_t len;
+        const char *term = vocab_term(&pg->v, pg->kept[t], &len);
+        unsigned char l = (unsigned char)len; /* tokens are at most TOKENIZE_MAX_BYTES */
+        e = buf_append(out, &l, 1);
+        if (!e)
+            e = buf_append(out, term, l);
+    }
+    return e ? e : nbem_serialize(m, out);
+}
+
 static enum err save_model(struct store *s, int64_t job, const struct jobjudge_params *p,
-                           const struct jobjudge_result *res, int64_t *id)
+                           const struct jobjudge_result *res, const struct nbem *m,
+                           const struct pages *pg, int64_t *id)
 {
     char cv[512], params[512];
     snprintf(cv, sizeof cv,
@@ -286,7 +317,13 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
              (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold,
              p->spy_folds, p->spy_quantile, p->spy_prior, p->spy_prior_weight,
              (long long)p->min_pages);
-    return models_save(s, job, MODELS_CRAWL, 1, 0, NAN, cv, params, "", 0, id);
+    struct buf data;
+    buf_init(&data, NBEM_MAX_BYTES);
+    enum err e = model_bytes(m, pg, &data);
+    if (!e)
+        e = models_save(s, job, MODELS_CRAWL, 1, 0, NAN, cv, params, data.data, data.len, id);
+    buf_release(&data);
+    return e;
 }
 
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
@@ -346,7 +383,7 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
         out->target_prior = nbem_target_prior(m);
     }
     if (!e && !dry_run)
-        e = save_model(s, job, p, out, &out->model_id);
+        e = save_model(s, job, p, out, m, &pg, &out->model_id);
     if (!e && !dry_run)
         e = judgestore_write(s, job, out->model_id, v, n_v, &out->relevant, &out->changed);
     if (!e && dry_run) {

@@ -55,6 +55,9 @@ assert_eq 0 "$(psql_q "select count(*) from relevant_websites where job_id = $mo
   "every relevant website was judged by a crawl model, which the view names"
 models=$(psql_q "select count(*) from models where job_id = $model_job and kind = 'crawl'")
 assert_eq 4 "$models" "one crawl model a judging: at 500, 1,000 and 2,000 pages and at the end"
+assert_eq 0 "$(psql_q "select count(*) from models where job_id = $model_job and kind = 'crawl'
+  and (length(data) < 1000 or (cv->>'threshold')::float8 is null)")" \
+  "each crawl model is stored whole (its vocabulary and parameters) with its threshold"
 assert_eq 0 "$(psql_q "select count(*) from sites s where job_id = $model_job and model_id is not null
   and not exists (select 1 from models m where m.id = s.model_id and m.job_id = $model_job
   and m.kind = 'crawl')")" "each verdict's model is one of the job's crawl models"

@@ -353,6 +353,38 @@ static void test_m_step_exact(void **state)
     }
 }
 
+/* Model bytes: a model read back scores every page as the model (float log-probabilities:
+ * within 1e-5); bad bytes are refused. */
+static void test_bytes_round_trip(void **state)
+{
+    (void)state;
+    struct corpus c;
+    make(&c, 3, 7);
+    struct nbem *m = fit(&c, 3, 1), *back = NULL;
+    struct buf b;
+    buf_init(&b, 0);
+    assert_int_equal(nbem_serialize(m, &b), ERR_OK);
+    assert_int_equal(nbem_deserialize(b.data, b.len, &back), ERR_OK);
+    assert_int_equal(nbem_terms(back), nbem_terms(m));
+    assert_int_equal(nbem_components(back), nbem_components(m));
+    assert_true(nbem_target_prior(back) == nbem_target_prior(m));
+    for (size_t d = 0; d < c.n; d++)
+        assert_true(fabs(score(back, &c.d[d]) - score(m, &c.d[d])) < 1e-5);
+    nbem_free(back);
+    struct nbem *bad = NULL;
+    assert_int_equal(nbem_deserialize(b.data, b.len - 1, &bad), ERR_PARSE); /* truncated */
+    assert_null(bad);
+    b.data[0] = 'X'; /* not a model */
+    assert_int_equal(nbem_deserialize(b.data, b.len, &bad), ERR_PARSE);
+    b.data[0] = 'S';
+    float nan = NAN; /* a log-probability that is not a number */
+    memcpy(b.data + b.len - sizeof nan, &nan, sizeof nan);
+    assert_int_equal(nbem_deserialize(b.data, b.len, &bad), ERR_PARSE);
+    assert_null(bad);
+    buf_release(&b);
+    nbem_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_prior_without_unlabelled),
         cmocka_unit_test(test_seed),
         cmocka_unit_test(test_m_step_exact),
+        cmocka_unit_test(test_bytes_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
