@@ -205,6 +205,26 @@ static enum err judge_sites(const struct nbem *m, const struct pages *pg,
     return ERR_OK;
 }
 
+/* A dry run's figures: the verdicts v would change, and the job's relevant websites after
+ * (those v judges, as v says; the others, training websites aside, as they are). */
+static void dry_counts(const struct store_rows *r, const struct judgestore_verdict *v, size_t n_v,
+                       struct jobjudge_result *out)
+{
+    size_t rows = (size_t)store_rows_count(r), k = 0;
+    for (size_t i = 0, j; i < rows; i = j) {
+        j = site_end(r, i);
+        if (label_of(store_rows_get(r, (int)i, 1)) != NBEM_UNLABELED)
+            continue;
+        int now = strcmp(store_rows_get(r, (int)i, 4), "t") == 0;
+        if (k < n_v && strcmp(v[k].host, store_rows_get(r, (int)i, 0)) == 0) {
+            out->changed += v[k].relevant != now;
+            out->relevant += v[k++].relevant;
+        } else {
+            out->relevant += now;
+        }
+    }
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -386,10 +406,8 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
         e = save_model(s, job, p, out, m, &pg, &out->model_id);
     if (!e && !dry_run)
         e = judgestore_write(s, job, out->model_id, v, n_v, &out->relevant, &out->changed);
-    if (!e && dry_run) {
-        for (size_t i = 0; i < n_v; i++)
-            out->relevant += v[i].relevant;
-    }
+    if (!e && dry_run) /* what a judging would change: the verdicts, and the job's count */
+        dry_counts(r, v, n_v, out);
 out:
     out->seconds = monotime_s() - t0;
     free(v);

@@ -13,7 +13,7 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
     const char *p[] = {NUM(j, job)};
     return store_query(s,
                        "SELECT s.host, s.role, p.terms, coalesce(s.examined_relevant, s.relevant),"
-                       " s.confidence"
+                       " s.relevant"
                        " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
                        " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
                        " ORDER BY s.host, p.id",

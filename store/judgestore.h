@@ -27,7 +27,7 @@ struct store_rows;
  * the order read: columns 0 host, 1 role ('train', 'train_other', 'start', 'discovered'),
  * 2 terms (classifier/termvec.h), 3 its examination's verdict ('t'/'f': the page
  * classifier's, kept in sites.examined_relevant once a crawl model judged it), 4 its
- * confidence.
+ * verdict now ('t'/'f').
  * *out is the caller's (store_rows_free).
  */
 enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;

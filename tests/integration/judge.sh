@@ -84,13 +84,16 @@ assert_eq 0 "$(psql_q "select count(*) from models where job_id = $paper_job and
 
 # --- sitescout judge on the paper's job: a dry run changes nothing, then it judges
 before=$(psql_q "select relevant_found from jobs where id = $paper_job")
-out=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --dry-run) || fail "judge --dry-run: $out"
-assert_contains "$out" "dry run: nothing written" "judge --dry-run says so"
+dry=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --dry-run) || fail "judge --dry-run: $dry"
+assert_contains "$dry" "dry run: nothing written" "judge --dry-run says so"
 assert_eq "$before" "$(psql_q "select relevant_found from jobs where id = $paper_job")" \
   "a dry run changes no verdict"
 out=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --labels "$WEB/dev-alltopics.sites.tsv") ||
   fail "judge: $out"
 assert_contains "$out" "verdicts changed" "judge reports what it changed"
+assert_eq "$(echo "$dry" | grep -o '[0-9]* verdicts changed, [0-9]* relevant')" \
+  "$(echo "$out" | head -1 | grep -o '[0-9]* verdicts changed, [0-9]* relevant')" \
+  "the dry run said what the judging then changed"
 read -r found prec <<<"$(precision "$paper_job")"
 python3 -c "import sys; sys.exit(0 if $prec >= 0.8 else 1)" ||
   fail "judged again, the paper's job has precision $prec (0.8 or more expected)"
