@@ -29,6 +29,10 @@ struct extcrawl_params {
     int new_links_only; /* LinkRank counts links to websites the job does not know yet */
     int deepen_sites;   /* relevant websites kept for a deeper read of their links while
                          * the border runs low (crawler/deepen.h); 0: none */
+    /* Issue 30: a website's confidence by the job's last crawl model, from its pages'
+     * terms, to weigh its links by (1: *conf set; 0: no model yet). NULL: never. */
+    int (*site_score)(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf);
+    void *site_score_ctx;
 };
 
 /*

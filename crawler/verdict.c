@@ -27,7 +27,8 @@ static enum err write_weighted(const struct dest *d, enum edges_weights mode,
         const struct edge *ed = &v->edges[i];
         ce[i] = (struct crawlstore_edge){
             ed->host, ed->homepage, ed->conf_sum, ed->page_count,
-            edges_weight(mode, v->confidence, ed->conf_sum, ed->page_count)};
+            edges_weight(mode, v->link_set ? v->link_confidence : v->confidence, ed->conf_sum,
+                         ed->page_count)};
     }
     struct crawlstore_site_result res = {
         .host = v->host,

@@ -34,6 +34,11 @@ struct verdict {
     const struct edge *edges; /* aggregated transversal links, weighted here */
     size_t n_edges;
     int fetches_before; /* verdict_queue_more: the fetches stored of the website before */
+    /* The links weigh by link_confidence instead of confidence when link_set (issue 30:
+     * the job's last crawl model's confidence, while the verdict stays the examination's
+     * until the next judging). */
+    int link_set;
+    double link_confidence;
 };
 
 /*

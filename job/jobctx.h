@@ -12,6 +12,8 @@
 #include "crawler/crawl.h"
 #include "job/jobrun.h"
 
+struct jobjudge_model;
+
 struct ctx {
     struct store *s;
     int64_t id;
@@ -24,11 +26,12 @@ struct ctx {
     struct weighttable *table;  /* strategy weight_table's topic weight table */
     struct ctxgraph *ctx;       /* strategy context_graph's layers and layer classifier */
     char worker[128];
-    struct joblease_keeper *keeper; /* renews the lease beside the run */
-    int lease_lost;                 /* another worker took the job over: write nothing more */
-    int helper;                     /* examines websites beside the job's lead (jobrun_help) */
-    double next_poll;               /* training: when to look at the job row again */
-    enum crawl_stop train_stop;     /* a stop or pause asked for during training */
+    struct joblease_keeper *keeper;     /* renews the lease beside the run */
+    int lease_lost;                     /* another worker took the job over: write nothing more */
+    int helper;                         /* examines websites beside the job's lead (jobrun_help) */
+    struct jobjudge_model *crawl_model; /* the lead's last judging's model (job/jobjudge.h) */
+    double next_poll;                   /* training: when to look at the job row again */
+    enum crawl_stop train_stop;         /* a stop or pause asked for during training */
 };
 
 /*

@@ -346,6 +346,92 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
     return e;
 }
 
+struct jobjudge_model {
+    struct vocab v; /* the model's term ids */
+    struct nbem *m;
+    double threshold, weight_cap;
+};
+
+void jobjudge_model_free(struct jobjudge_model *jm)
+{
+    if (!jm)
+        return;
+    vocab_release(&jm->v);
+    nbem_free(jm->m);
+    free(jm);
+}
+
+/* The model m (taken) with the vocabulary of its term ids (pg's kept terms). */
+static enum err model_keep(struct nbem *m, const struct pages *pg, double threshold,
+                           double weight_cap, struct jobjudge_model **out)
+{
+    struct jobjudge_model *jm = calloc(1, sizeof *jm);
+    if (!jm) {
+        nbem_free(m);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    vocab_init(&jm->v);
+    jm->m = m;
+    jm->threshold = threshold;
+    jm->weight_cap = weight_cap;
+    enum err e = ERR_OK;
+    for (uint32_t t = 0; !e && t < nbem_terms(m); t++) {
+        size_t len;
+        const char *term = vocab_term(&pg->v, pg->kept[t], &len);
+        uint32_t id;
+        e = vocab_add(&jm->v, term, len, &id, NULL);
+    }
+    if (e) {
+        jobjudge_model_free(jm);
+        return e;
+    }
+    *out = jm;
+    return ERR_OK;
+}
+
+/* A page's terms as the model's ids (the terms it does not know left out). */
+struct page_ids {
+    const struct vocab *v;
+    uint32_t term[TERMVEC_MAX_TERMS], count[TERMVEC_MAX_TERMS];
+    uint32_t n;
+};
+
+static enum err page_id(void *ctx, const char *term, size_t len, uint32_t count)
+{
+    struct page_ids *pi = ctx;
+    uint32_t id;
+    if (pi->n < TERMVEC_MAX_TERMS && vocab_find(pi->v, term, len, &id)) {
+        pi->term[pi->n] = id;
+        pi->count[pi->n++] = count;
+    }
+    return ERR_OK;
+}
+
+int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *terms, size_t n,
+                         double *conf)
+{
+    struct page_ids *pi = malloc(sizeof *pi);
+    double sum = 0, weight = 0;
+    for (size_t i = 0; pi && i < n; i++) {
+        if (!terms[i])
+            continue;
+        pi->v = &jm->v;
+        pi->n = 0;
+        if (termvec_decode(terms[i], page_id, pi) != ERR_OK)
+            continue;
+        uint32_t known;
+        double pr = nbem_target(jm->m, pi->term, pi->count, pi->n, &known);
+        double w = known < jm->weight_cap ? known : jm->weight_cap;
+        sum += w * pr;
+        weight += w;
+    }
+    free(pi);
+    if (!(weight > 0))
+        return 0;
+    *conf = jobjudge_confidence(sum / weight, jm->threshold);
+    return 1;
+}
+
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
                       struct jobjudge_result *out)
 {
@@ -406,6 +492,10 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
         e = save_model(s, job, p, out, m, &pg, &out->model_id);
     if (!e && !dry_run)
         e = judgestore_write(s, job, out->model_id, v, n_v, &out->relevant, &out->changed);
+    if (!e && p->keep_model) {
+        e = model_keep(m, &pg, out->threshold, p->weight_cap, &out->model);
+        m = NULL; /* the kept model's now */
+    }
     if (!e && dry_run) /* what a judging would change: the verdicts, and the job's count */
         dry_counts(r, v, n_v, out);
 out:

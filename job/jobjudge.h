@@ -26,6 +26,7 @@ struct jobjudge_params {
     double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
     double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
     int64_t min_pages;       /* fewer pages read by the crawl: no model, the verdicts stay */
+    int keep_model;          /* hand the model out (jobjudge_result.model) */
 };
 
 /* The lowest threshold spies may give. */
@@ -43,17 +44,18 @@ void jobjudge_params_default(struct jobjudge_params *p);
 double jobjudge_confidence(double score, double threshold);
 
 struct jobjudge_result {
-    size_t pages;        /* pages the model learnt from */
-    size_t terms;        /* its vocabulary */
-    size_t sites;        /* websites judged */
-    int64_t changed;     /* verdicts that changed */
-    int64_t relevant;    /* the job's relevant websites after */
-    int64_t model_id;    /* the model's row in `models` (0: none) */
-    size_t crawl_pages;  /* pages of the crawl among them; below p->min_pages nothing is
-                          * learnt nor judged (sites 0) */
-    double target_prior; /* the topic's share of the crawl's pages, as the model sees it */
-    double threshold;    /* the verdicts' */
-    size_t spies;        /* relevant example websites that chose it (0: p->threshold) */
+    size_t pages;                 /* pages the model learnt from */
+    size_t terms;                 /* its vocabulary */
+    size_t sites;                 /* websites judged */
+    int64_t changed;              /* verdicts that changed */
+    int64_t relevant;             /* the job's relevant websites after */
+    int64_t model_id;             /* the model's row in `models` (0: none) */
+    size_t crawl_pages;           /* pages of the crawl among them; below p->min_pages nothing is
+                                   * learnt nor judged (sites 0) */
+    double target_prior;          /* the topic's share of the crawl's pages, as the model sees it */
+    double threshold;             /* the verdicts' */
+    size_t spies;                 /* relevant example websites that chose it (0: p->threshold) */
+    struct jobjudge_model *model; /* with p->keep_model: the model (jobjudge_model_free) */
     double seconds;
 };
 
@@ -65,5 +67,16 @@ struct jobjudge_result {
  */
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
                       struct jobjudge_result *out) WARN_UNUSED;
+
+/*
+ * A judging's model kept in memory, to score a website as it is examined (its pages'
+ * terms, as stored): jobjudge_model_score sets *conf (as jobjudge_confidence: above 1/2
+ * means the model would call it relevant) and answers 1, or 0 when no page has a term it
+ * knows. Read-only once made: any number of threads may score with it.
+ */
+struct jobjudge_model;
+int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *terms, size_t n,
+                         double *conf);
+void jobjudge_model_free(struct jobjudge_model *jm);
 
 #endif

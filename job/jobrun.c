@@ -194,11 +194,16 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
         p.threshold = last.models && last.threshold > 0 ? last.threshold : p.spy_prior;
         p.spy_folds = 0;
     }
-    p.min_pages = 0; /* the crawl judges from judge_pages on (crawlrun_config.judge_at) */
+    p.min_pages = 0;  /* the crawl judges from judge_pages on (crawlrun_config.judge_at) */
+    p.keep_model = 1; /* the websites examined until the next judging weigh their links by it */
     struct jobjudge_result r;
     enum err e = jobjudge_run(c->s, c->id, &p, 0, &r);
     if (e)
         return e;
+    if (r.model) {
+        jobjudge_model_free(c->crawl_model);
+        c->crawl_model = r.model;
+    }
     if (!r.model_id) {
         log_info("job %lld: not judged again: its crawl read %zu pages, %lld needed to learn from",
                  (long long)c->id, r.crawl_pages, (long long)p.min_pages);
@@ -212,6 +217,22 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
              (long long)r.changed, (long long)r.relevant);
     *relevant = r.relevant;
     return ERR_OK;
+}
+
+/* extcrawl_params.site_score: a website's confidence by the last judging's model. */
+static int jobrun_site_score(void *arg, const struct sitecrawl_page *pages, size_t n, double *conf)
+{
+    struct ctx *c = arg;
+    if (!c->crawl_model || !n)
+        return 0;
+    const char **terms = malloc(n * sizeof *terms);
+    if (!terms)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        terms[i] = pages[i].terms;
+    int scored = jobjudge_model_score(c->crawl_model, terms, n, conf);
+    free(terms);
+    return scored;
 }
 
 static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
@@ -239,7 +260,8 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
     };
     if (jobspec_strategy_pages(jp->strategy))
         return jobrun_crawl_pages(c, &rc, stop);
-    if (jp->judge == 1 && jp->strategy != JOBSPEC_HOMEPAGE) {
+    int judging = jp->judge == 1 && jp->strategy != JOBSPEC_HOMEPAGE;
+    if (judging) {
         rc.judge = jobrun_judge;
         rc.judge_at = jp->judge_pages;
     }
@@ -258,6 +280,8 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .concurrency = jp->concurrency,
         .new_links_only = jp->linkrank_links == 1,
         .deepen_sites = jp->deepen_sites,
+        .site_score = judging && !c->helper ? jobrun_site_score : NULL,
+        .site_score_ctx = c,
     };
     if (jp->strategy == JOBSPEC_HOMEPAGE) {
         /* Each website judged by its homepage alone, by the homepage classifier: with
@@ -419,6 +443,8 @@ static void ctx_release(struct ctx *c)
 {
     fetcher_free(c->f);
     pagecls_free(c->model);
+    jobjudge_model_free(c->crawl_model);
+    c->crawl_model = NULL;
     pagecls_free(c->home_model);
     keyphrases_free(c->keys);
     weighttable_free(c->table);

@@ -82,6 +82,20 @@ assert_contains "$(cat "$SCRATCH/paper.out")" "verdicts by the page classifier" 
 assert_eq 0 "$(psql_q "select count(*) from models where job_id = $paper_job and kind = 'crawl'")" \
   "judge=examination learns no crawl model"
 
+# --- the websites examined after the first judging weigh their links by the crawl model:
+# off-topic ones lightly (the paper's verdicts weigh nearly every link fully, few-shot)
+low_share() { # low_share JOB SINCE: the share of links weighing < 0.7 from websites examined after SINCE
+  psql_q "select round(coalesce(avg((e.weight < 0.7)::int), 0)::numeric, 3) from edges e
+    join sites s on s.job_id = e.job_id and s.host = e.src_host
+    where e.job_id = $1 and s.role = 'discovered' and s.examined_at > $2"
+}
+first=$(psql_q "select min(created_at) from models where job_id = $model_job and kind = 'crawl'")
+model_low=$(low_share "$model_job" "'$first'")
+paper_low=$(low_share "$paper_job" "'-infinity'")
+python3 -c "import sys; sys.exit(0 if $model_low >= $paper_low + 0.2 else 1)" ||
+  fail "links after the first judging weighing < 0.7: $model_low of the crawl model's, $paper_low of the paper's"
+ok "links weighing < 0.7 after the first judging: $model_low (the paper's: $paper_low)"
+
 # --- sitescout judge on the paper's job: a dry run changes nothing, then it judges
 before=$(psql_q "select relevant_found from jobs where id = $paper_job")
 dry=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --dry-run) || fail "judge --dry-run: $dry"
