@@ -25,7 +25,8 @@
 # labels' relevant test sites, nothing found scoring 0 in the mean and worst); top 10
 # is the share of the first 10 discovered websites of the view relevant_websites (by
 # position) whose topic by the labels is the target; pages = pages_downloaded; retrains
-# = the report's "retrains" (0 while the crawler has none). A crawl that fails, or a
+# = the report's "retrains" (0 while the crawler has none); judging CPU = the judgings'
+# share of the crawl process's CPU (the report's judge_cpu_seconds / cpu_seconds). A crawl that fails, or a
 # topic that cannot be run, stops the script with status 1.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -169,31 +170,35 @@ for t in topics:
                  "precision": r["precision"], "recall": r["recall"],
                  "top10": hits / len(hosts) if hosts else None, "top10_n": len(hosts),
                  "pages": r["pages_downloaded"], "retrains": r.get("retrains", 0),
-                 "seconds": r["seconds"]})
+                 "seconds": r["seconds"],
+                 # the judgings' share of the crawl process's CPU (None: not reported)
+                 "judge_cpu": r["judge_cpu_seconds"] / r["cpu_seconds"]
+                 if r.get("cpu_seconds") else None})
 f = lambda v: "-" if v is None else "%.3f" % v
 mode = "few-shot: first %s relevant and %s other example websites" % (few, few) if int(few) \
     else "full jobs"
 print("%d topics, %s, %s pages, politeness 0%s; %s s in all; source tree %s\n" % (
     len(rows), mode, budget, (", " + sets) if sets else "", seconds, commit))
-print("| topic | found | precision | recall | top 10 | pages | retrains |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| topic | found | precision | recall | top 10 | pages | retrains | judging CPU |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
     t10 = f(r["top10"]) + ("" if r["top10_n"] in (0, 10) else " (of %d)" % r["top10_n"])
-    print("| %s%s | %d | %s | %s | %s | %d | %d |" % (
+    print("| %s%s | %d | %s | %s | %s | %d | %d | %s |" % (
         r["topic"], " (tuned)" if r["tuned"] else "", r["found"], f(r["precision"]),
-        f(r["recall"]), t10, r["pages"], r["retrains"]))
+        f(r["recall"]), t10, r["pages"], r["retrains"], f(r["judge_cpu"])))
 z = lambda v: 0.0 if v is None else v  # nothing found scores 0, as in docs/eval.md
 for name, part in (("all", rows), ("untuned", [r for r in rows if not r["tuned"]])):
     if not part:
         continue
     mean = lambda k: sum(z(r[k]) for r in part) / len(part)
     worst = lambda k: min(part, key=lambda r: z(r[k]))
-    print("| **mean, %s %d** | %.1f | %.3f | %.3f | %.3f | %.0f | %.1f |" % (
+    print("| **mean, %s %d** | %.1f | %.3f | %.3f | %.3f | %.0f | %.1f | %.3f |" % (
         name, len(part), mean("found"), mean("precision"), mean("recall"), mean("top10"),
-        mean("pages"), mean("retrains")))
+        mean("pages"), mean("retrains"), mean("judge_cpu")))
     cells = ["%.3f (%s)" % (z(worst(k)[k]), worst(k)["topic"]) for k in ("precision", "recall", "top10")]
-    print("| **worst, %s %d** | %d | %s | %d | %d |" % (
+    print("| **worst, %s %d** | %d | %s | %d | %d | %.3f |" % (
         name, len(part), min(r["found"] for r in part), " | ".join(cells),
-        min(r["pages"] for r in part), max(r["retrains"] for r in part)))
+        min(r["pages"] for r in part), max(r["retrains"] for r in part),
+        max(z(r["judge_cpu"]) for r in part)))
 PY
 [[ -z $out ]] || cp "$tmp/table.md" "$out/table.md"

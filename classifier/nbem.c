@@ -10,10 +10,13 @@
 /* Added to each component's count of unlabelled pages in its mixture weight. */
 #define PRIOR_SMOOTH 1.0
 
+/* A page's posterior for a component below this weighs nothing in the M step. */
+#define NBEM_Z_FLOOR 1e-9
+
 struct nbem {
     uint32_t n_terms, n_comp;
     double page_tokens;
-    double *logp; /* logp[c * n_terms + t] = ln p(t|c) */
+    double *logp; /* logp[t * n_comp + c] = ln p(t|c): a term's components side by side */
     double log_prior[1 + NBEM_MAX_OTHER];
     double prior0;
 };
@@ -64,8 +67,9 @@ static void log_scores(const struct nbem *m, const uint32_t *term, const uint32_
         if (term[i] >= m->n_terms)
             continue;
         k += count[i];
+        const double *row = m->logp + (size_t)term[i] * m->n_comp;
         for (uint32_t c = from; c < m->n_comp; c++)
-            ll[c] += count[i] * m->logp[(size_t)c * m->n_terms + term[i]];
+            ll[c] += count[i] * row[c];
     }
     double scale = page_scale(m->page_tokens, k);
     for (uint32_t c = from; c < m->n_comp; c++)
@@ -99,36 +103,45 @@ double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *c
 static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbem_doc *docs,
                    size_t n, const double *z, double *tot)
 {
-    size_t cells = (size_t)m->n_comp * m->n_terms;
+    uint32_t nc = m->n_comp;
+    size_t cells = (size_t)nc * m->n_terms;
     memset(m->logp, 0, cells * sizeof *m->logp); /* counts first */
-    memset(tot, 0, m->n_comp * sizeof *tot);
+    memset(tot, 0, nc * sizeof *tot);
     double u_mass[1 + NBEM_MAX_OTHER] = {0};
     size_t n_u = 0;
     for (size_t d = 0; d < n; d++) {
-        const double *zd = z + d * m->n_comp;
+        const double *zd = z + d * nc;
         n_u += docs[d].label == NBEM_UNLABELED;
         double occurrences = 0;
         for (uint32_t i = 0; i < docs[d].n; i++)
             occurrences += docs[d].count[i];
         double scale = page_scale(m->page_tokens, occurrences);
-        for (uint32_t c = 0; c < m->n_comp; c++) {
-            if (zd[c] == 0)
+        /* The components the page weighs in (a posterior below NBEM_Z_FLOOR is dropped:
+         * Naive Bayes posteriors are sharp, most of a page's are far below it). */
+        uint32_t active[1 + NBEM_MAX_OTHER], n_active = 0;
+        double w[1 + NBEM_MAX_OTHER];
+        for (uint32_t c = 0; c < nc; c++) {
+            if (zd[c] < NBEM_Z_FLOOR)
                 continue;
-            double *row = m->logp + (size_t)c * m->n_terms;
-            double w = zd[c] * scale;
-            for (uint32_t i = 0; i < docs[d].n; i++) {
-                row[docs[d].term[i]] += w * docs[d].count[i];
-                tot[c] += w * docs[d].count[i];
-            }
+            active[n_active] = c;
+            w[n_active++] = zd[c] * scale;
+            tot[c] += zd[c] * scale * occurrences;
             if (docs[d].label == NBEM_UNLABELED)
                 u_mass[c] += zd[c];
         }
+        for (uint32_t i = 0; i < docs[d].n; i++) {
+            double *row = m->logp + (size_t)docs[d].term[i] * nc;
+            for (uint32_t a = 0; a < n_active; a++)
+                row[active[a]] += w[a] * docs[d].count[i];
+        }
     }
-    for (uint32_t c = 0; c < m->n_comp; c++) {
-        double *row = m->logp + (size_t)c * m->n_terms;
-        double denom = log(p->alpha * m->n_terms + tot[c]);
-        for (uint32_t t = 0; t < m->n_terms; t++)
-            row[t] = log(p->alpha + row[t]) - denom;
+    double denom[1 + NBEM_MAX_OTHER];
+    for (uint32_t c = 0; c < nc; c++)
+        denom[c] = log(p->alpha * m->n_terms + tot[c]);
+    for (uint32_t t = 0; t < m->n_terms; t++) {
+        double *row = m->logp + (size_t)t * nc;
+        for (uint32_t c = 0; c < nc; c++)
+            row[c] = log(p->alpha + row[c]) - denom[c];
     }
     /* The mixture weights: the unlabelled pages' (all pages' when there are none). */
     size_t base = n_u ? n_u : n;
@@ -245,11 +258,12 @@ enum err nbem_serialize(const struct nbem *m, struct buf *out)
         e = buf_append(out, &m->page_tokens, sizeof m->page_tokens);
     if (!e)
         e = buf_append(out, m->log_prior, m->n_comp * sizeof *m->log_prior);
-    size_t cells = (size_t)m->n_comp * m->n_terms;
-    for (size_t i = 0; !e && i < cells; i++) {
-        float f = (float)m->logp[i];
-        e = buf_append(out, &f, sizeof f);
-    }
+    /* On disk component by component (the header's order), in memory term by term. */
+    for (uint32_t c = 0; !e && c < m->n_comp; c++)
+        for (uint32_t t = 0; !e && t < m->n_terms; t++) {
+            float f = (float)m->logp[(size_t)t * m->n_comp + c];
+            e = buf_append(out, &f, sizeof f);
+        }
     return e;
 }
 
@@ -286,7 +300,7 @@ enum err nbem_deserialize(const void *data, size_t len, struct nbem **out)
     for (size_t i = 0; i < cells; i++) {
         float f;
         memcpy(&f, at + i * sizeof f, sizeof f);
-        m->logp[i] = f;
+        m->logp[(i % m->n_terms) * m->n_comp + i / m->n_terms] = f;
         ok &= isfinite(f) && f <= 0;
     }
     if (!ok) {

@@ -31,11 +31,12 @@ void cmd_judge_usage(void)
            "  --job ID            the job\n"
            "  --dry-run           print the figures, change nothing\n"
            "  --labels FILE       a test web's ground truth (sites.tsv): print the job's\n"
-           "                      precision and recall before and after\n"
+           "                      precision and recall before and after (with --dry-run:\n"
+           "                      before only; a dry run's verdicts are not scored)\n"
            "  --db URL            PostgreSQL connection URL (default: SITESCOUT_DB, else the\n"
            "                      embedded cluster)\n"
            "  --components N      \"other\" components, 1..%d (default %u)\n"
-           "  --seed N            the seed of EM's start (k-means; default %llu)\n"
+           "  --seed N            the seed of EM's random start (default %llu)\n"
            "  --iterations N      EM iterations, 1..1000 (default %u)\n"
            "  --alpha X           term smoothing, > 0 (default %g)\n"
            "  --min-sites N       leave out terms of fewer websites (default %u)\n"
@@ -136,10 +137,12 @@ int cmd_judge(int argc, char **argv)
            (long long)job, r.sites, r.pages, r.terms, r.target_prior, r.threshold, r.spies,
            r.seconds, (long long)r.changed, (long long)r.relevant,
            dry_run ? " (dry run: nothing written)" : "");
-    if (labels)
+    if (labels && dry_run)
+        printf("precision %.3f, recall %.3f (%zu found) as stored; a dry run's verdicts are not"
+               " scored\n",
+               before.precision, before.recall, before.found);
+    else if (labels)
         printf("precision %.3f -> %.3f, recall %.3f -> %.3f (%zu -> %zu found)\n", before.precision,
-               dry_run ? before.precision : after.precision, before.recall,
-               dry_run ? before.recall : after.recall, before.found,
-               dry_run ? before.found : after.found);
+               after.precision, before.recall, after.recall, before.found, after.found);
     return CLI_OK;
 }

@@ -173,6 +173,8 @@ int crawlui_report(struct crawlui *ui, const char *path, double seconds)
     if (judgestore_summary(ui->s, ui->job, &js) != ERR_OK)
         js.models = 0;
     fprintf(f, "\"retrains\": %lld, ", (long long)js.models);
+    json_num(f, "cpu_seconds", cputime_process_s(), 1);  /* every thread's, judgings included */
+    json_num(f, "judge_cpu_seconds", js.cpu_seconds, 1); /* the judgings' */
     int bad = write_curve(f, ui, &sc, c.pages);
     jobscore_release(&sc);
     fprintf(f, "}\n");

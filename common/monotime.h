@@ -13,4 +13,10 @@ int64_t monotime_ms(void);
 /* And in microseconds. */
 int64_t monotime_us(void);
 
+/* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID). */
+double cputime_thread_s(void);
+
+/* CPU seconds the whole process has used, every thread's (CLOCK_PROCESS_CPUTIME_ID). */
+double cputime_process_s(void);
+
 #endif

@@ -326,8 +326,9 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
     char cv[512], params[512];
     snprintf(cv, sizeof cv,
              "{\"pages\": %zu, \"terms\": %zu, \"sites\": %zu, \"target_prior\": %.6g,"
-             " \"threshold\": %.6g, \"spies\": %zu}",
-             res->pages, res->terms, res->sites, res->target_prior, res->threshold, res->spies);
+             " \"threshold\": %.6g, \"spies\": %zu, \"cpu_seconds\": %.3f}",
+             res->pages, res->terms, res->sites, res->target_prior, res->threshold, res->spies,
+             res->cpu_seconds);
     snprintf(params, sizeof params,
              "{\"other_components\": %u, \"iterations\": %u, \"alpha\": %.6g,"
              " \"page_tokens\": %.6g, \"seed\": %llu, \"min_sites\": %u, \"weight_cap\": %.6g,"
@@ -436,7 +437,7 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
                       struct jobjudge_result *out)
 {
     *out = (struct jobjudge_result){.threshold = NAN};
-    double t0 = monotime_s();
+    double t0 = monotime_s(), cpu0 = cputime_thread_s();
     struct store_rows *r = NULL;
     struct pages pg = {0};
     vocab_init(&pg.v);
@@ -487,6 +488,7 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
         out->terms = n_terms;
         out->sites = n_v;
         out->target_prior = nbem_target_prior(m);
+        out->cpu_seconds = cputime_thread_s() - cpu0;
     }
     if (!e && !dry_run)
         e = save_model(s, job, p, out, m, &pg, &out->model_id);

@@ -57,6 +57,8 @@ struct jobjudge_result {
     size_t spies;                 /* relevant example websites that chose it (0: p->threshold) */
     struct jobjudge_model *model; /* with p->keep_model: the model (jobjudge_model_free) */
     double seconds;
+    double cpu_seconds; /* the judging thread's CPU until its model was saved (reading the
+                         * pages, fitting, judging); stored in the model's cv */
 };
 
 /*

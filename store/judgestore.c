@@ -44,15 +44,17 @@ enum err judgestore_summary(struct store *s, int64_t job, struct judgestore_summ
     struct store_rows *r;
     enum err e = store_query(s,
                              "SELECT count(*) OVER (), id, (cv->>'pages')::bigint,"
-                             " (cv->>'threshold')::float8 FROM models"
+                             " (cv->>'threshold')::float8,"
+                             " sum(coalesce((cv->>'cpu_seconds')::float8, 0)) OVER ()"
+                             " FROM models"
                              " WHERE job_id = $1 AND kind = 'crawl' ORDER BY id DESC LIMIT 1",
                              1, p, &r);
     if (e)
         return e;
     if (store_rows_count(r) == 1)
-        *out =
-            (struct judgestore_summary){store_rows_i64(r, 0, 0, 0), store_rows_i64(r, 0, 1, 0),
-                                        store_rows_i64(r, 0, 2, 0), store_rows_double(r, 0, 3, 0)};
+        *out = (struct judgestore_summary){
+            store_rows_i64(r, 0, 0, 0), store_rows_i64(r, 0, 1, 0), store_rows_i64(r, 0, 2, 0),
+            store_rows_double(r, 0, 3, 0), store_rows_double(r, 0, 4, 0)};
     store_rows_free(r);
     return ERR_OK;
 }

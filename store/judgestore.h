@@ -41,6 +41,7 @@ struct judgestore_summary {
     int64_t last_id;
     int64_t pages;    /* the last model learnt from this many pages ... */
     double threshold; /* ... and judged at this threshold */
+    double cpu_seconds; /* the CPU all the job's judgings took (their models' cv) */
 };
 enum err judgestore_summary(struct store *s, int64_t job,
                             struct judgestore_summary *out) WARN_UNUSED;

@@ -42,7 +42,7 @@ crawl() { # crawl OUT --set ...: a 3,000-page crawl of the few-shot job; sets JO
 }
 
 # --- the default: the crawl model judges (at 500, 1,000 and 2,000 pages and at the end)
-crawl model.out
+crawl model.out --report "$SCRATCH/model.json"
 model_job=$JOB
 read -r found prec <<<"$(precision "$model_job")"
 [[ $found -ge 8 ]] || fail "the crawl model found $found relevant websites (8 or more expected)"
@@ -58,6 +58,13 @@ assert_eq 4 "$models" "one crawl model a judging: at 500, 1,000 and 2,000 pages 
 assert_eq 0 "$(psql_q "select count(*) from models where job_id = $model_job and kind = 'crawl'
   and (length(data) < 1000 or (cv->>'threshold')::float8 is null)")" \
   "each crawl model is stored whole (its vocabulary and parameters) with its threshold"
+python3 - "$SCRATCH/model.json" <<'PY' || fail "the report's judging figures: $(cat "$SCRATCH/model.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["retrains"] == 4, r["retrains"]
+assert 0 < r["judge_cpu_seconds"] < r["cpu_seconds"], (r["judge_cpu_seconds"], r["cpu_seconds"])
+PY
+ok "the report counts 4 judgings and their CPU, a part of the crawl's"
 assert_eq 0 "$(psql_q "select count(*) from sites s where job_id = $model_job and model_id is not null
   and not exists (select 1 from models m where m.id = s.model_id and m.job_id = $model_job
   and m.kind = 'crawl')")" "each verdict's model is one of the job's crawl models"
