@@ -39,8 +39,8 @@ enum err judgestore_topic(struct store *s, int64_t job, char *out, size_t cap) W
 struct judgestore_summary {
     int64_t models; /* 0: none (then the rest is 0) */
     int64_t last_id;
-    int64_t pages;    /* the last model learnt from this many pages ... */
-    double threshold; /* ... and judged at this threshold */
+    int64_t pages;      /* the last model learnt from this many pages ... */
+    double threshold;   /* ... and judged at this threshold */
     double cpu_seconds; /* the CPU all the job's judgings took (their models' cv) */
 };
 enum err judgestore_summary(struct store *s, int64_t job,
