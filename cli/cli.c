@@ -25,6 +25,8 @@ const struct cli_command cli_commands[] = {
     {"export", "write a job's websites to stdout as CSV or NDJSON", cmd_export, cmd_export_usage},
     {"judge", "judge a job's websites again with a model learnt from its crawl", cmd_judge,
      cmd_judge_usage},
+    {"label", "say whether a website of a job is relevant: the job learns from it", cmd_label,
+     cmd_label_usage},
     {"replay", "serve WARC archives as the web (an HTTP proxy with fault injection)", cmd_replay,
      cmd_replay_usage},
     {"serve", "run the HTTP API and the jobs submitted to it", cmd_serve, cmd_serve_usage},

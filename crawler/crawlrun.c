@@ -13,6 +13,7 @@
 #include "store/jobteam.h"
 
 #define POLL_MS  1000 /* how often the job row is checked for stop/pause */
+#define DUE_MS   250  /* how often the lead asks whether the job should be judged now */
 #define FLUSH_MS 2000 /* how often a strategy's kept verdicts and pages are written */
 /* The planner's statistics are refreshed ANALYZE_FIRST pages into the crawl, then each
  * time the crawl's pages have grown ANALYZE_GROWTH times (crawlstore_analyze_start says
@@ -30,7 +31,7 @@ struct run {
     void *sctx;
     struct crawlmeter m;
     enum crawl_stop stop;
-    double next_poll, next_flush;
+    double next_poll, next_flush, next_due;
     int64_t next_analyze;             /* pages */
     int64_t next_judge;               /* pages; 0: never (crawlrun_config.judge) */
     struct bgexec *analyze;           /* ANALYZE beside the crawl, not in its way */
@@ -245,6 +246,10 @@ static enum err loop_tick(void *arg)
         while (r->next_judge <= r->m.pages)
             r->next_judge *= 2;
         e = judge_now(r, 0);
+    } else if (!e && r->c->judge && r->c->judge_due && t >= r->next_due) {
+        r->next_due = t + DUE_MS / 1000.0;
+        if (r->c->judge_due(r->c->ctx))
+            e = judge_now(r, 0);
     }
     if (!e && r->m.pages >= r->next_analyze) {
         r->next_analyze = r->m.pages * ANALYZE_GROWTH;

@@ -91,6 +91,10 @@ struct crawlrun_config {
      */
     enum err (*judge)(void *ctx, int final, int64_t *relevant); /* final: the crawl's end */
     int64_t judge_at;
+    /* Asked by the lead four times a second, with judge: 1 when
+     * the job should be judged now, whatever its pages (its user labelled websites:
+     * store/labelstore.h). NULL: never. */
+    int (*judge_due)(void *ctx);
 };
 
 /*

@@ -23,11 +23,13 @@
 #include "crawler/warcwrite.h"
 #include "job/jobctx.h"
 #include "job/jobjudge.h"
+#include "job/joblabels.h"
 #include "job/jobspec.h"
 #include "job/jobwarn.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/judgestore.h"
+#include "store/labelstore.h"
 #include "store/jobteam.h"
 #include "store/store.h"
 #include "store/trainstore.h"
@@ -178,26 +180,26 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
     return e;
 }
 
-/* crawlrun_config.judge: the job's websites judged again by a model learnt from its crawl. */
+/* crawlrun_config.judge: the job's websites judged again by a model learnt from its crawl
+ * and from every label its user gave (those given since count as judged). */
 static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
 {
     struct ctx *c = arg;
     struct jobjudge_params p;
-    jobjudge_params_default(&p);
-    if (!final) {
-        /* During the crawl, one fit: the threshold the last spies chose (the shrinkage's
-         * prior before any); the spies (three fits more) choose again at the end. */
-        struct judgestore_summary last;
-        enum err e = judgestore_summary(c->s, c->id, &last);
-        if (e)
-            return e;
-        p.threshold = last.models && last.threshold > 0 ? last.threshold : p.spy_prior;
-        p.spy_folds = 0;
-    }
-    p.min_pages = 0;  /* the crawl judges from judge_pages on (crawlrun_config.judge_at) */
+    int labels;
+    struct labelstore_mark mark;
+    enum err e = labelstore_pending(c->s, c->id, 0, &labels, &mark);
+    if (!e)
+        e = joblabels_params(c->s, c->id, final, &p);
+    if (e)
+        return e;
     p.keep_model = 1; /* the websites examined until the next judging weigh their links by it */
     struct jobjudge_result r;
-    enum err e = jobjudge_run(c->s, c->id, &p, 0, &r);
+    e = jobjudge_run(c->s, c->id, &p, 0, &r);
+    if (labels && e != ERR_DB) { /* a judging that cannot learn from them will not later */
+        enum err m = labelstore_judged(c->s, c->id, &mark);
+        e = e ? e : m;
+    }
     if (e)
         return e;
     if (r.model) {
@@ -217,6 +219,19 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
              (long long)r.changed, (long long)r.relevant);
     *relevant = r.relevant;
     return ERR_OK;
+}
+
+/* crawlrun_config.judge_due: labels given since the last judging, settled. */
+static int jobrun_judge_due(void *arg)
+{
+    struct ctx *c = arg;
+    int pending;
+    struct labelstore_mark mark;
+    if (labelstore_pending(c->s, c->id, JOBLABELS_SETTLE_MS, &pending, &mark) != ERR_OK) {
+        log_warn("job %lld: labels: %s", (long long)c->id, err_msg());
+        return 0;
+    }
+    return pending;
 }
 
 /* extcrawl_params.site_score: a website's confidence by the last judging's model. */
@@ -264,6 +279,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
     if (judging) {
         rc.judge = jobrun_judge;
         rc.judge_at = jp->judge_pages;
+        rc.judge_due = jobrun_judge_due;
     }
     struct extcrawl_params p = {
         .weights = (enum edges_weights)jp->edge_weights,

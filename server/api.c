@@ -28,6 +28,7 @@
 #include "store/store.h"
 #include "server/httpcheck.h"
 #include "server/httpneg.h"
+#include "server/apilabels.h"
 #include "server/apirefresh.h"
 #include "server/apireply.h"
 #include "server/respcache.h"
@@ -55,6 +56,9 @@ enum route_id {
     R_SITES_NDJSON,
     R_SITE_PAGES,
     R_BORDER,
+    R_LABEL_PUT,
+    R_LABEL_DELETE,
+    R_LABELS,
 };
 
 /* Indexed by enum route_id. */
@@ -85,12 +89,15 @@ const struct api_route api_routes[] = {
     {"GET", "/api/jobs/{id}/sites.ndjson", export_args, NDJSON},
     {"GET", "/api/jobs/{id}/sites/{host}/pages", no_args, JSON},
     {"GET", "/api/jobs/{id}/border", border_args, JSON},
+    {"PUT", "/api/jobs/{id}/sites/{host}/label", no_args, JSON},
+    {"DELETE", "/api/jobs/{id}/sites/{host}/label", no_args, JSON},
+    {"GET", "/api/jobs/{id}/labels", no_args, JSON},
 };
 #undef JSON
 #undef CSV
 #undef NDJSON
 const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
-_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_BORDER + 1,
+_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_LABELS + 1,
                "a route in enum route_id and in api_routes[]");
 
 /* A request being answered: its path parameters and a database connection. */
@@ -188,15 +195,6 @@ static void job_reply(struct call *c, int64_t id, int status)
     reply_json(c, e, status, json);
 }
 
-static int is_json_type(const char *ct)
-{
-    if (!ct)
-        return 0;
-    size_t n = strlen("application/json");
-    return strncasecmp(ct, "application/json", n) == 0 &&
-           (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
-}
-
 /*
  * A new job, and the answer read in the same transaction: the job as created (queued),
  * whichever runner takes it up the moment it is committed.
@@ -218,7 +216,7 @@ static enum err create_tx(struct store *s, void *arg)
 
 static void create_job(struct call *c)
 {
-    if (!is_json_type(http_request_header(c->req, "Content-Type"))) {
+    if (!httpneg_is_json(http_request_header(c->req, "Content-Type"))) {
         api_reply_error(c->resp, 415, "unsupported_media_type",
                         "a job body must be sent as Content-Type: application/json", NULL);
         return;
@@ -658,6 +656,16 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
         reply_json(c, e, 200, json);
         return;
     }
+    case R_LABEL_PUT:
+    case R_LABEL_DELETE:
+    case R_LABELS:
+        if (!api_db(c))
+            return;
+        e = r == R_LABELS      ? apilabels_list(c->s, c->resp, id)
+            : r == R_LABEL_PUT ? apilabels_put(c->s, c->req, c->resp, id, c->params[1])
+                               : apilabels_delete(c->s, c->resp, id, c->params[1]);
+        c->db_bad = e == ERR_DB;
+        return;
     }
 }
 
@@ -824,7 +832,7 @@ static void finish(struct call *c)
 {
     struct http_response *resp = c->resp;
     int get = strcmp(c->req->method, "GET") == 0 || strcmp(c->req->method, "HEAD") == 0;
-    if (resp->body && (!resp->content_type || is_json_type(resp->content_type)))
+    if (resp->body && (!resp->content_type || httpneg_is_json(resp->content_type)))
         resp->body_len = jsontext_compact(resp->body, resp->body_len);
     if (get && resp->status == 200 && resp->body) {
         char tag[HTTPNEG_ETAG_LEN];

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/ascii.h"
 #include "common/hash.h"
@@ -141,4 +142,13 @@ int httpneg_origin_ok(const char *origin)
         p += 1 + d;
     }
     return *p == '\0';
+}
+
+int httpneg_is_json(const char *ct)
+{
+    if (!ct)
+        return 0;
+    size_t n = strlen("application/json");
+    return strncasecmp(ct, "application/json", n) == 0 &&
+           (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }

@@ -17,6 +17,9 @@
  */
 int httpneg_accepts(const char *accept, const char *type);
 
+/* Whether a Content-Type header (NULL: none) says application/json, parameters aside. */
+int httpneg_is_json(const char *content_type);
+
 #define HTTPNEG_ETAG_LEN 40 /* room for an entity tag with its quotes and NUL */
 
 /* The strong entity tag of a body: a quoted hash of its bytes and its length. */

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "server/api.h"
 #include "server/apirefresh.h"
+#include "server/labeljudge.h"
 #include "server/http.h"
 #include "store/dbopen.h"
 #include "store/dbpool.h"
@@ -109,6 +110,9 @@ enum err serve_run(const struct serve_opts *o)
                                  .ctx = &cfg};
         e = http_start(&hc, &h, &bound);
     }
+    struct labeljudge *lj = NULL; /* the jobs nobody runs learn from their labels here */
+    if (!e && !o->no_api)
+        e = labeljudge_start(url, &lj);
     if (!e)
         e = sched_start(sc);
     if (e)
@@ -121,6 +125,7 @@ out:
     sched_stop(sc);
     http_stop(h); /* no new requests; the workers pause their jobs */
     apirefresh_stop(cfg.refresh);
+    labeljudge_stop(lj);
     sched_free(sc);
     dbpool_free(pool);
     free(url);

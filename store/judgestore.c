@@ -11,13 +11,15 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
 {
     char j[24];
     const char *p[] = {NUM(j, job)};
-    return store_query(s,
-                       "SELECT s.host, s.role, p.terms, coalesce(s.examined_relevant, s.relevant),"
-                       " s.relevant"
-                       " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
-                       " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
-                       " ORDER BY s.host, p.id",
-                       1, p, out);
+    return store_query(
+        s,
+        "SELECT s.host, CASE WHEN s.label THEN 'train' WHEN NOT s.label THEN 'train_other'"
+        " ELSE s.role END, p.terms, coalesce(s.examined_relevant, s.relevant),"
+        " s.relevant"
+        " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
+        " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
+        " ORDER BY s.host, p.id",
+        1, p, out);
 }
 
 enum err judgestore_topic(struct store *s, int64_t job, char *out, size_t cap)
@@ -79,6 +81,7 @@ static enum err write_tx(struct store *s, void *arg)
         "   THEN (SELECT pages_downloaded FROM jobs WHERE id = $1) ELSE s.found_pages END"
         "  FROM it WHERE s.job_id = $1 AND s.host = ANY ($3::text[]) AND s.host = it.host"
         "  AND s.state = 'examined' AND s.role NOT IN ('train', 'train_other')"
+        "  AND s.label IS NULL"
         "  RETURNING it.rel <> (SELECT relevant FROM sites o WHERE o.job_id = $1"
         "   AND o.host = s.host) AS flipped) "
         "SELECT count(*) FILTER (WHERE flipped) FROM u",
@@ -88,12 +91,7 @@ static enum err write_tx(struct store *s, void *arg)
     store_rows_free(r);
     r = NULL;
     if (!e)
-        e = store_query(s,
-                        "UPDATE jobs SET relevant_found = (SELECT count(*) FROM sites"
-                        " WHERE job_id = $1 AND state = 'examined' AND relevant"
-                        " AND role NOT IN ('train', 'train_other')), updated_at = now()"
-                        " WHERE id = $1 RETURNING relevant_found",
-                        1, w->p, &r);
+        e = store_query(s, JUDGESTORE_SQL_RECOUNT, 1, w->p, &r);
     if (!e)
         w->relevant = store_rows_count(r) ? store_rows_i64(r, 0, 0, 0) : 0;
     store_rows_free(r);

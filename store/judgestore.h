@@ -15,16 +15,29 @@ struct store_rows;
 
 /*
  * Who gave the verdict of the sites row s, as SQL, for what users read (the API, the
- * exports; the view relevant_websites says the same): 'examination' (the page classifier
- * as the website was read) or 'crawl_model' (the crawl model s.model_id, judging again
- * what was read); and when.
+ * exports; the view relevant_websites says the same): 'user' (a label, store/labelstore.h),
+ * 'examination' (the page classifier as the website was read) or 'crawl_model' (the
+ * crawl model s.model_id, judging again what was read); and when.
  */
-#define JUDGESTORE_SQL_BY "CASE WHEN s.model_id IS NULL THEN 'examination' ELSE 'crawl_model' END"
-#define JUDGESTORE_SQL_AT "coalesce(s.judged_at, s.examined_at)"
+#define JUDGESTORE_SQL_BY                                                                          \
+    "CASE WHEN s.label IS NOT NULL THEN 'user' WHEN s.model_id IS NULL THEN 'examination'"         \
+    " ELSE 'crawl_model' END"
+#define JUDGESTORE_SQL_AT                                                                          \
+    "CASE WHEN s.label IS NOT NULL THEN s.labelled_at"                                             \
+    " ELSE coalesce(s.judged_at, s.examined_at) END"
+
+/* The job $1's relevant websites counted again, as SQL (jobs.relevant_found). */
+#define JUDGESTORE_SQL_RECOUNT                                                                     \
+    "UPDATE jobs SET relevant_found = (SELECT count(*) FROM sites"                                 \
+    " WHERE job_id = $1 AND state = 'examined' AND relevant"                                       \
+    " AND role NOT IN ('train', 'train_other')), updated_at = now()"                               \
+    " WHERE id = $1 RETURNING relevant_found"
 
 /*
  * The pages with term counts of job's examined websites, a website's pages together, in
- * the order read: columns 0 host, 1 role ('train', 'train_other', 'start', 'discovered'),
+ * the order read: columns 0 host, 1 role ('train', 'train_other', 'start', 'discovered';
+ * a website the user labelled is 'train' when relevant, 'train_other' when not: an
+ * example the model learns from, whose verdict no judging changes),
  * 2 terms (classifier/termvec.h), 3 its examination's verdict ('t'/'f': the page
  * classifier's, kept in sites.examined_relevant once a crawl model judged it), 4 its
  * verdict now ('t'/'f').

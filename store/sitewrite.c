@@ -119,7 +119,8 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
                                                                "  weight_sum = sites.weight_sum "  \
                                                                "+ EXCLUDED.weight_sum,"            \
                                                                "  rank = CASE WHEN sites.role = "  \
-                                                               "'start' OR sites.state "           \
+                                                               "'start' OR sites.label IS NOT "    \
+                                                               "NULL OR sites.state "              \
                                                                "NOT IN ('border', 'claimed')"      \
                                                                "   THEN sites.rank"                \
                                                                "   ELSE (sites.weight_sum + "      \
@@ -142,15 +143,22 @@ static const char site_done_sql[] =
     "  $19::int[], $20::int[], $21::float8[], $22::text[], $23::text[], $24::int[])"
     "  WITH ORDINALITY AS t(host, conf, purpose, rel, fetches, ptd, prior, vby, rstop, before,"
     "  i)), "
-    "site AS (UPDATE sites s SET state = 'examined', confidence = it.conf, relevant = it.rel,"
+    /* A labelled website keeps the label's verdict; the examination's is kept beside it. */
+    "site AS (UPDATE sites s SET state = 'examined',"
+    " confidence = CASE WHEN s.label IS NULL THEN it.conf WHEN s.label THEN 1 ELSE 0 END,"
+    " relevant = coalesce(s.label, it.rel),"
+    " unlabelled_relevant = CASE WHEN s.label IS NOT NULL THEN it.rel END,"
+    " unlabelled_confidence = CASE WHEN s.label IS NOT NULL THEN it.conf END,"
     " pages_visited = it.fetches, pages_to_class = it.ptd, examined_at = now(),"
     " claimed_by = NULL, error = NULL, prior = it.prior, verdict_by = it.vby,"
     " read_stop = it.rstop,"
-    " found_pages = CASE WHEN it.rel THEN (SELECT pages_downloaded FROM jobs WHERE id = $1)"
+    " found_pages = CASE WHEN coalesce(s.label, it.rel)"
+    "  THEN (SELECT pages_downloaded FROM jobs WHERE id = $1)"
     "  + it.before + it.fetches END"
     " FROM it WHERE s.job_id = $1 AND s.host = ANY ($15::text[]) AND s.host = it.host"
     "  AND s.state <> 'examined' AND EXISTS (SELECT 1 FROM runs)"
-    " RETURNING it.i, s.host, s.role, it.conf, it.purpose, it.rel, it.fetches), " WRITES(
+    " RETURNING it.i, s.host, s.role, s.confidence AS conf, it.purpose, s.relevant AS rel,"
+    "  it.fetches), " WRITES(
         DONE_TERMS) "jb AS (UPDATE jobs SET pages_downloaded = pages_downloaded + c.fetches,"
                     " sites_examined = sites_examined + c.n, relevant_found = relevant_found + "
                     "c.rel,"
