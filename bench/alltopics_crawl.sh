@@ -9,9 +9,15 @@
 # crawl finds is a hit, an other one it calls relevant a false positive.
 #
 # Usage: bench/alltopics_crawl.sh [--few N] [--topics a,b,...] [--budget PAGES]
-#                                 [--out DIR] [--set key=value ...]
+#                                 [--feedback top|border] [--out DIR] [--set key=value ...]
 #   default: every topic with at least MIN_SITES (25) websites in the labels, full jobs,
 #   3,000 pages, politeness_delay_ms=0 (a --set after it wins).
+#   --feedback MODE: a simulated user labels each crawl while it runs (issue 31;
+#   bench/feedback_user.py): after 1,000 pages, then every 500, the 10 first unlabelled
+#   discovered websites of the relevant list (top) or of the border (border), at most 40,
+#   from the labels' ground truth, through `sitescout label`. The crawls then run at
+#   politeness_delay_ms=200 (a user needs the time; a --set wins); --out keeps each
+#   topic's rounds (TOPIC.feedback).
 #   --out DIR keeps each topic's `crawl --report` (TOPIC.json), its discovered relevant
 #   websites in order (TOPIC.found), the table (table.md), and the jobs and labels the
 #   crawls ran and were scored with (jobs.json, labels.tsv).
@@ -39,16 +45,17 @@ tuned=${TUNED:-sci.space,rec.motorcycles}
 min_sites=${MIN_SITES:-25}
 usage() {
   echo "usage: bench/alltopics_crawl.sh [--few N] [--topics a,b,...] [--budget PAGES]" \
-    "[--out DIR] [--set key=value ...]" >&2
+    "[--feedback top|border] [--out DIR] [--set key=value ...]" >&2
   exit 2
 }
-few=0 topics="" budget=3000 out="" sets=()
+few=0 topics="" budget=3000 out="" feedback="" sets=()
 while (($#)); do
   case "$1" in
     --few) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage; few=$2; shift 2 ;;
     --topics) [[ -n ${2:-} ]] || usage; topics=$2; shift 2 ;;
     --budget) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage; budget=$2; shift 2 ;;
     --out) [[ -n ${2:-} ]] || usage; out=$2; shift 2 ;;
+    --feedback) [[ ${2:-} == top || ${2:-} == border ]] || usage; feedback=$2; shift 2 ;;
     --set) [[ ${2:-} == *=* ]] || usage; sets+=(--set "$2"); shift 2 ;;
     *) usage ;;
   esac
@@ -126,9 +133,27 @@ i=0
 while read -r t; do
   i=$((i + 1))
   t0=$SECONDS
-  if ! "$bin" crawl --job "$tmp/jobs.json" --topic "$t" --proxy "$proxy" --labels "$tmp/labels.tsv" \
-    --report "$keep/$t.json" --set politeness_delay_ms=0 --set max_pages="$budget" \
-    "${sets[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null; then
+  polite=0
+  [[ -z $feedback ]] || polite=200
+  before=$("$bin" db psql -X -q -At -c "SELECT coalesce(max(id), 0) FROM jobs")
+  "$bin" crawl --job "$tmp/jobs.json" --topic "$t" --proxy "$proxy" --labels "$tmp/labels.tsv" \
+    --report "$keep/$t.json" --set politeness_delay_ms=$polite --set max_pages="$budget" \
+    "${sets[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null &
+  crawl=$!
+  if [[ -n $feedback ]]; then # the user, once the job exists
+    run=""
+    for _ in $(seq 600); do
+      run=$("$bin" db psql -X -q -At -c "SELECT min(id) FROM jobs WHERE id > $before")
+      [[ -n $run ]] && break
+      sleep 0.1
+    done
+    [[ -n $run ]] || { echo "alltopics_crawl: no job for $t" >&2; exit 1; }
+    : >"$keep/$t.feedback"
+    python3 "$top/bench/feedback_user.py" "$bin" "${SITESCOUT_DB:-$("$bin" db url)}" "$run" \
+      "$crawl" "$tmp/labels.tsv" "$t" "$feedback" "$keep/$t.feedback" &
+    user=$!
+  fi
+  if ! wait $crawl; then
     echo "alltopics_crawl: the crawl of $t FAILED:" >&2
     cat "$tmp/out" "$tmp/err" >&2
     exit 1
@@ -142,15 +167,19 @@ SELECT host FROM relevant_websites
 WHERE job_id = :'job' AND role = 'discovered' ORDER BY position;
 SQL
     { echo "alltopics_crawl: cannot read the relevant websites of job $job ($t)" >&2; exit 1; }
+  if [[ -n $feedback ]]; then
+    wait $user || { echo "alltopics_crawl: the simulated user failed on $t" >&2; exit 1; }
+  fi
   echo "[$i/$n] $t: job $job, $((SECONDS - t0)) s" >&2
 done <"$tmp/topics"
 
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit+changes"
 python3 - "$keep" "$tmp/topics" "$labels" "$tuned" "$few" "$budget" "$((SECONDS - start))" \
-  "${sets[*]:-}" "$commit" <<'PY' | tee "$tmp/table.md"
+  "${sets[*]:-}" "$commit" "$polite" "$feedback" <<'PY' | tee "$tmp/table.md"
 import json, os, sys
-keep, topics_path, labels_path, tuned, few, budget, seconds, sets, commit = sys.argv[1:]
+keep, topics_path, labels_path, tuned, few, budget, seconds, sets, commit, polite, feedback = \
+    sys.argv[1:]
 topics = open(topics_path).read().split()
 tuned = set(tuned.split(","))
 topic_of = {}
@@ -177,8 +206,11 @@ for t in topics:
 f = lambda v: "-" if v is None else "%.3f" % v
 mode = "few-shot: first %s relevant and %s other example websites" % (few, few) if int(few) \
     else "full jobs"
-print("%d topics, %s, %s pages, politeness 0%s; %s s in all; source tree %s\n" % (
-    len(rows), mode, budget, (", " + sets) if sets else "", seconds, commit))
+if feedback:
+    mode += ", a simulated user labelling the %s" % (
+        "relevant list's first websites" if feedback == "top" else "border's first websites")
+print("%d topics, %s, %s pages, politeness %s%s; %s s in all; source tree %s\n" % (
+    len(rows), mode, budget, polite, (", " + sets) if sets else "", seconds, commit))
 print("| topic | found | precision | recall | top 10 | pages | retrains | judging CPU |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:

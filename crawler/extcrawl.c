@@ -360,8 +360,11 @@ static enum err slot_judged(struct ext *x, struct slot *sl, const char *cut)
     if (x->p->site_score) {
         size_t n_read;
         const struct sitecrawl_page *read = sitecrawl_pages(sc, &n_read);
-        v.link_set = x->p->site_score(x->p->site_score_ctx, read, n_read, &v.link_confidence);
+        v.link_set =
+            x->p->site_score(x->p->site_score_ctx, read, n_read, &v.link_confidence, &v.model_id);
     }
+    if (v.link_set && v.model_id) /* the last judging's model gives the verdict */
+        verdict_by_model(&v);
     e = verdict_queue(x->w, x->p->weights, &v);
     free(cp);
     if (e)

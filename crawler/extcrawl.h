@@ -30,8 +30,11 @@ struct extcrawl_params {
     int deepen_sites;   /* relevant websites kept for a deeper read of their links while
                          * the border runs low (crawler/deepen.h); 0: none */
     /* Issue 30: a website's confidence by the job's last crawl model, from its pages'
-     * terms, to weigh its links by (1: *conf set; 0: no model yet). NULL: never. */
-    int (*site_score)(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf);
+     * terms (1: *conf and *model set, model the model's id in `models`; 0: no model
+     * yet). A website examined after a judging weighs its links by it, and is relevant
+     * when the model and the examination say so. NULL: never. */
+    int (*site_score)(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf,
+                      int64_t *model);
     void *site_score_ctx;
 };
 

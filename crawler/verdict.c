@@ -45,6 +45,8 @@ static enum err write_weighted(const struct dest *d, enum edges_weights mode,
         .edges = ce,
         .n_edges = v->n_edges,
         .fetches_before = v->fetches_before,
+        .model_id = v->model_id,
+        .exam_relevant = v->exam_relevant,
     };
     enum err e = d->w ? d->queue(d->w, &res) : d->store(d->s, d->job, &res);
     free(ce);
@@ -79,4 +81,11 @@ enum err verdict_queue_unread(struct store *s, struct sitewriter *w, int64_t job
         e = crawlstore_site_add(s, job, edges[i].host, edges[i].homepage, "discovered", "border",
                                 NAN, -1, rank);
     return e ? e : sitewriter_failed(w, host, why, fetches);
+}
+
+void verdict_by_model(struct verdict *v)
+{
+    v->exam_relevant = v->relevant;
+    v->relevant = v->relevant && v->link_confidence > 0.5;
+    v->confidence = v->relevant || v->link_confidence <= 0.5 ? v->link_confidence : 0.5;
 }

@@ -35,11 +35,22 @@ struct verdict {
     size_t n_edges;
     int fetches_before; /* verdict_queue_more: the fetches stored of the website before */
     /* The links weigh by link_confidence instead of confidence when link_set (issue 30:
-     * the job's last crawl model's confidence, while the verdict stays the examination's
-     * until the next judging). */
+     * the job's last crawl model's confidence). With model_id (that model's row), the
+     * model gave the verdict (verdict_by_model): exam_relevant is the examination's. */
     int link_set;
     double link_confidence;
+    int64_t model_id;
+    int exam_relevant;
 };
+
+/*
+ * v's verdict given by the crawl model v->model_id whose confidence is
+ * v->link_confidence, as a judging gives it (job/jobjudge.c): relevant when the model
+ * (confidence above 1/2) and the examination (v->relevant) say so, the confidence the
+ * model's, at most 1/2 when the examination vetoed it. The examination's verdict goes
+ * to v->exam_relevant.
+ */
+void verdict_by_model(struct verdict *v);
 
 /*
  * Store v as examined in job, its edges weighted by mode. ERR_CONFLICT (nothing

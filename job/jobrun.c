@@ -189,8 +189,8 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
     int labels;
     struct labelstore_mark mark;
     enum err e = labelstore_pending(c->s, c->id, 0, &labels, &mark);
-    if (!e)
-        e = joblabels_params(c->s, c->id, final, &p);
+    if (!e) /* new labels: new examples, the spies choose the threshold again */
+        e = joblabels_params(c->s, c->id, final || labels, &p);
     if (e)
         return e;
     p.keep_model = 1; /* the websites examined until the next judging weigh their links by it */
@@ -205,6 +205,7 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
     if (r.model) {
         jobjudge_model_free(c->crawl_model);
         c->crawl_model = r.model;
+        c->crawl_model_id = r.model_id;
     }
     if (!r.model_id) {
         log_info("job %lld: not judged again: its crawl read %zu pages, %lld needed to learn from",
@@ -235,7 +236,8 @@ static int jobrun_judge_due(void *arg)
 }
 
 /* extcrawl_params.site_score: a website's confidence by the last judging's model. */
-static int jobrun_site_score(void *arg, const struct sitecrawl_page *pages, size_t n, double *conf)
+static int jobrun_site_score(void *arg, const struct sitecrawl_page *pages, size_t n, double *conf,
+                             int64_t *model)
 {
     struct ctx *c = arg;
     if (!c->crawl_model || !n)
@@ -246,6 +248,7 @@ static int jobrun_site_score(void *arg, const struct sitecrawl_page *pages, size
     for (size_t i = 0; i < n; i++)
         terms[i] = pages[i].terms;
     int scored = jobjudge_model_score(c->crawl_model, terms, n, conf);
+    *model = c->crawl_model_id;
     free(terms);
     return scored;
 }

@@ -182,6 +182,12 @@ struct crawlstore_site_result {
      * pages_visited is at most fetches_before: the fetches stored of it before. */
     const char *claimed_by;
     int fetches_before;
+    /* The job's crawl model that gave the verdict (issue 30: the last judging's, for a
+     * website examined after it; sitewrite's site_done only), or 0: the examination
+     * gave it. With a model, exam_relevant is the examination's own verdict
+     * (sites.examined_relevant). */
+    int64_t model_id;
+    int exam_relevant;
 };
 
 /*
