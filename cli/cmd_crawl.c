@@ -48,6 +48,7 @@ void cmd_crawl_usage(void)
     printf("usage: sitescout crawl --job FILE [--topic T] [--proxy URL] [--db URL]\n"
            "                       [--labels SITES.tsv] [--report OUT.json] [--set key=value]...\n"
            "                       [--warc-dir DIR [--warc-max-size BYTES]]\n"
+           "       sitescout crawl --from-job JOB_ID [--proxy URL] [--db URL] [--set ...]...\n"
            "       sitescout crawl --resume JOB_ID [--proxy URL] [--db URL] [--labels ...] "
            "[--report ...]\n"
            "\n"
@@ -61,6 +62,9 @@ void cmd_crawl_usage(void)
            "  --job FILE        a job body, or a file of bodies keyed by topic (jobs.json)\n"
            "  --topic T         which entry of a jobs file\n"
            "  --set key=value   override a parameter (e.g. max_pages=3000); repeatable\n"
+           "  --from-job JOB_ID a new job on that job's topic, taught what it was: its\n"
+           "                    examples with every label its user gave (GET\n"
+           "                    /api/jobs/ID/topic), its start sites and params\n"
            "  --resume JOB_ID   continue a job that was interrupted (crash, kill, pause),\n"
            "                    through the proxy it was started with unless --proxy is given\n"
            "  --proxy URL       fetch through this proxy, SCHEME://HOST:PORT (http, https,\n"
@@ -97,6 +101,7 @@ int cmd_crawl(int argc, char **argv)
         OPTS_STRING("report", &o.report),
         OPTS_LIST("set", &set_list, "too many --set options"),
         OPTS_INT64("resume", &o.resume, 1, INT64_MAX, "a job id"),
+        OPTS_INT64("from-job", &o.from_job, 1, INT64_MAX, "a job id"),
         OPTS_STRING("warc-dir", &o.warc_dir),
         OPTS_UINT64("warc-max-size", &o.warc_max_size, "a size in bytes"),
     };
@@ -108,8 +113,11 @@ int cmd_crawl(int argc, char **argv)
         return rc;
     if ((rc = cli_check_proxy("crawl", o.proxy)))
         return rc;
-    if (!o.job_file == !o.resume)
-        return cli_usage_error("crawl", "give either --job FILE or --resume JOB_ID");
+    if (!!o.job_file + !!o.resume + !!o.from_job != 1)
+        return cli_usage_error("crawl",
+                               "give one of --job FILE, --from-job JOB_ID or --resume JOB_ID");
+    if (o.from_job && o.topic)
+        return cli_usage_error("crawl", "--from-job takes the job's topic: no --topic");
     if (o.resume && (set_list.n || o.topic))
         return cli_usage_error("crawl", "--resume takes the job as stored: no --set or --topic");
     if ((rc = cli_check_warc("crawl", o.warc_dir, o.warc_max_size)))

@@ -14,6 +14,7 @@
 #include "eval/labels.h"
 #include "job/jobrun.h"
 #include "job/jobspec.h"
+#include "job/jobtopic.h"
 #include "job/jobwarn.h"
 #include "store/crawlstore.h"
 #include "store/store.h"
@@ -48,11 +49,9 @@ static void on_progress(void *ctx, const struct jobrun_progress *p)
     crawlui_progress(fc->ui, p);
 }
 
-/* The new job's body from its file, with the --set overrides. */
-static int load_job(const struct fgcrawl_opts *o, struct jobspec **js)
+/* The --set overrides on a new job's body. */
+static int apply_sets(const struct fgcrawl_opts *o, struct jobspec **js)
 {
-    if (jobspec_load(o->job_file, o->topic, js) != ERR_OK)
-        return cli_usage_error("crawl", "%s", err_msg());
     for (int i = 0; i < o->n_sets; i++) {
         char key[128];
         const char *value;
@@ -62,6 +61,28 @@ static int load_job(const struct fgcrawl_opts *o, struct jobspec **js)
             return cli_usage_error("crawl", "%s", err_msg());
     }
     return CLI_OK;
+}
+
+/* The new job's body from its file, with the --set overrides. */
+static int load_job(const struct fgcrawl_opts *o, struct jobspec **js)
+{
+    if (jobspec_load(o->job_file, o->topic, js) != ERR_OK)
+        return cli_usage_error("crawl", "%s", err_msg());
+    return apply_sets(o, js);
+}
+
+/* The new job's body from an earlier job's topic and labels, with the --set overrides. */
+static int load_from_job(const struct fgcrawl_opts *o, struct store *s, struct jobspec **js)
+{
+    struct buf body;
+    buf_init(&body, 0);
+    enum err e = jobtopic_body(s, o->from_job, &body);
+    if (!e)
+        e = jobspec_parse(body.data, body.len, js);
+    buf_release(&body);
+    if (e)
+        return cli_fail("crawl", "--from-job %lld: %s", (long long)o->from_job, err_msg());
+    return apply_sets(o, js);
 }
 
 static void warn_line(void *ctx, const char *text)
@@ -147,6 +168,8 @@ int fgcrawl_run(const struct fgcrawl_opts *o)
         rc = cli_fail("crawl", "%s", err_msg());
         goto out;
     }
+    if (o->from_job && (rc = load_from_job(o, fc.s, &js)))
+        goto out;
     /* A proxy that is down: said now, and no job row fails for it. */
     if ((rc = cli_probe_proxy("crawl", o->proxy, 1)) || (rc = start_job(o, fc.s, &js, &fc.job)))
         goto out;

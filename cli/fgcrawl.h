@@ -10,7 +10,8 @@ struct fgcrawl_opts {
     const char *topic;
     const char *const *sets; /* "key=value" parameter overrides of the new job */
     int n_sets;
-    int64_t resume; /* or continue this job as stored (then no job_file, sets, topic) */
+    int64_t resume;   /* or continue this job as stored (then no job_file, sets, topic) */
+    int64_t from_job; /* or a new job on this job's topic, with its labels (job/jobtopic.h) */
     const char *proxy;
     const char *db_url;      /* NULL: $SITESCOUT_DB, else the embedded cluster */
     const char *labels_path; /* ground truth to score against, or NULL */

@@ -398,6 +398,57 @@ static size_t array_len(json_t *obj, const char *name)
     return json_is_array(a) ? json_array_size(a) : 0;
 }
 
+void jobspec_free_sites(char **sites, size_t n)
+{
+    for (size_t i = 0; sites && i < n; i++)
+        free(sites[i]);
+    free(sites);
+}
+
+enum err jobspec_parse_seeds(const char *json, size_t len, char ***sites, size_t *n)
+{
+    *sites = NULL;
+    *n = 0;
+    json_error_t jerr;
+    json_t *obj = json_loadb(json, len, 0, &jerr);
+    if (!obj)
+        return err_set(ERR_PARSE, "not JSON: %s (line %d)", jerr.text, jerr.line);
+    enum err e = ERR_OK;
+    size_t members = json_is_object(obj) ? json_object_size(obj) : 0;
+    size_t count = members ? array_len(obj, "start_sites") : 0;
+    struct strmap seen;
+    strmap_init(&seen);
+    struct seen_at *slots = calloc(count ? count : 1, sizeof *slots);
+    size_t n_slots = 0;
+    if (!slots)
+        e = err_set(ERR_NOMEM, "out of memory");
+    else if (members != 1 || !json_object_get(obj, "start_sites"))
+        e = err_set(ERR_INVAL, "start_sites: the body is {\"start_sites\": [website URL, ...]}");
+    else
+        e = parse_sites(obj, "start_sites", 1, "", &seen, slots, &n_slots, sites, n);
+    if (e) {
+        jobspec_free_sites(*sites, *n);
+        *sites = NULL;
+        *n = 0;
+    }
+    strmap_release(&seen);
+    free(slots);
+    json_decref(obj);
+    return e;
+}
+
+const char *jobspec_site_list(const struct jobspec *j, const char *homepage)
+{
+    char *const *lists[] = {j->relevant_sites, j->other_sites, j->start_sites};
+    const size_t ns[] = {j->n_relevant, j->n_other, j->n_start};
+    static const char *const names[] = {"relevant_sites", "other_sites", "start_sites"};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < ns[l]; i++)
+            if (strcmp(lists[l][i], homepage) == 0)
+                return names[l];
+    return NULL;
+}
+
 static enum err parse_params(json_t *obj, const char *prefix, struct jobspec_params *p)
 {
     json_t *params = json_object_get(obj, "params");

@@ -137,6 +137,18 @@ struct jobspec {
 enum err jobspec_parse(const char *json, size_t len, struct jobspec **out) WARN_UNUSED;
 
 /*
+ * Parse the body of seeds added to a job (POST /api/jobs/{id}/seeds): {"start_sites":
+ * [URL, ...]}, at least one, each as in a job body (reduced to its homepage, no website
+ * twice). *sites (n of them) is the caller's (jobspec_free_sites). ERR_PARSE, ERR_INVAL.
+ */
+enum err jobspec_parse_seeds(const char *json, size_t len, char ***sites, size_t *n) WARN_UNUSED;
+void jobspec_free_sites(char **sites, size_t n);
+
+/* Is homepage (normalised, as the lists hold them) one of j's websites? In which list:
+ * "relevant_sites", "other_sites", "start_sites", or NULL. */
+const char *jobspec_site_list(const struct jobspec *j, const char *homepage);
+
+/*
  * Read a file holding either one job body, or an object of job bodies keyed by topic
  * (a jobs file). For a jobs file, `topic` picks the entry; it may be NULL when the
  * file has exactly one. For a single body, `topic` (if given) must match its topic.

@@ -30,6 +30,7 @@
 #include "server/httpneg.h"
 #include "server/apilabels.h"
 #include "server/apirefresh.h"
+#include "server/apitopic.h"
 #include "server/apireply.h"
 #include "server/respcache.h"
 #include "server/webfiles.h"
@@ -59,6 +60,8 @@ enum route_id {
     R_LABEL_PUT,
     R_LABEL_DELETE,
     R_LABELS,
+    R_SEEDS,
+    R_TOPIC,
 };
 
 /* Indexed by enum route_id. */
@@ -92,12 +95,14 @@ const struct api_route api_routes[] = {
     {"PUT", "/api/jobs/{id}/sites/{host}/label", no_args, JSON},
     {"DELETE", "/api/jobs/{id}/sites/{host}/label", no_args, JSON},
     {"GET", "/api/jobs/{id}/labels", no_args, JSON},
+    {"POST", "/api/jobs/{id}/seeds", no_args, JSON},
+    {"GET", "/api/jobs/{id}/topic", no_args, JSON},
 };
 #undef JSON
 #undef CSV
 #undef NDJSON
 const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
-_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_LABELS + 1,
+_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_TOPIC + 1,
                "a route in enum route_id and in api_routes[]");
 
 /* A request being answered: its path parameters and a database connection. */
@@ -664,6 +669,14 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
         e = r == R_LABELS      ? apilabels_list(c->s, c->resp, id)
             : r == R_LABEL_PUT ? apilabels_put(c->s, c->req, c->resp, id, c->params[1])
                                : apilabels_delete(c->s, c->resp, id, c->params[1]);
+        c->db_bad = e == ERR_DB;
+        return;
+    case R_SEEDS:
+    case R_TOPIC:
+        if (!api_db(c))
+            return;
+        e = r == R_SEEDS ? apitopic_seeds(c->s, c->req, c->resp, id)
+                         : apitopic_body(c->s, c->resp, id);
         c->db_bad = e == ERR_DB;
         return;
     }

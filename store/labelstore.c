@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "store/judgestore.h"
+#include "store/sqlarray.h"
 #include "store/sqlnum.h"
 #include "store/sqltime.h"
 #include "store/store.h"
@@ -131,7 +132,8 @@ enum err labelstore_list(struct store *s, int64_t job, struct store_rows **out)
     if (!found)
         return err_set(ERR_NOTFOUND, "no job %lld", (long long)job);
     return store_query(s,
-                       "SELECT host, label, to_char(labelled_at" SQL_TIME ", state, confidence"
+                       "SELECT host, label, to_char(labelled_at" SQL_TIME
+                       ", state, confidence, homepage"
                        " FROM sites WHERE job_id = $1 AND label IS NOT NULL"
                        " ORDER BY labelled_at DESC, host",
                        1, p, out);
@@ -186,5 +188,79 @@ enum err labelstore_due(struct store *s, int settle_ms, int64_t *ids, int cap, i
     for (int i = 0; i < store_rows_count(r) && i < cap; i++)
         ids[(*n)++] = store_rows_i64(r, i, 0, 0);
     store_rows_free(r);
+    return ERR_OK;
+}
+
+struct seeds_ctx {
+    const char *p[5];
+    int64_t job;
+    struct store_rows *rows;
+};
+
+static enum err seeds_tx(struct store *s, void *arg)
+{
+    struct seeds_ctx *c = arg;
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             "SELECT state IN ('queued', 'training', 'crawling', 'stopping',"
+                             " 'paused'), state FROM jobs WHERE id = $1",
+                             1, c->p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) != 1)
+        e = err_set(ERR_NOTFOUND, "no job %lld", (long long)c->job);
+    else if (strcmp(store_rows_get(r, 0, 0), "t") != 0)
+        e = err_set(ERR_CONFLICT, "job %lld is %s: seeds are for a job that has not ended",
+                    (long long)c->job, store_rows_get(r, 0, 1));
+    store_rows_free(r);
+    if (!e)
+        e = store_exec(s,
+                       "INSERT INTO sites (job_id, host, homepage, role, state, rank)"
+                       " SELECT $1, t.h, t.hp, 'start', 'border', $4::float8"
+                       " FROM unnest($2::text[], $3::text[]) AS t(h, hp)"
+                       " ON CONFLICT (job_id, host) DO UPDATE SET role = 'start',"
+                       " rank = greatest(sites.rank, EXCLUDED.rank)"
+                       " WHERE sites.state = 'border' AND sites.role = 'discovered'",
+                       4, c->p);
+    const char *body[] = {c->p[0], c->p[4]};
+    if (!e)
+        e = store_exec(s,
+                       "UPDATE jobs SET body = jsonb_set(body, '{start_sites}',"
+                       " coalesce(body->'start_sites', '[]'::jsonb) || $2::jsonb),"
+                       " updated_at = now() WHERE id = $1",
+                       2, body);
+    if (!e)
+        e = store_query(s,
+                        "SELECT host, role, state FROM sites WHERE job_id = $1"
+                        " AND host = ANY ($2::text[]) ORDER BY host",
+                        2, c->p, &c->rows);
+    return e;
+}
+
+enum err labelstore_add_start_sites(struct store *s, int64_t job, char *const *hosts,
+                                    char *const *homepages, size_t n, double rank,
+                                    const char *new_start_json, struct store_rows **out)
+{
+    *out = NULL;
+    struct buf a[2];
+    char j[24], rk[40];
+    enum err e = sqlarray_init(a, 2);
+    for (size_t i = 0; !e && i < n; i++) {
+        e = sqlarray_text(&a[0], hosts[i]);
+        if (!e)
+            e = sqlarray_text(&a[1], homepages[i]);
+    }
+    if (!e)
+        e = sqlarray_close(a, 2);
+    struct seeds_ctx c = {
+        {NUM(j, job), buf_str(&a[0]), buf_str(&a[1]), DBL(rk, rank), new_start_json}, job, NULL};
+    if (!e)
+        e = store_tx(s, seeds_tx, &c);
+    sqlarray_release(a, 2);
+    if (e) {
+        store_rows_free(c.rows);
+        return e;
+    }
+    *out = c.rows;
     return ERR_OK;
 }

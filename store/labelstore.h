@@ -1,6 +1,7 @@
 /*
- * A user's labels on a job's websites (issue 31, relevance feedback): what they are, and
- * whether the job has learnt from them yet. sql/020_labels.sql has the columns.
+ * What a user teaches a running job (issue 31, relevance feedback): labels on its
+ * websites, whether the job has learnt from them yet, and start websites added while it
+ * runs. sql/020_labels.sql has the columns.
  *
  * A labelled website's verdict is its label (confidence 1 or 0; the view and the API say
  * judged_by 'user'), whatever reads or judgings come after; a labelled border website is
@@ -42,7 +43,7 @@ enum err labelstore_set(struct store *s, int64_t job, const char *host, int labe
 
 /*
  * The job's labels, the last given first: columns 0 host, 1 label ('t'/'f'), 2 labelled_at
- * (RFC 3339, UTC), 3 state, 4 confidence now. ERR_NOTFOUND: no such job.
+ * (RFC 3339, UTC), 3 state, 4 confidence now, 5 homepage. ERR_NOTFOUND: no such job.
  * *out is the caller's (store_rows_free).
  */
 enum err labelstore_list(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
@@ -62,8 +63,20 @@ enum err labelstore_pending(struct store *s, int64_t job, int settle_ms, int *pe
  * Up to cap jobs that nobody runs (done, paused or failed) with labels pending, settled
  * settle_ms or more, into ids (the oldest labels first); *n how many.
  */
-enum err labelstore_due(struct store *s, int settle_ms, int64_t *ids, int cap,
-                        int *n) WARN_UNUSED;
+enum err labelstore_due(struct store *s, int settle_ms, int64_t *ids, int cap, int *n) WARN_UNUSED;
+
+/*
+ * Start websites added to job while it runs (job/jobtopic.h), in one transaction: each
+ * of hosts[i] (homepages[i]) joins the border at rank, as a start site (a discovered
+ * website waiting there becomes one; a website examined, claimed or failed stays as it
+ * is), and the job's body lists new_start_json (a JSON array of homepages) in its
+ * start_sites too. *out: rows host, role, state of those websites now (the caller's,
+ * store_rows_free). ERR_NOTFOUND: no such job; ERR_CONFLICT: the job ended.
+ */
+enum err labelstore_add_start_sites(struct store *s, int64_t job, char *const *hosts,
+                                    char *const *homepages, size_t n, double rank,
+                                    const char *new_start_json,
+                                    struct store_rows **out) WARN_UNUSED;
 
 /* The job's judging learnt from the labels as of mark (labels changed since stay pending). */
 enum err labelstore_judged(struct store *s, int64_t job,

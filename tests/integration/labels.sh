@@ -142,7 +142,33 @@ rc=$?
 set -e
 assert_eq 2 "$rc" "a label that is not relevant, not or clear: usage error ($out)"
 
-# --- a running job: labelled while it crawls, killed -9, resumed
+# The next job on the topic, taught what this one was: GET /topic, crawl --from-job.
+assert_eq 200 "$(req PUT "/api/jobs/$job/sites/$other/label" '{"relevant": false}')" "PUT label again"
+assert_eq 200 "$(req GET "/api/jobs/$job/topic")" "GET topic"
+python3 - "$SCRATCH/body" "$SCRATCH/job.json" "$other" <<'PY' || fail "the topic's body: $(cat "$SCRATCH/body")"
+import json, sys
+d, orig, other = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+assert d["topic"] == orig["topic"], d["topic"]
+assert "http://%s/" % other in d["other_sites"], d["other_sites"]
+assert len(d["other_sites"]) == len(orig["other_sites"]) + 1, (len(d["other_sites"]), len(orig["other_sites"]))
+assert not any(other in u for u in d["relevant_sites"] + d["start_sites"])
+PY
+ok "the topic's body has the job's examples and its labels"
+out=$("$BIN" crawl --db "$DB_URL" --from-job "$job" --proxy "$PROXY" --set max_pages=40 2>&1) ||
+  fail "crawl --from-job: $out"
+next=$(psql_q "select max(id) from jobs")
+assert_eq t "$(psql_q "select body->'other_sites' ? 'http://$other/' from jobs where id = $next")" \
+  "crawl --from-job starts a job taught the label"
+
+# Seeds: refused for a finished job, a bad body, an example.
+assert_eq 409 "$(req POST "/api/jobs/$job/seeds" '{"start_sites": ["http://x.org/"]}')" \
+  "seeds for a finished job: 409"
+assert_eq 422 "$(req POST "/api/jobs/$job/seeds" '{"sites": ["http://x.org/"]}')" \
+  "seeds in a body that is not {start_sites: [...]}: 422"
+assert_eq 404 "$(req POST /api/jobs/999999/seeds '{"start_sites": ["http://x.org/"]}')" \
+  "seeds for a job that does not exist: 404"
+
+# --- a running job: labelled while it crawls, given seeds, killed -9, resumed
 JOB_PARAMS='{"judge_pages": 100}' job_body 250 2 "$SCRATCH/slow.json" 400
 ( exec "$BIN" crawl --db "$DB_URL" --job "$SCRATCH/slow.json" --proxy "$PROXY" ) \
   >"$SCRATCH/crawl.out" 2>&1 &
@@ -164,6 +190,25 @@ assert_contains "$out" "job $run runs" "labelled while the job crawls"
 labels_judged "$run"
 assert_eq 1 "$([[ $(psql_q "select count(*) from models where job_id = $run and kind = 'crawl'") -ge 1 ]] && echo 1)" \
   "the running job judged again, learning from the label"
+example=$(psql_q "select host from sites where job_id = $run and role = 'train' limit 1")
+assert_eq 422 "$(req POST "/api/jobs/$run/seeds" "{\"start_sites\": [\"http://$example/\"]}")" \
+  "a seed that is one of the job's examples: 422"
+seed=$(psql_q "select host from (values $(cut -f1 "$SRC/demo/demo.sites.tsv" | tail -n +2 |
+  sed "s/.*/('&')/" | paste -sd,)) v(host) where not exists (select 1 from sites s
+  where s.job_id = $run and s.host = v.host) order by host limit 1")
+[[ -n $seed ]] || fail "no website of the demo web left to seed"
+status=$(req POST "/api/jobs/$run/seeds" "{\"start_sites\": [\"http://$seed/\"]}")
+assert_eq 200 "$status" "POST seeds to the running job ($(cat "$SCRATCH/body"))"
+assert_eq "$seed start border" "$(field "' '.join(d['start_sites'][0][k] for k in ('host', 'role', 'state'))")" \
+  "the seed joins the border as a start site"
+for _ in $(seq 600); do
+  [[ $(psql_q "select state from sites where job_id = $run and host = '$seed'") == examined ]] && break
+  sleep 0.1
+done
+assert_eq examined "$(psql_q "select state from sites where job_id = $run and host = '$seed'")" \
+  "the seed is examined while the job runs"
+assert_eq t "$(psql_q "select body->'start_sites' ? 'http://$seed/' from jobs where id = $run")" \
+  "the job's body lists the seed"
 kill -9 $pid
 wait $pid 2>/dev/null || true
 assert_eq "f f user" "$(psql_q "select label, relevant, 'user' from sites where job_id = $run
