@@ -111,7 +111,7 @@ int cmd_label(int argc, char **argv)
         return rc;
     }
     struct labelstore_result r;
-    if (labelstore_set(s, job, argv[1], label, &r) != ERR_OK) {
+    if (joblabels_set(s, job, argv[1], label, &r) != ERR_OK) {
         rc = cli_fail("label", "%s", err_msg());
         store_free(s);
         return rc;

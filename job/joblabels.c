@@ -1,7 +1,11 @@
 /* What a job does with its user's labels (joblabels.h). */
 #include "job/joblabels.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "crawler/edges.h"
 
 #include "store/judgestore.h"
 #include "store/labelstore.h"
@@ -68,4 +72,39 @@ enum err joblabels_judge(struct store *s, int64_t job, int settle_ms, int *judge
     enum err m = labelstore_judged(s, job, &mark); /* a judging that failed would fail again */
     *judged = !e && !m;
     return e ? e : m;
+}
+
+/* Host's links weighed by confidence conf (crawler/edges.h), the border ranked anew. */
+static enum err reweigh(struct store *s, int64_t job, const char *host, double conf)
+{
+    char mode[16];
+    struct store_rows *r;
+    enum err e = labelstore_links(s, job, host, mode, sizeof mode, &r);
+    if (e)
+        return e;
+    int n = store_rows_count(r), m = edges_weights_parse(mode);
+    char **dsts = calloc(n ? (size_t)n : 1, sizeof *dsts);
+    double *w = calloc(n ? (size_t)n : 1, sizeof *w);
+    if (!dsts || !w)
+        e = err_set(ERR_NOMEM, "out of memory");
+    for (int i = 0; !e && i < n; i++) {
+        dsts[i] = (char *)store_rows_get(r, i, 0);
+        w[i] = edges_weight(m < 0 ? EDGES_COMBINED : (enum edges_weights)m, conf,
+                            store_rows_double(r, i, 1, 0), (int)store_rows_i64(r, i, 2, 0));
+    }
+    if (!e)
+        e = labelstore_reweigh(s, job, host, dsts, w, (size_t)n);
+    free(dsts);
+    free(w);
+    store_rows_free(r);
+    return e;
+}
+
+enum err joblabels_set(struct store *s, int64_t job, const char *host, int label,
+                       struct labelstore_result *out)
+{
+    enum err e = labelstore_set(s, job, host, label, out);
+    if (e || !out->changed || strcmp(out->state, "examined") != 0 || isnan(out->confidence))
+        return e;
+    return reweigh(s, job, host, out->confidence);
 }

@@ -13,9 +13,20 @@
 #include "job/jobjudge.h"
 
 struct store;
+struct labelstore_result;
 
 /* Labels are judged once the last of them is this old: a few given together, one judging. */
 #define JOBLABELS_SETTLE_MS 500
+
+/*
+ * Give host of job the label (store/labelstore.h: LABELSTORE_RELEVANT, _NOT, or _CLEAR to
+ * take it back), as labelstore_set does; then, for a website the crawl examined, its
+ * links weigh by its new confidence (1 or 0 by the label; taken back, the one it has
+ * again), and the border websites they lead to are ranked anew: a website labelled not
+ * relevant no longer pulls the crawl its way.
+ */
+enum err joblabels_set(struct store *s, int64_t job, const char *host, int label,
+                       struct labelstore_result *out) WARN_UNUSED;
 
 /*
  * The parameters of a judging of job: the defaults; at the crawl's end or for a job that

@@ -7,6 +7,7 @@
 
 #include "server/apireply.h"
 #include "server/httpneg.h"
+#include "job/joblabels.h"
 #include "server/respcache.h"
 #include "store/labelstore.h"
 #include "store/store.h"
@@ -34,7 +35,7 @@ static enum err set(struct store *s, struct http_response *resp, int64_t job, co
                     int label)
 {
     struct labelstore_result r;
-    enum err e = labelstore_set(s, job, host, label, &r);
+    enum err e = joblabels_set(s, job, host, label, &r);
     respcache_drop_job(job); /* the job's lists change at once */
     if (e) {
         api_reply_err(resp, e, 422);

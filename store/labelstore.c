@@ -2,6 +2,7 @@
 #include "store/labelstore.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,8 +40,9 @@ static const char set_sql[] =
     "   THEN (SELECT coalesce(max(b.rank), 0) + 1 FROM sites b"
     "    WHERE b.job_id = $1 AND b.state = 'border') ELSE s.rank END"
     "  FROM o WHERE s.job_id = $1 AND s.host = o.host"
-    "  RETURNING s.state, s.relevant, o.old_label IS DISTINCT FROM $3::bool AS changed) "
-    "SELECT state, relevant, changed FROM u";
+    "  RETURNING s.state, s.relevant, o.old_label IS DISTINCT FROM $3::bool AS changed,"
+    "  s.confidence) "
+    "SELECT state, relevant, changed, confidence FROM u";
 
 /* Why set_sql found no website: no job, no such website, or an example website. */
 static enum err not_labelled(struct store *s, const char *const *p, int64_t job, const char *host)
@@ -85,6 +87,7 @@ static enum err set_tx(struct store *s, void *arg)
     snprintf(c->out->state, sizeof c->out->state, "%s", store_rows_get(r, 0, 0));
     c->out->relevant = !store_rows_get(r, 0, 1) ? -1 : strcmp(store_rows_get(r, 0, 1), "t") == 0;
     c->out->changed = strcmp(store_rows_get(r, 0, 2), "t") == 0;
+    c->out->confidence = store_rows_double(r, 0, 3, NAN);
     store_rows_free(r);
     e = store_query(s, JUDGESTORE_SQL_RECOUNT, 1, c->p, &r);
     if (e)
@@ -100,7 +103,7 @@ static enum err set_tx(struct store *s, void *arg)
 enum err labelstore_set(struct store *s, int64_t job, const char *host, int label,
                         struct labelstore_result *out)
 {
-    *out = (struct labelstore_result){.relevant = -1};
+    *out = (struct labelstore_result){.relevant = -1, .confidence = NAN};
     if (label != LABELSTORE_CLEAR && label != LABELSTORE_NOT && label != LABELSTORE_RELEVANT)
         return err_set(ERR_INVAL, "a label is relevant, not relevant, or none (%d)", label);
     char lower[256], j[24];
@@ -263,4 +266,59 @@ enum err labelstore_add_start_sites(struct store *s, int64_t job, char *const *h
     }
     *out = c.rows;
     return ERR_OK;
+}
+
+enum err labelstore_links(struct store *s, int64_t job, const char *host, char *mode, size_t cap,
+                          struct store_rows **out)
+{
+    *out = NULL;
+    char j[24];
+    const char *p[] = {NUM(j, job), host};
+    struct store_rows *r;
+    enum err e = store_query(s, "SELECT params->>'edge_weights' FROM jobs WHERE id = $1", 1, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) != 1 || !store_rows_get(r, 0, 0))
+        e = err_set(ERR_NOTFOUND, "no job %lld", (long long)job);
+    else
+        snprintf(mode, cap, "%s", store_rows_get(r, 0, 0));
+    store_rows_free(r);
+    if (!e)
+        e = store_query(s,
+                        "SELECT dst_host, conf_sum, page_count FROM edges"
+                        " WHERE job_id = $1 AND src_host = $2 ORDER BY dst_host",
+                        2, p, out);
+    return e;
+}
+
+enum err labelstore_reweigh(struct store *s, int64_t job, const char *host, char *const *dsts,
+                            const double *weights, size_t n)
+{
+    struct buf a[2];
+    char j[24];
+    enum err e = sqlarray_init(a, 2);
+    for (size_t i = 0; !e && i < n; i++) {
+        e = sqlarray_text(&a[0], dsts[i]);
+        if (!e)
+            e = sqlarray_double(&a[1], weights[i]);
+    }
+    if (!e)
+        e = sqlarray_close(a, 2);
+    const char *p[] = {NUM(j, job), host, buf_str(&a[0]), buf_str(&a[1])};
+    if (!e && n)
+        e = store_exec(s,
+                       "WITH it AS (SELECT * FROM unnest($3::text[], $4::float8[]) AS t(d, w)), "
+                       "old AS (SELECT e.dst_host, coalesce(e.weight, 0) AS w FROM edges e JOIN it"
+                       "  ON e.dst_host = it.d WHERE e.job_id = $1 AND e.src_host = $2), "
+                       "upd AS (UPDATE edges e SET weight = it.w FROM it WHERE e.job_id = $1"
+                       "  AND e.src_host = $2 AND e.dst_host = it.d RETURNING e.dst_host, it.w) "
+                       "UPDATE sites s SET weight_sum = s.weight_sum + upd.w - old.w,"
+                       " rank = CASE WHEN s.role = 'start' OR s.label IS NOT NULL"
+                       "  OR s.state NOT IN ('border', 'claimed') THEN s.rank"
+                       "  ELSE (s.weight_sum + upd.w - old.w) / greatest(s.in_sites, 1) END"
+                       " FROM upd JOIN old USING (dst_host)"
+                       " WHERE s.job_id = $1 AND s.host = upd.dst_host",
+                       4, p);
+    sqlarray_release(a, 2);
+    return e;
 }

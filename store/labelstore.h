@@ -28,6 +28,7 @@ struct labelstore_result {
     char state[16];         /* the website's: border, claimed, examined or failed */
     int relevant;           /* its verdict now: 1, 0, or -1 (none: a website not read) */
     int changed;            /* 1 when the label differs from the one it had */
+    double confidence;      /* its confidence now (NaN: none) */
     int64_t relevant_found; /* the job's relevant websites now */
 };
 
@@ -40,6 +41,23 @@ struct labelstore_result {
  */
 enum err labelstore_set(struct store *s, int64_t job, const char *host, int label,
                         struct labelstore_result *out) WARN_UNUSED;
+
+/*
+ * The links of host, a website of job the crawl examined: rows dst_host, conf_sum,
+ * page_count; and the job's edge_weights parameter into mode (cap bytes). *out is the
+ * caller's (store_rows_free).
+ */
+enum err labelstore_links(struct store *s, int64_t job, const char *host, char *mode, size_t cap,
+                          struct store_rows **out) WARN_UNUSED;
+
+/*
+ * Host's links weigh weights[i] to dsts[i] now (its label changed what it is worth), in
+ * one transaction: each destination still waiting on the border takes the difference in
+ * its weight sum and rank (the average weight of the links to it), a start site or a
+ * labelled one keeping its rank, as the crawl's own writes do (store/sitewrite.c).
+ */
+enum err labelstore_reweigh(struct store *s, int64_t job, const char *host, char *const *dsts,
+                            const double *weights, size_t n) WARN_UNUSED;
 
 /*
  * The job's labels, the last given first: columns 0 host, 1 label ('t'/'f'), 2 labelled_at

@@ -71,6 +71,7 @@ assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $job and label 
 
 # A relevant website labelled not relevant: out of the list at once, and the job learns.
 found=$(psql_q "select relevant_found from jobs where id = $job")
+links_before=$(psql_q "select coalesce(sum(weight), 0) from edges where job_id = $job and src_host = '$relevant'")
 assert_eq 200 "$(req PUT "/api/jobs/$job/sites/$relevant/label" '{"relevant": false}')" \
   "PUT label: not relevant"
 assert_eq "False False True $((found - 1))" \
@@ -80,6 +81,13 @@ assert_eq 0 "$(psql_q "select count(*) from relevant_websites where job_id = $jo
   "the website left the relevant list"
 assert_eq "$((found - 1))" "$(psql_q "select relevant_found from jobs where id = $job")" \
   "the job counts one relevant website fewer"
+assert_eq t "$(psql_q "select $links_before = 0 or coalesce(sum(weight), 0) < $links_before from edges
+  where job_id = $job and src_host = '$relevant'")" "its links weigh less ($links_before before)"
+assert_eq 0 "$(psql_q "select count(*) from sites s where job_id = $job and state = 'border'
+  and role = 'discovered' and label is null and abs(rank - weight_sum / greatest(in_sites, 1)) > 1e-9
+  or abs(weight_sum - (select coalesce(sum(weight), 0) from edges e where e.job_id = $job
+  and e.dst_host = s.host)) > 1e-9 and job_id = $job and state = 'border'")" \
+  "the border is ranked anew: each rank the average weight of the links to it"
 labels_judged "$job"
 assert_eq "$((models + 1))" "$(psql_q "select count(*) from models where job_id = $job and kind = 'crawl'")" \
   "the finished job was judged again by a crawl model learning from the label"
