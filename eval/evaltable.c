@@ -64,6 +64,13 @@ void evaltable_print(const struct jobspec *job, const struct evaluate_result *r)
            r->judge ? "crawl model:" : "website classifier:", r->website.tp, r->website.fp,
            r->website.fn, r->website.tn, r->decided, r->n_sites, r->pages_per_site,
            r->pages_to_decide);
+    if (r->judge) {
+        const struct evalstats *x = &r->crawl.with_examination;
+        printf("crawl model and examination (a crawl's rule): tp %u fp %u fn %u tn %u; precision "
+               "%.3f, recall %.3f, F %.3f\n",
+               x->tp, x->fp, x->fn, x->tn, evalstats_precision(x), evalstats_recall(x),
+               evalstats_f1(x));
+    }
     printf("homepage classifier: tp %u fp %u fn %u tn %u; %zu homepages unreadable\n",
            r->homepage.tp, r->homepage.fp, r->homepage.fn, r->homepage.tn, r->no_homepage);
     printf("time: %.1f s collecting, %.1f s training, %.1f s classifying, %.1f s judging; %llu "

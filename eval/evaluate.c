@@ -563,6 +563,9 @@ static void summarise(struct evaluate_result *res)
         struct evaluate_site *s = &res->sites[i];
         s->home_relevant = s->home_pr > 0.5; /* NaN: no homepage, not relevant */
         evalstats_add(&res->website, s->truth, s->relevant);
+        if (res->judge)
+            evalstats_add(&res->crawl.with_examination, s->truth,
+                          s->relevant && s->examined_relevant);
         evalstats_add(&res->homepage, s->truth, s->home_relevant);
         pages += s->pages;
         decide += s->pages_to_decide;

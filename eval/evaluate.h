@@ -109,6 +109,9 @@ struct evaluate_result {
         double threshold, target_prior;
         size_t spies;
         size_t unscored; /* held-out websites with no page of a known term (not relevant) */
+        /* the verdicts a crawl gives: the crawl model's and the examination's, both relevant
+         * (job/jobjudge.c's rule) */
+        struct evalstats with_examination;
     } crawl;
     double seconds_collect, seconds_train, seconds_classify, seconds_judge;
     struct fetch_stats fetch;

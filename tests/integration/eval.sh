@@ -144,6 +144,12 @@ for s in r["sites"]:
     assert s["relevant"] == (score is not None and score > m["threshold"]), s
     cnt[("t" if s["relevant"] == s["truth"] else "f") + ("p" if s["relevant"] else "n")] += 1
 assert all(w[k] == v for k, v in cnt.items()), ("the figures follow from the verdicts", cnt, w)
+both = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}  # a crawl's rule: the examination vetoes
+for s, e in zip(r["sites"], paper["sites"]):
+    assert s["examined_relevant"] == e["relevant"], "the examination's verdict kept: %r" % s
+    rel = s["relevant"] and s["examined_relevant"]
+    both[("t" if rel == s["truth"] else "f") + ("p" if rel else "n")] += 1
+assert all(m["with_examination"][k] == v for k, v in both.items()), (both, m["with_examination"])
 p, q = w["precision"], w["recall"]
 assert abs(w["f1"] - (2 * p * q / (p + q) if p + q else 0)) < 1e-5
 # A floor under what the demo web gave (F1 0.720: P 1.000, R 0.562): the model finds the topic.
