@@ -5,7 +5,9 @@ Usage: bench/alltopics.py DIR LABEL [LABEL...]
 DIR holds LABEL.json, the reports of `sitescout eval --all-topics` (bench/eval_all.sh
 writes them). Prints a row per topic with each LABEL's website F1 (P/R) and pages per
 website, and the homepage F1 of the first LABEL; then each LABEL's summary as the report
-has it (mean and worst website F1 over all its topics and over the untuned ones).
+has it (mean and worst website F1 over all its topics and over the untuned ones), and for
+a `--judge crawl_model` LABEL the mean and worst F1 of a crawl's rule (the crawl model's
+verdict and the examination's both relevant: the report's crawl_model.with_examination).
 `sitescout eval --all-topics` prints one configuration's table; this is for comparing.
 """
 import json, os, sys
@@ -48,3 +50,12 @@ for l in labels:
                 p["mean_pages_per_site"]))
     skipped = " (%d skipped under %d relevant)" % (len(s["skipped"]), s["min_relevant"]) if s["skipped"] else ""
     print("\n%s%s: %s" % (l, skipped, "; ".join(parts) or "no topic evaluated"))
+    # `--judge crawl_model`: also the verdicts of a crawl's rule (the crawl model's and the
+    # examination's), from each topic's crawl_model.with_examination.
+    done = [t for t in reports[l]["topics"] if "crawl_model" in t]
+    for key, part in (("all", done), ("untuned", [t for t in done if not t["tuned"]])):
+        if part:
+            f1 = [t["crawl_model"]["with_examination"]["f1"] for t in part]
+            worst = min(part, key=lambda t: t["crawl_model"]["with_examination"]["f1"])
+            print("%s, crawl model and examination, %s %d topics: mean F1 %.3f, worst %.3f (%s)" % (
+                l, key, len(part), sum(f1) / len(f1), min(f1), worst["topic"]))

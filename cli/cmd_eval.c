@@ -14,10 +14,12 @@ void cmd_eval_usage(void)
 {
     printf("usage: sitescout eval --job FILE [--topic T] [--labels SITES.tsv] [--proxy URL]\n"
            "                      [--mode cv|heldout] [--classifier knn|svm] [--report OUT.json]\n"
-           "                      [--set KEY=VALUE]... [--save-model [--db URL]]\n"
+           "                      [--judge examination|crawl_model] [--set KEY=VALUE]...\n"
+           "                      [--save-model [--db URL]]\n"
            "       sitescout eval --all-topics --job JOBS.json [--min-relevant N] [--tuned T,T]\n"
            "                      [--labels SITES.tsv] [--proxy URL] [--mode cv|heldout]\n"
-           "                      [--classifier knn|svm] [--report OUT.json] [--set KEY=VALUE]...\n"
+           "                      [--classifier knn|svm] [--judge examination|crawl_model]\n"
+           "                      [--report OUT.json] [--set KEY=VALUE]...\n"
            "\n"
            "Measure the website classifier against the homepage classifier, as in Table 2\n"
            "of Ester, Kriegel & Schubert (VLDB 2004). Training pages are the first\n"
@@ -47,6 +49,14 @@ void cmd_eval_usage(void)
            "                     classifier: knn, the paper's centroid kNN (default), or svm,\n"
            "                     a linear SVM (the same as --set classifier=svm; the row of\n"
            "                     the table is marked (svm))\n"
+           "  --judge examination|crawl_model  who gives the website verdicts in heldout\n"
+           "                     mode: examination, the internal crawler's (the paper's,\n"
+           "                     default), or crawl_model, as a crawl's judging gives them\n"
+           "                     (the same as --set judge=crawl_model; docs/classifier.md,\n"
+           "                     \"Learning from the crawl\"): a model fit on the training\n"
+           "                     websites' pages and every page the internal crawler read\n"
+           "                     of the held-out websites, the threshold from spies; the\n"
+           "                     row of the table is marked (crawl)\n"
            "  --report FILE      also write the figures as JSON to FILE\n"
            "  --set KEY=VALUE    override a job parameter (repeatable); those that matter\n"
            "                     here: p_threshold (0.9), max_pages_to_decide (0 = 7),\n"
@@ -82,6 +92,9 @@ static const char *const modes[] = {"cv", "heldout", NULL};
 /* In the job parameter's order (enum pagecls_kind), with the --set each stands for. */
 static const char *const classifiers[] = {"knn", "svm", NULL};
 static const char *const classifier_sets[] = {"classifier=knn", "classifier=svm"};
+/* In the job parameter judge's order, with the --set each stands for. */
+static const char *const judges[] = {"examination", "crawl_model", NULL};
+static const char *const judge_sets[] = {"judge=examination", "judge=crawl_model"};
 
 /* Check the --set keys and values before any work: a bad one is a usage error. */
 static int check_sets(const char *const *sets, int n)
@@ -107,6 +120,7 @@ int cmd_eval(int argc, char **argv)
     int mode = EVALUATE_CV;
     int min_relevant = -1; /* -1: not given */
     int classifier = -1;   /* -1: not given */
+    int judge = -1;        /* -1: not given */
     const struct opts_entry tab[] = {
         OPTS_STRING("job", &o.job),
         OPTS_STRING("topic", &o.topic),
@@ -114,6 +128,7 @@ int cmd_eval(int argc, char **argv)
         OPTS_STRING("proxy", &o.proxy),
         OPTS_CHOICE("mode", &mode, modes, "cv or heldout"),
         OPTS_CHOICE("classifier", &classifier, classifiers, "knn or svm"),
+        OPTS_CHOICE("judge", &judge, judges, "examination or crawl_model"),
         OPTS_STRING("report", &o.report),
         OPTS_KEYVALUE("set", &set_list, "at most " OPTS_STR(MAX_SETS) " --set options",
                       "KEY=VALUE"),
@@ -146,10 +161,17 @@ int cmd_eval(int argc, char **argv)
     if (!o.all_topics && (min_relevant >= 0 || o.tuned))
         return cli_usage_error("eval", "--min-relevant and --tuned only go with --all-topics");
     o.min_relevant = min_relevant < 0 ? 0 : min_relevant;
-    if (classifier >= 0) { /* last, so that it wins over a --set classifier= */
+    if (judge > 0 && o.mode != EVALUATE_HELDOUT)
+        return cli_usage_error("eval", "--judge crawl_model goes with --mode heldout");
+    /* Last, so that they win over a --set classifier= or judge=. */
+    const char *extra[] = {classifier >= 0 ? classifier_sets[classifier] : NULL,
+                           judge >= 0 ? judge_sets[judge] : NULL};
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+        if (!extra[i])
+            continue;
         if (set_list.n >= MAX_SETS)
             return cli_usage_error("eval", "at most " OPTS_STR(MAX_SETS) " --set options");
-        sets[set_list.n++] = classifier_sets[classifier];
+        sets[set_list.n++] = extra[i];
     }
     if ((rc = check_sets(sets, set_list.n)))
         return rc;

@@ -141,6 +141,8 @@ enum err evalall_run(const struct evalall_opts *o, struct evalall **out, int *ba
         t->tuned = evalall_listed(tuned, t->topic);
         int skip;
         e = run_topic(o, t, &skip, bad_set);
+        if (t->job && t->job->params.judge)
+            a->judge = t->job->params.judge; /* the --set of every topic */
         if (!e && skip) {
             t->skipped = 1;
             if (o->done)

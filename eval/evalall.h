@@ -45,6 +45,7 @@ struct evalall_part {
 
 struct evalall {
     enum evaluate_mode mode;
+    int judge; /* the website verdicts: 0 the examination's, 1 the crawl model's (all topics') */
     int min_relevant;
     struct evalall_topic *topics; /* those run, in the file's order */
     size_t n_topics;

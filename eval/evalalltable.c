@@ -52,6 +52,8 @@ void evalalltable_print(const struct evalall *a, const char *source)
 {
     printf("%s: %s over %zu topics", source,
            a->mode == EVALUATE_CV ? "cross-validation" : "held-out test websites", a->n_topics);
+    if (a->judge)
+        printf(", website verdicts by the crawl model");
     if (a->n_skipped)
         printf(" (%zu skipped: fewer than %d relevant training websites)", a->n_skipped,
                a->min_relevant);

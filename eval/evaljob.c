@@ -26,6 +26,9 @@ enum err evaljob_load(const char *arg, const char *topic, const char *const *set
                                 : jobspec_load(arg, topic, out);
     if (e)
         return e;
+    /* The paper's verdicts, the examination's, unless --judge / --set judge= says otherwise:
+     * Table 2 stays the paper's whatever a job body asks of its crawls. */
+    (*out)->params.judge = 0;
     for (size_t i = 0; i < n_sets; i++) {
         char key[128];
         const char *eq = strchr(sets[i], '=');

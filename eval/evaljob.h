@@ -16,7 +16,8 @@
 #include "job/jobspec.h"
 
 /*
- * The job of `topic` (NULL: the only one) with each "KEY=VALUE" of sets applied. A bad
+ * The job of `topic` (NULL: the only one) with each "KEY=VALUE" of sets applied, its
+ * judge the examination (the paper's verdicts) unless sets says otherwise. A bad
  * override sets *bad_set (a usage error, err_msg says why); any other failure leaves
  * it 0.
  */

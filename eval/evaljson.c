@@ -60,8 +60,8 @@ static json_t *jtraining(const struct evaluate_result *r)
     return train;
 }
 
-/* One evaluated website with its examination trace. */
-static json_t *jsite(const struct evaluate_site *s)
+/* One evaluated website with its examination trace; judge: the crawl model's verdicts. */
+static json_t *jsite(const struct evaluate_site *s, int judge)
 {
     json_t *o = json_object();
     json_object_set_new(o, "homepage", json_string(s->homepage));
@@ -75,6 +75,10 @@ static json_t *jsite(const struct evaluate_site *s)
     json_object_set_new(o, "pages_to_decide", json_integer(s->pages_to_decide));
     if (s->redirected)
         json_object_set_new(o, "redirected", json_true());
+    if (judge) {
+        json_object_set_new(o, "crawl_score", jnum(s->score));
+        json_object_set_new(o, "examined_relevant", json_boolean(s->examined_relevant));
+    }
     json_object_set_new(o, "homepage_pr", jnum(s->home_pr));
     json_object_set_new(o, "homepage_relevant", json_boolean(s->home_relevant));
     json_t *trace = json_array();
@@ -103,6 +107,20 @@ static void set_classifiers(json_t *root, const struct evaluate_result *r)
     json_object_set_new(root, "f1_improvement",
                         jnum(evalstats_f1(&r->website) - evalstats_f1(&r->homepage)));
     json_object_set_new(root, "sites_evaluated", json_integer((json_int_t)r->n_sites));
+    json_object_set_new(root, "judge", json_string(r->judge ? "crawl_model" : "examination"));
+    if (!r->judge)
+        return;
+    json_t *cm = json_object();
+    json_object_set_new(cm, "pages", json_integer((json_int_t)r->crawl.pages));
+    json_object_set_new(cm, "unlabelled_pages",
+                        json_integer((json_int_t)r->crawl.unlabelled_pages));
+    json_object_set_new(cm, "terms", json_integer((json_int_t)r->crawl.terms));
+    json_object_set_new(cm, "threshold", jnum(r->crawl.threshold));
+    json_object_set_new(cm, "spies", json_integer((json_int_t)r->crawl.spies));
+    json_object_set_new(cm, "target_prior", jnum(r->crawl.target_prior));
+    json_object_set_new(cm, "unscored", json_integer((json_int_t)r->crawl.unscored));
+    json_object_set_new(cm, "with_examination", jstats(&r->crawl.with_examination));
+    json_object_set_new(root, "crawl_model", cm);
 }
 
 /* "seconds" and "fetch". */
@@ -112,6 +130,7 @@ static void set_costs(json_t *root, const struct evaluate_result *r)
     json_object_set_new(times, "collect", jnum(r->seconds_collect));
     json_object_set_new(times, "train", jnum(r->seconds_train));
     json_object_set_new(times, "classify", jnum(r->seconds_classify));
+    json_object_set_new(times, "judge", jnum(r->seconds_judge));
     json_object_set_new(root, "seconds", times);
     json_t *fetch = json_object();
     json_object_set_new(fetch, "requests", json_integer((json_int_t)r->fetch.requests));
@@ -148,7 +167,7 @@ static json_t *jreport(const struct jobspec *job, const struct evaluate_result *
     set_costs(root, r);
     json_t *sites = json_array();
     for (size_t i = 0; i < r->n_sites; i++)
-        json_array_append_new(sites, jsite(&r->sites[i]));
+        json_array_append_new(sites, jsite(&r->sites[i], r->judge));
     json_object_set_new(root, "sites", sites);
     return root;
 }
@@ -205,6 +224,7 @@ static json_t *jsummary(const struct evalall *a)
     json_t *s = json_object();
     json_object_set_new(s, "mode", json_string(a->mode == EVALUATE_CV ? "cv" : "heldout"));
     json_object_set_new(s, "min_relevant", json_integer(a->min_relevant));
+    json_object_set_new(s, "judge", json_string(a->judge ? "crawl_model" : "examination"));
     json_object_set_new(s, "all", jpart(&a->all));
     json_object_set_new(s, "untuned", jpart(&a->untuned));
     json_t *tuned = json_array(), *failed = json_array(), *skipped = json_array();

@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "classifier/sitecls.h"
+#include "classifier/sitejudge.h"
 #include "common/monotime.h"
 #include "crawler/crawlloop.h"
 #include "crawler/pageinfo.h"
 #include "crawler/sitecrawl.h"
 #include "crawler/trainset.h"
 #include "crawler/url.h"
+#include "job/jobjudge.h"
 
 /* A page classifier for the sites, one for the homepages, and their scratch spaces. */
 struct models {
@@ -53,8 +55,10 @@ void evaluate_result_free(struct evaluate_result *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n_sites; i++) {
-        for (size_t j = 0; j < r->sites[i].n_trace; j++)
+        for (size_t j = 0; j < r->sites[i].n_trace; j++) {
             free(r->sites[i].trace[j].url);
+            free(r->sites[i].trace[j].terms);
+        }
         free(r->sites[i].trace);
         free(r->sites[i].homepage);
     }
@@ -266,6 +270,8 @@ static enum err target_next(struct run *run, struct target *t, uint64_t tag, siz
         s->trace[i].status = pg[i].status;
         s->trace[i].pr_target = pg[i].pr_target;
         s->n_trace = i + 1;
+        if (run->res->judge && pg[i].terms && !(s->trace[i].terms = strdup(pg[i].terms)))
+            return err_set(ERR_NOMEM, "out of memory");
     }
     sitecrawl_free(t->sc);
     t->sc = NULL;
@@ -369,6 +375,7 @@ static enum err add_site(struct evaluate_result *res, const char *homepage, int 
     s->truth = truth;
     s->fold = fold;
     s->home_pr = NAN;
+    s->score = NAN;
     res->n_sites++;
     return ERR_OK;
 }
@@ -426,7 +433,79 @@ out:
     return e;
 }
 
-static enum err run_heldout(struct run *run, struct models *all)
+/* The training websites' pages (c) into sj, as a crawl stores them: their term counts. */
+static enum err add_training(struct sitejudge *sj, const struct corpus *c,
+                             struct pagecls_scratch *scratch)
+{
+    struct buf terms;
+    buf_init(&terms, 0);
+    enum err e = ERR_OK;
+    for (size_t i = 0; !e && i < c->n_docs; i++) {
+        const struct pagecls_doc *d = &c->docs[i];
+        if (i == 0 || d->site != c->docs[i - 1].site)
+            e = sitejudge_add_site(sj, c->relevant[d->site] ? NBEM_TARGET : NBEM_OTHER);
+        buf_reset(&terms);
+        if (!e)
+            e = pagecls_term_counts(scratch, d->text, d->len, &terms);
+        if (!e)
+            e = sitejudge_add_page(sj, buf_str(&terms));
+    }
+    buf_release(&terms);
+    return e;
+}
+
+/*
+ * The held-out websites judged by the crawl model, as a crawl judges (evaluate.h): the
+ * training websites labelled, every page the internal crawler read of the n held-out
+ * websites (t, their traces' terms) unlabelled, the job's default crawl model parameters.
+ */
+static enum err judge_crawl_model(struct run *run, const struct corpus *c, struct models *all,
+                                  struct target *t, size_t n)
+{
+    struct evaluate_result *res = run->res;
+    double t0 = monotime_s();
+    struct jobjudge_params jp;
+    jobjudge_params_default(&jp);
+    struct sitejudge_params sp;
+    jobjudge_sitejudge_params(&jp, &sp);
+    struct sitejudge *sj = NULL;
+    enum err e = sitejudge_new(&sp, &sj);
+    if (!e)
+        e = add_training(sj, c, all->site_scratch);
+    size_t first = sj ? sitejudge_sites(sj) : 0;
+    for (size_t k = 0; !e && k < n; k++) {
+        const struct evaluate_site *s = t[k].out;
+        e = sitejudge_add_site(sj, NBEM_UNLABELED);
+        for (size_t j = 0; !e && j < s->n_trace; j++)
+            if (s->trace[j].terms) {
+                e = sitejudge_add_page(sj, s->trace[j].terms);
+                res->crawl.unlabelled_pages++;
+            }
+    }
+    struct sitejudge_fit fit;
+    if (!e && (e = sitejudge_fit(sj, &fit)))
+        e = err_set(e, "the crawl model: %s", err_msg());
+    for (size_t k = 0; !e && k < n; k++) {
+        struct evaluate_site *s = t[k].out;
+        s->examined_relevant = s->relevant;
+        s->score = sitejudge_score(sj, first + k);
+        s->relevant = s->score > fit.threshold; /* NaN: no known term, not relevant */
+        s->confidence = isnan(s->score) ? NAN : sitejudge_confidence(s->score, fit.threshold);
+        res->crawl.unscored += isnan(s->score);
+    }
+    if (!e) {
+        res->crawl.pages = fit.pages;
+        res->crawl.terms = fit.terms;
+        res->crawl.threshold = fit.threshold;
+        res->crawl.target_prior = fit.target_prior;
+        res->crawl.spies = fit.spies;
+    }
+    sitejudge_free(sj);
+    res->seconds_judge = monotime_s() - t0;
+    return e;
+}
+
+static enum err run_heldout(struct run *run, const struct corpus *c, struct models *all)
 {
     const struct labels *l = run->o->labels;
     const char *topic = run->job->topic;
@@ -467,6 +546,8 @@ static enum err run_heldout(struct run *run, struct models *all)
     double t0 = monotime_s();
     e = examine_all(run, t, n);
     res->seconds_classify = monotime_s() - t0;
+    if (!e && res->judge)
+        e = judge_crawl_model(run, c, all, t, n);
 out:
     if (t)
         for (size_t i = 0; i < n; i++)
@@ -482,6 +563,9 @@ static void summarise(struct evaluate_result *res)
         struct evaluate_site *s = &res->sites[i];
         s->home_relevant = s->home_pr > 0.5; /* NaN: no homepage, not relevant */
         evalstats_add(&res->website, s->truth, s->relevant);
+        if (res->judge)
+            evalstats_add(&res->crawl.with_examination, s->truth,
+                          s->relevant && s->examined_relevant);
         evalstats_add(&res->homepage, s->truth, s->home_relevant);
         pages += s->pages;
         decide += s->pages_to_decide;
@@ -506,9 +590,15 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
     enum err e = ERR_OK;
     if (o->mode == EVALUATE_HELDOUT && !o->labels)
         return err_set(ERR_INVAL, "held-out evaluation needs the labels (sites.tsv)");
+    if (o->mode == EVALUATE_CV && job->params.judge)
+        return err_set(ERR_INVAL, "the crawl model (judge=crawl_model) judges the held-out"
+                                  " websites only: --mode heldout");
     if (!(run.res = calloc(1, sizeof *run.res)))
         return err_set(ERR_NOMEM, "out of memory");
     run.res->mode = o->mode;
+    run.res->judge = job->params.judge;
+    run.res->crawl.threshold = NAN;
+    run.res->crawl.target_prior = NAN;
     run.res->prior_target = job->params.prior_target;
     /* 0 = no budget in a crawl; for eval, the paper's Table 2 reads 3.2-7.4 pages per site. */
     int budget =
@@ -538,7 +628,7 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
     run.res->seconds_train = monotime_s() - t0;
     if (e)
         goto out;
-    e = o->mode == EVALUATE_CV ? run_cv(&run, &c) : run_heldout(&run, &all);
+    e = o->mode == EVALUATE_CV ? run_cv(&run, &c) : run_heldout(&run, &c, &all);
     if (e)
         goto out;
     summarise(run.res);

@@ -11,7 +11,12 @@
  *     LinkRank continuation) and (b) by the homepage classifier on its homepage.
  *   - EVALUATE_HELDOUT: both classifiers trained on all training websites, applied to
  *     every site whose role for the topic is `test` in the labels (relevant iff its
- *     topic is the job's topic).
+ *     topic is the job's topic). With the job's judge crawl_model (1), the website
+ *     verdicts are then the crawl model's, as a crawl gives them (job/jobjudge.h,
+ *     classifier/sitejudge.h, jobjudge_params_default): fit on the training websites'
+ *     pages (labelled) and the pages the internal crawler read of the held-out websites
+ *     (unlabelled), the threshold from spies; a held-out website is relevant when its
+ *     score passes the threshold (no veto by its examination, no min_pages gate).
  * The websites are examined concurrently through one fetcher (one fetch in flight per
  * site); nothing is written anywhere.
  *
@@ -36,6 +41,8 @@ struct evaluate_page {
     char *url;
     enum fetch_status status;
     double pr_target; /* Pr[p|target]; NaN when not classified */
+    char *terms;      /* with the crawl model: its term counts (classifier/termvec.h); NULL
+                       * when not classified or without it */
 };
 
 /* One evaluated website. */
@@ -53,6 +60,9 @@ struct evaluate_site {
     double p_err;   /* of the page classifier used */
     struct evaluate_page *trace; /* the examination's fetches (after a followed redirect) */
     size_t n_trace;
+    /* with the crawl model (evaluate_result.judge): relevant and confidence are its */
+    double score;          /* its score (sitejudge_score); NaN: no page with a known term */
+    int examined_relevant; /* (a)'s verdict */
     /* (b) the homepage classifier */
     double home_pr;    /* Pr[homepage|target]; NaN when the homepage could not be read */
     int home_relevant; /* home_pr > 0.5 */
@@ -86,12 +96,24 @@ struct evaluate_result {
     struct evaluate_site *sites;
     size_t n_sites;
     struct evalstats website, homepage;
-    double pages_per_site;  /* mean fetches per evaluated site */
-    double pages_to_decide; /* mean pages classified until the decision */
-    size_t decided;         /* sites that reached p_threshold */
-    size_t no_homepage;     /* sites whose homepage could not be read */
-    double p_err_mean;      /* mean p_err of the page classifiers used */
-    double seconds_collect, seconds_train, seconds_classify;
+    double pages_per_site;       /* mean fetches per evaluated site */
+    double pages_to_decide;      /* mean pages classified until the decision */
+    size_t decided;              /* sites that reached p_threshold */
+    size_t no_homepage;          /* sites whose homepage could not be read */
+    double p_err_mean;           /* mean p_err of the page classifiers used */
+    int judge;                   /* the job's judge: 0 the examination (a), 1 the crawl model */
+    struct {                     /* with the crawl model */
+        size_t pages;            /* learnt from */
+        size_t unlabelled_pages; /* of them, the held-out websites' */
+        uint32_t terms;
+        double threshold, target_prior;
+        size_t spies;
+        size_t unscored; /* held-out websites with no page of a known term (not relevant) */
+        /* the verdicts a crawl gives: the crawl model's and the examination's, both relevant
+         * (job/jobjudge.c's rule) */
+        struct evalstats with_examination;
+    } crawl;
+    double seconds_collect, seconds_train, seconds_classify, seconds_judge;
     struct fetch_stats fetch;
 };
 

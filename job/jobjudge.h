@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "classifier/nbem.h"
+#include "classifier/sitejudge.h"
 #include "common/err.h"
 
 struct store;
@@ -21,7 +22,7 @@ struct jobjudge_params {
     double weight_cap;       /* a page weighs its known term occurrences, at most this (> 0) */
     double threshold;        /* relevant when the weighted mean of Pr[target|page] is above; with
                               * spies, the highest threshold they may give (0 < threshold < 1) */
-    uint32_t spy_folds;      /* 0: threshold as given; else the spies' (jobjudge.c) */
+    uint32_t spy_folds;      /* 0: threshold as given; else the spies' (sitejudge.h) */
     double spy_quantile;     /* [0, 1) */
     double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
     double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
@@ -30,10 +31,13 @@ struct jobjudge_params {
 };
 
 /* The lowest threshold spies may give. */
-#define JOBJUDGE_MIN_THRESHOLD 0.01
+#define JOBJUDGE_MIN_THRESHOLD SITEJUDGE_MIN_THRESHOLD
 
 /* The defaults chosen by measurement (docs/classifier.md). */
 void jobjudge_params_default(struct jobjudge_params *p);
+
+/* The crawl model's own parameters among p's (the judging itself: classifier/sitejudge.h). */
+void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge_params *out);
 
 /*
  * A website's confidence from its score (the weighted mean of its pages' Pr[target|page])

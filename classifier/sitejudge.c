@@ -1,0 +1,310 @@
+/* The crawl model's verdicts on websites, with no database (sitejudge.h). */
+#include "classifier/sitejudge.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier/termvec.h"
+#include "classifier/vocab.h"
+#include "common/grow.h"
+
+/* The pages as term ids and counts: entries [start[d], start[d + 1]) are page d's; the
+ * pages [site_start[s], site_start[s + 1]) are website s's. */
+struct sitejudge {
+    struct sitejudge_params p;
+    struct vocab v;
+    uint32_t *df; /* per vocabulary id: websites with the term */
+    size_t *last; /* per vocabulary id: the last website (its number + 1) that had it */
+    size_t cap_df, cap_last;
+    uint32_t *term, *count;
+    size_t n, cap_term, cap_count;
+    size_t *start; /* n_docs + 1 */
+    size_t n_docs, cap_start;
+    uint32_t *label; /* per website */
+    size_t *site_start;
+    size_t n_sites, cap_label, cap_site_start;
+    uint32_t *kept; /* the model's term id -> vocabulary id */
+    uint32_t n_terms;
+    struct nbem *m; /* after sitejudge_fit */
+    int fitted;
+};
+
+double sitejudge_confidence(double score, double threshold)
+{
+    double eps = 1e-9;
+    double x = score < eps ? eps : score > 1 - eps ? 1 - eps : score;
+    double t = threshold < eps ? eps : threshold > 1 - eps ? 1 - eps : threshold;
+    return 1 / (1 + exp(-(log(x / (1 - x)) - log(t / (1 - t)))));
+}
+
+enum err sitejudge_new(const struct sitejudge_params *p, struct sitejudge **out)
+{
+    *out = NULL;
+    if (p->min_sites < 1 || !(p->weight_cap > 0) || !(p->threshold > 0 && p->threshold < 1) ||
+        !(p->spy_quantile >= 0 && p->spy_quantile < 1))
+        return err_set(ERR_INVAL, "judge: min_sites >= 1, weight_cap > 0, 0 < threshold < 1,"
+                                  " 0 <= spy_quantile < 1");
+    struct sitejudge *sj = calloc(1, sizeof *sj);
+    if (!sj)
+        return err_set(ERR_NOMEM, "out of memory");
+    sj->p = *p;
+    vocab_init(&sj->v);
+    *out = sj;
+    return ERR_OK;
+}
+
+void sitejudge_free(struct sitejudge *sj)
+{
+    if (!sj)
+        return;
+    vocab_release(&sj->v);
+    free(sj->df);
+    free(sj->last);
+    free(sj->term);
+    free(sj->count);
+    free(sj->start);
+    free(sj->label);
+    free(sj->site_start);
+    free(sj->kept);
+    nbem_free(sj->m);
+    free(sj);
+}
+
+size_t sitejudge_sites(const struct sitejudge *sj)
+{
+    return sj->n_sites;
+}
+
+enum err sitejudge_add_site(struct sitejudge *sj, uint32_t label)
+{
+    if (sj->fitted || label > NBEM_UNLABELED)
+        return err_set(ERR_INVAL, "judge: a website after the fit, or a bad label");
+    enum err e =
+        grow_array((void **)&sj->label, &sj->cap_label, sj->n_sites + 1, sizeof *sj->label);
+    if (!e)
+        e = grow_array((void **)&sj->site_start, &sj->cap_site_start, sj->n_sites + 2,
+                       sizeof *sj->site_start);
+    if (e)
+        return e;
+    sj->label[sj->n_sites] = label;
+    sj->site_start[sj->n_sites] = sj->n_docs;
+    sj->site_start[++sj->n_sites] = sj->n_docs;
+    return ERR_OK;
+}
+
+static enum err add_term(void *ctx, const char *term, size_t len, uint32_t count)
+{
+    struct sitejudge *sj = ctx;
+    uint32_t id;
+    bool added;
+    enum err e = vocab_add(&sj->v, term, len, &id, &added);
+    if (!e && added)
+        e = grow_array((void **)&sj->df, &sj->cap_df, (size_t)id + 1, sizeof *sj->df);
+    if (!e && added)
+        e = grow_array((void **)&sj->last, &sj->cap_last, (size_t)id + 1, sizeof *sj->last);
+    if (!e)
+        e = grow_array((void **)&sj->term, &sj->cap_term, sj->n + 1, sizeof *sj->term);
+    if (!e)
+        e = grow_array((void **)&sj->count, &sj->cap_count, sj->n + 1, sizeof *sj->count);
+    if (e)
+        return e;
+    if (added)
+        sj->df[id] = 0, sj->last[id] = 0;
+    if (sj->last[id] != sj->n_sites) { /* the website being read is number n_sites - 1 */
+        sj->df[id]++;
+        sj->last[id] = sj->n_sites;
+    }
+    sj->term[sj->n] = id;
+    sj->count[sj->n++] = count;
+    return ERR_OK;
+}
+
+enum err sitejudge_add_page(struct sitejudge *sj, const char *terms)
+{
+    if (sj->fitted || !sj->n_sites)
+        return err_set(ERR_INVAL, "judge: a page before any website, or after the fit");
+    enum err e = grow_array((void **)&sj->start, &sj->cap_start, sj->n_docs + 2, sizeof *sj->start);
+    if (e)
+        return e;
+    sj->start[sj->n_docs] = sj->n;
+    if ((e = termvec_decode(terms, add_term, sj)))
+        return e;
+    sj->start[++sj->n_docs] = sj->n;
+    sj->site_start[sj->n_sites] = sj->n_docs;
+    return ERR_OK;
+}
+
+/* Keep the terms of at least min_sites websites (renumbered): a word of one website only
+ * (its name, its author) says nothing of a topic. */
+static enum err cut_vocabulary(struct sitejudge *sj)
+{
+    uint32_t *id = malloc((sj->v.n ? sj->v.n : 1) * sizeof *id), k = 0;
+    sj->kept = malloc((sj->v.n ? sj->v.n : 1) * sizeof *sj->kept);
+    if (!id || !sj->kept) {
+        free(id);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t t = 0; t < sj->v.n; t++) {
+        id[t] = sj->df[t] >= sj->p.min_sites ? k++ : UINT32_MAX;
+        if (id[t] != UINT32_MAX)
+            sj->kept[id[t]] = t;
+    }
+    size_t out = 0;
+    for (size_t d = 0; d < sj->n_docs; d++) {
+        size_t from = sj->start[d], to = sj->start[d + 1];
+        sj->start[d] = out;
+        for (size_t i = from; i < to; i++)
+            if (id[sj->term[i]] != UINT32_MAX) {
+                sj->term[out] = id[sj->term[i]];
+                sj->count[out++] = sj->count[i];
+            }
+    }
+    if (sj->n_docs)
+        sj->start[sj->n_docs] = out;
+    sj->n = out;
+    free(id);
+    sj->n_terms = k;
+    return ERR_OK;
+}
+
+/* Website s's score by m: the weighted mean of its pages' Pr[target|page]; NaN when no
+ * page has a term the model knows. */
+static double site_score(const struct sitejudge *sj, const struct nbem *m, size_t s)
+{
+    double sum = 0, weight = 0;
+    for (size_t j = sj->site_start[s]; j < sj->site_start[s + 1]; j++) {
+        uint32_t known;
+        size_t a = sj->start[j];
+        double pr =
+            nbem_target(m, sj->term + a, sj->count + a, (uint32_t)(sj->start[j + 1] - a), &known);
+        double w = known < sj->p.weight_cap ? known : sj->p.weight_cap;
+        sum += w * pr;
+        weight += w;
+    }
+    return weight > 0 ? sum / weight : NAN;
+}
+
+/* A relevant example website that can be a spy: one with pages. */
+static int spy_site(const struct sitejudge *sj, size_t s)
+{
+    return sj->label[s] == NBEM_TARGET && sj->site_start[s + 1] > sj->site_start[s];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The threshold from spies (sitejudge_fit in sitejudge.h). */
+static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc *docs,
+                              double *threshold, size_t *n_spies)
+{
+    const struct sitejudge_params *p = &sj->p;
+    *threshold = p->threshold;
+    *n_spies = 0;
+    size_t n_targets = 0;
+    for (size_t s = 0; s < sj->n_sites; s++)
+        n_targets += spy_site(sj, s);
+    uint32_t folds = p->spy_folds < n_targets ? p->spy_folds : (uint32_t)n_targets;
+    if (folds < 1 || n_targets < 2)
+        return ERR_OK;
+    size_t rows = sj->n_docs;
+    struct nbem_doc *d = malloc(rows * sizeof *d);
+    double *score = malloc(n_targets * sizeof *score);
+    enum err e = d && score ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (uint32_t f = 0; !e && f < folds; f++) {
+        memcpy(d, docs, rows * sizeof *d);
+        size_t t = 0;
+        for (size_t s = 0; s < sj->n_sites; s++)
+            if (spy_site(sj, s) && t++ % folds == f)
+                for (size_t k = sj->site_start[s]; k < sj->site_start[s + 1]; k++)
+                    d[k].label = NBEM_UNLABELED;
+        struct nbem *m = NULL;
+        e = nbem_fit(&p->em, d, rows, sj->n_terms, &m);
+        t = 0;
+        for (size_t s = 0; !e && s < sj->n_sites; s++)
+            if (spy_site(sj, s) && t++ % folds == f) {
+                double sc = site_score(sj, m, s);
+                if (!isnan(sc))
+                    score[n++] = sc;
+            }
+        nbem_free(m);
+    }
+    if (!e && n) {
+        qsort(score, n, sizeof *score, cmp_double);
+        double at = p->spy_quantile * (double)(n - 1);
+        size_t lo = (size_t)at;
+        double frac = at - (double)lo;
+        double q = lo + 1 < n ? score[lo] * (1 - frac) + score[lo + 1] * frac : score[lo];
+        /* A few spies' quantile is noise: it shrinks towards a prior threshold. */
+        *threshold = ((double)n * q + p->spy_prior_weight * p->spy_prior) /
+                     ((double)n + p->spy_prior_weight);
+        if (*threshold < SITEJUDGE_MIN_THRESHOLD)
+            *threshold = SITEJUDGE_MIN_THRESHOLD;
+        if (*threshold > p->threshold)
+            *threshold = p->threshold;
+        *n_spies = n;
+    }
+    free(d);
+    free(score);
+    return e;
+}
+
+enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
+{
+    *out = (struct sitejudge_fit){.threshold = NAN};
+    if (sj->fitted)
+        return err_set(ERR_INVAL, "judge: fit once");
+    sj->fitted = 1;
+    struct nbem_doc *docs = NULL;
+    enum err e = cut_vocabulary(sj);
+    if (!e && !(docs = calloc(sj->n_docs ? sj->n_docs : 1, sizeof *docs)))
+        e = err_set(ERR_NOMEM, "out of memory");
+    size_t targets = 0;
+    for (size_t s = 0; !e && s < sj->n_sites; s++)
+        for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++) {
+            docs[d] = (struct nbem_doc){sj->term + sj->start[d], sj->count + sj->start[d],
+                                        (uint32_t)(sj->start[d + 1] - sj->start[d]), sj->label[s]};
+            targets += docs[d].label == NBEM_TARGET && docs[d].n > 0;
+        }
+    if (!e && (!targets || !sj->n_terms))
+        e = err_set(ERR_NOTFOUND, "no page of a relevant example has a term of %u websites",
+                    sj->p.min_sites);
+    if (!e)
+        e = spy_threshold(sj, docs, &out->threshold, &out->spies);
+    if (!e)
+        e = nbem_fit(&sj->p.em, docs, sj->n_docs, sj->n_terms, &sj->m);
+    if (!e) {
+        out->pages = sj->n_docs;
+        out->terms = sj->n_terms;
+        out->target_prior = nbem_target_prior(sj->m);
+    }
+    free(docs);
+    return e;
+}
+
+double sitejudge_score(const struct sitejudge *sj, size_t site)
+{
+    return sj->m && site < sj->n_sites ? site_score(sj, sj->m, site) : NAN;
+}
+
+const struct nbem *sitejudge_model(const struct sitejudge *sj)
+{
+    return sj->m;
+}
+
+struct nbem *sitejudge_take_model(struct sitejudge *sj)
+{
+    struct nbem *m = sj->m;
+    sj->m = NULL;
+    return m;
+}
+
+const char *sitejudge_term(const struct sitejudge *sj, uint32_t id, size_t *len)
+{
+    return vocab_term(&sj->v, sj->kept[id], len);
+}

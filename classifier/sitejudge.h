@@ -1,0 +1,93 @@
+/*
+ * The crawl model's verdicts on websites, with no database (issue 30, docs/classifier.md
+ * "Learning from the crawl"): websites labelled target, other or unlabelled, each with
+ * its pages' term counts (classifier/termvec.h); the vocabulary cut to the terms of
+ * min_sites websites, the threshold chosen by spies, the model (classifier/nbem.h) fit on
+ * every page, and each website's score. job/jobjudge.c judges a job's stored pages with
+ * it, eval/evaluate.c the held-out websites of `eval --mode heldout --judge crawl_model`.
+ *
+ * Ownership: the caller frees a sitejudge with sitejudge_free; the page texts are copied
+ * (their terms) as they are added.
+ */
+#ifndef SITESCOUT_CLASSIFIER_SITEJUDGE_H
+#define SITESCOUT_CLASSIFIER_SITEJUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classifier/nbem.h"
+#include "common/err.h"
+
+struct sitejudge_params {
+    struct nbem_params em;
+    uint32_t min_sites;      /* terms of fewer websites are left out (>= 1) */
+    double weight_cap;       /* a page weighs its known term occurrences, at most this (> 0) */
+    double threshold;        /* relevant when the score is above; with spies, the highest
+                              * threshold they may give (0 < threshold < 1) */
+    uint32_t spy_folds;      /* 0: threshold as given; else the spies' (below) */
+    double spy_quantile;     /* [0, 1) */
+    double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
+    double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
+};
+
+/* The lowest threshold spies may give. */
+#define SITEJUDGE_MIN_THRESHOLD 0.01
+
+/*
+ * A website's confidence from its score and the threshold: sigma(logit(score) -
+ * logit(threshold)), both clamped to [1e-9, 1 - 1e-9]. The order of the scores stays, and
+ * the threshold maps to 1/2.
+ */
+double sitejudge_confidence(double score, double threshold);
+
+struct sitejudge;
+
+/* ERR_INVAL (with its message) for parameters out of their ranges. */
+enum err sitejudge_new(const struct sitejudge_params *p, struct sitejudge **out) WARN_UNUSED;
+void sitejudge_free(struct sitejudge *sj);
+
+/*
+ * A website, number sitejudge_sites() before the call: label NBEM_TARGET (a relevant
+ * example), NBEM_OTHER (an other example) or NBEM_UNLABELED (a website to judge). Its
+ * pages follow with sitejudge_add_page. Before sitejudge_fit only.
+ */
+enum err sitejudge_add_site(struct sitejudge *sj, uint32_t label) WARN_UNUSED;
+/* A page of the last website added, as its term counts' text form: ERR_PARSE if it is not
+ * one (termvec_decode), ERR_INVAL before any website or after sitejudge_fit. After an
+ * error of sitejudge_add_site or sitejudge_add_page, only sitejudge_free is left. */
+enum err sitejudge_add_page(struct sitejudge *sj, const char *terms) WARN_UNUSED;
+size_t sitejudge_sites(const struct sitejudge *sj);
+
+struct sitejudge_fit {
+    size_t pages;        /* pages learnt from: every page added */
+    uint32_t terms;      /* the vocabulary after the min_sites cut */
+    double threshold;    /* the verdicts' */
+    size_t spies;        /* relevant example websites that chose it (0: p->threshold) */
+    double target_prior; /* the topic's share of the unlabelled pages, as the model sees it */
+};
+
+/*
+ * Cut the vocabulary, choose the threshold and fit the model, once. The threshold, from
+ * spies (Liu et al. 2002): the relevant example websites with pages are dealt in turn to
+ * spy_folds folds (fewer when there are fewer such websites); for each fold a model is fit
+ * with that fold's websites among the unlabelled ones, and scores them as it scores the
+ * websites to judge. The threshold is the spy_quantile quantile of those scores, shrunk
+ * towards spy_prior (as if spy_prior_weight spies had scored it), then kept within
+ * [SITEJUDGE_MIN_THRESHOLD, p->threshold]. Fewer than two relevant example websites, or
+ * spy_folds 0: p->threshold. ERR_NOTFOUND when no page of a relevant example keeps a
+ * term (nothing to learn the topic from).
+ */
+enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out) WARN_UNUSED;
+
+/* After sitejudge_fit: website i's score, the mean of its pages' Pr[target|page] weighed by
+ * their known term occurrences (at most weight_cap each); NaN when no page of it has a term
+ * the model knows. Relevant when above the fit's threshold. */
+double sitejudge_score(const struct sitejudge *sj, size_t site);
+
+/* After sitejudge_fit: the model, and its term ids' terms (for storing the model). */
+const struct nbem *sitejudge_model(const struct sitejudge *sj);
+const char *sitejudge_term(const struct sitejudge *sj, uint32_t id, size_t *len);
+/* The model handed out (the caller's: nbem_free); no score after it. */
+struct nbem *sitejudge_take_model(struct sitejudge *sj);
+
+#endif

@@ -1,0 +1,293 @@
+/* The crawl model's verdicts on websites without a database (classifier/sitejudge.h). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "classifier/sitejudge.h"
+
+/*
+ * A tiny web: websites of four topics (group 0 is the target), each page three words of
+ * its topic's five, "home" (every website) and a word of its own website (cut by
+ * min_sites). Counts vary with a fixed generator, so every run is the same corpus.
+ */
+static const char *const words[4][5] = {
+    {"launch", "nasa", "orbit", "rocket", "shuttle"},
+    {"brake", "car", "engine", "tyre", "wheel"},
+    {"bake", "cake", "flour", "oven", "sugar"},
+    {"band", "chord", "drum", "guitar", "song"},
+};
+
+static uint32_t rng_state;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state = rng_state * 1103515245u + 12345u;
+    return (rng_state >> 16) % n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One page of topic g on website number site, as a termvec text form (terms sorted). */
+static void page_text(int g, int site, char *out, size_t cap)
+{
+    char own[16];
+    snprintf(own, sizeof own, "u%03d", site);
+    const char *terms[5];
+    uint32_t skip = rnd(5), skip2 = (skip + 1 + rnd(4)) % 5;
+    size_t n = 0;
+    for (uint32_t w = 0; w < 5; w++)
+        if (w != skip && w != skip2)
+            terms[n++] = words[g][w];
+    terms[n++] = "home";
+    terms[n++] = own;
+    qsort(terms, n, sizeof *terms, cmp_str);
+    size_t at = 0;
+    for (size_t i = 0; i < n && at < cap; i++)
+        at += (size_t)snprintf(out + at, cap - at, "%s%s:%u", i ? " " : "", terms[i], 1 + rnd(4));
+}
+
+/* mixed: the pages after the first are of the other topics, in turn. */
+static void add_mixed(struct sitejudge *sj, uint32_t label, int g, int site, int pages, int mixed)
+{
+    assert_int_equal(sitejudge_add_site(sj, label), ERR_OK);
+    for (int p = 0; p < pages; p++) {
+        char text[256];
+        page_text(mixed && p ? (g + p + site) % 4 : g, site, text, sizeof text);
+        assert_int_equal(sitejudge_add_page(sj, text), ERR_OK);
+    }
+}
+
+static void add_website(struct sitejudge *sj, uint32_t label, int g, int site, int pages)
+{
+    add_mixed(sj, label, g, site, pages, 0);
+}
+
+static void params(struct sitejudge_params *p)
+{
+    *p = (struct sitejudge_params){.min_sites = 3,
+                                   .weight_cap = 200,
+                                   .threshold = 0.5,
+                                   .spy_folds = 3,
+                                   .spy_quantile = 0.1,
+                                   .spy_prior = 0.1,
+                                   .spy_prior_weight = 10};
+    nbem_params_default(&p->em);
+    p->em.other_components = 3;
+}
+
+/* The web: 6 target and 6 other examples, then 4 target and 12 other websites to judge,
+ * then one whose page has only words of its own and one with no page. With fold >= 0, the
+ * relevant examples of that spy fold (of 3) are websites to judge instead; mixed: the
+ * relevant examples have pages of other topics too (their scores are not all near 1). */
+#define N_TARGETS        6
+#define FIRST_UNLABELLED 12
+#define N_UNLABELLED     16
+static struct sitejudge *build_fold(const struct sitejudge_params *p, int fold, int mixed)
+{
+    rng_state = 7;
+    struct sitejudge *sj = NULL;
+    assert_int_equal(sitejudge_new(p, &sj), ERR_OK);
+    int site = 0;
+    for (int i = 0; i < N_TARGETS; i++, site++)
+        add_mixed(sj, i % 3 == fold ? NBEM_UNLABELED : NBEM_TARGET, 0, site, 3, mixed);
+    for (int i = 0; i < 6; i++, site++)
+        add_website(sj, NBEM_OTHER, 1 + i % 3, site, 3);
+    for (int i = 0; i < N_UNLABELLED; i++, site++)
+        add_website(sj, NBEM_UNLABELED, i < 4 ? 0 : 1 + i % 3, site, 4);
+    assert_int_equal(sitejudge_add_site(sj, NBEM_UNLABELED), ERR_OK);
+    assert_int_equal(sitejudge_add_page(sj, "zzlonely:3"), ERR_OK);
+    assert_int_equal(sitejudge_add_site(sj, NBEM_UNLABELED), ERR_OK);
+    assert_int_equal(sitejudge_sites(sj), FIRST_UNLABELLED + N_UNLABELLED + 2);
+    return sj;
+}
+
+static struct sitejudge *build(const struct sitejudge_params *p)
+{
+    return build_fold(p, -1, 0);
+}
+
+/* The websites of the topic pass the spies' threshold, the others do not; a website with
+ * no known term, or no page, has no score. The vocabulary: the 20 topic words and "home"
+ * (every website), not the words of one website. */
+static void test_scores_and_cut(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    params(&p);
+    struct sitejudge *sj = build(&p);
+    struct sitejudge_fit fit;
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_int_equal(fit.terms, 21);
+    assert_int_equal(fit.pages, 12 * 3 + N_UNLABELLED * 4 + 1);
+    assert_int_equal(fit.spies, N_TARGETS); /* each relevant example a spy once */
+    assert_true(fit.threshold >= SITEJUDGE_MIN_THRESHOLD && fit.threshold <= p.threshold);
+    /* the topic's share of the unlabelled pages: 16 of 65 */
+    assert_true(fabs(fit.target_prior - 16.0 / 65.0) < 0.05);
+    for (size_t k = 0; k < N_UNLABELLED; k++) {
+        double s = sitejudge_score(sj, FIRST_UNLABELLED + k);
+        assert_false(isnan(s));
+        assert_true((s > fit.threshold) == (k < 4));
+        assert_true((sitejudge_confidence(s, fit.threshold) > 0.5) == (k < 4));
+    }
+    assert_true(isnan(sitejudge_score(sj, FIRST_UNLABELLED + N_UNLABELLED)));
+    assert_true(isnan(sitejudge_score(sj, FIRST_UNLABELLED + N_UNLABELLED + 1)));
+    assert_true(isnan(sitejudge_score(sj, 1000)));
+    size_t len;
+    const char *t = sitejudge_term(sj, 0, &len);
+    assert_true(len > 0 && t[0] != 'u'); /* a kept term is no website's own */
+    /* Fit once; nothing more to add after it. */
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_INVAL);
+    assert_int_equal(sitejudge_add_site(sj, NBEM_TARGET), ERR_INVAL);
+    assert_int_equal(sitejudge_add_page(sj, "home:1"), ERR_INVAL);
+    struct nbem *m = sitejudge_take_model(sj);
+    assert_non_null(m);
+    assert_true(isnan(sitejudge_score(sj, FIRST_UNLABELLED)));
+    nbem_free(m);
+    sitejudge_free(sj);
+}
+
+/* The threshold as documented: shrunk towards spy_prior as if spy_prior_weight spies had
+ * scored it, at most p->threshold, at least SITEJUDGE_MIN_THRESHOLD; as given without
+ * spies (no fold, or fewer than two relevant examples). */
+static void test_spy_threshold(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    struct sitejudge_fit fit;
+    struct sitejudge *sj;
+
+    params(&p);
+    p.spy_prior = 0.3;
+    p.spy_prior_weight = 1e9; /* the prior alone */
+    sj = build(&p);
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_true(fabs(fit.threshold - 0.3) < 1e-6);
+    sitejudge_free(sj);
+
+    p.threshold = 0.2; /* above the cap: the cap */
+    sj = build(&p);
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_true(fit.threshold == 0.2);
+    sitejudge_free(sj);
+
+    params(&p);
+    p.spy_prior = 1e-6;
+    p.spy_prior_weight = 1e9; /* below the floor: the floor */
+    sj = build(&p);
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_true(fit.threshold == SITEJUDGE_MIN_THRESHOLD);
+    sitejudge_free(sj);
+
+    /* The spies alone at quantile 0: the lowest score of a relevant example among the
+     * websites to judge, each fold's by a model fit with that fold's examples unlabelled
+     * (the same model as a judging with those websites to judge). */
+    params(&p);
+    p.spy_prior_weight = 0;
+    p.spy_quantile = 0;
+    p.threshold = 0.99;
+    double lowest = 1;
+    for (int f = 0; f < 3; f++) {
+        struct sitejudge_params q = p;
+        q.spy_folds = 0;
+        sj = build_fold(&q, f, 1);
+        assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+        for (size_t i = f; i < N_TARGETS; i += 3)
+            lowest = fmin(lowest, sitejudge_score(sj, i));
+        sitejudge_free(sj);
+    }
+    sj = build_fold(&p, -1, 1);
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_int_equal(fit.spies, N_TARGETS);
+    assert_true(lowest > 0.05 && lowest < 0.95); /* neither floor nor cap */
+    assert_true(fabs(fit.threshold - lowest) < 1e-12);
+    sitejudge_free(sj);
+
+    params(&p);
+    p.spy_folds = 0;
+    p.threshold = 0.37;
+    sj = build(&p);
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_int_equal(fit.spies, 0);
+    assert_true(fit.threshold == 0.37);
+    sitejudge_free(sj);
+
+    /* One relevant example: no spies. */
+    params(&p);
+    p.min_sites = 1;
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    rng_state = 3;
+    add_website(sj, NBEM_TARGET, 0, 0, 3);
+    add_website(sj, NBEM_OTHER, 1, 1, 3);
+    add_website(sj, NBEM_UNLABELED, 0, 2, 3);
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_int_equal(fit.spies, 0);
+    assert_true(fit.threshold == 0.5);
+    sitejudge_free(sj);
+}
+
+/* What cannot be judged says why. */
+static void test_errors(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    struct sitejudge *sj = NULL;
+    struct sitejudge_fit fit;
+    params(&p);
+    p.threshold = 1;
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+    assert_null(sj);
+    params(&p);
+    p.min_sites = 0;
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+
+    params(&p);
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_add_page(sj, "home:1"), ERR_INVAL); /* no website yet */
+    assert_int_equal(sitejudge_add_site(sj, 7), ERR_INVAL);
+    sitejudge_free(sj);
+
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_add_site(sj, NBEM_TARGET), ERR_OK);
+    assert_int_equal(sitejudge_add_page(sj, "home 1"), ERR_PARSE);
+    sitejudge_free(sj);
+
+    /* The relevant examples' words are of one website each: nothing to learn from. */
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    for (int i = 0; i < 4; i++) {
+        char text[32];
+        snprintf(text, sizeof text, "only%d:2", i);
+        assert_int_equal(sitejudge_add_site(sj, i < 2 ? NBEM_TARGET : NBEM_UNLABELED), ERR_OK);
+        assert_int_equal(sitejudge_add_page(sj, text), ERR_OK);
+    }
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_NOTFOUND);
+    sitejudge_free(sj);
+    sitejudge_free(NULL);
+}
+
+/* The confidence maps the threshold to 1/2 (as job/jobjudge.h's). */
+static void test_confidence(void **state)
+{
+    (void)state;
+    assert_true(fabs(sitejudge_confidence(0.08, 0.08) - 0.5) < 1e-12);
+    assert_true(fabs(sitejudge_confidence(0.3, 0.1) - 27.0 / 34.0) < 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scores_and_cut),
+        cmocka_unit_test(test_spy_threshold),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_confidence),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
