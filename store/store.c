@@ -281,7 +281,8 @@ enum err store_exec_rows(struct store *s, const char *sql, int nparams, const ch
     PGresult *res;
     enum err e = run(s, sql, nparams, params, 0, &res);
     if (!e)
-        *rows = strtoll(PQcmdTuples(res), NULL, 10);
+        if (!num_parse_i64(PQcmdTuples(res), 0, INT64_MAX, rows))
+            *rows = 0; /* "" for a command that counts no rows */
     PQclear(res);
     return e;
 }
@@ -532,12 +533,8 @@ int64_t store_rows_i64(const struct store_rows *r, int row, int col, int64_t def
 
 double store_rows_double(const struct store_rows *r, int row, int col, double def)
 {
-    const char *s = store_rows_get(r, row, col);
-    if (!s || !*s)
-        return def;
-    char *end;
-    double v = strtod(s, &end);
-    return *end ? def : v;
+    double v;
+    return num_parse_double_any(store_rows_get(r, row, col), &v) ? v : def;
 }
 
 void store_rows_free(struct store_rows *r)
