@@ -149,12 +149,6 @@ out:
     return e;
 }
 
-enum err pageinfo_extract(const char *url, const char *body, size_t len, const char *content_type,
-                          struct pageinfo **out)
-{
-    return extract(url, body, len, content_type, 0, out);
-}
-
 enum err pageinfo_from_fetch(const struct fetch_result *r, struct pageinfo **out)
 {
     return extract(r->final_url ? r->final_url : r->url, r->body, r->body_len, r->content_type, 0,

@@ -91,7 +91,7 @@ enum err warcwrite_new(const struct warcwrite_config *c, struct warcwrite **out)
     return ERR_OK;
 }
 
-void warcwrite_path(const struct warcwrite *w, unsigned seq, char *out, size_t cap)
+static void warcwrite_path(const struct warcwrite *w, unsigned seq, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/%s-%05u.warc.gz", w->dir, w->prefix, seq);
 }

@@ -122,7 +122,9 @@ enum err store_sync_commit(struct store *s)
     return store_exec(s, "SET synchronous_commit = on", 0, NULL);
 }
 
-int store_wait_seconds(void)
+/* How long a lost connection is tried again before a statement fails with ERR_DB: 30 s,
+ * or SITESCOUT_DB_WAIT_SECONDS (1..3600). */
+static int store_wait_seconds(void)
 {
     const char *v = getenv("SITESCOUT_DB_WAIT_SECONDS");
     int n;
@@ -315,15 +317,6 @@ enum err store_query_prepared(struct store *s, const char *sql, int nparams,
                               const char *const *params, struct store_rows **out)
 {
     return query(s, sql, nparams, params, 1, out);
-}
-
-enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
-                             const char *const *params)
-{
-    PGresult *res;
-    enum err e = run(s, sql, nparams, params, 1, &res);
-    PQclear(res);
-    return e;
 }
 
 #define PIPELINE_DEADLOCK_RETRIES 3
