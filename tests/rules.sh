@@ -40,7 +40,6 @@ rule() {
 allowed=(
   common/num.c
   server/api.c # lead's file, to fix
-  bench/       # the benchmark programs (cls_bench's options, html_bench, border_bench): to fix
 )
 rule "strto* only in common/num" '\bstrto(l|ll|ul|ull|d|f|ld|imax|umax)[[:space:]]*\(' "${allowed[@]}"
 
@@ -48,7 +47,6 @@ rule "strto* only in common/num" '\bstrto(l|ll|ul|ull|d|f|ld|imax|umax)[[:space:
 allowed=(
   common/grow.c
   common/buf.c
-  bench/ # the benchmark programs (cls_bench, html_bench, slowloris): to fix
 )
 rule "realloc only in common/grow and common/buf" '\brealloc(array)?[[:space:]]*\(' "${allowed[@]}"
 
