@@ -79,8 +79,18 @@ static long peak_rss_kb(void)
     char line[256];
     long kb = -1;
     while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmHWM:", 6))
-            kb = strtol(line + 6, NULL, 10);
+        if (!strncmp(line, "VmHWM:", 6)) { /* "VmHWM:   12345 kB" */
+            const char *v = line + 6 + strspn(line + 6, " \t");
+            size_t d = strspn(v, "0123456789");
+            char digits[24];
+            int64_t n;
+            if (d && d < sizeof digits) {
+                memcpy(digits, v, d);
+                digits[d] = '\0';
+                if (num_parse_i64(digits, 0, INT64_MAX, &n))
+                    kb = (long)n;
+            }
+        }
     if (f)
         fclose(f);
     return kb;

@@ -1,4 +1,5 @@
 /* cls_bench: page classifier accuracy (site-split CV), website F1, training time and pages/s. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "classifier/sitecls.h"
 #include "classifier/vocab.h"
 #include "common/buf.h"
+#include "common/grow.h"
 #include "common/num.h"
 #include "eval/evalstats.h"
 
@@ -18,14 +20,23 @@
  */
 
 /* A benchmark may simply stop when memory runs out. */
-static void *xrealloc(void *p, size_t n)
+static void *xmalloc(size_t n)
 {
-    void *q = realloc(p, n ? n : 1);
+    void *q = malloc(n ? n : 1);
     if (!q) {
         fprintf(stderr, "cls_bench: out of memory\n");
         exit(1);
     }
     return q;
+}
+
+/* grow_array, or stop. */
+static void xgrow(void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (grow_array(arr, cap, need, size) != ERR_OK) {
+        fprintf(stderr, "cls_bench: out of memory\n");
+        exit(1);
+    }
 }
 
 static void usage(void)
@@ -137,12 +148,25 @@ struct opts {
 };
 
 /* Every option value is a number: the whole of it (checked, unlike atoi). */
-static int number_ok(const char *opt, const char *v)
+/* Option opt's value v: a number, or usage. */
+static double num_opt(const char *opt, const char *v)
 {
     double d;
     if (num_parse_double(v, -1e300, 1e300, &d))
-        return 1;
+        return d;
     fprintf(stderr, "cls_bench: %s wants a number, not '%s'\n", opt, v);
+    usage();
+    return 0;
+}
+
+/* Option opt's value v: a whole number in [0, INT_MAX], or usage. */
+static int int_opt(const char *opt, const char *v)
+{
+    int n;
+    if (num_parse_int(v, 0, INT_MAX, &n))
+        return n;
+    fprintf(stderr, "cls_bench: %s wants a whole number >= 0, not '%s'\n", opt, v);
+    usage();
     return 0;
 }
 
@@ -170,39 +194,40 @@ static void parse_args(int argc, char **argv, struct opts *o)
         if (!v)
             usage();
         i++;
-        if (!number_ok(a, v))
-            usage();
         if (!strcmp(a, "--k"))
-            params->centroids = (uint32_t)strtol(v, NULL, 10);
+            params->centroids = (uint32_t)int_opt(a, v);
         else if (!strcmp(a, "--svm")) {
             params->kind = PAGECLS_SVM;
-            params->svm_c = strtod(v, NULL);
+            params->svm_c = num_opt(a, v);
         } else if (!strcmp(a, "--stem"))
-            params->tok.stem = (int)strtol(v, NULL, 10);
+            params->tok.stem = int_opt(a, v);
         else if (!strcmp(a, "--numbers"))
-            params->tok.keep_numbers = (int)strtol(v, NULL, 10);
+            params->tok.keep_numbers = int_opt(a, v);
         else if (!strcmp(a, "--sublinear"))
-            params->sublinear_tf = (int)strtol(v, NULL, 10);
+            params->sublinear_tf = int_opt(a, v);
         else if (!strcmp(a, "--min-df"))
-            params->min_df = (uint32_t)strtol(v, NULL, 10);
+            params->min_df = (uint32_t)int_opt(a, v);
         else if (!strcmp(a, "--min-sites"))
-            params->min_sites = (uint32_t)strtol(v, NULL, 10);
+            params->min_sites = (uint32_t)int_opt(a, v);
         else if (!strcmp(a, "--eps"))
-            params->eps = strtod(v, NULL);
-        else if (!strcmp(a, "--seed"))
-            params->seed = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--folds"))
-            o->folds = (unsigned)strtol(v, NULL, 10);
+            params->eps = num_opt(a, v);
+        else if (!strcmp(a, "--seed")) {
+            if (!num_parse_u64(v, &params->seed)) {
+                fprintf(stderr, "cls_bench: --seed wants a whole number >= 0, not '%s'\n", v);
+                usage();
+            }
+        } else if (!strcmp(a, "--folds"))
+            o->folds = (unsigned)int_opt(a, v);
         else if (!strcmp(a, "--pages"))
-            o->max_pages = (unsigned)strtol(v, NULL, 10);
+            o->max_pages = (unsigned)int_opt(a, v);
         else if (!strcmp(a, "--threshold"))
-            o->threshold = strtod(v, NULL);
+            o->threshold = num_opt(a, v);
         else if (!strcmp(a, "--prior"))
-            o->prior = strtod(v, NULL);
+            o->prior = num_opt(a, v);
         else if (!strcmp(a, "--p-err"))
-            o->p_err_override = strtod(v, NULL);
+            o->p_err_override = num_opt(a, v);
         else if (!strcmp(a, "--repeat"))
-            o->repeat = (unsigned)strtol(v, NULL, 10);
+            o->repeat = (unsigned)int_opt(a, v);
         else
             usage();
     }
@@ -242,8 +267,9 @@ struct input {
 /* One page per line; the line's text is cut in place (NUL at the newline). */
 static void parse_pages(struct buf *file, struct input *in)
 {
-    size_t cap = 1024;
-    in->pages = xrealloc(NULL, cap * sizeof *in->pages);
+    size_t cap = 0;
+    in->pages = NULL;
+    xgrow((void **)&in->pages, &cap, 1024, sizeof *in->pages);
     vocab_init(&in->hosts);
     char *line = file->data, *end = file->data + file->len;
     while (line && line < end) {
@@ -258,15 +284,19 @@ static void parse_pages(struct buf *file, struct input *in)
             fprintf(stderr, "cls_bench: bad line %zu\n", in->npages + 1);
             exit(1);
         }
-        if (in->npages == cap)
-            in->pages = xrealloc(in->pages, (cap *= 2) * sizeof *in->pages);
+        xgrow((void **)&in->pages, &cap, in->npages + 1, sizeof *in->pages);
         uint32_t site;
         if (vocab_add(&in->hosts, f2 + 1, (size_t)(f3 - f2 - 1), &site, NULL))
             die_err(NULL);
         struct page *pg = &in->pages[in->npages++];
         pg->test = !strncmp(line, "test", 4);
         size_t text_len = (size_t)((nl ? nl : end) - (f3 + 1));
-        pg->doc = (struct pagecls_doc){f3 + 1, text_len, (uint32_t)strtoul(f1 + 1, NULL, 10), site};
+        /* the class: one digit, 0 target, 1 other */
+        if (f2 != f1 + 2 || f1[1] < '0' || f1[1] > '9') {
+            fprintf(stderr, "cls_bench: bad class on line %zu\n", in->npages);
+            exit(1);
+        }
+        pg->doc = (struct pagecls_doc){f3 + 1, text_len, (uint32_t)(f1[1] - '0'), site};
         line = nl ? nl + 1 : NULL;
     }
 }
@@ -275,15 +305,15 @@ static void parse_pages(struct buf *file, struct input *in)
 static void group_pages(struct input *in)
 {
     const struct page *pages = in->pages;
-    in->sites = xrealloc(NULL, (in->npages + 1) * sizeof *in->sites);
+    in->sites = xmalloc((in->npages + 1) * sizeof *in->sites);
     for (size_t i = 0; i < in->npages; i++) {
         if (i == 0 || pages[i].doc.site != pages[i - 1].doc.site ||
             pages[i].test != pages[i - 1].test)
             in->sites[in->nsites++] = (struct site){i, 0, (int)pages[i].doc.cls, pages[i].test};
         in->sites[in->nsites - 1].n++;
     }
-    in->train = xrealloc(NULL, in->npages * sizeof *in->train);
-    in->train_of = xrealloc(NULL, in->npages * sizeof *in->train_of);
+    in->train = xmalloc(in->npages * sizeof *in->train);
+    in->train_of = xmalloc(in->npages * sizeof *in->train_of);
     for (size_t i = 0; i < in->npages; i++)
         if (!pages[i].test) {
             in->train_of[i] = in->ntrain;
@@ -342,7 +372,7 @@ static void eval_cv_sites(const struct opts *o, const struct input *in, const do
                           struct figures *fig)
 {
     struct prf cv_home = {0};
-    double *prt = xrealloc(NULL, in->npages * sizeof *prt);
+    double *prt = xmalloc(in->npages * sizeof *prt);
     for (size_t s = 0; s < in->nsites; s++) {
         const struct site *st = &in->sites[s];
         if (st->test)
@@ -406,7 +436,7 @@ static double prf_pages_per_site(const struct prf *m)
 static void eval_test_sites(const struct opts *o, const struct input *in, const struct pagecls *m,
                             const struct figures *fig)
 {
-    double *test_pr = xrealloc(NULL, in->npages * sizeof *test_pr);
+    double *test_pr = xmalloc(in->npages * sizeof *test_pr);
     size_t ntest = 0, bytes = 0;
     double cls_cpu = classify_test_pages(o, in, m, test_pr, &ntest, &bytes);
     if (!ntest) {
@@ -473,7 +503,7 @@ int main(int argc, char **argv)
            p->tok.stem, p->tok.keep_numbers, p->sublinear_tf, p->min_df, p->eps,
            (unsigned long long)p->seed);
 
-    double *pr = xrealloc(NULL, in.ntrain * 2 * sizeof *pr);
+    double *pr = xmalloc(in.ntrain * 2 * sizeof *pr);
     struct pagecls *m = train_timed(&o, &in, pr, &fig);
     eval_cv_sites(&o, &in, pr, &fig);
     eval_test_sites(&o, &in, m, &fig);

@@ -18,6 +18,7 @@
 #include <gumbo.h>
 #include <zlib.h>
 
+#include "common/grow.h"
 #include "common/num.h"
 #include "crawler/html.h"
 
@@ -61,20 +62,15 @@ static int load(const char *path, struct corpus *c)
         fprintf(stderr, "html_bench: cannot open %s\n", path);
         return -1;
     }
-    size_t cap = (size_t)64 << 20;
-    c->data = malloc(cap);
+    size_t cap = 0, first = (size_t)64 << 20;
+    c->data = NULL;
     for (;;) {
-        if (!c->data)
+        /* 64 MiB to start with, then twice the room each time it is full */
+        if (grow_array((void **)&c->data, &cap, c->size < first ? first : c->size + 1, 1) !=
+            ERR_OK) {
+            free(c->data);
+            c->data = NULL;
             break;
-        if (c->size == cap) {
-            char *g = realloc(c->data, cap * 2);
-            if (!g) {
-                free(c->data);
-                c->data = NULL;
-                break;
-            }
-            c->data = g;
-            cap *= 2;
         }
         unsigned want = cap - c->size > (1u << 30) ? 1u << 30 : (unsigned)(cap - c->size);
         int r = gzread(f, c->data + c->size, want);
@@ -124,13 +120,9 @@ static void add_page(struct corpus *c, const char *url, size_t url_len, const ch
     const char *ct = header(block, hend, "Content-Type", &ctl);
     if (!ct || ctl < 9 || strncasecmp(ct, "text/html", 9) != 0)
         return;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 1024;
-        c->pages = realloc(c->pages, c->cap * sizeof *c->pages);
-        if (!c->pages) {
-            fprintf(stderr, "html_bench: out of memory\n");
-            exit(1);
-        }
+    if (grow_array((void **)&c->pages, &c->cap, c->n + 1, sizeof *c->pages) != ERR_OK) {
+        fprintf(stderr, "html_bench: out of memory\n");
+        exit(1);
     }
     struct page *p = &c->pages[c->n++];
     p->url = url;
@@ -152,9 +144,15 @@ static void index_pages(struct corpus *c)
         const char *cl = header(p, hend, "Content-Length", &n);
         const char *type = header(p, hend, "WARC-Type", &tl);
         const char *url = header(p, hend, "WARC-Target-URI", &ul);
-        size_t len = cl ? strtoul(cl, NULL, 10) : 0;
+        char digits[24];
+        uint64_t len = 0;
+        if (cl && n < sizeof digits) {
+            memcpy(digits, cl, n);
+            digits[n] = '\0';
+        }
         const char *block = hend + 4;
-        if (!cl || len > (size_t)(end - block))
+        if (!cl || n >= sizeof digits || !num_parse_u64(digits, &len) ||
+            len > (uint64_t)(end - block))
             break;
         if (type && tl == 8 && memcmp(type, "response", 8) == 0)
             add_page(c, url, ul, block, len);

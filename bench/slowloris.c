@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/monotime.h"
 #include "common/num.h"
 
@@ -62,7 +63,8 @@ struct flood {
     int64_t t0, last_close;
     long reopens, held_cut;
     int64_t *open_ms; /* how long each closed connection had been open, n_closes of them */
-    long n_closes, cap_closes;
+    long n_closes;
+    size_t cap_closes;
     int64_t first_at, last_at; /* ms since t0; first_at -1: none yet */
 };
 
@@ -108,15 +110,10 @@ static void closed(struct flood *f, struct conn *k, int64_t now)
     f->last_close = now;
     f->held_cut += k->held;
     k->held = 0;
-    if (f->n_closes == f->cap_closes) {
-        long cap = f->cap_closes ? 2 * f->cap_closes : 1024;
-        int64_t *p = realloc(f->open_ms, (size_t)cap * sizeof *p);
-        if (!p) {
-            perror("slowloris");
-            exit(2);
-        }
-        f->open_ms = p;
-        f->cap_closes = cap;
+    if (grow_array((void **)&f->open_ms, &f->cap_closes, (size_t)f->n_closes + 1,
+                   sizeof *f->open_ms) != ERR_OK) {
+        fprintf(stderr, "slowloris: out of memory\n");
+        exit(2);
     }
     f->open_ms[f->n_closes++] = now - k->opened;
     if (f->first_at < 0)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classifier/textterms.h"
 #include "classifier/vocab.h"
 #include "common/grow.h"
 
@@ -18,10 +19,7 @@ struct anchorcls {
     uint64_t total[2];    /* all term occurrences of each class */
     uint64_t examples[2]; /* anchors of each class */
     struct tokenizer *tok;
-    /* one text's distinct terms, during add and score */
-    struct vocab text;
-    uint32_t text_id[ANCHORCLS_MAX_TERMS]; /* their ids in terms (UINT32_MAX: unknown) */
-    uint32_t text_count[ANCHORCLS_MAX_TERMS];
+    struct textterms text; /* one text's distinct terms, during add and score */
 };
 
 void anchorcls_free(struct anchorcls *a)
@@ -29,7 +27,7 @@ void anchorcls_free(struct anchorcls *a)
     if (!a)
         return;
     vocab_release(&a->terms);
-    vocab_release(&a->text);
+    textterms_release(&a->text);
     free(a->count);
     tokenize_free(a->tok);
     free(a);
@@ -42,7 +40,7 @@ enum err anchorcls_new(const struct tokenize_opts *tok, struct anchorcls **out)
     if (!a)
         return err_set(ERR_NOMEM, "out of memory");
     vocab_init(&a->terms);
-    vocab_init(&a->text);
+    textterms_init(&a->text, ANCHORCLS_MAX_TERMS);
     enum err e = tokenize_new(tok, &a->tok);
     if (e)
         anchorcls_free(a);
@@ -69,37 +67,13 @@ double anchorcls_posterior(const uint32_t *c, const uint64_t *t, const uint64_t 
     return 1 / (1 + exp(-lo));
 }
 
-static enum err see_token(void *ctx, const char *tok, size_t len)
-{
-    struct anchorcls *a = ctx;
-    uint32_t id;
-    bool added;
-    if (a->text.n >= ANCHORCLS_MAX_TERMS && !vocab_find(&a->text, tok, len, &id))
-        return ERR_OK; /* past the cap: new terms are left out */
-    enum err e = vocab_add(&a->text, tok, len, &id, &added);
-    if (e == ERR_INVAL)
-        return ERR_OK;
-    if (e)
-        return e;
-    a->text_count[id] = added ? 1 : a->text_count[id] + 1;
-    return ERR_OK;
-}
-
-/* The text's distinct terms and counts, into a->text and a->text_count. */
-static enum err read_text(struct anchorcls *a, const char *text, size_t len)
-{
-    vocab_release(&a->text);
-    vocab_init(&a->text);
-    return tokenize_text(a->tok, text, len, see_token, a);
-}
-
 enum err anchorcls_add(struct anchorcls *a, const char *text, size_t len, int relevant)
 {
     int k = relevant ? 1 : 0;
-    enum err e = read_text(a, text, len);
-    for (uint32_t i = 0; i < a->text.n && !e; i++) {
+    enum err e = textterms_read(&a->text, a->tok, text, len);
+    for (uint32_t i = 0; i < a->text.terms.n && !e; i++) {
         size_t n;
-        const char *term = vocab_term(&a->text, i, &n);
+        const char *term = vocab_term(&a->text.terms, i, &n);
         uint32_t id;
         bool added;
         if ((e = vocab_add(&a->terms, term, n, &id, &added)))
@@ -109,10 +83,10 @@ enum err anchorcls_add(struct anchorcls *a, const char *text, size_t len, int re
                 break;
             memset(&a->count[id], 0, sizeof a->count[id]);
         }
-        a->count[id].n[k] += a->text_count[i];
-        a->total[k] += a->text_count[i];
+        a->count[id].n[k] += a->text.count[i];
+        a->total[k] += a->text.count[i];
     }
-    if (!e && a->text.n)
+    if (!e && a->text.terms.n)
         a->examples[k]++;
     return e;
 }
@@ -120,19 +94,19 @@ enum err anchorcls_add(struct anchorcls *a, const char *text, size_t len, int re
 enum err anchorcls_score(struct anchorcls *a, const char *text, size_t len, double *out)
 {
     *out = 0.5;
-    enum err e = read_text(a, text, len);
-    if (e || !a->text.n)
+    enum err e = textterms_read(&a->text, a->tok, text, len);
+    if (e || !a->text.terms.n)
         return e;
     uint64_t t[ANCHORCLS_MAX_TERMS], o[ANCHORCLS_MAX_TERMS];
-    for (uint32_t i = 0; i < a->text.n; i++) {
+    for (uint32_t i = 0; i < a->text.terms.n; i++) {
         size_t n;
-        const char *term = vocab_term(&a->text, i, &n);
+        const char *term = vocab_term(&a->text.terms, i, &n);
         uint32_t id;
         bool known = vocab_find(&a->terms, term, n, &id);
         t[i] = known ? a->count[id].n[1] : 0;
         o[i] = known ? a->count[id].n[0] : 0;
     }
-    *out = anchorcls_posterior(a->text_count, t, o, a->text.n, a->total[1], a->total[0], a->terms.n,
-                               a->examples[1], a->examples[0]);
+    *out = anchorcls_posterior(a->text.count, t, o, a->text.terms.n, a->total[1], a->total[0],
+                               a->terms.n, a->examples[1], a->examples[0]);
     return ERR_OK;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "classifier/pagecls_model.h"
+#include "classifier/textterms.h"
 #include "classifier/tokenize.h"
 #include "classifier/vocab.h"
 
@@ -13,8 +14,7 @@
 struct hotwords {
     struct vocab keys; /* ids 0..n-1, most typical first */
     struct tokenizer *tok;
-    struct vocab anchor; /* one anchor's distinct terms, emptied per call */
-    uint32_t counts[ANCHOR_TERMS];
+    struct textterms anchor; /* one anchor's distinct terms, emptied per call */
 };
 
 void hotwords_free(struct hotwords *h)
@@ -22,7 +22,7 @@ void hotwords_free(struct hotwords *h)
     if (!h)
         return;
     vocab_release(&h->keys);
-    vocab_release(&h->anchor);
+    textterms_release(&h->anchor);
     tokenize_free(h->tok);
     free(h);
 }
@@ -79,7 +79,7 @@ enum err hotwords_new(const struct pagecls *m, uint32_t k, struct hotwords **out
         goto out;
     }
     vocab_init(&h->keys);
-    vocab_init(&h->anchor);
+    textterms_init(&h->anchor, ANCHOR_TERMS);
     if ((e = tokenize_new(&m->params.tok, &h->tok)))
         goto out;
     /* The k best by insertion: k is small, the vocabulary is read once. */
@@ -137,35 +137,19 @@ double hotwords_cosine(const uint32_t *counts, const bool *is_key, size_t n, uin
     return dot / (sqrt(norm) * sqrt((double)n_keys));
 }
 
-static enum err count_term(void *ctx, const char *tok, size_t len)
-{
-    struct hotwords *h = ctx;
-    uint32_t id;
-    bool added;
-    if (h->anchor.n >= ANCHOR_TERMS && !vocab_find(&h->anchor, tok, len, &id))
-        return ERR_OK; /* past the cap: new terms are left out */
-    enum err e = vocab_add(&h->anchor, tok, len, &id, &added);
-    if (e)
-        return e;
-    h->counts[id] = added ? 1 : h->counts[id] + 1;
-    return ERR_OK;
-}
-
 enum err hotwords_score(struct hotwords *h, const char *anchor, size_t len, double *out)
 {
     *out = 0;
-    vocab_release(&h->anchor);
-    vocab_init(&h->anchor);
-    enum err e = tokenize_text(h->tok, anchor, len, count_term, h);
+    enum err e = textterms_read(&h->anchor, h->tok, anchor, len);
     if (e)
         return e;
     bool is_key[ANCHOR_TERMS];
-    for (uint32_t i = 0; i < h->anchor.n; i++) {
+    for (uint32_t i = 0; i < h->anchor.terms.n; i++) {
         size_t n;
-        const char *term = vocab_term(&h->anchor, i, &n);
+        const char *term = vocab_term(&h->anchor.terms, i, &n);
         uint32_t id;
         is_key[i] = vocab_find(&h->keys, term, n, &id);
     }
-    *out = hotwords_cosine(h->counts, is_key, h->anchor.n, h->keys.n);
+    *out = hotwords_cosine(h->anchor.count, is_key, h->anchor.terms.n, h->keys.n);
     return ERR_OK;
 }

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "classifier/pagecls.h"
+#include "classifier/termstats.h"
 #include "classifier/vocab.h"
-#include "common/grow.h"
 
 struct keyphrases {
     struct vocab keys; /* ids 0..n-1, greatest gain first */
@@ -95,70 +95,6 @@ double keyphrases_gain(uint32_t with_target, uint32_t with_other, uint32_t n_tar
 
 /* ---- training -------------------------------------------------------------- */
 
-/* Per term of the training pages. */
-struct term_stat {
-    uint32_t df[2];     /* pages holding it: target, other */
-    double tf_sum;      /* sum over the target pages of TF / max TF */
-    uint32_t sites;     /* target websites using it */
-    uint32_t last_site; /* the last target website counted (site + 1) */
-    uint32_t count;     /* occurrences in the page being read */
-};
-
-struct train {
-    struct vocab terms;
-    struct term_stat *st;
-    size_t cap;
-    uint32_t *touched; /* the page's distinct terms */
-    size_t n_touched, cap_touched;
-};
-
-static enum err count_token(void *ctx, const char *tok, size_t len)
-{
-    struct train *t = ctx;
-    uint32_t id;
-    bool added;
-    enum err e = vocab_add(&t->terms, tok, len, &id, &added);
-    if (e == ERR_INVAL)
-        return ERR_OK; /* too long for the vocabulary: not a key phrase */
-    if (e)
-        return e;
-    if (added) {
-        if ((e = grow_array((void **)&t->st, &t->cap, id + 1, sizeof *t->st)))
-            return e;
-        memset(&t->st[id], 0, sizeof t->st[id]);
-    }
-    if (t->st[id].count++ == 0) {
-        if ((e = grow_array((void **)&t->touched, &t->cap_touched, t->n_touched + 1,
-                            sizeof *t->touched)))
-            return e;
-        t->touched[t->n_touched++] = id;
-    }
-    return ERR_OK;
-}
-
-/* One page read: its terms' document frequencies and TF / max TF (eq. 2's page part). */
-static void page_done(struct train *t, const struct pagecls_doc *d)
-{
-    int target = d->cls == PAGECLS_TARGET;
-    uint32_t max_tf = 0;
-    for (size_t i = 0; i < t->n_touched; i++)
-        if (t->st[t->touched[i]].count > max_tf)
-            max_tf = t->st[t->touched[i]].count;
-    for (size_t i = 0; i < t->n_touched; i++) {
-        struct term_stat *s = &t->st[t->touched[i]];
-        s->df[target ? 0 : 1]++;
-        if (target) {
-            s->tf_sum += (double)s->count / max_tf;
-            if (s->last_site != d->site + 1) {
-                s->last_site = d->site + 1;
-                s->sites++;
-            }
-        }
-        s->count = 0;
-    }
-    t->n_touched = 0;
-}
-
 /* A candidate key phrase. */
 struct cand {
     uint32_t id;
@@ -187,20 +123,16 @@ enum err keyphrases_train(const struct tokenize_opts *tok, const struct pagecls_
                           uint32_t k, struct keyphrases **out)
 {
     *out = NULL;
-    struct train t = {0};
+    struct termstats t;
     struct keyphrases *kp = NULL;
     struct cand *cand = NULL;
-    vocab_init(&t.terms);
+    termstats_init(&t);
     enum err e = kp_new(tok, &kp);
-    uint32_t n_class[2] = {0, 0};
-    for (size_t i = 0; i < n && !e; i++) {
-        n_class[docs[i].cls == PAGECLS_TARGET ? 0 : 1]++;
-        e = tokenize_text(kp->tok, docs[i].text, docs[i].len, count_token, &t);
-        if (!e)
-            page_done(&t, &docs[i]);
-    }
+    if (!e)
+        e = termstats_count(&t, kp->tok, docs, n);
     if (e)
         goto out;
+    const uint32_t *n_class = t.n_pages;
     cand = malloc((t.terms.n ? t.terms.n : 1) * sizeof *cand);
     if (!cand) {
         e = err_set(ERR_NOMEM, "out of memory");
@@ -208,7 +140,7 @@ enum err keyphrases_train(const struct tokenize_opts *tok, const struct pagecls_
     }
     size_t n_cand = 0;
     for (uint32_t id = 0; id < t.terms.n; id++) {
-        struct term_stat *s = &t.st[id];
+        const struct termstats_term *s = &t.st[id];
         /* More common among the target pages than among the others: the seed's terms
          * are "highly related to the class" (§2.2); a term typical of the other class
          * has as much gain but says nothing for the topic. */
@@ -238,9 +170,7 @@ enum err keyphrases_train(const struct tokenize_opts *tok, const struct pagecls_
     }
 out:
     free(cand);
-    free(t.st);
-    free(t.touched);
-    vocab_release(&t.terms);
+    termstats_release(&t);
     keyphrases_free(kp);
     return e;
 }

@@ -9,6 +9,7 @@
 #include "classifier/pagecls_model.h"
 #include "classifier/rng.h"
 #include "classifier/svm.h"
+#include "common/grow.h"
 
 /* ---- fitting one model on a subset of the corpus ---- */
 
@@ -403,8 +404,8 @@ static enum err score_held_out(const struct pagecls *m, const uint32_t *gmap,
 /* Train on every fold but f and score fold f; *sims grows to the fold model's centroids. */
 static enum err run_fold(const struct pagecls_params *p, const struct corpus *c,
                          const struct pagecls_doc *docs, const uint32_t *fold, uint32_t f,
-                         bool *use, struct tfidf_vec *v, double **sims, struct pagecls_cv *cv,
-                         struct held_out *ho)
+                         bool *use, struct tfidf_vec *v, double **sims, size_t *sims_cap,
+                         struct pagecls_cv *cv, struct held_out *ho)
 {
     enum err e;
     struct pagecls *m = NULL;
@@ -413,13 +414,12 @@ static enum err run_fold(const struct pagecls_params *p, const struct corpus *c,
         use[i] = fold[i] != f;
     if ((e = fit(p, c, docs, use, false, &m, &gmap)))
         return e;
-    double *s = realloc(*sims, (m->k_total ? m->k_total : 1) * sizeof **sims); /* SVM: none */
-    if (!s) {
+    /* SVM: no centroids */
+    if (grow_array((void **)sims, sims_cap, m->k_total ? m->k_total : 1, sizeof **sims) != ERR_OK) {
         e = err_set(ERR_NOMEM, "out of memory cross-validating");
         goto out;
     }
-    *sims = s;
-    e = score_held_out(m, gmap, c, docs, use, v, s, cv, ho);
+    e = score_held_out(m, gmap, c, docs, use, v, *sims, cv, ho);
 out:
     pagecls_free(m);
     free(gmap);
@@ -478,6 +478,7 @@ static enum err cross_validate(const struct pagecls_params *p, const struct corp
     struct held_out ho = {pr_out ? pr_out : malloc(c->n * c->n_classes * sizeof *ho.pr),
                           malloc(c->n * sizeof *ho.terms)};
     double *sims = NULL;
+    size_t sims_cap = 0;
     struct tfidf_vec v;
     tfidf_vec_init(&v);
     if (!fold || !use || !ho.pr || !ho.terms) {
@@ -487,7 +488,7 @@ static enum err cross_validate(const struct pagecls_params *p, const struct corp
     if ((e = assign_folds(c, docs, p->seed, &folds, &cv->sites, fold)))
         goto out;
     for (uint32_t f = 0; f < folds; f++)
-        if ((e = run_fold(p, c, docs, fold, f, use, &v, &sims, cv, &ho)))
+        if ((e = run_fold(p, c, docs, fold, f, use, &v, &sims, &sims_cap, cv, &ho)))
             goto out;
     if (p->calibrate && (e = calibrate(p->kind, c, docs, &ho, cv)))
         goto out;

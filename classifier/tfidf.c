@@ -2,8 +2,11 @@
 #include "classifier/tfidf.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/grow.h"
 
 void tfidf_vec_init(struct tfidf_vec *v)
 {
@@ -23,18 +26,12 @@ static enum err vec_reserve(struct tfidf_vec *v, uint32_t need)
 {
     if (need <= v->cap)
         return ERR_OK;
-    uint32_t cap = v->cap ? v->cap : 16;
-    while (cap < need)
-        cap *= 2;
-    uint32_t *id = realloc(v->id, (size_t)cap * sizeof *id);
-    if (id)
-        v->id = id;
-    double *w = realloc(v->w, (size_t)cap * sizeof *w);
-    if (w)
-        v->w = w;
-    if (!id || !w)
+    /* Both arrays grow from the same capacity to the same need: to the same capacity. */
+    size_t cap_id = v->cap, cap_w = v->cap;
+    if (grow_array((void **)&v->id, &cap_id, need, sizeof *v->id) != ERR_OK ||
+        grow_array((void **)&v->w, &cap_w, need, sizeof *v->w) != ERR_OK)
         return err_set(ERR_NOMEM, "out of memory growing a sparse vector");
-    v->cap = cap;
+    v->cap = cap_id > UINT32_MAX ? UINT32_MAX : (uint32_t)cap_id;
     return ERR_OK;
 }
 
@@ -173,27 +170,22 @@ void tfidf_counter_release(struct tfidf_counter *c)
 enum err tfidf_counter_add(struct tfidf_counter *c, uint32_t id)
 {
     if (id >= c->cap) {
-        uint32_t cap = c->cap ? c->cap : 1024;
-        while (cap <= id)
-            cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
-        uint32_t *p = realloc(c->count, (size_t)cap * sizeof *p);
-        if (!p)
+        size_t cap = c->cap;
+        if (grow_array((void **)&c->count, &cap, (size_t)id + 1, sizeof *c->count) != ERR_OK)
             return err_set(ERR_NOMEM, "out of memory growing a term counter");
-        memset(p + c->cap, 0, (size_t)(cap - c->cap) * sizeof *p);
-        c->count = p;
-        c->cap = cap;
+        if (cap > UINT32_MAX)
+            cap = UINT32_MAX;
+        memset(c->count + c->cap, 0, (cap - c->cap) * sizeof *c->count);
+        c->cap = (uint32_t)cap;
     }
     if (c->count[id]++ == 0) {
-        if (c->ntouched == c->touched_cap) {
-            uint32_t cap = c->touched_cap ? c->touched_cap * 2 : 256;
-            uint32_t *p = realloc(c->touched, (size_t)cap * sizeof *p);
-            if (!p) {
-                c->count[id]--;
-                return err_set(ERR_NOMEM, "out of memory growing a term counter");
-            }
-            c->touched = p;
-            c->touched_cap = cap;
+        size_t cap = c->touched_cap;
+        if (grow_array((void **)&c->touched, &cap, (size_t)c->ntouched + 1, sizeof *c->touched) !=
+            ERR_OK) {
+            c->count[id]--;
+            return err_set(ERR_NOMEM, "out of memory growing a term counter");
         }
+        c->touched_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
         c->touched[c->ntouched++] = id;
     }
     return ERR_OK;

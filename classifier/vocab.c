@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/hash.h"
 
 void vocab_init(struct vocab *v)
@@ -66,19 +67,14 @@ static enum err rehash(struct vocab *v, uint32_t nslots)
 
 static enum err more_ids(struct vocab *v)
 {
-    uint32_t cap = v->cap ? v->cap * 2 : 256;
-    uint32_t *off = realloc(v->off, (size_t)cap * sizeof *off);
-    if (off)
-        v->off = off;
-    uint8_t *len = realloc(v->len, (size_t)cap * sizeof *len);
-    if (len)
-        v->len = len;
-    uint32_t *hash = realloc(v->hash, (size_t)cap * sizeof *hash);
-    if (hash)
-        v->hash = hash;
-    if (!off || !len || !hash)
+    /* The three arrays grow from the same capacity to the same need: to the same capacity
+       (at most twice VOCAB_MAX_TERMS, which fits). */
+    size_t cap_off = v->cap, cap_len = v->cap, cap_hash = v->cap;
+    if (grow_array((void **)&v->off, &cap_off, (size_t)v->n + 1, sizeof *v->off) != ERR_OK ||
+        grow_array((void **)&v->len, &cap_len, (size_t)v->n + 1, sizeof *v->len) != ERR_OK ||
+        grow_array((void **)&v->hash, &cap_hash, (size_t)v->n + 1, sizeof *v->hash) != ERR_OK)
         return err_set(ERR_NOMEM, "out of memory growing a vocabulary");
-    v->cap = cap;
+    v->cap = (uint32_t)cap_off;
     return ERR_OK;
 }
 
@@ -100,16 +96,8 @@ enum err vocab_add(struct vocab *v, const char *term, size_t len, uint32_t *id, 
         return e;
     if (v->pool_len + len > UINT32_MAX)
         return err_set(ERR_TOOBIG, "vocabulary terms exceed 4 GiB");
-    if (v->pool_len + len > v->pool_cap) {
-        size_t cap = v->pool_cap ? v->pool_cap : 4096;
-        while (cap < v->pool_len + len)
-            cap *= 2;
-        char *p = realloc(v->pool, cap);
-        if (!p)
-            return err_set(ERR_NOMEM, "out of memory growing a vocabulary");
-        v->pool = p;
-        v->pool_cap = cap;
-    }
+    if (grow_array((void **)&v->pool, &v->pool_cap, v->pool_len + len, 1) != ERR_OK)
+        return err_set(ERR_NOMEM, "out of memory growing a vocabulary");
     uint32_t h = hash_bytes32(term, len);
     uint32_t nid = v->n++;
     memcpy(v->pool + v->pool_len, term, len);

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "classifier/pagecls.h"
+#include "classifier/termstats.h"
 #include "classifier/vocab.h"
-#include "common/grow.h"
 
 struct weighttable {
     struct vocab keys; /* ids 0..m-1, greatest weight first */
@@ -95,68 +95,6 @@ double weighttable_cosine(const double *wt, const double *wp, size_t m)
 
 /* ---- training -------------------------------------------------------------- */
 
-struct term_stat {
-    uint32_t df;        /* training pages holding it (both classes) */
-    double tf_sum;      /* sum over the target pages of freq / max freq */
-    uint32_t sites;     /* target websites using it */
-    uint32_t last_site; /* the last target website counted (site + 1) */
-    uint32_t count;     /* occurrences in the page being read */
-};
-
-struct train {
-    struct vocab terms;
-    struct term_stat *st;
-    size_t cap;
-    uint32_t *touched;
-    size_t n_touched, cap_touched;
-};
-
-static enum err count_token(void *ctx, const char *tok, size_t len)
-{
-    struct train *t = ctx;
-    uint32_t id;
-    bool added;
-    enum err e = vocab_add(&t->terms, tok, len, &id, &added);
-    if (e == ERR_INVAL)
-        return ERR_OK; /* too long for the vocabulary: not a keyword */
-    if (e)
-        return e;
-    if (added) {
-        if ((e = grow_array((void **)&t->st, &t->cap, id + 1, sizeof *t->st)))
-            return e;
-        memset(&t->st[id], 0, sizeof t->st[id]);
-    }
-    if (t->st[id].count++ == 0) {
-        if ((e = grow_array((void **)&t->touched, &t->cap_touched, t->n_touched + 1,
-                            sizeof *t->touched)))
-            return e;
-        t->touched[t->n_touched++] = id;
-    }
-    return ERR_OK;
-}
-
-static void page_done(struct train *t, const struct pagecls_doc *d)
-{
-    int target = d->cls == PAGECLS_TARGET;
-    uint32_t max = 0;
-    for (size_t i = 0; i < t->n_touched; i++)
-        if (t->st[t->touched[i]].count > max)
-            max = t->st[t->touched[i]].count;
-    for (size_t i = 0; i < t->n_touched; i++) {
-        struct term_stat *s = &t->st[t->touched[i]];
-        s->df++;
-        if (target) {
-            s->tf_sum += weighttable_tf(s->count, max);
-            if (s->last_site != d->site + 1) {
-                s->last_site = d->site + 1;
-                s->sites++;
-            }
-        }
-        s->count = 0;
-    }
-    t->n_touched = 0;
-}
-
 struct cand {
     uint32_t id;
     double w, idf;
@@ -175,16 +113,13 @@ enum err weighttable_train(const struct tokenize_opts *tok, const struct pagecls
                            size_t n, uint32_t m, struct weighttable **out)
 {
     *out = NULL;
-    struct train t = {0};
+    struct termstats t;
     struct weighttable *wt = NULL;
     struct cand *cand = NULL;
-    vocab_init(&t.terms);
+    termstats_init(&t);
     enum err e = wt_new(tok, m, &wt);
-    for (size_t i = 0; i < n && !e; i++) {
-        e = tokenize_text(wt->tok, docs[i].text, docs[i].len, count_token, &t);
-        if (!e)
-            page_done(&t, &docs[i]);
-    }
+    if (!e)
+        e = termstats_count(&t, wt->tok, docs, n);
     if (e)
         goto out;
     cand = malloc((t.terms.n ? t.terms.n : 1) * sizeof *cand);
@@ -194,8 +129,9 @@ enum err weighttable_train(const struct tokenize_opts *tok, const struct pagecls
     }
     size_t n_cand = 0;
     for (uint32_t id = 0; id < t.terms.n; id++) {
-        const struct term_stat *s = &t.st[id];
-        double idf = weighttable_idf((uint32_t)n, s->df);
+        const struct termstats_term *s = &t.st[id];
+        /* idf over all the training pages, both classes */
+        double idf = weighttable_idf((uint32_t)n, s->df[0] + s->df[1]);
         /* sum over the target pages of tf * idf: idf is the term's, the same in each */
         double w = s->tf_sum * idf;
         if (s->sites >= WEIGHTTABLE_MIN_SITES && w > 0)
@@ -217,9 +153,7 @@ enum err weighttable_train(const struct tokenize_opts *tok, const struct pagecls
     }
 out:
     free(cand);
-    free(t.st);
-    free(t.touched);
-    vocab_release(&t.terms);
+    termstats_release(&t);
     weighttable_free(wt);
     return e;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/num.h"
 #include "cli/cmds.h"
 #include "cli/opts.h"
 #include "server/api.h"
@@ -83,9 +84,8 @@ static void print_routes(void)
 static int parse_listen(const char *listen, char *host, size_t n, int *port)
 {
     const char *colon = strrchr(listen, ':');
-    char *end = NULL;
-    long p = colon ? strtol(colon + 1, &end, 10) : -1;
-    if (!colon || colon == listen || !colon[1] || *end || p < 0 || p > 65535)
+    int p;
+    if (!colon || colon == listen || !num_parse_int(colon + 1, 0, 65535, &p))
         return 0;
     const char *h = listen;
     size_t hn = (size_t)(colon - listen);
@@ -97,7 +97,7 @@ static int parse_listen(const char *listen, char *host, size_t n, int *port)
     if (hn >= n)
         return 0;
     snprintf(host, n, "%.*s", (int)hn, h);
-    *port = (int)p;
+    *port = p;
     return 1;
 }
 

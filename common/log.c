@@ -12,7 +12,7 @@ static const char *line_prefix = "";
 
 static const char *const level_names[] = {"debug", "info", "warn", "error", "quiet"};
 
-int log_level_parse(const char *name)
+static int log_level_parse(const char *name)
 {
     for (int i = 0; i <= LOG_QUIET; i++)
         if (name && strcmp(name, level_names[i]) == 0)
@@ -20,7 +20,7 @@ int log_level_parse(const char *name)
     return -1;
 }
 
-enum log_level log_get_level(void)
+static enum log_level log_get_level(void)
 {
     if (current_level < 0) {
         int l = log_level_parse(getenv("SITESCOUT_LOG"));

@@ -9,9 +9,6 @@ enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_QUIET };
 /* Messages below the level are dropped. Default LOG_INFO, or
  * SITESCOUT_LOG=debug|info|warn|error|quiet. */
 void log_set_level(enum log_level level);
-enum log_level log_get_level(void);
-/* Parse "debug", "info", ...; returns -1 for an unknown name. */
-int log_level_parse(const char *name);
 
 void log_msg(enum log_level level, const char *fmt, ...) PRINTF_LIKE(2, 3);
 

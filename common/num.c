@@ -65,3 +65,15 @@ int num_parse_double(const char *s, double lo, double hi, double *out)
     *out = v;
     return 1;
 }
+
+int num_parse_double_any(const char *s, double *out)
+{
+    if (!s || !*s)
+        return 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end)
+        return 0;
+    *out = v;
+    return 1;
+}

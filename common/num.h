@@ -22,6 +22,13 @@ int num_parse_int(const char *s, int lo, int hi, int *out);
 int num_parse_double(const char *s, double lo, double hi, double *out);
 
 /*
+ * Any number strtod reads, as it reads it, the whole string: NaN and (-)Infinity
+ * included, out of range as +-HUGE_VAL or 0. For numbers another program wrote
+ * (PostgreSQL's float8 text), not for users' input. 1 on success.
+ */
+int num_parse_double_any(const char *s, double *out);
+
+/*
  * The shortest %g text (at most 17 significant digits) that reads back as v exactly:
  * 0.9 gives "0.9", not "0.90000000000000002". buf needs 32 bytes; returns buf.
  */

@@ -29,7 +29,7 @@ static int v4_in(uint32_t a, uint32_t prefix, int len)
     return (a >> (32 - len)) == (prefix >> (32 - len));
 }
 
-int addrcheck_reserved_v4(uint32_t a)
+static int addrcheck_reserved_v4(uint32_t a)
 {
     static const struct {
         uint32_t prefix;
@@ -90,7 +90,7 @@ static int v6_in(const uint8_t b[16], const uint8_t *p, int len)
     return !rest || ((b[whole] ^ p[whole]) & (0xff << (8 - rest)) & 0xff) == 0;
 }
 
-int addrcheck_reserved_v6(const uint8_t b[16])
+static int addrcheck_reserved_v6(const uint8_t b[16])
 {
     uint32_t v4;
     if (v6_embedded_v4(b, &v4))

@@ -63,10 +63,6 @@ enum addrcheck_verdict addrcheck_sockaddr(struct addrcheck *ac, const void *sock
  */
 enum addrcheck_verdict addrcheck_url(struct addrcheck *ac, const char *url, int64_t now_ms);
 
-/* The ranges alone: an IPv4 address in host byte order, an IPv6 address's 16 bytes. */
-int addrcheck_reserved_v4(uint32_t a);
-int addrcheck_reserved_v6(const uint8_t b[16]);
-
 /* Why a destination is refused, for messages: "is private or reserved", ... */
 const char *addrcheck_verdict_text(enum addrcheck_verdict v);
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 /* ---- small byte helpers -------------------------------------------------------------- */
 
 /* ---- labels -------------------------------------------------------------------------- */
@@ -494,16 +496,6 @@ static enum err decode_1252(const char *in, size_t len, struct decoded *d)
  * (EINVAL) becomes U+FFFD and decoding goes on one byte later: a stray byte must not
  * cost the page. Returns ERR_NOTFOUND if iconv cannot open the converter after all.
  */
-static char *charset_grow(char *o, size_t *cap)
-{
-    char *g = realloc(o, *cap * 2);
-    if (!g)
-        free(o);
-    else
-        *cap *= 2;
-    return g;
-}
-
 static enum err decode_iconv(const char *in, size_t len, const char *from, struct decoded *d)
 {
     iconv_t cd = iconv_open("UTF-8", from);
@@ -533,7 +525,11 @@ static enum err decode_iconv(const char *in, size_t len, const char *from, struc
             continue;
         }
         if (why == E2BIG || cap - w - 1 < sizeof REPLACEMENT) {
-            o = charset_grow(o, &cap); /* output is at most 4 bytes per input byte: this ends */
+            /* Twice the room; output is at most 4 bytes per input byte: this ends. */
+            if (grow_array((void **)&o, &cap, cap + 1, 1) != ERR_OK) {
+                free(o);
+                o = NULL; /* said at the top of the loop */
+            }
             continue;
         }
         if (flushing)

@@ -98,8 +98,8 @@ static const struct crawlmeter_point *window_start(const struct crawlmeter *m)
     return best;
 }
 
-void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
-                         struct crawl_progress *pr)
+static void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
+                                struct crawl_progress *pr)
 {
     memset(pr, 0, sizeof *pr);
     pr->elapsed_s = monotime_s() - m->t0;

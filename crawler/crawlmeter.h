@@ -73,9 +73,6 @@ void crawlmeter_release(struct crawlmeter *m);
 /* Record the counters as they are now (after a website or a page). */
 void crawlmeter_mark(struct crawlmeter *m);
 
-void crawlmeter_progress(const struct crawlmeter *m, enum crawl_stop stop,
-                         struct crawl_progress *out);
-
 /* Hand the progress as it stands to fn (if any); set in_flight and border first. */
 void crawlmeter_report(const struct crawlmeter *m, enum crawl_stop stop, crawl_progress_fn fn,
                        void *ctx);

@@ -92,6 +92,12 @@ int fetch_status_unreached(enum fetch_status s)
     return s == FETCH_DNS || s == FETCH_CONNECT || s == FETCH_TIMEOUT || s == FETCH_NETWORK;
 }
 
+/* The pool's clock: its config's, or the monotonic one. */
+static int64_t pool_now(const struct fetch_pool *f)
+{
+    return f->cfg.now_ms ? f->cfg.now_ms() : monotime_ms();
+}
+
 void fetch_config_defaults(struct fetch_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -285,7 +291,7 @@ static void page_ended(struct fetch_pool *f, struct fetchcurl_done *d)
         pthread_mutex_lock(&f->lock);
         c->stats.retries++;
         pthread_mutex_unlock(&f->lock);
-        fetchsched_retry(f->sched, d->host, &q->s, monotime_ms() + wait);
+        fetchsched_retry(f->sched, d->host, &q->s, pool_now(f) + wait);
         return;
     }
     if (status == FETCH_REDIRECT && d->same_site &&
@@ -329,7 +335,7 @@ static void drain_curl(struct fetch_pool *f)
 {
     struct fetchcurl_done d;
     while (fetchcurl_take_done(f->curl, &d)) {
-        int64_t now = monotime_ms();
+        int64_t now = pool_now(f);
         struct fetchsched_client *c = NULL;
         if (d.req) {
             c = &((struct request *)d.req)->client->sched;
@@ -403,7 +409,7 @@ static struct fetchsched_req *inbox_remove(struct fetch_pool *f, const struct fe
 static void detach_client(struct fetch_pool *f, struct fetcher *c)
 {
     request_free_chain(inbox_remove(f, c));
-    int64_t now = monotime_ms();
+    int64_t now = pool_now(f);
     void *host, *req;
     while (fetchcurl_cancel(f->curl, c, &host, &req)) {
         struct request *q = req;
@@ -451,10 +457,10 @@ static void *pool_main(void *arg)
         if (detach)
             detach_pending(f);
         take_inbox(f);
-        (void)fetchsched_run(f->sched, monotime_ms());
+        (void)fetchsched_run(f->sched, pool_now(f));
         fetchcurl_perform(f->curl);
         drain_curl(f);
-        long wait = fetchsched_run(f->sched, monotime_ms());
+        long wait = fetchsched_run(f->sched, pool_now(f));
         long curl_wait = fetchcurl_timeout(f->curl);
         if (curl_wait >= 0 && (wait < 0 || curl_wait < wait))
             wait = curl_wait;

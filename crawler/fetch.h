@@ -47,6 +47,10 @@ struct fetch_config {
     int allow_private;      /* allow private, reserved and own addresses (addrcheck.h); 0 */
     const char *proxy;      /* e.g. "http://127.0.0.1:8081", or NULL */
     const char *user_agent; /* default "sitescout/VERSION (+FETCH_INFO_URL)" */
+    /* The clock of the hosts' delays and the retries' back-offs (monotonic ms), read on
+     * the pool's thread; NULL (the default): common/monotime. Tests pass their own to
+     * hold a delay for as long as they need. */
+    int64_t (*now_ms)(void);
 };
 
 #define FETCH_INFO_URL "https://github.com/sitescout/sitescout"

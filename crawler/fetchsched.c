@@ -78,11 +78,6 @@ void fetchsched_client_init(struct fetchsched_client *c, int cap, int delay_ms)
     c->delay_ms = delay_ms;
 }
 
-const char *fetchsched_host_name(const struct fetchsched_host *h)
-{
-    return h->name;
-}
-
 int fetchsched_in_flight(const struct fetchsched *s)
 {
     return s->in_flight;

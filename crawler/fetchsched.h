@@ -80,9 +80,6 @@ void fetchsched_free(struct fetchsched *s);
 
 void fetchsched_client_init(struct fetchsched_client *c, int cap, int delay_ms);
 
-/* host[:port] of h, for logs. */
-const char *fetchsched_host_name(const struct fetchsched_host *h);
-
 /* Transfers running, all clients together. */
 int fetchsched_in_flight(const struct fetchsched *s);
 

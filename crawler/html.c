@@ -13,6 +13,7 @@
 #include <gumbo.h>
 
 #include "common/buf.h"
+#include "common/grow.h"
 #include "crawler/charset.h"
 #include "crawler/textfold.h"
 
@@ -291,15 +292,9 @@ static size_t add_link(struct walker *w, const char *href, size_t n, unsigned ki
         w->page->truncated |= HTML_TRUNC_LINKS;
         return 0;
     }
-    if (w->n_links == w->cap_links) {
-        size_t cap = w->cap_links ? 2 * w->cap_links : 32;
-        struct link_slot *l = realloc(w->links, cap * sizeof *l);
-        if (!l) {
-            w->err = err_set(ERR_NOMEM, "out of memory collecting links");
-            return 0;
-        }
-        w->links = l;
-        w->cap_links = cap;
+    if (grow_array((void **)&w->links, &w->cap_links, w->n_links + 1, sizeof *w->links) != ERR_OK) {
+        w->err = err_set(ERR_NOMEM, "out of memory collecting links");
+        return 0;
     }
     struct link_slot *l = &w->links[w->n_links];
     l->href = pool_add(w, href, n);
@@ -522,15 +517,9 @@ static void walk(struct walker *w, const GumboNode *root)
     const GumboNode *push = root;
     while (!w->err) {
         if (push) {
-            if (sp == cap) {
-                size_t ncap = cap ? 2 * cap : 64;
-                struct frame *s = realloc(stack, ncap * sizeof *s);
-                if (!s) {
-                    w->err = err_set(ERR_NOMEM, "out of memory walking the HTML tree");
-                    break;
-                }
-                stack = s;
-                cap = ncap;
+            if (grow_array((void **)&stack, &cap, sp + 1, sizeof *stack) != ERR_OK) {
+                w->err = err_set(ERR_NOMEM, "out of memory walking the HTML tree");
+                break;
             }
             stack[sp].node = push;
             stack[sp++].next = 0;

@@ -352,13 +352,13 @@ static enum err keep_anchor(struct run *r, const char *url, const char *anchor)
     size_t have = pg->anchors ? strlen(pg->anchors) : 0, add = strlen(anchor);
     if (have + 1 + add >= ANCHORS_MAX)
         return ERR_OK;
-    char *s = realloc(pg->anchors, have + add + 2);
-    if (!s)
+    size_t cap = pg->anchors ? have + 1 : 0; /* what pg->anchors holds at least */
+    if (grow_array((void **)&pg->anchors, &cap, have + add + 2, 1) != ERR_OK)
         return err_set(ERR_NOMEM, "out of memory");
+    char *s = pg->anchors;
     if (have)
         s[have++] = ' ';
     memcpy(s + have, anchor, add + 1);
-    pg->anchors = s;
     return ERR_OK;
 }
 

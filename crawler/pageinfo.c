@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/grow.h"
 #include "common/strmap.h"
 #include "crawler/fetch.h"
 #include "crawler/html.h"
@@ -57,14 +58,14 @@ static enum err anchor_join(char **slot, const char *more)
     if (!add)
         return ERR_OK;
     if (have + 1 + add > PAGEINFO_MAX_ANCHOR)
-        return ERR_OK; /* enough of it: the cap keeps a page's anchors small */
-    char *s = realloc(*slot, have + 1 + add + 1);
-    if (!s)
+        return ERR_OK;     /* enough of it: the cap keeps a page's anchors small */
+    size_t cap = have + 1; /* what *slot holds at least */
+    if (grow_array((void **)slot, &cap, have + 1 + add + 1, 1) != ERR_OK)
         return err_set(ERR_NOMEM, "out of memory");
+    char *s = *slot;
     if (have)
         s[have++] = ' ';
     memcpy(s + have, more, add + 1);
-    *slot = s;
     return ERR_OK;
 }
 
@@ -146,12 +147,6 @@ out:
     html_page_free(h);
     pageinfo_free(p);
     return e;
-}
-
-enum err pageinfo_extract(const char *url, const char *body, size_t len, const char *content_type,
-                          struct pageinfo **out)
-{
-    return extract(url, body, len, content_type, 0, out);
 }
 
 enum err pageinfo_from_fetch(const struct fetch_result *r, struct pageinfo **out)

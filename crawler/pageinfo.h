@@ -42,11 +42,6 @@ enum err pageinfo_from_fetch(const struct fetch_result *r, struct pageinfo **out
 enum err pageinfo_from_fetch_anchors(const struct fetch_result *r,
                                      struct pageinfo **out) WARN_UNUSED;
 
-/* Same as pageinfo_from_fetch, from a body and the URL it came from (content_type may be
- * NULL). */
-enum err pageinfo_extract(const char *url, const char *body, size_t len, const char *content_type,
-                          struct pageinfo **out) WARN_UNUSED;
-
 void pageinfo_free(struct pageinfo *p);
 
 #endif

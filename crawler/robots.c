@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/grow.h"
+
 /* Which groups a rule came from: kept at the end depending on what matched. */
 #define FOR_US  1 /* a group naming our product token */
 #define FOR_ALL 2 /* a "*" group */
@@ -141,24 +143,10 @@ static enum err add_rule(struct robots *r, int allow, const char *v, size_t vn, 
 {
     int anchored = vn && v[vn - 1] == '$';
     size_t raw = vn - (size_t)anchored;
-    if (!r->text || r->text_cap - r->text_len < 3 * raw) {
-        size_t cap = r->text_cap ? r->text_cap : 1024;
-        while (cap - r->text_len < 3 * raw)
-            cap *= 2;
-        char *t = realloc(r->text, cap);
-        if (!t)
-            return err_set(ERR_NOMEM, "out of memory parsing robots.txt");
-        r->text = t;
-        r->text_cap = cap;
-    }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 16;
-        struct rule *p = realloc(r->rules, cap * sizeof *p);
-        if (!p)
-            return err_set(ERR_NOMEM, "out of memory parsing robots.txt");
-        r->rules = p;
-        r->cap = cap;
-    }
+    /* Room for the normalised rule (up to 3 bytes a byte), and a text even for "". */
+    if (grow_array((void **)&r->text, &r->text_cap, r->text_len + 3 * raw + 1, 1) != ERR_OK ||
+        grow_array((void **)&r->rules, &r->cap, r->n + 1, sizeof *r->rules) != ERR_OK)
+        return err_set(ERR_NOMEM, "out of memory parsing robots.txt");
     size_t len = normalise(v, raw, r->text + r->text_len, 3 * raw, 1);
     r->rules[r->n++] = (struct rule){.off = r->text_len,
                                      .len = len,

@@ -204,7 +204,9 @@ static enum err submit_next(struct trainset *ts, struct fetcher *f, size_t i)
     return site_finished(ts, i); /* nothing left to read on this website */
 }
 
-enum err trainset_start(struct trainset *ts, struct fetcher *f)
+/* Step by step: start submits every homepage; feed takes a result whose tag
+ * trainset_owns, records it and submits that site's next page. */
+static enum err trainset_start(struct trainset *ts, struct fetcher *f)
 {
     for (size_t i = 0; i < ts->n; i++) {
         enum err e = submit_next(ts, f, i);
@@ -214,7 +216,7 @@ enum err trainset_start(struct trainset *ts, struct fetcher *f)
     return ERR_OK;
 }
 
-int trainset_owns(const struct trainset *ts, uint64_t tag)
+static int trainset_owns(const struct trainset *ts, uint64_t tag)
 {
     return tag >= ts->p.tag_base && tag - ts->p.tag_base < ts->n;
 }
@@ -262,7 +264,7 @@ out:
     return e;
 }
 
-enum err trainset_feed(struct trainset *ts, struct fetcher *f, const struct fetch_result *r)
+static enum err trainset_feed(struct trainset *ts, struct fetcher *f, const struct fetch_result *r)
 {
     if (!trainset_owns(ts, r->tag))
         return err_set(ERR_INVAL, "trainset_feed: tag %llu is not ours",

@@ -97,15 +97,7 @@ enum err trainset_restore(struct trainset *ts, size_t i, struct trainset_site *f
 /* Free what a trainset_site record holds (one not owned by a trainset). */
 void trainset_site_release(struct trainset_site *s);
 
-/*
- * Step by step, for callers that share the fetcher with other work: start submits
- * every homepage; feed takes a result whose tag trainset_owns, records it and
- * submits that site's next page. The caller frees the result.
- */
-enum err trainset_start(struct trainset *ts, struct fetcher *f) WARN_UNUSED;
-int trainset_owns(const struct trainset *ts, uint64_t tag);
-enum err trainset_feed(struct trainset *ts, struct fetcher *f,
-                       const struct fetch_result *r) WARN_UNUSED;
+/* Every website read (or failed). */
 int trainset_done(const struct trainset *ts);
 void trainset_get_progress(const struct trainset *ts, struct trainset_progress *out);
 

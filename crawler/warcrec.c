@@ -7,6 +7,8 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include <openssl/evp.h>
+
 void warcrec_new_id(char out[WARCREC_ID_LEN])
 {
     unsigned char r[16];
@@ -127,4 +129,30 @@ enum err warcrec_http_head(const char *head, size_t len, uint64_t body_len, stru
     if (!e)
         e = buf_append_str(out, "\r\n");
     return e;
+}
+
+enum err warcrec_digest(const void *a, size_t alen, const void *b, size_t blen,
+                        char out[WARCREC_DIGEST_LEN])
+{
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    unsigned char d[20];
+    unsigned int dlen = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) &&
+             (!alen || EVP_DigestUpdate(ctx, a, alen)) &&
+             (!blen || EVP_DigestUpdate(ctx, b, blen)) && EVP_DigestFinal_ex(ctx, d, &dlen) &&
+             dlen == sizeof d;
+    EVP_MD_CTX_free(ctx);
+    if (!ok)
+        return err_set(ERR_NOMEM, "cannot compute a SHA-1 digest (libcrypto)");
+    memcpy(out, "sha1:", 5);
+    /* 160 bits = 32 groups of 5, read most significant first. */
+    for (int i = 0; i < 32; i++) {
+        int bit = i * 5, v = 0;
+        for (int j = 0; j < 5; j++, bit++)
+            v = v << 1 | ((d[bit / 8] >> (7 - bit % 8)) & 1);
+        out[5 + i] = alphabet[v];
+    }
+    out[5 + 32] = '\0';
+    return ERR_OK;
 }

@@ -8,10 +8,19 @@
 
 #include "common/buf.h"
 #include "common/err.h"
-#include "crawler/sha1.h"
 
-#define WARCREC_ID_LEN   (9 + 36 + 2 + 1) /* "<urn:uuid:" ... ">" and NUL */
-#define WARCREC_DATE_LEN 21               /* "2026-11-25T15:40:00Z" and NUL */
+#define WARCREC_ID_LEN     (9 + 36 + 2 + 1) /* "<urn:uuid:" ... ">" and NUL */
+#define WARCREC_DATE_LEN   21               /* "2026-11-25T15:40:00Z" and NUL */
+#define WARCREC_DIGEST_LEN (5 + 32 + 1)     /* "sha1:", base32 of 20 bytes, NUL */
+
+/*
+ * The SHA-1 of a[alen] then b[blen] (either may be NULL when its length is 0) as WARC
+ * tools write it: "sha1:" and 32 upper-case RFC 4648 base32 letters. SHA-1 is
+ * libcrypto's (OpenSSL: this is the one file that includes it). ERR_NOMEM when
+ * libcrypto cannot make a digest context.
+ */
+enum err warcrec_digest(const void *a, size_t alen, const void *b, size_t blen,
+                        char out[WARCREC_DIGEST_LEN]) WARN_UNUSED;
 
 /* A fresh random (version 4) record id, "<urn:uuid:...>". */
 void warcrec_new_id(char out[WARCREC_ID_LEN]);

@@ -15,7 +15,6 @@
 
 #include "common/buf.h"
 #include "common/log.h"
-#include "crawler/sha1.h"
 #include "crawler/warcrec.h"
 
 #define SEQ_MAX  99999 /* five digits */
@@ -92,7 +91,7 @@ enum err warcwrite_new(const struct warcwrite_config *c, struct warcwrite **out)
     return ERR_OK;
 }
 
-void warcwrite_path(const struct warcwrite *w, unsigned seq, char *out, size_t cap)
+static void warcwrite_path(const struct warcwrite *w, unsigned seq, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/%s-%05u.warc.gz", w->dir, w->prefix, seq);
 }
@@ -265,29 +264,18 @@ static enum err file_open(struct warcwrite *w)
     return e;
 }
 
-static void digest_of(const char *a, size_t alen, const char *b, size_t blen,
-                      char out[SHA1_WARC_LEN])
-{
-    struct sha1 s;
-    unsigned char d[SHA1_LEN];
-    sha1_init(&s);
-    sha1_update(&s, a, alen);
-    sha1_update(&s, b, blen);
-    sha1_final(&s, d);
-    sha1_warc_label(d, out);
-}
-
 /* The exchange's records. The writer thread, with a file open. */
 static enum err exchange_records(struct warcwrite *w, const struct warcwrite_exchange *x)
 {
     char req_id[WARCREC_ID_LEN], resp_id[WARCREC_ID_LEN], date[WARCREC_DATE_LEN];
-    char block_digest[SHA1_WARC_LEN], payload_digest[SHA1_WARC_LEN];
+    char block_digest[WARCREC_DIGEST_LEN], payload_digest[WARCREC_DIGEST_LEN];
     warcrec_new_id(req_id);
     warcrec_new_id(resp_id);
     warcrec_date(x->when, date);
     enum err e = ERR_OK;
     if (x->request) {
-        digest_of(x->request, x->request_len, NULL, 0, block_digest);
+        if ((e = warcrec_digest(x->request, x->request_len, NULL, 0, block_digest)))
+            return e;
         struct warcrec_fields f = {.type = "request",
                                    .id = req_id,
                                    .date = date,
@@ -306,8 +294,9 @@ static enum err exchange_records(struct warcwrite *w, const struct warcwrite_exc
     int decoded;
     if ((e = warcrec_http_head(x->head, x->head_len, x->body_len, &w->head, &decoded)))
         return e;
-    digest_of(w->head.data, w->head.len, x->body, x->body_len, block_digest);
-    digest_of(x->body, x->body_len, NULL, 0, payload_digest);
+    if ((e = warcrec_digest(w->head.data, w->head.len, x->body, x->body_len, block_digest)) ||
+        (e = warcrec_digest(x->body, x->body_len, NULL, 0, payload_digest)))
+        return e;
     struct warcrec_fields f = {.type = "response",
                                .id = resp_id,
                                .date = date,

@@ -88,7 +88,4 @@ struct warcwrite_stats {
 /* What was written so far (not what is still queued: see warcwrite_flush). */
 void warcwrite_stats(struct warcwrite *w, struct warcwrite_stats *out);
 
-/* The path of file number seq as this writer names it (without .open), into out[cap]. */
-void warcwrite_path(const struct warcwrite *w, unsigned seq, char *out, size_t cap);
-
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/num.h"
 #include "eval/exprun.h"
 #include "eval/foundcurve.h"
 #include "eval/labels.h"
@@ -235,7 +236,9 @@ static enum err experiment_report_init(struct exp *x)
             run->name = report_run_name((enum report_role)i);
             run->strategy = run_defs[i].strategy;
             run->edge_weights = run_defs[i].edge_weights;
-            run->p_threshold = strtod(run_defs[i].p_threshold, NULL);
+            if (!num_parse_double(run_defs[i].p_threshold, 0, 1, &run->p_threshold))
+                return err_set(ERR_INVAL, "run %s: p_threshold '%s' is no probability", run->name,
+                               run_defs[i].p_threshold);
             run->repeat = k + 1;
             run->selected = x->selected[i];
         }

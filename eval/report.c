@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "eval/evalstats.h"
 
 #define REPORT_MAX_POINTS 1000000 /* samples per run */
@@ -61,12 +62,9 @@ enum err report_run_add_point(struct report_run *r, const struct report_point *p
     if (r->n_points == r->cap_points) {
         if (r->cap_points >= REPORT_MAX_POINTS)
             return ERR_OK; /* enough for any plot; later samples are dropped */
-        size_t cap = r->cap_points ? 2 * r->cap_points : 64;
-        struct report_point *np = realloc(r->points, cap * sizeof *np);
-        if (!np)
+        if (grow_array((void **)&r->points, &r->cap_points, r->n_points + 1, sizeof *r->points) !=
+            ERR_OK)
             return err_set(ERR_NOMEM, "out of memory");
-        r->points = np;
-        r->cap_points = cap;
     }
     r->points[r->n_points++] = *p;
     return ERR_OK;

@@ -2,12 +2,14 @@
 #include "eval/targets.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/num.h"
 #include "eval/reportfigs.h"
 
 static const char *const op_names[] = {"<=", ">=", "<", ">"};
@@ -92,10 +94,8 @@ static enum err parse_line(const char *path, unsigned line, char *text, struct t
     if (k == sizeof op_names / sizeof op_names[0])
         return err_set(ERR_PARSE, "%s:%u: '%s' is not one of <= >= < >", path, line, op);
     it->op = (enum targets_op)k;
-    char *end;
-    errno = 0;
-    it->value = strtod(value, &end);
-    if (*end || errno || !isfinite(it->value) || strlen(value) >= sizeof it->value_text)
+    if (!num_parse_double(value, -DBL_MAX, DBL_MAX, &it->value) ||
+        strlen(value) >= sizeof it->value_text)
         return err_set(ERR_PARSE, "%s:%u: '%s' is not a number", path, line, value);
     snprintf(it->value_text, sizeof it->value_text, "%s", value);
     return ERR_OK;

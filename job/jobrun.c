@@ -45,52 +45,43 @@ static void jobrun_crawl_progress(void *arg, const struct crawl_progress *ep)
     }
 }
 
-/* The hotwords strategy's key terms, in the log: what it looks for in anchors. */
-static void jobrun_log_hotwords(const struct ctx *c, const struct hotwords *h)
+/* Term i of a strategy's terms (obj) and its weight (NAN: the terms have none). */
+typedef const char *(*log_term_fn)(const void *obj, uint32_t i, size_t *len, double *weight);
+
+static const char *hotwords_log_term(const void *obj, uint32_t i, size_t *len, double *weight)
 {
-    struct buf b;
-    buf_init(&b, 0);
-    for (uint32_t i = 0; i < hotwords_count(h); i++) {
-        size_t n;
-        const char *t = hotwords_term(h, i, &n);
-        if ((i && buf_append_str(&b, ", ")) || buf_append(&b, t, n))
-            break;
-    }
-    log_info("job %lld: hot words (the topic's key terms, stemmed): %s", (long long)c->id,
-             b.len ? b.data : "none");
-    buf_release(&b);
+    *weight = NAN;
+    return hotwords_term(obj, i, len);
 }
 
-/* The relevance_degree strategy's key phrases, in the log: what it counts in pages. */
-static void jobrun_log_keyphrases(const struct ctx *c)
+static const char *keyphrases_log_term(const void *obj, uint32_t i, size_t *len, double *weight)
 {
-    struct buf b;
-    buf_init(&b, 0);
-    for (uint32_t i = 0; i < keyphrases_count(c->keys); i++) {
-        size_t n;
-        const char *t = keyphrases_term(c->keys, i, &n);
-        if ((i && buf_append_str(&b, ", ")) || buf_append(&b, t, n))
-            break;
-    }
-    log_info("job %lld: key phrases (TF-DF and information gain, stemmed): %s", (long long)c->id,
-             b.len ? b.data : "none");
-    buf_release(&b);
+    *weight = NAN;
+    return keyphrases_term(obj, i, len);
 }
 
-/* The weight_table strategy's table, in the log: each keyword with its weight. */
-static void jobrun_log_weighttable(const struct ctx *c)
+static const char *weighttable_log_term(const void *obj, uint32_t i, size_t *len, double *weight)
+{
+    *weight = weighttable_weight(obj, i);
+    return weighttable_term(obj, i, len);
+}
+
+/* A strategy's n terms in the log, what it looks for: "what: a, b" or, with weights,
+ * "what: a 0.500, b 0.250"; "none" for no term. */
+static void jobrun_log_terms(const struct ctx *c, const char *what, const void *obj, uint32_t n,
+                             log_term_fn term)
 {
     struct buf b;
     buf_init(&b, 0);
-    for (uint32_t i = 0; i < weighttable_count(c->table); i++) {
-        size_t n;
-        const char *t = weighttable_term(c->table, i, &n);
-        if (buf_appendf(&b, "%s%.*s %.3f", i ? ", " : "", (int)n, t,
-                        weighttable_weight(c->table, i)))
+    for (uint32_t i = 0; i < n; i++) {
+        size_t len;
+        double w;
+        const char *t = term(obj, i, &len, &w);
+        if (buf_appendf(&b, "%s%.*s", i ? ", " : "", (int)len, t) ||
+            (!isnan(w) && buf_appendf(&b, " %.3f", w)))
             break;
     }
-    log_info("job %lld: topic weight table (TF-IDF, stemmed): %s", (long long)c->id,
-             b.len ? b.data : "none");
+    log_info("job %lld: %s: %s", (long long)c->id, what, b.len ? b.data : "none");
     buf_release(&b);
 }
 
@@ -152,9 +143,11 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .ctx = jp->strategy == JOBSPEC_CONTEXT_GRAPH ? c->ctx : NULL,
     };
     if (p.keys)
-        jobrun_log_keyphrases(c);
+        jobrun_log_terms(c, "key phrases (TF-DF and information gain, stemmed)", c->keys,
+                         keyphrases_count(c->keys), keyphrases_log_term);
     if (p.table)
-        jobrun_log_weighttable(c);
+        jobrun_log_terms(c, "topic weight table (TF-IDF, stemmed)", c->table,
+                         weighttable_count(c->table), weighttable_log_term);
     if (p.ctx) {
         char b[64];
         int w = 0;
@@ -166,7 +159,8 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
     }
     enum err e = ERR_OK;
     if (jp->strategy == JOBSPEC_HOTWORDS && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
-        jobrun_log_hotwords(c, p.hot);
+        jobrun_log_terms(c, "hot words (the topic's key terms, stemmed)", p.hot,
+                         hotwords_count(p.hot), hotwords_log_term);
     if (!e && jp->strategy == JOBSPEC_LEARNING_ANCHOR)
         e = anchorcls_new(&pagecls_get_params(c->model)->tok, &p.learn);
     if (!e)

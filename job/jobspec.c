@@ -2,6 +2,7 @@
 #include "job/jobspec.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -230,18 +231,13 @@ enum err jobspec_params_set(struct jobspec_params *p, const char *key, const cha
             return err_set(ERR_INVAL, "params.%s: must be %s, not '%s'", d->name, d->range, value);
         return pdef_store(d, p, i, "");
     }
-    errno = 0;
-    char *end;
-    double v;
-    if (d->type == P_INT64) {
-        long long i = strtoll(value, &end, 10);
+    double v = 0;
+    int64_t i = 0;
+    int ok = d->type == P_INT64 ? num_parse_i64(value, INT64_MIN, INT64_MAX, &i)
+                                : num_parse_double(value, -DBL_MAX, DBL_MAX, &v);
+    if (ok && d->type == P_INT64)
         v = (double)i;
-        if (errno)
-            v = NAN;
-    } else {
-        v = strtod(value, &end);
-    }
-    if (!*value || *end || errno || pdef_store(d, p, v, "") != ERR_OK)
+    if (!ok || pdef_store(d, p, v, "") != ERR_OK)
         return err_set(ERR_INVAL, "params.%s: must be %s, not '%s'", d->name, d->range, value);
     return ERR_OK;
 }

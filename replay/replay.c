@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/num.h"
 #include "replay/alog.h"
 #include "replay/conn.h"
 #include "replay/router.h"
@@ -68,9 +69,8 @@ static enum err replay_listen(struct replay_server *s, const char *spec)
     memcpy(host, h, hl);
     host[hl] = '\0';
     const char *port = colon + 1;
-    char *end;
-    long p = strtol(port, &end, 10);
-    if (!*port || *end || p < 0 || p > 65535)
+    int p;
+    if (!num_parse_int(port, 0, 65535, &p))
         return err_set(ERR_INVAL, "listen address '%s' has a bad port", spec);
 
     struct addrinfo hints = {.ai_family = AF_UNSPEC,

@@ -7,12 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "replay/warcindex.h"
 #include "replay/warcscan.h"
 
 struct warc_archive {
     struct warc_file *files;
     uint32_t nfiles;
+    size_t cap_files;
     struct warcindex idx;
 };
 
@@ -85,10 +87,9 @@ enum err warc_archive_add(struct warc_archive *a, const char *path)
 {
     if (a->nfiles == UINT32_MAX)
         return err_set(ERR_TOOBIG, "too many files");
-    struct warc_file *files = realloc(a->files, (a->nfiles + 1) * sizeof *files);
-    if (!files)
+    if (grow_array((void **)&a->files, &a->cap_files, (size_t)a->nfiles + 1, sizeof *a->files) !=
+        ERR_OK)
         return err_set(ERR_NOMEM, "out of memory");
-    a->files = files;
 
     struct warcindex_mark mark;
     warcindex_mark(&a->idx, &mark);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -51,15 +53,9 @@ enum err warcdir_list(const char *dir, char ***paths, size_t *n)
             e = err_set(ERR_TOOBIG, "%s: more than %d WARC files", dir, WARCDIR_FILES_MAX);
             break;
         }
-        if (len == cap) {
-            size_t c = cap ? cap * 2 : 16;
-            char **grown = realloc(list, c * sizeof *grown);
-            if (!grown) {
-                e = err_set(ERR_NOMEM, "out of memory");
-                break;
-            }
-            list = grown;
-            cap = c;
+        if (grow_array((void **)&list, &cap, len + 1, sizeof *list) != ERR_OK) {
+            e = err_set(ERR_NOMEM, "out of memory");
+            break;
         }
         size_t plen = strlen(dir) + 1 + strlen(ent->d_name) + 1;
         if (!(list[len] = malloc(plen))) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/hash.h"
 #include "replay/warcurl.h"
 
@@ -109,24 +110,10 @@ static void warcindex_rebuild(struct warcindex *x)
 /* Room for one more record and len + 1 more pool bytes. */
 static enum err warcindex_grow(struct warcindex *x, size_t len)
 {
-    if (x->nrecs == x->caprecs) {
-        size_t cap = x->caprecs ? x->caprecs * 2 : 4096;
-        struct warc_record *r = realloc(x->recs, cap * sizeof *r);
-        if (!r)
-            return err_set(ERR_NOMEM, "out of memory for the record index");
-        x->recs = r;
-        x->caprecs = cap;
-    }
-    if (x->pool_len + len + 1 > x->pool_cap) {
-        size_t cap = x->pool_cap ? x->pool_cap : 65536;
-        while (cap < x->pool_len + len + 1)
-            cap *= 2;
-        char *p = realloc(x->pool, cap);
-        if (!p)
-            return err_set(ERR_NOMEM, "out of memory for the URL pool");
-        x->pool = p;
-        x->pool_cap = cap;
-    }
+    if (grow_array((void **)&x->recs, &x->caprecs, x->nrecs + 1, sizeof *x->recs) != ERR_OK)
+        return err_set(ERR_NOMEM, "out of memory for the record index");
+    if (grow_array((void **)&x->pool, &x->pool_cap, x->pool_len + len + 1, 1) != ERR_OK)
+        return err_set(ERR_NOMEM, "out of memory for the URL pool");
     return ERR_OK;
 }
 

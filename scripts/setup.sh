@@ -13,7 +13,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 packages=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libmicrohttpd-dev libcurl4-openssl-dev libgumbo-dev libjansson-dev libpq-dev
-  zlib1g-dev libcmocka-dev libstemmer-dev
+  zlib1g-dev libssl-dev libcmocka-dev libstemmer-dev
   postgresql postgresql-client
   curl python3 procps gnuplot-nox clang-format-14
   nodejs chromium

@@ -62,10 +62,10 @@ enum err crawlstore_metrics_tail(struct store *s, int64_t job, int64_t window,
         return err_set(ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < rows; i++) {
-        v[i].elapsed_s = strtod(store_rows_get(r, i, 0), NULL);
-        v[i].pages = strtoll(store_rows_get(r, i, 1), NULL, 10);
-        v[i].examined = strtoll(store_rows_get(r, i, 2), NULL, 10);
-        v[i].relevant = strtoll(store_rows_get(r, i, 3), NULL, 10);
+        v[i].elapsed_s = store_rows_double(r, i, 0, 0);
+        v[i].pages = store_rows_i64(r, i, 1, 0);
+        v[i].examined = store_rows_i64(r, i, 2, 0);
+        v[i].relevant = store_rows_i64(r, i, 3, 0);
         if (v[i].elapsed_s > *elapsed_s)
             *elapsed_s = v[i].elapsed_s;
     }

@@ -22,7 +22,13 @@ static int is_source_tree(const char *dir)
     return stat(path, &st) == 0;
 }
 
-char *dbopen_home_dir(void)
+/*
+ * The directory that holds the project's runtime state (var/): $SITESCOUT_HOME if
+ * set, else the source tree the binary was built in (found by walking up from the
+ * executable to a directory with sql/ and CMakeLists.txt), else the current
+ * directory. Returns a malloc'd path the caller frees, or NULL on out of memory.
+ */
+static char *dbopen_home_dir(void)
 {
     const char *env = getenv("SITESCOUT_HOME");
     if (env && *env)

@@ -7,14 +7,6 @@
 
 struct store;
 
-/*
- * The directory that holds the project's runtime state (var/): $SITESCOUT_HOME if
- * set, else the source tree the binary was built in (found by walking up from the
- * executable to a directory with sql/ and CMakeLists.txt), else the current
- * directory. Returns a malloc'd path the caller frees, or NULL on out of memory.
- */
-char *dbopen_home_dir(void);
-
 /* The embedded cluster of this checkout (<home>/var/pg), or of base_dir if given. */
 enum err dbopen_embedded(struct pgembed *pg, const char *base_dir, int port, int tcp) WARN_UNUSED;
 

@@ -2,6 +2,7 @@
 #include "store/joblease.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -48,12 +49,18 @@ int joblease_holder_gone(const char *worker)
     size_t hl = strlen(host);
     if (!worker || strncmp(worker, host, hl) != 0 || worker[hl] != ':')
         return 0; /* another host's: only its lease's age tells */
-    char *end;
-    errno = 0;
-    long pid = strtol(worker + hl + 1, &end, 10);
-    if (errno || end == worker + hl + 1 || (*end && *end != ':') || pid <= 0)
+    /* host:pid, or host:pid:thread */
+    const char *p = worker + hl + 1;
+    size_t pl = strcspn(p, ":");
+    char digits[24];
+    int64_t pid;
+    if (pl >= sizeof digits)
         return 0;
-    if (pid == (long)getpid())
+    memcpy(digits, p, pl);
+    digits[pl] = '\0';
+    if (!num_parse_i64(digits, 1, LONG_MAX, &pid))
+        return 0;
+    if (pid == (int64_t)getpid())
         return 0; /* this process: its threads' leases are theirs to let go */
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }

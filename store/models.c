@@ -2,6 +2,7 @@
 #include "store/models.h"
 
 #include "common/ascii.h"
+#include "common/num.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -102,10 +103,8 @@ enum err models_save(struct store *s, int64_t job_id, const char *kind, int form
     if (e)
         return e;
     const char *id = store_rows_count(rows) == 1 ? store_rows_get(rows, 0, 0) : NULL;
-    if (!id)
+    if (!id || !num_parse_i64(id, INT64_MIN, INT64_MAX, id_out))
         e = err_set(ERR_DB, "INSERT INTO models returned no id");
-    else
-        *id_out = strtoll(id, NULL, 10);
     store_rows_free(rows);
     return e;
 }
@@ -142,12 +141,11 @@ static enum err load_one(struct store *s, const char *sql, int n_params, const c
         e = err_set(ERR_NOMEM, "out of memory");
         goto out;
     }
-    m->id = strtoll(store_rows_get(rows, 0, 0), NULL, 10);
-    m->job_id = strtoll(store_rows_get(rows, 0, 1), NULL, 10);
+    m->id = store_rows_i64(rows, 0, 0, 0);
+    m->job_id = store_rows_i64(rows, 0, 1, 0);
     m->format_version = (int)store_rows_i64(rows, 0, 2, 0);
-    m->p_err = strtod(store_rows_get(rows, 0, 3), NULL);
-    const char *acc = store_rows_get(rows, 0, 4);
-    m->page_accuracy = acc ? strtod(acc, NULL) : NAN;
+    m->p_err = store_rows_double(rows, 0, 3, 0);
+    m->page_accuracy = store_rows_double(rows, 0, 4, NAN);
     int oom = 0;
     m->cv = dup_or_null(store_rows_get(rows, 0, 5), &oom);
     m->params = dup_or_null(store_rows_get(rows, 0, 6), &oom);

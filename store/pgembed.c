@@ -20,6 +20,7 @@
 
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/num.h"
 #include "store/store.h"
 
 #define SOCKET_PATH_MAX 107 /* sizeof(sun_path) - 1 */
@@ -59,10 +60,10 @@ static char *find_bin_dir(void)
     long best = -1;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        char *end;
-        long v = strtol(de->d_name, &end, 10);
-        if (end == de->d_name || *end)
+        int64_t n;
+        if (!num_parse_i64(de->d_name, LONG_MIN, LONG_MAX, &n))
             continue;
+        long v = (long)n;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "/usr/lib/postgresql/%ld/bin/pg_ctl", v);
         if (v > best && access(path, X_OK) == 0)
@@ -402,9 +403,11 @@ static void kill_orphans(const struct pgembed *pg)
         return;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        if (end == de->d_name || *end || !is_postgres_process(pid))
+        int64_t id;
+        if (!num_parse_i64(de->d_name, LONG_MIN, LONG_MAX, &id))
+            continue;
+        long pid = (long)id;
+        if (!is_postgres_process(pid))
             continue;
         char link[64], cwd[PATH_MAX];
         snprintf(link, sizeof link, "/proc/%ld/cwd", pid);

@@ -10,15 +10,6 @@
 #include "store/sqltime.h"
 #include "store/store.h"
 
-int siteexport_format_parse(const char *name)
-{
-    if (name && strcmp(name, "csv") == 0)
-        return SITEEXPORT_CSV;
-    if (name && strcmp(name, "ndjson") == 0)
-        return SITEEXPORT_NDJSON;
-    return -1;
-}
-
 /* One CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
 static enum err csv_field(struct buf *out, const char *v, int last)
 {

@@ -25,9 +25,6 @@ enum siteexport_format { SITEEXPORT_CSV, SITEEXPORT_NDJSON };
     "host,homepage,role,relevant,confidence,pages_visited,found_pages,rank,examined_at,"           \
     "judged_by,judged_at"
 
-/* "csv" or "ndjson" to the format; -1 for another name. */
-int siteexport_format_parse(const char *name);
-
 /* Append job's websites to out. ERR_NOTFOUND: no such job. */
 enum err siteexport_write(struct store *s, int64_t job, int relevant_only, enum siteexport_format f,
                           struct buf *out) WARN_UNUSED;

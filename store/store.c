@@ -122,7 +122,9 @@ enum err store_sync_commit(struct store *s)
     return store_exec(s, "SET synchronous_commit = on", 0, NULL);
 }
 
-int store_wait_seconds(void)
+/* How long a lost connection is tried again before a statement fails with ERR_DB: 30 s,
+ * or SITESCOUT_DB_WAIT_SECONDS (1..3600). */
+static int store_wait_seconds(void)
 {
     const char *v = getenv("SITESCOUT_DB_WAIT_SECONDS");
     int n;
@@ -281,7 +283,8 @@ enum err store_exec_rows(struct store *s, const char *sql, int nparams, const ch
     PGresult *res;
     enum err e = run(s, sql, nparams, params, 0, &res);
     if (!e)
-        *rows = strtoll(PQcmdTuples(res), NULL, 10);
+        if (!num_parse_i64(PQcmdTuples(res), 0, INT64_MAX, rows))
+            *rows = 0; /* "" for a command that counts no rows */
     PQclear(res);
     return e;
 }
@@ -314,15 +317,6 @@ enum err store_query_prepared(struct store *s, const char *sql, int nparams,
                               const char *const *params, struct store_rows **out)
 {
     return query(s, sql, nparams, params, 1, out);
-}
-
-enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
-                             const char *const *params)
-{
-    PGresult *res;
-    enum err e = run(s, sql, nparams, params, 1, &res);
-    PQclear(res);
-    return e;
 }
 
 #define PIPELINE_DEADLOCK_RETRIES 3
@@ -532,12 +526,8 @@ int64_t store_rows_i64(const struct store_rows *r, int row, int col, int64_t def
 
 double store_rows_double(const struct store_rows *r, int row, int col, double def)
 {
-    const char *s = store_rows_get(r, row, col);
-    if (!s || !*s)
-        return def;
-    char *end;
-    double v = strtod(s, &end);
-    return *end ? def : v;
+    double v;
+    return num_parse_double_any(store_rows_get(r, row, col), &v) ? v : def;
 }
 
 void store_rows_free(struct store_rows *r)

@@ -49,7 +49,7 @@ enum err store_query(struct store *s, const char *sql, int nparams, const char *
                      struct store_rows **out) WARN_UNUSED;
 
 /*
- * store_exec and store_query for the statements a crawl runs over and over: prepared on
+ * store_query for the statements a crawl runs over and over: prepared on
  * the connection at first use and executed by name after that, so the server parses
  * and plans them once, for any parameters (the session's plan_cache_mode is
  * force_generic_plan; a plan is made again when a table's statistics change). sql
@@ -57,8 +57,6 @@ enum err store_query(struct store *s, const char *sql, int nparams, const char *
  * statement is known by it. Past STORE_MAX_PREPARED statements, these run unprepared.
  */
 #define STORE_MAX_PREPARED 32
-enum err store_exec_prepared(struct store *s, const char *sql, int nparams,
-                             const char *const *params) WARN_UNUSED;
 enum err store_query_prepared(struct store *s, const char *sql, int nparams,
                               const char *const *params, struct store_rows **out) WARN_UNUSED;
 
@@ -84,12 +82,6 @@ enum err store_pipeline(struct store *s, struct store_call *calls, int n) WARN_U
 
 /* Run a script of several statements without parameters (migrations only). */
 enum err store_exec_script(struct store *s, const char *sql) WARN_UNUSED;
-
-/*
- * How long a lost connection is tried again before a statement fails with ERR_DB: 30 s,
- * or SITESCOUT_DB_WAIT_SECONDS (1..3600).
- */
-int store_wait_seconds(void);
 
 enum err store_begin(struct store *s) WARN_UNUSED;
 enum err store_commit(struct store *s) WARN_UNUSED;

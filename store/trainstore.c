@@ -30,7 +30,7 @@ enum err trainstore_each(struct store *s, int64_t job, trainstore_row_fn fn, voi
     if (e)
         return e;
     for (int i = 0; !e && i < store_rows_count(r); i++)
-        e = fn(ctx, strtoul(store_rows_get(r, i, 0), NULL, 10), store_rows_get(r, i, 1));
+        e = fn(ctx, (size_t)store_rows_i64(r, i, 0, 0), store_rows_get(r, i, 1));
     store_rows_free(r);
     return e;
 }

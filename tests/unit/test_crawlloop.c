@@ -36,6 +36,7 @@ struct probe {
     int seen[N_URLS];
     size_t fail_feed_at;      /* feed fails (ERR_INVAL) on this result; 0 = never */
     size_t interrupt_at_tick; /* tick fails (ERR_INTERRUPT) on this tick; 0 = never */
+    size_t waiting_at_error;  /* answers that had come but were not fed, when feed failed */
 };
 
 static enum err probe_refill(void *arg)
@@ -67,9 +68,22 @@ static enum err probe_feed(void *arg, struct fetch_result *r)
         p->batch_max = p->batch;
     if (p->fed != p->fail_feed_at)
         return ERR_OK;
-    /* Let the other answers arrive first, so that they wait in the same batch. */
-    struct timespec ts = {0, 300 * 1000000L};
-    nanosleep(&ts, NULL);
+    /* Wait for every other answer to arrive, so that they wait in the same batch: the
+     * loop must not feed them after this error. */
+    struct timespec tick = {0, 1000000L}, start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        struct fetch_stats st;
+        fetcher_stats(p->f, &st);
+        if (st.queued == 0 && st.in_flight == 0 &&
+            (size_t)fetcher_outstanding(p->f) == p->submitted - p->fed)
+            break; /* all answered, waiting to be taken */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 30)
+            fail_msg("waited 30 s for the %zu other answers to arrive", p->submitted - p->fed);
+        nanosleep(&tick, NULL);
+    }
+    p->waiting_at_error = p->submitted - p->fed;
     return err_set(ERR_INVAL, "feed says no");
 }
 
@@ -119,7 +133,8 @@ static void feed_error_ends_the_loop(void **state)
     struct probe p = {.f = new_fetcher(state), .wave = N_URLS, .fail_feed_at = 1};
     assert_int_equal(crawlloop_run(p.f, &hooks, &p), ERR_INVAL);
     assert_string_equal(err_msg(), "feed says no");
-    assert_int_equal(p.fed, 1); /* nothing fed after the error, though more had come */
+    assert_int_equal(p.waiting_at_error, N_URLS - 1); /* the others had come ... */
+    assert_int_equal(p.fed, 1);                       /* ... and none was fed after it */
     fetcher_free(p.f);
 }
 

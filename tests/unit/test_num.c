@@ -63,6 +63,17 @@ static void parse_int_u64_double(void **state)
     assert_int_equal(num_parse_double("1e999", -INFINITY, INFINITY, &d), 0);
     assert_int_equal(num_parse_double("0.5x", 0, 1, &d), 0);
     assert_float_equal(d, 0.25, 0);
+    /* PostgreSQL's float8 text: NaN and the infinities are numbers too. */
+    assert_int_equal(num_parse_double_any("NaN", &d), 1);
+    assert_true(isnan(d));
+    assert_int_equal(num_parse_double_any("-Infinity", &d), 1);
+    assert_true(isinf(d) && d < 0);
+    assert_int_equal(num_parse_double_any("0.125", &d), 1);
+    assert_float_equal(d, 0.125, 0);
+    assert_int_equal(num_parse_double_any("", &d), 0);
+    assert_int_equal(num_parse_double_any("1.5 ", &d), 0);
+    assert_int_equal(num_parse_double_any(NULL, &d), 0);
+    assert_float_equal(d, 0.125, 0);
 }
 
 static void format_double_shortest(void **state)

@@ -3,12 +3,14 @@
  * first caller to find it stale is told to refresh it, the others not; a put makes it
  * fresh again; an answer older than the promise (after an idle spell) is never handed
  * out; a change through the API drops a job's answers; while none is kept, one caller
- * makes it and the others wait for it. The cache reads the test's clock.
+ * makes it and the others wait for it. The cache reads the test's clock, which also
+ * tells when a second caller has asked (no sleep that "should be enough").
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +22,13 @@
 #include "server/respcache.h"
 
 static int64_t fake_now = 1000000;
+/* How many times the cache read the clock: it does, under its lock, first thing in each
+ * respcache_get. The test's barrier: a second caller that has read it is waiting (or
+ * has its answer) before the test goes on. */
+static atomic_int clock_reads;
 static int64_t fake_clock(void)
 {
+    atomic_fetch_add(&clock_reads, 1);
     return fake_now;
 }
 
@@ -100,10 +107,24 @@ static void *second_caller(void *arg)
     return respcache_get((const char *)arg, &refresh);
 }
 
-static void sleep_ms(long ms)
+/* Start second_caller for key and return once it is inside respcache_get: it has read
+ * the clock, under the cache's lock, so whatever the test does next comes after it
+ * found no answer and began to wait (or, were the cache wrong, after it went away).
+ * Polls for up to 30 s (a busy machine), then fails saying so. */
+static pthread_t start_second_caller(const char *key)
 {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    int before = atomic_load(&clock_reads);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, second_caller, (void *)key), 0);
+    struct timespec tick = {0, 1000000L}, start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (atomic_load(&clock_reads) == before) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 30)
+            fail_msg("waited 30 s for a second caller of '%s' to ask the cache", key);
+        nanosleep(&tick, NULL);
+    }
+    return t;
 }
 
 /* None kept: the first caller makes it and the others wait for it, not make it too. */
@@ -111,9 +132,7 @@ static void test_one_maker_while_none_kept(void **state)
 {
     (void)state;
     assert_string_equal(get("3|5"), "(none)"); /* this caller makes it */
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, second_caller, "3|5"), 0);
-    sleep_ms(50); /* the second caller waits meanwhile */
+    pthread_t t = start_second_caller("3|5");  /* it waits meanwhile */
     respcache_put("3|5", 5, "made");
     void *got2;
     assert_int_equal(pthread_join(t, &got2), 0);
@@ -122,13 +141,11 @@ static void test_one_maker_while_none_kept(void **state)
     free(got2);
     /* The maker fails: the one waiting makes it itself, at once. */
     assert_string_equal(get("3|6"), "(none)");
-    assert_int_equal(pthread_create(&t, NULL, second_caller, "3|6"), 0);
-    sleep_ms(50);
+    t = start_second_caller("3|6");
     respcache_missed("3|6");
     assert_int_equal(pthread_join(t, &got2), 0);
     assert_null(got2); /* ... and is the maker now: */
-    assert_int_equal(pthread_create(&t, NULL, second_caller, "3|6"), 0);
-    sleep_ms(50);
+    t = start_second_caller("3|6");
     respcache_put("3|6", 6, "second");
     assert_int_equal(pthread_join(t, &got2), 0);
     assert_string_equal((char *)got2, "second");

@@ -1,4 +1,4 @@
-/* Unit tests for crawler/sha1, warcrec and warcwrite: digests, records read back by the replay's
+/* Unit tests for crawler/warcrec and warcwrite: digests, records read back by the replay's
  * reader. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,80 +13,52 @@
 #include <zlib.h>
 
 #include "common/buf.h"
-#include "crawler/sha1.h"
 #include "crawler/warcrec.h"
 #include "crawler/warcwrite.h"
 #include "replay/warc.h"
 #include "replay/warcreader.h"
 
-/* ---- sha1 and base32 ---------------------------------------------------------------- */
+/* ---- digests: SHA-1 in base32 -------------------------------------------------------- */
 
-static void hex(const unsigned char *d, char out[2 * SHA1_LEN + 1])
-{
-    for (int i = 0; i < SHA1_LEN; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
-}
-
-static void sha1_of(const void *data, size_t len, size_t step, unsigned char out[SHA1_LEN])
-{
-    struct sha1 s;
-    sha1_init(&s);
-    const char *p = data;
-    for (size_t off = 0; off < len; off += step)
-        sha1_update(&s, p + off, len - off < step ? len - off : step);
-    sha1_final(&s, out);
-}
-
-/* FIPS 180 examples (and the usual empty string), fed whole and in odd pieces. */
-static void test_sha1_vectors(void **state)
+/* FIPS 180 examples (and the usual empty string), cut in two at every place of a few; the
+ * labels are the FIPS digests in RFC 4648 base32 (Python's hashlib and base64 agree). */
+static void test_digest_vectors(void **state)
 {
     (void)state;
     static const struct {
         const char *in;
-        const char *hex;
+        const char *label;
     } cases[] = {
-        {"", "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
-        {"abc", "a9993e364706816aba3e25717850c26c9cd0d89d"},
+        {"", "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"},    /* da39a3ee...: every WARC reader's */
+        {"abc", "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"}, /* a9993e36... */
         {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-         "84983e441c3bd26ebaae4aa1f95129e5e54670f1"},
+         "sha1:QSMD4RA4HPJG5OVOJKQ7SUJJ4XSUM4HR"}, /* 84983e44... */
         {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrl"
          "mnopqrsmnopqrstnopqrstu",
-         "a49b2446a02c645bf419f995b67091253a04a259"},
+         "sha1:USNSIRVAFRSFX5AZ7GK3M4EREU5AJISZ"}, /* a49b2446... */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t steps[] = {1, 3, 63, 64, 65, 1000};
-        for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
-            unsigned char d[SHA1_LEN];
-            char h[2 * SHA1_LEN + 1];
-            sha1_of(cases[i].in, strlen(cases[i].in), steps[k], d);
-            hex(d, h);
-            assert_string_equal(h, cases[i].hex);
+        size_t len = strlen(cases[i].in);
+        size_t cuts[] = {0, 1, 3, 63, 64, 65, len};
+        for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+            size_t cut = cuts[k] < len ? cuts[k] : len;
+            char label[WARCREC_DIGEST_LEN];
+            assert_int_equal(warcrec_digest(cases[i].in, cut, cases[i].in + cut, len - cut, label),
+                             ERR_OK);
+            assert_string_equal(label, cases[i].label);
         }
     }
-    /* A million 'a's (FIPS 180-2 appendix A.3). */
+    /* A million 'a's (FIPS 180-2 appendix A.3: 34aa973c...). */
     char *a = malloc(1000000);
     assert_non_null(a);
     memset(a, 'a', 1000000);
-    unsigned char d[SHA1_LEN];
-    char h[2 * SHA1_LEN + 1];
-    sha1_of(a, 1000000, 4096 + 7, d);
-    hex(d, h);
-    assert_string_equal(h, "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+    char label[WARCREC_DIGEST_LEN];
+    assert_int_equal(warcrec_digest(a, 4096 + 7, a + 4096 + 7, 1000000 - 4096 - 7, label), ERR_OK);
+    assert_string_equal(label, "sha1:GSVJOPGUYTNKJ5Q65MV5XLJHGFSTIALP");
     free(a);
-}
-
-/* The labels WARC tools write: the empty string's is the one every WARC reader knows. */
-static void test_sha1_base32(void **state)
-{
-    (void)state;
-    unsigned char d[SHA1_LEN];
-    char label[SHA1_WARC_LEN];
-    sha1_of("", 0, 1, d);
-    sha1_warc_label(d, label);
+    /* Nothing at all, NULL pointers with it. */
+    assert_int_equal(warcrec_digest(NULL, 0, NULL, 0, label), ERR_OK);
     assert_string_equal(label, "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
-    sha1_of("abc", 3, 1, d); /* a9993e36...: RFC 4648 base32 of those bytes */
-    sha1_warc_label(d, label);
-    assert_string_equal(label, "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
 }
 
 /* ---- the archived HTTP head ------------------------------------------------------------ */
@@ -304,15 +276,12 @@ static void test_records(void **state)
     assert_string_equal(field(recs[2], "WARC-Concurrent-To", v, sizeof v),
                         field(recs[1], "WARC-Record-ID", v2, sizeof v2));
     /* digests: the payload is the body, the block the head and the body */
-    unsigned char d[SHA1_LEN];
-    char label[SHA1_WARC_LEN];
-    sha1_of("<p>hello</p>", 12, 5, d);
-    sha1_warc_label(d, label);
+    char label[WARCREC_DIGEST_LEN];
+    assert_int_equal(warcrec_digest("<p>hello</p>", 12, NULL, 0, label), ERR_OK);
     assert_string_equal(field(recs[2], "WARC-Payload-Digest", v, sizeof v), label);
     char block[256];
     snprintf(block, sizeof block, "%s<p>hello</p>", page_head);
-    sha1_of(block, strlen(block), 7, d);
-    sha1_warc_label(d, label);
+    assert_int_equal(warcrec_digest(block, strlen(block), NULL, 0, label), ERR_OK);
     assert_string_equal(field(recs[2], "WARC-Block-Digest", v, sizeof v), label);
     assert_string_equal(field(recs[4], "WARC-Payload-Digest", v, sizeof v),
                         "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"); /* the empty body */
@@ -433,9 +402,9 @@ static void test_references(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha1_vectors), cmocka_unit_test(test_sha1_base32),
-        cmocka_unit_test(test_http_head),    cmocka_unit_test(test_records),
-        cmocka_unit_test(test_rotation),     cmocka_unit_test(test_references),
+        cmocka_unit_test(test_digest_vectors), cmocka_unit_test(test_http_head),
+        cmocka_unit_test(test_records),        cmocka_unit_test(test_rotation),
+        cmocka_unit_test(test_references),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
