@@ -10,7 +10,6 @@
 #include "store/judgestore.h"
 #include "store/labelstore.h"
 #include "store/store.h"
-#include "store/sqlnum.h"
 
 enum err joblabels_params(struct store *s, int64_t job, int final, struct jobjudge_params *p)
 {
@@ -31,24 +30,7 @@ enum err joblabels_params(struct store *s, int64_t job, int final, struct jobjud
 
 enum err joblabels_learns(struct store *s, int64_t job, int *learns)
 {
-    *learns = 0;
-    char j[24];
-    const char *p[] = {NUM(j, job)};
-    struct store_rows *r;
-    enum err e = store_query(s,
-                             /* jobrun_crawl: only the website crawler judges */
-                             "SELECT params->>'judge' = 'crawl_model'"
-                             " AND params->>'strategy' = 'website'"
-                             " FROM jobs WHERE id = $1",
-                             1, p, &r);
-    if (e)
-        return e;
-    if (store_rows_count(r) != 1)
-        e = err_set(ERR_NOTFOUND, "no job %lld", (long long)job);
-    else
-        *learns = strcmp(store_rows_get(r, 0, 0), "t") == 0;
-    store_rows_free(r);
-    return e;
+    return judgestore_learns(s, job, learns);
 }
 
 enum err joblabels_judge(struct store *s, int64_t job, int settle_ms, int *judged,

@@ -2,6 +2,7 @@
 #include "store/judgestore.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "store/sqlarray.h"
 #include "store/sqlnum.h"
@@ -125,5 +126,27 @@ enum err judgestore_write(struct store *s, int64_t job, int64_t model_id,
         *relevant = w.relevant;
         *changed = w.changed;
     }
+    return e;
+}
+
+enum err judgestore_learns(struct store *s, int64_t job, int *learns)
+{
+    *learns = 0;
+    char j[24];
+    const char *p[] = {NUM(j, job)};
+    struct store_rows *r;
+    enum err e = store_query(s,
+                             /* jobrun_crawl: only the website crawler judges */
+                             "SELECT params->>'judge' = 'crawl_model'"
+                             " AND params->>'strategy' = 'website'"
+                             " FROM jobs WHERE id = $1",
+                             1, p, &r);
+    if (e)
+        return e;
+    if (store_rows_count(r) != 1)
+        e = err_set(ERR_NOTFOUND, "no job %lld", (long long)job);
+    else
+        *learns = strcmp(store_rows_get(r, 0, 0), "t") == 0;
+    store_rows_free(r);
     return e;
 }

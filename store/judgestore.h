@@ -45,6 +45,11 @@ struct store_rows;
  */
 enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
 
+/* Whether job judges its websites with a crawl model: its params say judge crawl_model
+ * and strategy website (only the website crawler judges, job/jobrun.c). ERR_NOTFOUND: no
+ * job. */
+enum err judgestore_learns(struct store *s, int64_t job, int *learns) WARN_UNUSED;
+
 /* job's topic (its name in the job file), into out (cap bytes); ERR_NOTFOUND: no job. */
 enum err judgestore_topic(struct store *s, int64_t job, char *out, size_t cap) WARN_UNUSED;
 
