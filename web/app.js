@@ -1,7 +1,8 @@
 /*
  * The sitescout dashboard: plain JavaScript, no build step. Three views, chosen by the
  * URL hash: #/ (the jobs and a form to start one), #/jobs/ID (one job, live, with its
- * border) and #/jobs/ID/sites/HOST (one website's verdict explained). It
+ * border) and #/jobs/ID/sites/HOST (one website's verdict explained); on the last two a
+ * user labels websites relevant or not (✓ / ✗, docs/api.md "Labels"). It
  * polls the JSON API of `sitescout serve` (docs/api.md) and draws with uPlot
  * (web/vendor/, made by scripts/vendor-web.sh).
  */
@@ -370,6 +371,9 @@ function openJob(id) {
     data: [[], [], [], [], []], // pages, harvest, harvest window, pprs, pprs window
     sites: new Set(),
     first: true,
+    seq: 0,         // the latest poll's number: an older poll's answer is not drawn
+    fastUntil: 0,   // after a label, poll every second until then (the job judges again)
+    labels: new Map(), // host -> true (relevant) or false (not), the user's labels
     harvest: makeChart($('#chart-harvest'), [
       {label: 'overall', stroke: '#2563eb', width: 2, value: pct},
       {label: 'windowed', stroke: '#f59e0b', width: 2, dash: [6, 4], value: pct},
@@ -385,33 +389,40 @@ function openJob(id) {
 async function pollJob() {
   const jv = jobView;
   if (!view || view.name !== 'job' || !jv || jv.id !== view.id) return;
+  clearTimeout(timer); // a poll asked for now (after a label) replaces the one pending
+  const seq = ++jv.seq;
+  const current = () => jv === jobView && seq === jv.seq;
   let job = null;
   try {
     job = await api('GET', `/api/jobs/${jv.id}`);
-    const [m, s, st, b] = await Promise.all([
+    const [m, s, st, b, l] = await Promise.all([
       api('GET', `/api/jobs/${jv.id}/metrics?since=${jv.since}`),
       api('GET', `/api/jobs/${jv.id}/sites?relevant=true&role=discovered&order=confidence&limit=1000`),
       api('GET', `/api/jobs/${jv.id}/sites?role=start&order=confidence&limit=1000`),
       api('GET', `/api/jobs/${jv.id}/border?limit=${BORDER_ROWS}`),
+      api('GET', `/api/jobs/${jv.id}/labels`),
     ]);
-    if (jv !== jobView) return;
+    if (!current()) return;
     renderJob(job);
     addMetrics(m.metrics);
+    jv.labels = labelMap(l);
+    renderLabels(l);
     renderSites(s);
     renderStartSites(st);
     renderRelevantSplit(job, s, st);
     renderBorder(b);
+    restoreFocus($('#view-job'));
     jv.first = false;
   } catch (err) {
-    if (err.status === 401) return;
+    if (!current() || err.status === 401) return;
     if (err.status === 404) {
       $('#j-error').textContent = `There is no job ${jv.id}.`;
       $('#j-error').hidden = false;
       return;
     }
   }
-  if (jv !== jobView) return;
-  const live = !job || RUNNING.has(job.state);
+  if (!current()) return;
+  const live = !job || RUNNING.has(job.state) || Date.now() < jv.fastUntil;
   schedule(pollJob, live ? POLL_RUNNING_MS : POLL_IDLE_MS);
 }
 
@@ -542,8 +553,10 @@ function renderSites(s) {
       jv.sites.add(site.host);
       if (!jv.first) tr.className = 'new';
     }
+    const label = siteLabel(site);
     const host = siteLinks(jv.id, site.host, site.homepage);
-    if (site.judged_by === 'crawl_model') host.appendChild(judgedMark());
+    if (label !== undefined) host.appendChild(labelMark(label));
+    else if (site.judged_by === 'crawl_model') host.appendChild(judgedMark());
     cell(tr, host);
     const conf = document.createElement('span');
     conf.className = 'conf';
@@ -553,6 +566,7 @@ function renderSites(s) {
     cell(tr, fmtInt(site.pages_visited), 'num');
     cell(tr, site.role || '');
     cell(tr, fmtTime(site.found_at), 'nowrap');
+    cell(tr, labelButtons(jv.id, site.host, label, '#sites-label-error', jobLabelled), 'nowrap');
     tbody.appendChild(tr);
   }
   $('#sites-count').textContent = s.total ? `(${fmtInt(s.total)})` : '';
@@ -576,10 +590,14 @@ function renderStartSites(s) {
   tbody.replaceChildren();
   for (const site of s.sites) {
     const tr = document.createElement('tr');
-    cell(tr, siteLinks(jobView.id, site.host, site.homepage));
+    const label = siteLabel(site);
+    const host = siteLinks(jobView.id, site.host, site.homepage);
+    if (label !== undefined) host.appendChild(labelMark(label));
+    cell(tr, host);
     cell(tr, site.relevant ? 'relevant' : 'not relevant');
     cell(tr, site.confidence == null ? '–' : site.confidence.toFixed(3), 'num');
     cell(tr, fmtInt(site.pages_visited), 'num');
+    cell(tr, labelButtons(jobView.id, site.host, label, '#start-label-error', jobLabelled), 'nowrap');
     tbody.appendChild(tr);
   }
   const relevant = s.sites.filter((x) => x.relevant).length;
@@ -616,17 +634,141 @@ function judgedMark() {
 
 const BORDER_ROWS = 50;
 
+/* ---- labels: the user's verdicts (docs/api.md, "Labels") ---- */
+
+/* After a label, how long the job page polls every second: the job judges again ~1 s later. */
+const LABEL_FAST_MS = 5000;
+/* The site page loads again this long after a label, to show the job's new judging. */
+const LABEL_RELOAD_MS = 2000;
+
+const labelPath = (job, host) => `/api/jobs/${job}/sites/${encodeURIComponent(host)}/label`;
+
+/* GET /api/jobs/ID/labels as a map: host -> true (relevant) or false (not). */
+const labelMap = (l) => new Map(l.labels.map((x) => [x.host, x.relevant]));
+
+/* A listed website's label: the labels' map, else its verdict when the user gave it. */
+function siteLabel(site) {
+  if (jobView.labels.has(site.host)) return jobView.labels.get(site.host);
+  return site.judged_by === 'user' ? site.relevant : undefined;
+}
+
+/* The two buttons, one per label; the one matching the website's label is pressed. */
+const LABEL_BUTTONS = [
+  {relevant: true, text: '✓', words: 'relevant', cls: 'yes'},
+  {relevant: false, text: '✗', words: 'not relevant', cls: 'no'},
+];
+
+/* The marker of a website the user labelled, next to its host. */
+function labelMark(label) {
+  const m = document.createElement('span');
+  m.className = `label-mark ${label ? 'yes' : 'no'}`;
+  m.textContent = `labelled ${label ? '✓' : '✗'}`;
+  m.title = `your label: ${label ? 'relevant' : 'not relevant'} (judged by you)`;
+  return m;
+}
+
+/*
+ * A website's ✓ and ✗ (label (true, false or undefined) is its label now): a click on
+ * the one not pressed labels it (PUT), on the pressed one takes the label back
+ * (DELETE). Then done(err, message) with the request's error, said in errorSel.
+ */
+function labelButtons(job, host, label, errorSel, done) {
+  const span = document.createElement('span');
+  span.className = 'label-btns';
+  span.setAttribute('role', 'group');
+  span.setAttribute('aria-label', `your label of ${host}`);
+  for (const b of LABEL_BUTTONS) {
+    const btn = document.createElement('button');
+    const pressed = label === b.relevant;
+    btn.type = 'button';
+    btn.className = `label-btn ${b.cls}`;
+    btn.textContent = b.text;
+    btn.setAttribute('aria-pressed', String(pressed));
+    btn.setAttribute('aria-label', `label ${host} ${b.words}`);
+    btn.title = pressed ? `labelled ${b.words}: click to take the label back` : `label it ${b.words}`;
+    btn.addEventListener('click', async () => {
+      for (const x of span.children) x.disabled = true;
+      span.setAttribute('aria-busy', 'true');
+      const box = $(errorSel);
+      try {
+        if (pressed) await api('DELETE', labelPath(job, host));
+        else await api('PUT', labelPath(job, host), JSON.stringify({relevant: b.relevant}));
+        box.hidden = true;
+      } catch (err) {
+        if (err.status !== 401) {
+          box.textContent = pressed ? `The label of ${host} was not taken back: ${err.message}`
+            : `${host} was not labelled ${b.words}: ${err.message}`;
+          box.hidden = false;
+        }
+      } finally {
+        for (const x of span.children) x.disabled = false;
+        span.removeAttribute('aria-busy');
+      }
+      refocus = btn.getAttribute('aria-label');
+      done();
+    });
+    span.appendChild(btn);
+  }
+  return span;
+}
+
+/*
+ * The aria-label of the label button last clicked: the lists are drawn anew after a
+ * label, and keyboard focus goes back to that website's button where it is still shown.
+ */
+let refocus = null;
+
+function restoreFocus(root) {
+  if (!refocus) return;
+  const b = root.querySelector(`button[aria-label="${CSS.escape(refocus)}"]`);
+  refocus = null;
+  if (b && (document.activeElement === document.body || !document.activeElement)) b.focus();
+}
+
+/* A label given or taken back on the job page: draw at once, then poll fast a while. */
+function jobLabelled() {
+  if (!jobView) return;
+  jobView.fastUntil = Date.now() + LABEL_FAST_MS;
+  pollJob();
+}
+
+/* The user's labels of the job, the last given first, each with its buttons. */
+function renderLabels(l) {
+  const tbody = $('#labels-table tbody');
+  tbody.replaceChildren();
+  for (const x of l.labels) {
+    const tr = document.createElement('tr');
+    const host = siteLinks(jobView.id, x.host);
+    host.appendChild(labelMark(x.relevant));
+    cell(tr, host);
+    cell(tr, x.state || '');
+    cell(tr, x.confidence == null ? '–' : fmtNum(x.confidence, 3), 'num');
+    cell(tr, fmtTime(x.labelled_at), 'nowrap');
+    cell(tr, labelButtons(jobView.id, x.host, x.relevant, '#labels-label-error', jobLabelled), 'nowrap');
+    tbody.appendChild(tr);
+  }
+  const yes = l.labels.filter((x) => x.relevant).length;
+  $('#labels-count').textContent = `(${fmtInt(l.labels.length)}: ${fmtInt(yes)} ✓, `
+    + `${fmtInt(l.labels.length - yes)} ✗)`;
+  /* Kept while it shows an error, so that the error stays readable. */
+  $('#labels-card').hidden = l.labels.length === 0 && $('#labels-label-error').hidden;
+}
+
 function renderBorder(b) {
   const tbody = $('#border-table tbody');
   tbody.replaceChildren();
   b.border.forEach((site, i) => {
     const tr = document.createElement('tr');
+    const label = jobView.labels.get(site.host);
     cell(tr, String(i + 1), 'num');
-    cell(tr, siteLinks(jobView.id, site.host, site.homepage));
+    const host = siteLinks(jobView.id, site.host, site.homepage);
+    if (label !== undefined) host.appendChild(labelMark(label));
+    cell(tr, host);
     cell(tr, fmtNum(site.rank, 3), 'num');
     cell(tr, fmtInt(site.in_sites), 'num');
     cell(tr, site.role || '');
     cell(tr, fmtTime(site.discovered_at), 'nowrap');
+    cell(tr, labelButtons(jobView.id, site.host, label, '#border-label-error', jobLabelled), 'nowrap');
     tbody.appendChild(tr);
   });
   const total = `${fmtInt(b.total)}${b.total_capped ? '+' : ''}`;
@@ -677,14 +819,19 @@ function openSite(id, host) {
   $('#s-job').textContent = id;
   $('#s-host').textContent = host;
   $('#s-error').hidden = true;
+  $('#s-label-error').hidden = true;
+  $('#s-label').hidden = true;
   $('#view-site').dataset.loaded = '';
   loadSite(id, host);
 }
 
 async function loadSite(id, host) {
-  let d;
+  let d, l;
   try {
-    d = await api('GET', `/api/jobs/${id}/sites/${encodeURIComponent(host)}/pages`);
+    [d, l] = await Promise.all([
+      api('GET', `/api/jobs/${id}/sites/${encodeURIComponent(host)}/pages`),
+      api('GET', `/api/jobs/${id}/labels`),
+    ]);
   } catch (err) {
     if (err.status === 401) return;
     $('#s-error').textContent = err.status === 404 ? `Job ${id} has no website ${host}.` : err.message;
@@ -692,7 +839,29 @@ async function loadSite(id, host) {
     return;
   }
   if (!view || view.name !== 'site' || view.id !== id || view.host !== host) return;
-  renderSite(id, d);
+  renderSiteLabel(id, d, labelMap(l).get(d.host));
+  renderSite(id, d); /* last: it marks the view loaded */
+}
+
+/*
+ * The site page's ✓ and ✗. A training website has none: it is one of the job's
+ * examples, labelled by its list. After a label the page loads again at once (the
+ * verdict is the label) and once more a little later (the job has judged again).
+ */
+function renderSiteLabel(id, d, label) {
+  const box = $('#s-label');
+  box.hidden = d.training != null;
+  if (d.training) return;
+  $('#s-label-mark').replaceChildren(...(label === undefined ? [] : [labelMark(label)]));
+  $('#s-label-words').textContent = label === undefined
+    ? 'Is this website relevant to the topic? Your label becomes its verdict and the job learns from it.'
+    : 'Your label is its verdict; the job learns from it. Click the pressed button to take it back.';
+  const host = d.host;
+  $('#s-label-buttons').replaceChildren(labelButtons(id, host, label, '#s-label-error', () => {
+    clearTimeout(timer);
+    loadSite(id, host).then(() => restoreFocus($('#s-label')));
+    timer = setTimeout(() => loadSite(id, host), LABEL_RELOAD_MS);
+  }));
 }
 
 /*
@@ -711,6 +880,10 @@ function trainingWords(d) {
 function judgedWords(d) {
   const j = d.judged;
   if (!j) return '';
+  if (j.by === 'user') {
+    return `Judged by you: you labelled it ${d.relevant ? 'relevant' : 'not relevant'} at ${fmtTime(j.at)}; `
+      + `no judging changes it.${d.pages.length ? ' Below, how the page classifier judged it while it was read.' : ''}`;
+  }
   if (j.by !== 'crawl_model') return `Judged by the page classifier while it was read, at ${fmtTime(j.at)}.`;
   const m = j.model || {};
   const figures = [m.pages == null ? null : `learnt from ${fmtInt(m.pages)} pages`,

@@ -3,7 +3,8 @@
 # the demo job through the form against `sitescout serve` (real PostgreSQL, the replay
 # web), watches it reach done, checks the plots and the relevant sites table, and saves
 # a screenshot, dashboard.png, in the test's working directory (the build directory);
-# then, on a job stopped by its page budget, the border view and a site page.
+# then, on a job stopped by its page budget, the border view, a site page and labels
+# (✓ / ✗, taken back; with the token too).
 # Needs node, Debian's chromium and playwright-core (tests/browser/package-lock.json);
 # installs what is missing when it can (apt-get as root, npm ci).
 source "$(dirname "$0")/lib.sh"
@@ -92,6 +93,7 @@ SITESCOUT_URL=$URL SITESCOUT_JOB=$SCRATCH/job.json SCREENSHOT=$shot CHROMIUM=$CH
   fail "the browser test failed (serve log: $(tail -5 "$SCRATCH/serve.out.err"))"
 ok "the demo job runs from the dashboard to done, with plots and relevant sites"
 ok "the border view lists the next candidates; a site page explains a verdict (pages, posterior plot, stop reason, in-edges)"
+ok "labels: ✗ takes a website out of the relevant list, ✓ marks a border website, taken back on its page"
 [[ -s $shot ]] || fail "no screenshot at $shot"
 ok "screenshot: $shot"
 
@@ -102,7 +104,7 @@ start_serve serve-token.out --token s3cret
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 assert_eq 200 "$(code "$URL/")" "with --token, the dashboard's files need no token"
 assert_eq 401 "$(code "$URL/api/jobs")" "... but the API does"
-SITESCOUT_TOKEN_URL=$URL SITESCOUT_TOKEN=s3cret CHROMIUM=$CHROMIUM \
+SITESCOUT_TOKEN_URL=$URL SITESCOUT_TOKEN=s3cret CHROMIUM=$CHROMIUM SITESCOUT_EXPLAIN_JOB=$explain_job \
   node --test --test-reporter=spec "$SRC/tests/browser/dashboard.test.mjs" ||
   fail "the browser test with a token failed"
-ok "the dashboard asks for the token, then shows the jobs"
+ok "the dashboard asks for the token, then shows the jobs; a label is taken back with the token"
