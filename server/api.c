@@ -28,6 +28,7 @@
 #include "store/store.h"
 #include "server/httpcheck.h"
 #include "server/httpneg.h"
+#include "server/apigraph.h"
 #include "server/apilabels.h"
 #include "server/apirefresh.h"
 #include "server/apireply.h"
@@ -59,6 +60,7 @@ enum route_id {
     R_LABEL_PUT,
     R_LABEL_DELETE,
     R_LABELS,
+    R_GRAPH,
 };
 
 /* Indexed by enum route_id. */
@@ -68,6 +70,7 @@ static const char *const sites_args[] = {"relevant", "role", "order", "limit", "
 static const char *const metrics_args[] = {"since", NULL};
 static const char *const export_args[] = {"relevant", NULL};
 static const char *const border_args[] = {"limit", NULL};
+static const char *const graph_args[] = {"limit", NULL};
 #define JSON   "application/json"
 #define CSV    "text/csv"
 #define NDJSON "application/x-ndjson"
@@ -92,12 +95,13 @@ const struct api_route api_routes[] = {
     {"PUT", "/api/jobs/{id}/sites/{host}/label", no_args, JSON},
     {"DELETE", "/api/jobs/{id}/sites/{host}/label", no_args, JSON},
     {"GET", "/api/jobs/{id}/labels", no_args, JSON},
+    {"GET", "/api/jobs/{id}/graph", graph_args, JSON},
 };
 #undef JSON
 #undef CSV
 #undef NDJSON
 const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
-_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_LABELS + 1,
+_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_GRAPH + 1,
                "a route in enum route_id and in api_routes[]");
 
 /* A request being answered: its path parameters and a database connection. */
@@ -666,6 +670,13 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
                                : apilabels_delete(c->s, c->resp, id, c->params[1]);
         c->db_bad = e == ERR_DB;
         return;
+    case R_GRAPH: {
+        int64_t limit = arg_int(c, "limit", GRAPHSTORE_DEFAULT_NODES, GRAPHSTORE_MAX_NODES);
+        if (limit < 0 || !api_db(c))
+            return;
+        c->db_bad = apigraph_get(c->s, c->resp, id, limit) == ERR_DB;
+        return;
+    }
     }
 }
 
