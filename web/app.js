@@ -1,8 +1,9 @@
 /*
  * The sitescout dashboard: plain JavaScript, no build step. Three views, chosen by the
  * URL hash: #/ (the jobs and a form to start one), #/jobs/ID (one job, live, with its
- * border) and #/jobs/ID/sites/HOST (one website's verdict explained); on the last two a
- * user labels websites relevant or not (✓ / ✗, docs/api.md "Labels"). It
+ * border), #/jobs/ID/graph (a picture of what it found: its websites and their links)
+ * and #/jobs/ID/sites/HOST (one website's verdict explained); on the job and site pages
+ * a user labels websites relevant or not (✓ / ✗, docs/api.md "Labels"). It
  * polls the JSON API of `sitescout serve` (docs/api.md) and draws with uPlot
  * (web/vendor/, made by scripts/vendor-web.sh).
  */
@@ -100,7 +101,7 @@ let view = null;       // {name, id}
 let jobView = null;    // the state of the job page
 
 function showView(name) {
-  for (const v of ['home', 'job', 'site', 'token']) $(`#view-${v}`).hidden = v !== name;
+  for (const v of ['home', 'job', 'site', 'graph', 'token']) $(`#view-${v}`).hidden = v !== name;
 }
 
 function schedule(fn, ms) {
@@ -112,9 +113,14 @@ function route() {
   clearTimeout(timer);
   const m = location.hash.match(/^#\/jobs\/(\d+)$/);
   const ms = location.hash.match(/^#\/jobs\/(\d+)\/sites\/([^/]+)$/);
+  const mg = location.hash.match(/^#\/jobs\/(\d+)\/graph$/);
+  if (graphView) graphView.stop();
   if (m) {
     view = {name: 'job', id: Number(m[1])};
     openJob(view.id);
+  } else if (mg) {
+    view = {name: 'graph', id: Number(mg[1])};
+    openGraph(view.id);
   } else if (ms) {
     view = {name: 'site', id: Number(ms[1]), host: decodeURIComponent(ms[2])};
     openSite(view.id, view.host);
@@ -361,6 +367,7 @@ function openJob(id) {
   showView('job');
   document.title = `sitescout: job ${id}`;
   $('#j-id').textContent = id;
+  $('#j-graph').href = `#/jobs/${id}/graph`;
   $('#j-topic').textContent = '';
   $('#j-state').replaceChildren();
   const pct = (u, v) => fmtPct(v);
@@ -1009,6 +1016,296 @@ function drawPosterior(d) {
   }
 }
 
+
+/* ---- #/jobs/ID/graph: a picture of what the job found ---- */
+
+/*
+ * The job's examined websites (GET /api/jobs/ID/graph: the relevant first, up to
+ * GRAPH_NODES) and the links among them, laid out by a small force simulation on a
+ * canvas: links pull, websites push each other apart (only those in neighbouring cells
+ * of a grid, so a step costs about n, not n²), a weak pull to the centre. The
+ * simulation runs a few steps a frame, within GRAPH_FRAME_MS, drawing after each frame,
+ * so the page stays responsive and the first picture comes at once; it stops when it
+ * has cooled. A website's size is its confidence, its colour its verdict or label;
+ * start sites have a dark ring. A click on a website opens its verdict page.
+ */
+const GRAPH_NODES = 2000;
+const GRAPH_FRAME_MS = 12;    // simulation time a frame, at most
+const GRAPH_LINK = 30;        // the links' rest length, in layout units
+const GRAPH_COOL = 0.985;     // the temperature's decay a step
+const GRAPH_COLD = 0.01;      // it stops below this
+const GRAPH_COLOURS = {
+  labelYes: '#047857', labelNo: '#b91c1c', relevant: '#34d399', other: '#cbd5e1',
+  edge: 'rgba(100, 116, 139, 0.35)', start: '#111827',
+};
+
+let graphView = null;
+
+function openGraph(id) {
+  showView('graph');
+  document.title = `sitescout: job ${id}, what it found`;
+  $('#g-back').href = `#/jobs/${id}`;
+  $('#g-back').textContent = `\u2190 job ${id}`;
+  $('#g-job').textContent = id;
+  $('#g-error').hidden = true;
+  $('#g-summary').textContent = '';
+  graphView = new GraphView(id, $('#g-canvas'));
+  graphView.fetch();
+}
+
+class GraphView {
+  constructor(id, canvas) {
+    this.id = id;
+    this.canvas = canvas;
+    this.nodes = [];           // {host, role, confidence, relevant, label, x, y, vx, vy, r}
+    this.byHost = new Map();
+    this.edges = [];           // [source index, destination index]
+    this.alpha = 1;
+    this.frame = 0;
+    this.stopped = false;
+    this.view = null;          // the world-to-screen transform of the last drawing
+    this.steps = 0;
+    canvas.dataset.drawn = '';
+    canvas.dataset.settled = '';
+  }
+
+  stop() {
+    this.stopped = true;
+    cancelAnimationFrame(this.frame);
+  }
+
+  async fetch() {
+    let d;
+    try {
+      d = await api('GET', `/api/jobs/${this.id}/graph?limit=${GRAPH_NODES}`);
+    } catch (err) {
+      if (err.status === 401 || this.stopped) return;
+      $('#g-error').textContent = err.status === 404 ? `There is no job ${this.id}.` : err.message;
+      $('#g-error').hidden = false;
+      return;
+    }
+    if (!this.stopped) this.load(d);
+  }
+
+  /* Take a graph answer; websites already placed keep their places. */
+  load(d) {
+    const t0 = performance.now();
+    const old = this.byHost;
+    this.byHost = new Map();
+    this.nodes = d.nodes.map((n, i) => {
+      const was = old.get(n.host);
+      /* New websites on a sunflower spiral, the relevant (first) in the middle. */
+      const r = 0.6 * GRAPH_LINK * Math.sqrt(i + 0.5), a = i * 2.399963;
+      const node = {...n, x: was ? was.x : r * Math.cos(a), y: was ? was.y : r * Math.sin(a), vx: 0, vy: 0,
+                    r: 3 + 7 * (n.confidence || 0)};
+      this.byHost.set(n.host, node);
+      return node;
+    });
+    const index = new Map(this.nodes.map((n, i) => [n.host, i]));
+    this.edges = [];
+    for (const e of d.edges) {
+      const a = index.get(e.src), b = index.get(e.dst);
+      if (a !== undefined && b !== undefined) this.edges.push([a, b]);
+    }
+    this.alpha = old.size ? 0.3 : 1;
+    const relevant = d.nodes.filter((n) => n.relevant).length;
+    const labelled = d.nodes.filter((n) => n.label != null).length;
+    $('#g-summary').textContent = `${fmtInt(d.nodes.length)} websites`
+      + `${d.total > d.nodes.length ? ` of ${fmtInt(d.total)} examined (the relevant first)` : ''}: `
+      + `${fmtInt(relevant)} relevant, ${fmtInt(labelled)} labelled by you; `
+      + `${fmtInt(d.edges.length)}${d.edges_capped ? '+' : ''} links between them.`;
+    $('#g-summary').dataset.nodes = String(d.nodes.length);
+    $('#g-summary').dataset.edges = String(this.edges.length);
+    this.canvas.dataset.settled = '';
+    this.draw();
+    this.canvas.dataset.drawn = 'true';
+    this.firstDrawMs = performance.now() - t0;
+    cancelAnimationFrame(this.frame);
+    this.frame = requestAnimationFrame(() => this.tick());
+  }
+
+  /* Simulation steps for up to GRAPH_FRAME_MS, then a drawing; again next frame until cold. */
+  tick() {
+    if (this.stopped) return;
+    const start = performance.now(), end = start + GRAPH_FRAME_MS;
+    do this.step(); while (this.alpha > GRAPH_COLD && performance.now() < end);
+    const t = performance.now();
+    this.simMs = (this.simMs || 0) + (t - start); // the simulation's time (the browser test prints it)
+    this.draw();
+    this.drawMs = performance.now() - t; // the last drawing's time (the browser test prints it)
+    if (this.alpha > GRAPH_COLD) this.frame = requestAnimationFrame(() => this.tick());
+    else this.canvas.dataset.settled = 'true';
+  }
+
+  step() {
+    const ns = this.nodes, k = GRAPH_LINK, alpha = this.alpha;
+    /* Push apart, within the 3 x 3 neighbouring cells of a grid of cells 2k wide. */
+    const cell = 2 * k, grid = new Map();
+    const key = (cx, cy) => (cx + 32768) * 65536 + (cy + 32768);
+    for (let i = 0; i < ns.length; i++) {
+      const kk = key(Math.floor(ns[i].x / cell), Math.floor(ns[i].y / cell));
+      let list = grid.get(kk);
+      if (!list) grid.set(kk, list = []);
+      list.push(i);
+    }
+    for (let i = 0; i < ns.length; i++) {
+      const a = ns[i], cx = Math.floor(a.x / cell), cy = Math.floor(a.y / cell);
+      for (let gx = cx - 1; gx <= cx + 1; gx++) {
+        for (let gy = cy - 1; gy <= cy + 1; gy++) {
+          const list = grid.get(key(gx, gy));
+          if (!list) continue;
+          for (const j of list) {
+            if (j <= i) continue;
+            const b = ns[j];
+            let dx = a.x - b.x, dy = a.y - b.y, d2 = dx * dx + dy * dy;
+            if (d2 > cell * cell) continue;
+            if (d2 < 0.01) { dx = (i - j) * 0.01; dy = 0.01; d2 = dx * dx + dy * dy; }
+            const f = (k * k / d2) * alpha * 0.5;
+            a.vx += dx * f; a.vy += dy * f;
+            b.vx -= dx * f; b.vy -= dy * f;
+          }
+        }
+      }
+    }
+    /* Links pull towards their rest length. */
+    for (const [i, j] of this.edges) {
+      const a = ns[i], b = ns[j];
+      const dx = b.x - a.x, dy = b.y - a.y, d = Math.sqrt(dx * dx + dy * dy) || 1;
+      const f = ((d - k) / d) * alpha * 0.1;
+      a.vx += dx * f; a.vy += dy * f;
+      b.vx -= dx * f; b.vy -= dy * f;
+    }
+    for (const n of ns) {
+      n.vx -= n.x * 0.002 * alpha; n.vy -= n.y * 0.002 * alpha;  // the centre's pull
+      n.vx *= 0.6; n.vy *= 0.6;
+      n.x += Math.max(-k, Math.min(k, n.vx));
+      n.y += Math.max(-k, Math.min(k, n.vy));
+    }
+    this.alpha *= GRAPH_COOL;
+    this.steps++;
+  }
+
+  /* Fit the picture to the canvas (device pixels) and draw it. */
+  draw() {
+    const c = this.canvas, dpr = window.devicePixelRatio || 1;
+    const w = c.clientWidth, h = c.clientHeight;
+    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+      c.width = Math.round(w * dpr);
+      c.height = Math.round(h * dpr);
+    }
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    const ns = this.nodes;
+    if (!ns.length) {
+      g.fillStyle = '#6b7280';
+      g.font = '15px system-ui, sans-serif';
+      g.fillText('No website examined yet.', 20, 30);
+      this.view = null;
+      return;
+    }
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (const n of ns) {
+      if (n.x < x0) x0 = n.x;
+      if (n.x > x1) x1 = n.x;
+      if (n.y < y0) y0 = n.y;
+      if (n.y > y1) y1 = n.y;
+    }
+    const pad = 16, scale = Math.min((w - 2 * pad) / Math.max(x1 - x0, 1), (h - 2 * pad) / Math.max(y1 - y0, 1), 4);
+    const ox = (w - scale * (x0 + x1)) / 2, oy = (h - scale * (y0 + y1)) / 2;
+    this.view = {scale, ox, oy};
+    g.strokeStyle = GRAPH_COLOURS.edge;
+    g.lineWidth = 1;
+    g.beginPath();
+    for (const [i, j] of this.edges) {
+      g.moveTo(ox + scale * ns[i].x, oy + scale * ns[i].y);
+      g.lineTo(ox + scale * ns[j].x, oy + scale * ns[j].y);
+    }
+    g.stroke();
+    /* One path a colour (a fill each website would cost a frame at 2,000); the
+       irrelevant first, so that the relevant and the labelled are drawn over them. */
+    const circle = (n, r) => {
+      const x = ox + scale * n.x, y = oy + scale * n.y;
+      g.moveTo(x + r, y);
+      g.arc(x, y, r, 0, 2 * Math.PI);
+    };
+    for (const colour of [GRAPH_COLOURS.other, GRAPH_COLOURS.relevant, GRAPH_COLOURS.labelNo,
+                          GRAPH_COLOURS.labelYes]) {
+      g.beginPath();
+      for (const n of ns) if (graphColour(n) === colour) circle(n, n.r);
+      g.fillStyle = colour;
+      g.fill();
+    }
+    g.beginPath();
+    for (const n of ns) if (n.role === 'start') circle(n, n.r + 1);
+    g.lineWidth = 2;
+    g.strokeStyle = GRAPH_COLOURS.start;
+    g.stroke();
+    if (this.hover) {
+      const n = this.hover;
+      g.beginPath();
+      g.arc(ox + scale * n.x, oy + scale * n.y, n.r + 3, 0, 2 * Math.PI);
+      g.lineWidth = 2;
+      g.strokeStyle = '#2563eb';
+      g.stroke();
+    }
+  }
+
+  /* Where host is drawn, in CSS pixels from the canvas's corner (for a click, or a test). */
+  screenOf(host) {
+    const n = this.byHost.get(host), v = this.view;
+    return n && v ? [v.ox + v.scale * n.x, v.oy + v.scale * n.y] : null;
+  }
+
+  /* The website drawn at (x, y), CSS pixels from the canvas's corner, or null. */
+  nodeAt(x, y) {
+    const v = this.view;
+    if (!v) return null;
+    let best = null, bestD = Infinity;
+    for (const n of this.nodes) {
+      const dx = v.ox + v.scale * n.x - x, dy = v.oy + v.scale * n.y - y, d = dx * dx + dy * dy;
+      if (d <= (n.r + 3) * (n.r + 3) && d < bestD) { best = n; bestD = d; }
+    }
+    return best;
+  }
+}
+
+function graphColour(n) {
+  if (n.label === true) return GRAPH_COLOURS.labelYes;
+  if (n.label === false) return GRAPH_COLOURS.labelNo;
+  return n.relevant ? GRAPH_COLOURS.relevant : GRAPH_COLOURS.other;
+}
+
+function graphWords(n) {
+  const verdict = n.label != null ? `labelled ${n.label ? 'relevant' : 'not relevant'} by you`
+    : n.relevant ? 'relevant' : 'not relevant';
+  return `${n.host}: ${verdict}, confidence ${fmtNum(n.confidence, 3)}${n.role === 'start' ? ', a start site' : ''}`;
+}
+
+function graphPointer(ev) {
+  const gv = graphView;
+  if (!gv) return null;
+  const box = gv.canvas.getBoundingClientRect();
+  return gv.nodeAt(ev.clientX - box.left, ev.clientY - box.top);
+}
+
+function wireGraph() {
+  const c = $('#g-canvas');
+  c.addEventListener('mousemove', (ev) => {
+    const n = graphPointer(ev);
+    if (!graphView || n === graphView.hover) return;
+    graphView.hover = n;
+    c.style.cursor = n ? 'pointer' : '';
+    $('#g-hover').textContent = n ? graphWords(n) : '';
+    graphView.draw();
+  });
+  c.addEventListener('click', (ev) => {
+    const n = graphPointer(ev);
+    if (n) location.hash = `#/jobs/${graphView.id}/sites/${encodeURIComponent(n.host)}`;
+  });
+  $('#g-reload').addEventListener('click', () => { if (graphView) graphView.fetch(); });
+}
+
 /* The relevant sites as a CSV file (fetched with the token, then saved). */
 async function downloadCsv() {
   const jv = jobView;
@@ -1046,6 +1343,7 @@ async function control(what) {
 }
 
 function resizeCharts() {
+  if (graphView && view && view.name === 'graph') graphView.draw();
   if (siteChart) siteChart.setSize({width: Math.max(300, $('#chart-posterior').clientWidth), height: 260});
   if (!jobView) return;
   for (const [c, el] of [[jobView.harvest, '#chart-harvest'], [jobView.pprs, '#chart-pprs']])
@@ -1061,6 +1359,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('#b-pause').addEventListener('click', () => control('pause'));
   $('#b-resume').addEventListener('click', () => control('resume'));
   $('#b-csv').addEventListener('click', downloadCsv);
+  wireGraph();
   $('#jobs-prev').addEventListener('click', () => jobsPage(-1));
   $('#jobs-next').addEventListener('click', () => jobsPage(1));
   $('#jobs-state').addEventListener('change', (ev) => {

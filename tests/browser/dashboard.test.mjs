@@ -487,6 +487,116 @@ test('labels: ✗ on a relevant website, ✓ on a border website, taken back on 
   }
 });
 
+test('a picture of what was found: the graph', {timeout: 120_000,
+  skip: !URL_ || !process.env.SITESCOUT_EXPLAIN_JOB}, async () => {
+  const id = process.env.SITESCOUT_EXPLAIN_JOB;
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({viewport: {width: 1360, height: 1100}});
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith(URL_) ? route.continue() : route.abort());
+
+    const g = await apiGet(`/api/jobs/${id}/graph`);
+    assert.ok(g.nodes.length >= 2 && g.nodes[0].relevant, `a graph with relevant websites first: ${g.nodes.length}`);
+    const hosts = new Set(g.nodes.map((n) => n.host));
+    assert.ok(g.edges.every((e) => hosts.has(e.src) && hosts.has(e.dst) && e.src !== e.dst),
+              'the edges join two of the nodes');
+    const rel = g.nodes.map((n) => Boolean(n.relevant));
+    assert.deepEqual(rel, [...rel].sort((a, b) => b - a), 'the relevant first');
+    assert.equal(g.total, g.nodes.length, 'a small job: all its examined websites');
+
+    // From the job page's link: the picture, drawn, with the API's websites and links.
+    await page.goto(`${URL_}/#/jobs/${id}`);
+    await page.click('#j-graph');
+    await page.waitForURL(new RegExp(`#/jobs/${id}/graph$`));
+    await waitFor(page, 'the graph drawn', () => document.querySelector('#g-canvas').dataset.drawn === 'true');
+    assert.equal(await page.getAttribute('#g-summary', 'data-nodes'), String(g.nodes.length));
+    assert.equal(await page.getAttribute('#g-summary', 'data-edges'), String(g.edges.length));
+    assert.match(await page.textContent('#g-summary'),
+                 new RegExp(`^${g.nodes.length} websites: ${g.nodes.filter((n) => n.relevant).length} relevant`));
+    await waitFor(page, 'the layout to settle', () => document.querySelector('#g-canvas').dataset.settled === 'true');
+    const inked = await page.$eval('#g-canvas', (c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    });
+    assert.ok(inked > 500, `the graph is drawn (${inked} pixels)`);
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-graph.png'), fullPage: true});
+
+    // Pointing at the most relevant website names it; a click opens its verdict page.
+    const host = g.nodes[0].host;
+    const box = await page.locator('#g-canvas').boundingBox();
+    const [x, y] = await page.evaluate((h) => graphView.screenOf(h), host);
+    await page.mouse.move(box.x + x, box.y + y);
+    await waitFor(page, `the hover line to name ${host}`, (h) =>
+      document.querySelector('#g-hover').textContent.startsWith(`${h}: relevant`), host);
+    await page.mouse.click(box.x + x, box.y + y);
+    await page.waitForURL(new RegExp(`#/jobs/${id}/sites/`));
+    await waitFor(page, `${host}'s verdict page`, (h) => document.querySelector('#s-host').textContent === h
+      && document.querySelector('#view-site').dataset.loaded === 'true', host);
+    // ✓ there; back to the picture, the website is coloured as labelled.
+    await page.click(`#s-label button[aria-label="label ${host} relevant"]`);
+    await waitFor(page, `${host} labelled on its page`, (h) =>
+      document.querySelector(`#s-label button[aria-label="label ${h} relevant"]`).getAttribute('aria-pressed') === 'true',
+    host);
+    await page.goBack();
+    await waitFor(page, `${host} labelled in the graph`, (h) => graphView && graphView.byHost.get(h)
+      && graphView.byHost.get(h).label === true && document.querySelector('#g-canvas').dataset.drawn === 'true', host);
+    const undo = await fetch(`${URL_}/api/jobs/${id}/sites/${host}/label`, {method: 'DELETE'});
+    assert.equal(undo.status, 200, 'the label taken back');
+
+    // 2,000 websites (the most the view asks for) and 8,000 links, made up in the page:
+    // how long to the first picture, to a settled layout, and the longest frame meanwhile.
+    const m = await page.evaluate(() => new Promise((resolve) => {
+      let seed = 1;
+      const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+      const nodes = [], edges = [];
+      for (let i = 0; i < 2000; i++) {
+        nodes.push({host: `h${i}.example`, role: i < 20 ? 'start' : 'discovered', confidence: rnd(),
+                    relevant: i < 600, label: i % 97 === 0 ? i % 2 === 0 : null});
+      }
+      for (let i = 0; i < 8000; i++) {
+        const a = Math.floor(rnd() * 2000), b = Math.floor(rnd() ** 2 * 2000);
+        if (a !== b) edges.push({src: `h${a}.example`, dst: `h${b}.example`, weight: rnd(), pages: 1});
+      }
+      let longest = 0, last = performance.now(), frames = 0;
+      const t0 = performance.now();
+      const watch = () => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+        frames++;
+        if (document.querySelector('#g-canvas').dataset.settled === 'true' || now - t0 > 60_000) {
+          resolve({first: graphView.firstDrawMs, settled: now - t0, steps: graphView.steps, longest, frames,
+                   draw: graphView.drawMs, sim: graphView.simMs,
+                   nodes: document.querySelector('#g-summary').dataset.nodes,
+                   done: document.querySelector('#g-canvas').dataset.settled === 'true'});
+        } else {
+          requestAnimationFrame(watch);
+        }
+      };
+      graphView.steps = 0;
+      graphView.simMs = 0;
+      graphView.byHost = new Map(); // a new picture, not the job's moved
+      graphView.load({nodes, edges, total: 2000, edges_capped: false});
+      requestAnimationFrame(watch);
+    }));
+    assert.equal(m.nodes, '2000');
+    assert.ok(m.done, `the layout of 2,000 websites settled within 60 s: ${JSON.stringify(m)}`);
+    console.log(`# graph of 2,000 websites and ~8,000 links: first drawing ${m.first.toFixed(1)} ms, `
+      + `settled after ${(m.settled / 1000).toFixed(2)} s (${m.steps} steps, ${m.frames} frames), `
+      + `longest frame ${m.longest.toFixed(1)} ms; a step ${(m.sim / m.steps).toFixed(1)} ms, a drawing ${m.draw.toFixed(1)} ms`);
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-graph-2000.png')});
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('a server with a token: the page asks for it once', {timeout: 60_000,
   skip: !process.env.SITESCOUT_TOKEN_URL}, async () => {
   const url = process.env.SITESCOUT_TOKEN_URL;
