@@ -1108,6 +1108,8 @@ class GraphView {
       if (a !== undefined && b !== undefined) this.edges.push([a, b]);
     }
     this.alpha = old.size ? 0.3 : 1;
+    this.hover = null;
+    $('#g-hover').textContent = '';
     const relevant = d.nodes.filter((n) => n.relevant).length;
     const labelled = d.nodes.filter((n) => n.label != null).length;
     $('#g-summary').textContent = `${fmtInt(d.nodes.length)} websites`
