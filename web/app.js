@@ -1305,6 +1305,23 @@ function wireGraph() {
     const n = graphPointer(ev);
     if (n) location.hash = `#/jobs/${graphView.id}/sites/${encodeURIComponent(n.host)}`;
   });
+  /* From the keyboard: the arrows go through the websites (the relevant first), Enter
+     opens the one named under the picture. */
+  c.addEventListener('keydown', (ev) => {
+    const gv = graphView;
+    if (!gv || !gv.nodes.length) return;
+    const step = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1}[ev.key];
+    if (step) {
+      ev.preventDefault();
+      const i = gv.hover ? gv.nodes.indexOf(gv.hover) : -1;
+      gv.hover = gv.nodes[(i + step + gv.nodes.length) % gv.nodes.length];
+      $('#g-hover').textContent = graphWords(gv.hover);
+      gv.draw();
+    } else if (ev.key === 'Enter' && gv.hover) {
+      ev.preventDefault();
+      location.hash = `#/jobs/${gv.id}/sites/${encodeURIComponent(gv.hover.host)}`;
+    }
+  });
   $('#g-reload').addEventListener('click', () => { if (graphView) graphView.fetch(); });
 }
 

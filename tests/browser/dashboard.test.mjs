@@ -527,6 +527,13 @@ test('a picture of what was found: the graph', {timeout: 120_000,
     assert.ok(inked > 500, `the graph is drawn (${inked} pixels)`);
     await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-graph.png'), fullPage: true});
 
+    // From the keyboard: the arrows name the websites in the API's order, the relevant first.
+    await page.focus('#g-canvas');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    assert.match(await page.textContent('#g-hover'), new RegExp(`^${g.nodes[1].host.replace(/\./g, '\\.')}: `));
+    await page.keyboard.press('ArrowLeft');
+    assert.match(await page.textContent('#g-hover'), new RegExp(`^${g.nodes[0].host.replace(/\./g, '\\.')}: relevant`));
     // Pointing at the most relevant website names it; a click opens its verdict page.
     const host = g.nodes[0].host;
     const box = await page.locator('#g-canvas').boundingBox();
