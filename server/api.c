@@ -28,6 +28,7 @@
 #include "store/store.h"
 #include "server/httpcheck.h"
 #include "server/httpneg.h"
+#include "server/apigraph.h"
 #include "server/apilabels.h"
 #include "server/apirefresh.h"
 #include "server/apitopic.h"
@@ -62,6 +63,7 @@ enum route_id {
     R_LABELS,
     R_SEEDS,
     R_TOPIC,
+    R_GRAPH,
 };
 
 /* Indexed by enum route_id. */
@@ -71,6 +73,7 @@ static const char *const sites_args[] = {"relevant", "role", "order", "limit", "
 static const char *const metrics_args[] = {"since", NULL};
 static const char *const export_args[] = {"relevant", NULL};
 static const char *const border_args[] = {"limit", NULL};
+static const char *const graph_args[] = {"limit", NULL};
 #define JSON   "application/json"
 #define CSV    "text/csv"
 #define NDJSON "application/x-ndjson"
@@ -97,12 +100,13 @@ const struct api_route api_routes[] = {
     {"GET", "/api/jobs/{id}/labels", no_args, JSON},
     {"POST", "/api/jobs/{id}/seeds", no_args, JSON},
     {"GET", "/api/jobs/{id}/topic", no_args, JSON},
+    {"GET", "/api/jobs/{id}/graph", graph_args, JSON},
 };
 #undef JSON
 #undef CSV
 #undef NDJSON
 const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
-_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_TOPIC + 1,
+_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_GRAPH + 1,
                "a route in enum route_id and in api_routes[]");
 
 /* A request being answered: its path parameters and a database connection. */
@@ -679,6 +683,13 @@ static void dispatch_route(struct call *c, enum route_id r, int64_t id)
                          : apitopic_body(c->s, c->resp, id);
         c->db_bad = e == ERR_DB;
         return;
+    case R_GRAPH: {
+        int64_t limit = arg_int(c, "limit", GRAPHSTORE_DEFAULT_NODES, GRAPHSTORE_MAX_NODES);
+        if (limit < 0 || !api_db(c))
+            return;
+        c->db_bad = apigraph_get(c->s, c->resp, id, limit) == ERR_DB;
+        return;
+    }
     }
 }
 

@@ -1,7 +1,9 @@
 /*
  * The sitescout dashboard: plain JavaScript, no build step. Three views, chosen by the
  * URL hash: #/ (the jobs and a form to start one), #/jobs/ID (one job, live, with its
- * border) and #/jobs/ID/sites/HOST (one website's verdict explained). It
+ * border), #/jobs/ID/graph (a picture of what it found: its websites and their links)
+ * and #/jobs/ID/sites/HOST (one website's verdict explained); on the job and site pages
+ * a user labels websites relevant or not (✓ / ✗, docs/api.md "Labels"). It
  * polls the JSON API of `sitescout serve` (docs/api.md) and draws with uPlot
  * (web/vendor/, made by scripts/vendor-web.sh).
  */
@@ -99,7 +101,7 @@ let view = null;       // {name, id}
 let jobView = null;    // the state of the job page
 
 function showView(name) {
-  for (const v of ['home', 'job', 'site', 'token']) $(`#view-${v}`).hidden = v !== name;
+  for (const v of ['home', 'job', 'site', 'graph', 'token']) $(`#view-${v}`).hidden = v !== name;
 }
 
 function schedule(fn, ms) {
@@ -111,9 +113,14 @@ function route() {
   clearTimeout(timer);
   const m = location.hash.match(/^#\/jobs\/(\d+)$/);
   const ms = location.hash.match(/^#\/jobs\/(\d+)\/sites\/([^/]+)$/);
+  const mg = location.hash.match(/^#\/jobs\/(\d+)\/graph$/);
+  if (graphView) graphView.stop();
   if (m) {
     view = {name: 'job', id: Number(m[1])};
     openJob(view.id);
+  } else if (mg) {
+    view = {name: 'graph', id: Number(mg[1])};
+    openGraph(view.id);
   } else if (ms) {
     view = {name: 'site', id: Number(ms[1]), host: decodeURIComponent(ms[2])};
     openSite(view.id, view.host);
@@ -360,6 +367,7 @@ function openJob(id) {
   showView('job');
   document.title = `sitescout: job ${id}`;
   $('#j-id').textContent = id;
+  $('#j-graph').href = `#/jobs/${id}/graph`;
   $('#j-topic').textContent = '';
   $('#j-state').replaceChildren();
   const pct = (u, v) => fmtPct(v);
@@ -370,6 +378,9 @@ function openJob(id) {
     data: [[], [], [], [], []], // pages, harvest, harvest window, pprs, pprs window
     sites: new Set(),
     first: true,
+    seq: 0,         // the latest poll's number: an older poll's answer is not drawn
+    fastUntil: 0,   // after a label, poll every second until then (the job judges again)
+    labels: new Map(), // host -> true (relevant) or false (not), the user's labels
     harvest: makeChart($('#chart-harvest'), [
       {label: 'overall', stroke: '#2563eb', width: 2, value: pct},
       {label: 'windowed', stroke: '#f59e0b', width: 2, dash: [6, 4], value: pct},
@@ -385,33 +396,40 @@ function openJob(id) {
 async function pollJob() {
   const jv = jobView;
   if (!view || view.name !== 'job' || !jv || jv.id !== view.id) return;
+  clearTimeout(timer); // a poll asked for now (after a label) replaces the one pending
+  const seq = ++jv.seq;
+  const current = () => jv === jobView && seq === jv.seq;
   let job = null;
   try {
     job = await api('GET', `/api/jobs/${jv.id}`);
-    const [m, s, st, b] = await Promise.all([
+    const [m, s, st, b, l] = await Promise.all([
       api('GET', `/api/jobs/${jv.id}/metrics?since=${jv.since}`),
       api('GET', `/api/jobs/${jv.id}/sites?relevant=true&role=discovered&order=confidence&limit=1000`),
       api('GET', `/api/jobs/${jv.id}/sites?role=start&order=confidence&limit=1000`),
       api('GET', `/api/jobs/${jv.id}/border?limit=${BORDER_ROWS}`),
+      api('GET', `/api/jobs/${jv.id}/labels`),
     ]);
-    if (jv !== jobView) return;
+    if (!current()) return;
     renderJob(job);
     addMetrics(m.metrics);
+    jv.labels = labelMap(l);
+    renderLabels(l);
     renderSites(s);
     renderStartSites(st);
     renderRelevantSplit(job, s, st);
     renderBorder(b);
+    restoreFocus($('#view-job'));
     jv.first = false;
   } catch (err) {
-    if (err.status === 401) return;
+    if (!current() || err.status === 401) return;
     if (err.status === 404) {
       $('#j-error').textContent = `There is no job ${jv.id}.`;
       $('#j-error').hidden = false;
       return;
     }
   }
-  if (jv !== jobView) return;
-  const live = !job || RUNNING.has(job.state);
+  if (!current()) return;
+  const live = !job || RUNNING.has(job.state) || Date.now() < jv.fastUntil;
   schedule(pollJob, live ? POLL_RUNNING_MS : POLL_IDLE_MS);
 }
 
@@ -542,8 +560,10 @@ function renderSites(s) {
       jv.sites.add(site.host);
       if (!jv.first) tr.className = 'new';
     }
+    const label = siteLabel(site);
     const host = siteLinks(jv.id, site.host, site.homepage);
-    if (site.judged_by === 'crawl_model') host.appendChild(judgedMark());
+    if (label !== undefined) host.appendChild(labelMark(label));
+    else if (site.judged_by === 'crawl_model') host.appendChild(judgedMark());
     cell(tr, host);
     const conf = document.createElement('span');
     conf.className = 'conf';
@@ -553,6 +573,7 @@ function renderSites(s) {
     cell(tr, fmtInt(site.pages_visited), 'num');
     cell(tr, site.role || '');
     cell(tr, fmtTime(site.found_at), 'nowrap');
+    cell(tr, labelButtons(jv.id, site.host, label, '#sites-label-error', jobLabelled), 'nowrap');
     tbody.appendChild(tr);
   }
   $('#sites-count').textContent = s.total ? `(${fmtInt(s.total)})` : '';
@@ -576,10 +597,14 @@ function renderStartSites(s) {
   tbody.replaceChildren();
   for (const site of s.sites) {
     const tr = document.createElement('tr');
-    cell(tr, siteLinks(jobView.id, site.host, site.homepage));
+    const label = siteLabel(site);
+    const host = siteLinks(jobView.id, site.host, site.homepage);
+    if (label !== undefined) host.appendChild(labelMark(label));
+    cell(tr, host);
     cell(tr, site.relevant ? 'relevant' : 'not relevant');
     cell(tr, site.confidence == null ? '–' : site.confidence.toFixed(3), 'num');
     cell(tr, fmtInt(site.pages_visited), 'num');
+    cell(tr, labelButtons(jobView.id, site.host, label, '#start-label-error', jobLabelled), 'nowrap');
     tbody.appendChild(tr);
   }
   const relevant = s.sites.filter((x) => x.relevant).length;
@@ -616,17 +641,141 @@ function judgedMark() {
 
 const BORDER_ROWS = 50;
 
+/* ---- labels: the user's verdicts (docs/api.md, "Labels") ---- */
+
+/* After a label, how long the job page polls every second: the job judges again ~1 s later. */
+const LABEL_FAST_MS = 5000;
+/* The site page loads again this long after a label, to show the job's new judging. */
+const LABEL_RELOAD_MS = 2000;
+
+const labelPath = (job, host) => `/api/jobs/${job}/sites/${encodeURIComponent(host)}/label`;
+
+/* GET /api/jobs/ID/labels as a map: host -> true (relevant) or false (not). */
+const labelMap = (l) => new Map(l.labels.map((x) => [x.host, x.relevant]));
+
+/* A listed website's label: the labels' map, else its verdict when the user gave it. */
+function siteLabel(site) {
+  if (jobView.labels.has(site.host)) return jobView.labels.get(site.host);
+  return site.judged_by === 'user' ? site.relevant : undefined;
+}
+
+/* The two buttons, one per label; the one matching the website's label is pressed. */
+const LABEL_BUTTONS = [
+  {relevant: true, text: '✓', words: 'relevant', cls: 'yes'},
+  {relevant: false, text: '✗', words: 'not relevant', cls: 'no'},
+];
+
+/* The marker of a website the user labelled, next to its host. */
+function labelMark(label) {
+  const m = document.createElement('span');
+  m.className = `label-mark ${label ? 'yes' : 'no'}`;
+  m.textContent = `labelled ${label ? '✓' : '✗'}`;
+  m.title = `your label: ${label ? 'relevant' : 'not relevant'} (judged by you)`;
+  return m;
+}
+
+/*
+ * A website's ✓ and ✗ (label (true, false or undefined) is its label now): a click on
+ * the one not pressed labels it (PUT), on the pressed one takes the label back
+ * (DELETE). Then done(err, message) with the request's error, said in errorSel.
+ */
+function labelButtons(job, host, label, errorSel, done) {
+  const span = document.createElement('span');
+  span.className = 'label-btns';
+  span.setAttribute('role', 'group');
+  span.setAttribute('aria-label', `your label of ${host}`);
+  for (const b of LABEL_BUTTONS) {
+    const btn = document.createElement('button');
+    const pressed = label === b.relevant;
+    btn.type = 'button';
+    btn.className = `label-btn ${b.cls}`;
+    btn.textContent = b.text;
+    btn.setAttribute('aria-pressed', String(pressed));
+    btn.setAttribute('aria-label', `label ${host} ${b.words}`);
+    btn.title = pressed ? `labelled ${b.words}: click to take the label back` : `label it ${b.words}`;
+    btn.addEventListener('click', async () => {
+      for (const x of span.children) x.disabled = true;
+      span.setAttribute('aria-busy', 'true');
+      const box = $(errorSel);
+      try {
+        if (pressed) await api('DELETE', labelPath(job, host));
+        else await api('PUT', labelPath(job, host), JSON.stringify({relevant: b.relevant}));
+        box.hidden = true;
+      } catch (err) {
+        if (err.status !== 401) {
+          box.textContent = pressed ? `The label of ${host} was not taken back: ${err.message}`
+            : `${host} was not labelled ${b.words}: ${err.message}`;
+          box.hidden = false;
+        }
+      } finally {
+        for (const x of span.children) x.disabled = false;
+        span.removeAttribute('aria-busy');
+      }
+      refocus = btn.getAttribute('aria-label');
+      done();
+    });
+    span.appendChild(btn);
+  }
+  return span;
+}
+
+/*
+ * The aria-label of the label button last clicked: the lists are drawn anew after a
+ * label, and keyboard focus goes back to that website's button where it is still shown.
+ */
+let refocus = null;
+
+function restoreFocus(root) {
+  if (!refocus) return;
+  const b = root.querySelector(`button[aria-label="${CSS.escape(refocus)}"]`);
+  refocus = null;
+  if (b && (document.activeElement === document.body || !document.activeElement)) b.focus();
+}
+
+/* A label given or taken back on the job page: draw at once, then poll fast a while. */
+function jobLabelled() {
+  if (!jobView) return;
+  jobView.fastUntil = Date.now() + LABEL_FAST_MS;
+  pollJob();
+}
+
+/* The user's labels of the job, the last given first, each with its buttons. */
+function renderLabels(l) {
+  const tbody = $('#labels-table tbody');
+  tbody.replaceChildren();
+  for (const x of l.labels) {
+    const tr = document.createElement('tr');
+    const host = siteLinks(jobView.id, x.host);
+    host.appendChild(labelMark(x.relevant));
+    cell(tr, host);
+    cell(tr, x.state || '');
+    cell(tr, x.confidence == null ? '–' : fmtNum(x.confidence, 3), 'num');
+    cell(tr, fmtTime(x.labelled_at), 'nowrap');
+    cell(tr, labelButtons(jobView.id, x.host, x.relevant, '#labels-label-error', jobLabelled), 'nowrap');
+    tbody.appendChild(tr);
+  }
+  const yes = l.labels.filter((x) => x.relevant).length;
+  $('#labels-count').textContent = `(${fmtInt(l.labels.length)}: ${fmtInt(yes)} ✓, `
+    + `${fmtInt(l.labels.length - yes)} ✗)`;
+  /* Kept while it shows an error, so that the error stays readable. */
+  $('#labels-card').hidden = l.labels.length === 0 && $('#labels-label-error').hidden;
+}
+
 function renderBorder(b) {
   const tbody = $('#border-table tbody');
   tbody.replaceChildren();
   b.border.forEach((site, i) => {
     const tr = document.createElement('tr');
+    const label = jobView.labels.get(site.host);
     cell(tr, String(i + 1), 'num');
-    cell(tr, siteLinks(jobView.id, site.host, site.homepage));
+    const host = siteLinks(jobView.id, site.host, site.homepage);
+    if (label !== undefined) host.appendChild(labelMark(label));
+    cell(tr, host);
     cell(tr, fmtNum(site.rank, 3), 'num');
     cell(tr, fmtInt(site.in_sites), 'num');
     cell(tr, site.role || '');
     cell(tr, fmtTime(site.discovered_at), 'nowrap');
+    cell(tr, labelButtons(jobView.id, site.host, label, '#border-label-error', jobLabelled), 'nowrap');
     tbody.appendChild(tr);
   });
   const total = `${fmtInt(b.total)}${b.total_capped ? '+' : ''}`;
@@ -677,14 +826,19 @@ function openSite(id, host) {
   $('#s-job').textContent = id;
   $('#s-host').textContent = host;
   $('#s-error').hidden = true;
+  $('#s-label-error').hidden = true;
+  $('#s-label').hidden = true;
   $('#view-site').dataset.loaded = '';
   loadSite(id, host);
 }
 
 async function loadSite(id, host) {
-  let d;
+  let d, l;
   try {
-    d = await api('GET', `/api/jobs/${id}/sites/${encodeURIComponent(host)}/pages`);
+    [d, l] = await Promise.all([
+      api('GET', `/api/jobs/${id}/sites/${encodeURIComponent(host)}/pages`),
+      api('GET', `/api/jobs/${id}/labels`),
+    ]);
   } catch (err) {
     if (err.status === 401) return;
     $('#s-error').textContent = err.status === 404 ? `Job ${id} has no website ${host}.` : err.message;
@@ -692,7 +846,29 @@ async function loadSite(id, host) {
     return;
   }
   if (!view || view.name !== 'site' || view.id !== id || view.host !== host) return;
-  renderSite(id, d);
+  renderSiteLabel(id, d, labelMap(l).get(d.host));
+  renderSite(id, d); /* last: it marks the view loaded */
+}
+
+/*
+ * The site page's ✓ and ✗. A training website has none: it is one of the job's
+ * examples, labelled by its list. After a label the page loads again at once (the
+ * verdict is the label) and once more a little later (the job has judged again).
+ */
+function renderSiteLabel(id, d, label) {
+  const box = $('#s-label');
+  box.hidden = d.training != null;
+  if (d.training) return;
+  $('#s-label-mark').replaceChildren(...(label === undefined ? [] : [labelMark(label)]));
+  $('#s-label-words').textContent = label === undefined
+    ? 'Is this website relevant to the topic? Your label becomes its verdict and the job learns from it.'
+    : 'Your label is its verdict; the job learns from it. Click the pressed button to take it back.';
+  const host = d.host;
+  $('#s-label-buttons').replaceChildren(labelButtons(id, host, label, '#s-label-error', () => {
+    clearTimeout(timer);
+    loadSite(id, host).then(() => restoreFocus($('#s-label')));
+    timer = setTimeout(() => loadSite(id, host), LABEL_RELOAD_MS);
+  }));
 }
 
 /*
@@ -711,6 +887,10 @@ function trainingWords(d) {
 function judgedWords(d) {
   const j = d.judged;
   if (!j) return '';
+  if (j.by === 'user') {
+    return `Judged by you: you labelled it ${d.relevant ? 'relevant' : 'not relevant'} at ${fmtTime(j.at)}; `
+      + `no judging changes it.${d.pages.length ? ' Below, how the page classifier judged it while it was read.' : ''}`;
+  }
   if (j.by !== 'crawl_model') return `Judged by the page classifier while it was read, at ${fmtTime(j.at)}.`;
   const m = j.model || {};
   const figures = [m.pages == null ? null : `learnt from ${fmtInt(m.pages)} pages`,
@@ -836,6 +1016,315 @@ function drawPosterior(d) {
   }
 }
 
+
+/* ---- #/jobs/ID/graph: a picture of what the job found ---- */
+
+/*
+ * The job's examined websites (GET /api/jobs/ID/graph: the relevant first, up to
+ * GRAPH_NODES) and the links among them, laid out by a small force simulation on a
+ * canvas: links pull, websites push each other apart (only those in neighbouring cells
+ * of a grid, so a step costs about n, not n²), a weak pull to the centre. The
+ * simulation runs a few steps a frame, within GRAPH_FRAME_MS, drawing after each frame,
+ * so the page stays responsive and the first picture comes at once; it stops when it
+ * has cooled. A website's size is its confidence, its colour its verdict or label;
+ * start sites have a dark ring. A click on a website opens its verdict page.
+ */
+const GRAPH_NODES = 2000;
+const GRAPH_FRAME_MS = 12;    // simulation time a frame, at most
+const GRAPH_LINK = 30;        // the links' rest length, in layout units
+const GRAPH_COOL = 0.985;     // the temperature's decay a step
+const GRAPH_COLD = 0.01;      // it stops below this
+const GRAPH_COLOURS = {
+  labelYes: '#047857', labelNo: '#b91c1c', relevant: '#34d399', other: '#cbd5e1',
+  edge: 'rgba(100, 116, 139, 0.35)', start: '#111827',
+};
+
+let graphView = null;
+
+function openGraph(id) {
+  showView('graph');
+  document.title = `sitescout: job ${id}, what it found`;
+  $('#g-back').href = `#/jobs/${id}`;
+  $('#g-back').textContent = `\u2190 job ${id}`;
+  $('#g-job').textContent = id;
+  $('#g-error').hidden = true;
+  $('#g-summary').textContent = '';
+  graphView = new GraphView(id, $('#g-canvas'));
+  graphView.fetch();
+}
+
+class GraphView {
+  constructor(id, canvas) {
+    this.id = id;
+    this.canvas = canvas;
+    this.nodes = [];           // {host, role, confidence, relevant, label, x, y, vx, vy, r}
+    this.byHost = new Map();
+    this.edges = [];           // [source index, destination index]
+    this.alpha = 1;
+    this.frame = 0;
+    this.stopped = false;
+    this.view = null;          // the world-to-screen transform of the last drawing
+    this.steps = 0;
+    canvas.dataset.drawn = '';
+    canvas.dataset.settled = '';
+  }
+
+  stop() {
+    this.stopped = true;
+    cancelAnimationFrame(this.frame);
+  }
+
+  async fetch() {
+    let d;
+    try {
+      d = await api('GET', `/api/jobs/${this.id}/graph?limit=${GRAPH_NODES}`);
+    } catch (err) {
+      if (err.status === 401 || this.stopped) return;
+      $('#g-error').textContent = err.status === 404 ? `There is no job ${this.id}.` : err.message;
+      $('#g-error').hidden = false;
+      return;
+    }
+    if (!this.stopped) this.load(d);
+  }
+
+  /* Take a graph answer; websites already placed keep their places. */
+  load(d) {
+    const t0 = performance.now();
+    const old = this.byHost;
+    this.byHost = new Map();
+    this.nodes = d.nodes.map((n, i) => {
+      const was = old.get(n.host);
+      /* New websites on a sunflower spiral, the relevant (first) in the middle. */
+      const r = 0.6 * GRAPH_LINK * Math.sqrt(i + 0.5), a = i * 2.399963;
+      const node = {...n, x: was ? was.x : r * Math.cos(a), y: was ? was.y : r * Math.sin(a), vx: 0, vy: 0,
+                    r: 3 + 7 * (n.confidence || 0)};
+      this.byHost.set(n.host, node);
+      return node;
+    });
+    const index = new Map(this.nodes.map((n, i) => [n.host, i]));
+    this.edges = [];
+    for (const e of d.edges) {
+      const a = index.get(e.src), b = index.get(e.dst);
+      if (a !== undefined && b !== undefined) this.edges.push([a, b]);
+    }
+    this.alpha = old.size ? 0.3 : 1;
+    this.hover = null;
+    $('#g-hover').textContent = '';
+    const relevant = d.nodes.filter((n) => n.relevant).length;
+    const labelled = d.nodes.filter((n) => n.label != null).length;
+    $('#g-summary').textContent = `${fmtInt(d.nodes.length)} websites`
+      + `${d.total > d.nodes.length ? ` of ${fmtInt(d.total)} examined (the relevant first)` : ''}: `
+      + `${fmtInt(relevant)} relevant, ${fmtInt(labelled)} labelled by you; `
+      + `${fmtInt(d.edges.length)}${d.edges_capped ? '+' : ''} links between them.`;
+    $('#g-summary').dataset.nodes = String(d.nodes.length);
+    $('#g-summary').dataset.edges = String(this.edges.length);
+    this.canvas.dataset.settled = '';
+    this.draw();
+    this.canvas.dataset.drawn = 'true';
+    this.firstDrawMs = performance.now() - t0;
+    cancelAnimationFrame(this.frame);
+    this.frame = requestAnimationFrame(() => this.tick());
+  }
+
+  /* Simulation steps for up to GRAPH_FRAME_MS, then a drawing; again next frame until cold. */
+  tick() {
+    if (this.stopped) return;
+    const start = performance.now(), end = start + GRAPH_FRAME_MS;
+    do this.step(); while (this.alpha > GRAPH_COLD && performance.now() < end);
+    const t = performance.now();
+    this.simMs = (this.simMs || 0) + (t - start); // the simulation's time (the browser test prints it)
+    this.draw();
+    this.drawMs = performance.now() - t; // the last drawing's time (the browser test prints it)
+    if (this.alpha > GRAPH_COLD) this.frame = requestAnimationFrame(() => this.tick());
+    else this.canvas.dataset.settled = 'true';
+  }
+
+  step() {
+    const ns = this.nodes, k = GRAPH_LINK, alpha = this.alpha;
+    /* Push apart, within the 3 x 3 neighbouring cells of a grid of cells 2k wide. */
+    const cell = 2 * k, grid = new Map();
+    const key = (cx, cy) => (cx + 32768) * 65536 + (cy + 32768);
+    for (let i = 0; i < ns.length; i++) {
+      const kk = key(Math.floor(ns[i].x / cell), Math.floor(ns[i].y / cell));
+      let list = grid.get(kk);
+      if (!list) grid.set(kk, list = []);
+      list.push(i);
+    }
+    for (let i = 0; i < ns.length; i++) {
+      const a = ns[i], cx = Math.floor(a.x / cell), cy = Math.floor(a.y / cell);
+      for (let gx = cx - 1; gx <= cx + 1; gx++) {
+        for (let gy = cy - 1; gy <= cy + 1; gy++) {
+          const list = grid.get(key(gx, gy));
+          if (!list) continue;
+          for (const j of list) {
+            if (j <= i) continue;
+            const b = ns[j];
+            let dx = a.x - b.x, dy = a.y - b.y, d2 = dx * dx + dy * dy;
+            if (d2 > cell * cell) continue;
+            if (d2 < 0.01) { dx = (i - j) * 0.01; dy = 0.01; d2 = dx * dx + dy * dy; }
+            const f = (k * k / d2) * alpha * 0.5;
+            a.vx += dx * f; a.vy += dy * f;
+            b.vx -= dx * f; b.vy -= dy * f;
+          }
+        }
+      }
+    }
+    /* Links pull towards their rest length. */
+    for (const [i, j] of this.edges) {
+      const a = ns[i], b = ns[j];
+      const dx = b.x - a.x, dy = b.y - a.y, d = Math.sqrt(dx * dx + dy * dy) || 1;
+      const f = ((d - k) / d) * alpha * 0.1;
+      a.vx += dx * f; a.vy += dy * f;
+      b.vx -= dx * f; b.vy -= dy * f;
+    }
+    for (const n of ns) {
+      n.vx -= n.x * 0.002 * alpha; n.vy -= n.y * 0.002 * alpha;  // the centre's pull
+      n.vx *= 0.6; n.vy *= 0.6;
+      n.x += Math.max(-k, Math.min(k, n.vx));
+      n.y += Math.max(-k, Math.min(k, n.vy));
+    }
+    this.alpha *= GRAPH_COOL;
+    this.steps++;
+  }
+
+  /* Fit the picture to the canvas (device pixels) and draw it. */
+  draw() {
+    const c = this.canvas, dpr = window.devicePixelRatio || 1;
+    const w = c.clientWidth, h = c.clientHeight;
+    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+      c.width = Math.round(w * dpr);
+      c.height = Math.round(h * dpr);
+    }
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    const ns = this.nodes;
+    if (!ns.length) {
+      g.fillStyle = '#6b7280';
+      g.font = '15px system-ui, sans-serif';
+      g.fillText('No website examined yet.', 20, 30);
+      this.view = null;
+      return;
+    }
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (const n of ns) {
+      if (n.x < x0) x0 = n.x;
+      if (n.x > x1) x1 = n.x;
+      if (n.y < y0) y0 = n.y;
+      if (n.y > y1) y1 = n.y;
+    }
+    const pad = 16, scale = Math.min((w - 2 * pad) / Math.max(x1 - x0, 1), (h - 2 * pad) / Math.max(y1 - y0, 1), 4);
+    const ox = (w - scale * (x0 + x1)) / 2, oy = (h - scale * (y0 + y1)) / 2;
+    this.view = {scale, ox, oy};
+    g.strokeStyle = GRAPH_COLOURS.edge;
+    g.lineWidth = 1;
+    g.beginPath();
+    for (const [i, j] of this.edges) {
+      g.moveTo(ox + scale * ns[i].x, oy + scale * ns[i].y);
+      g.lineTo(ox + scale * ns[j].x, oy + scale * ns[j].y);
+    }
+    g.stroke();
+    /* One path a colour (a fill each website would cost a frame at 2,000); the
+       irrelevant first, so that the relevant and the labelled are drawn over them. */
+    const circle = (n, r) => {
+      const x = ox + scale * n.x, y = oy + scale * n.y;
+      g.moveTo(x + r, y);
+      g.arc(x, y, r, 0, 2 * Math.PI);
+    };
+    for (const colour of [GRAPH_COLOURS.other, GRAPH_COLOURS.relevant, GRAPH_COLOURS.labelNo,
+                          GRAPH_COLOURS.labelYes]) {
+      g.beginPath();
+      for (const n of ns) if (graphColour(n) === colour) circle(n, n.r);
+      g.fillStyle = colour;
+      g.fill();
+    }
+    g.beginPath();
+    for (const n of ns) if (n.role === 'start') circle(n, n.r + 1);
+    g.lineWidth = 2;
+    g.strokeStyle = GRAPH_COLOURS.start;
+    g.stroke();
+    if (this.hover) {
+      const n = this.hover;
+      g.beginPath();
+      g.arc(ox + scale * n.x, oy + scale * n.y, n.r + 3, 0, 2 * Math.PI);
+      g.lineWidth = 2;
+      g.strokeStyle = '#2563eb';
+      g.stroke();
+    }
+  }
+
+  /* Where host is drawn, in CSS pixels from the canvas's corner (for a click, or a test). */
+  screenOf(host) {
+    const n = this.byHost.get(host), v = this.view;
+    return n && v ? [v.ox + v.scale * n.x, v.oy + v.scale * n.y] : null;
+  }
+
+  /* The website drawn at (x, y), CSS pixels from the canvas's corner, or null. */
+  nodeAt(x, y) {
+    const v = this.view;
+    if (!v) return null;
+    let best = null, bestD = Infinity;
+    for (const n of this.nodes) {
+      const dx = v.ox + v.scale * n.x - x, dy = v.oy + v.scale * n.y - y, d = dx * dx + dy * dy;
+      if (d <= (n.r + 3) * (n.r + 3) && d < bestD) { best = n; bestD = d; }
+    }
+    return best;
+  }
+}
+
+function graphColour(n) {
+  if (n.label === true) return GRAPH_COLOURS.labelYes;
+  if (n.label === false) return GRAPH_COLOURS.labelNo;
+  return n.relevant ? GRAPH_COLOURS.relevant : GRAPH_COLOURS.other;
+}
+
+function graphWords(n) {
+  const verdict = n.label != null ? `labelled ${n.label ? 'relevant' : 'not relevant'} by you`
+    : n.relevant ? 'relevant' : 'not relevant';
+  return `${n.host}: ${verdict}, confidence ${fmtNum(n.confidence, 3)}${n.role === 'start' ? ', a start site' : ''}`;
+}
+
+function graphPointer(ev) {
+  const gv = graphView;
+  if (!gv) return null;
+  const box = gv.canvas.getBoundingClientRect();
+  return gv.nodeAt(ev.clientX - box.left, ev.clientY - box.top);
+}
+
+function wireGraph() {
+  const c = $('#g-canvas');
+  c.addEventListener('mousemove', (ev) => {
+    const n = graphPointer(ev);
+    if (!graphView || n === graphView.hover) return;
+    graphView.hover = n;
+    c.style.cursor = n ? 'pointer' : '';
+    $('#g-hover').textContent = n ? graphWords(n) : '';
+    graphView.draw();
+  });
+  c.addEventListener('click', (ev) => {
+    const n = graphPointer(ev);
+    if (n) location.hash = `#/jobs/${graphView.id}/sites/${encodeURIComponent(n.host)}`;
+  });
+  /* From the keyboard: the arrows go through the websites (the relevant first), Enter
+     opens the one named under the picture. */
+  c.addEventListener('keydown', (ev) => {
+    const gv = graphView;
+    if (!gv || !gv.nodes.length) return;
+    const step = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1}[ev.key];
+    if (step) {
+      ev.preventDefault();
+      const i = gv.hover ? gv.nodes.indexOf(gv.hover) : -1;
+      gv.hover = gv.nodes[(i + step + gv.nodes.length) % gv.nodes.length];
+      $('#g-hover').textContent = graphWords(gv.hover);
+      gv.draw();
+    } else if (ev.key === 'Enter' && gv.hover) {
+      ev.preventDefault();
+      location.hash = `#/jobs/${gv.id}/sites/${encodeURIComponent(gv.hover.host)}`;
+    }
+  });
+  $('#g-reload').addEventListener('click', () => { if (graphView) graphView.fetch(); });
+}
+
 /* The relevant sites as a CSV file (fetched with the token, then saved). */
 async function downloadCsv() {
   const jv = jobView;
@@ -873,6 +1362,7 @@ async function control(what) {
 }
 
 function resizeCharts() {
+  if (graphView && view && view.name === 'graph') graphView.draw();
   if (siteChart) siteChart.setSize({width: Math.max(300, $('#chart-posterior').clientWidth), height: 260});
   if (!jobView) return;
   for (const [c, el] of [[jobView.harvest, '#chart-harvest'], [jobView.pprs, '#chart-pprs']])
@@ -888,6 +1378,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('#b-pause').addEventListener('click', () => control('pause'));
   $('#b-resume').addEventListener('click', () => control('resume'));
   $('#b-csv').addEventListener('click', downloadCsv);
+  wireGraph();
   $('#jobs-prev').addEventListener('click', () => jobsPage(-1));
   $('#jobs-next').addEventListener('click', () => jobsPage(1));
   $('#jobs-state').addEventListener('change', (ev) => {

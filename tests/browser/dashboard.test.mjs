@@ -355,6 +355,260 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
   }
 });
 
+// Wait until fn(arg) holds in the page, or fail after ms saying what was awaited.
+const waitFor = async (page, what, fn, arg, ms = 30_000) => {
+  try {
+    await page.waitForFunction(fn, arg, {timeout: ms});
+  } catch (err) {
+    throw new Error(`waited ${ms / 1000} s for ${what}: ${err.message.split('\n')[0]}`);
+  }
+};
+const hostsIn = (page, sel) => page.$$eval(`${sel} tbody tr a.site`, (as) => as.map((a) => a.textContent));
+
+test('labels: ✗ on a relevant website, ✓ on a border website, taken back on its page', {timeout: 120_000,
+  skip: !URL_ || !process.env.SITESCOUT_EXPLAIN_JOB}, async () => {
+  const id = process.env.SITESCOUT_EXPLAIN_JOB;
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({viewport: {width: 1360, height: 1100}});
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    // (The one 422 below is wanted: the browser logs it as a failed load.)
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 422/.test(m.text())) problems.push(`console: ${m.text()}`);
+    });
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith(URL_) ? route.continue() : route.abort());
+    assert.deepEqual((await apiGet(`/api/jobs/${id}/labels`)).labels, [], 'no label yet');
+    const models = (await apiGet(`/api/jobs/${id}`)).judge.models;
+
+    await page.goto(`${URL_}/#/jobs/${id}`);
+    await page.waitForSelector('#sites-table tbody tr .label-btns');
+    await page.waitForSelector('#border-table tbody tr .label-btns');
+    assert.ok(await page.isHidden('#labels-card'), 'no label: no "Your labels" card');
+
+    // ✗ on the least confident relevant website, from the keyboard: it leaves the list.
+    const relevant = await hostsIn(page, '#sites-table');
+    assert.ok(relevant.length >= 1, `relevant websites found: ${relevant.length}`);
+    const host = relevant.at(-1);
+    const no = page.locator(`#sites-table button[aria-label="label ${host} not relevant"]`);
+    assert.equal(await no.getAttribute('aria-pressed'), 'false');
+    await no.focus();
+    await page.keyboard.press('Enter');
+    await waitFor(page, `${host} to leave the relevant list`, (h) =>
+      ![...document.querySelectorAll('#sites-table tbody a.site')].some((a) => a.textContent === h), host);
+    assert.deepEqual((await apiGet(`/api/jobs/${id}/labels`)).labels.map((l) => [l.host, l.relevant]),
+                     [[host, false]], 'GET /labels lists it, not relevant');
+    // "Your labels" shows it, ✗ pressed.
+    await page.waitForSelector('#labels-card:not([hidden])');
+    assert.deepEqual(await hostsIn(page, '#labels-table'), [host]);
+    assert.equal(await page.textContent('#labels-table tbody tr .label-mark'), 'labelled ✗');
+    assert.equal(await page.getAttribute(`#labels-table button[aria-label="label ${host} not relevant"]`,
+                                         'aria-pressed'), 'true');
+
+    // ✓ on the last border website: marked, and first in the border (read next).
+    const border = await hostsIn(page, '#border-table');
+    assert.ok(border.length >= 2, `a border of ${border.length}`);
+    const cand = border.at(-1);
+    await page.click(`#border-table button[aria-label="label ${cand} relevant"]`);
+    await waitFor(page, `${cand} marked labelled ✓ at the head of the border`, (h) => {
+      const tr = document.querySelector('#border-table tbody tr');
+      const mark = tr && tr.querySelector('.label-mark');
+      return tr && tr.querySelector('a.site').textContent === h && mark && mark.textContent === 'labelled ✓'
+        && tr.querySelector('button.yes').getAttribute('aria-pressed') === 'true';
+    }, cand);
+    assert.deepEqual(await hostsIn(page, '#labels-table'), [cand, host], 'the last label first');
+    assert.equal((await apiGet(`/api/jobs/${id}/border?limit=1`)).border[0].host, cand);
+
+    // An error of the API is shown, not swallowed: the PUT's body spoilt on its way, the
+    // server's own 422 under the list, and no label stored.
+    await page.route('**/label', (route) => route.continue({postData: '{"relevant": "yes"}'}), {times: 1});
+    const other = (await hostsIn(page, '#border-table'))[1];
+    await page.click(`#border-table button[aria-label="label ${other} not relevant"]`);
+    await page.waitForSelector('#border-label-error:not([hidden])');
+    assert.equal(await page.textContent('#border-label-error'), `${other} was not labelled not relevant: `
+      + 'relevant: a label\'s body is {"relevant": true} or {"relevant": false}');
+    assert.equal((await apiGet(`/api/jobs/${id}/labels`)).labels.length, 2, 'the refused label stored nothing');
+
+    // The job judges again, learning from the labels; the page follows without a reload:
+    // its judging line counts the new model, its list is the API's.
+    let want = null;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const job = await apiGet(`/api/jobs/${id}`);
+      const listed = await apiGet(`/api/jobs/${id}/sites?relevant=true&role=discovered&order=confidence&limit=1000`);
+      want = listed.sites.map((x) => x.host);
+      const shown = await hostsIn(page, '#sites-table');
+      const line = await page.textContent('#j-judge');
+      const times = job.judge.models === 1 ? 'once' : `${job.judge.models} times`;
+      if (job.judge.models > models && line.includes(`again ${times};`) && shown.join() === want.join()) break;
+      assert.ok(Date.now() < deadline, `waited 60 s for the page to show the job judged again (models ${models} `
+        + `then ${job.judge.models}; line "${line}"; ${shown.length} rows shown, the API ${want.length})`);
+      await page.waitForTimeout(200); // a poll's pause between two looks, not a wait for an event
+    }
+    assert.ok(!want.includes(host), `${host}, labelled not relevant, stays out of the list`);
+    console.log(`# labels: ${host} ✗, ${cand} ✓; judged again: ${relevant.length} relevant websites found before, `
+      + `${want.length} after`);
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-labels.png'), fullPage: true});
+
+    // Its page: the verdict is the label, the user gave it; ✗ pressed again takes it back.
+    await page.click(`#labels-table a.site:text-is("${host}")`);
+    await page.waitForURL(new RegExp(`#/jobs/${id}/sites/`));
+    await waitFor(page, `${host}'s page`, (h) => document.querySelector('#s-host').textContent === h
+      && document.querySelector('#view-site').dataset.loaded === 'true', host);
+    assert.equal(await page.textContent('#s-verdict'), 'not relevant');
+    assert.equal(await page.getAttribute('#s-judged', 'data-by'), 'user');
+    assert.match(await page.textContent('#s-judged'), /^Judged by you: you labelled it not relevant at /);
+    assert.equal(await page.textContent('#s-label-mark'), 'labelled ✗');
+    const pressed = page.locator(`#s-label button[aria-label="label ${host} not relevant"]`);
+    assert.equal(await pressed.getAttribute('aria-pressed'), 'true');
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-site-label.png')});
+    await pressed.click();
+    await waitFor(page, `${host}'s label taken back on its page`, (h) =>
+      document.querySelector(`#s-label button[aria-label="label ${h} not relevant"]`).getAttribute('aria-pressed') === 'false'
+      && document.querySelector('#s-label-mark').textContent === ''
+      && document.querySelector('#s-judged').dataset.by !== 'user', host);
+    assert.ok(await page.isHidden('#s-label-error'));
+    assert.deepEqual((await apiGet(`/api/jobs/${id}/labels`)).labels.map((l) => l.host), [cand],
+                     'GET /labels: the border website\'s label is left');
+    // A training website has no buttons: its list is its label.
+    let train = null;
+    for (const u of JSON.parse(readFileSync(process.env.SITESCOUT_JOB, 'utf8')).relevant_sites) {
+      if ((await apiGet(`/api/jobs/${id}/sites/${new URL(u).host}/pages`)).training) { train = new URL(u).host; break; }
+    }
+    assert.ok(train, 'a training website');
+    await page.goto(`${URL_}/#/jobs/${id}/sites/${train}`);
+    await waitFor(page, `${train}'s page`, (h) => document.querySelector('#s-host').textContent === h
+      && document.querySelector('#view-site').dataset.loaded === 'true', train);
+    assert.ok(await page.isHidden('#s-label'), 'no label buttons on a training website');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a picture of what was found: the graph', {timeout: 120_000,
+  skip: !URL_ || !process.env.SITESCOUT_EXPLAIN_JOB}, async () => {
+  const id = process.env.SITESCOUT_EXPLAIN_JOB;
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({viewport: {width: 1360, height: 1100}});
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith(URL_) ? route.continue() : route.abort());
+
+    const g = await apiGet(`/api/jobs/${id}/graph`);
+    assert.ok(g.nodes.length >= 2, `a graph of ${g.nodes.length} websites`);
+    const hosts = new Set(g.nodes.map((n) => n.host));
+    assert.ok(g.edges.every((e) => hosts.has(e.src) && hosts.has(e.dst) && e.src !== e.dst),
+              'the edges join two of the nodes');
+    const rel = g.nodes.map((n) => Boolean(n.relevant));
+    assert.deepEqual(rel, [...rel].sort((a, b) => b - a), 'the relevant first');
+    assert.equal(g.total, g.nodes.length, 'a small job: all its examined websites');
+
+    // From the job page's link: the picture, drawn, with the API's websites and links.
+    await page.goto(`${URL_}/#/jobs/${id}`);
+    await page.click('#j-graph');
+    await page.waitForURL(new RegExp(`#/jobs/${id}/graph$`));
+    await waitFor(page, 'the graph drawn', () => document.querySelector('#g-canvas').dataset.drawn === 'true');
+    assert.equal(await page.getAttribute('#g-summary', 'data-nodes'), String(g.nodes.length));
+    assert.equal(await page.getAttribute('#g-summary', 'data-edges'), String(g.edges.length));
+    assert.match(await page.textContent('#g-summary'),
+                 new RegExp(`^${g.nodes.length} websites: ${g.nodes.filter((n) => n.relevant).length} relevant`));
+    await waitFor(page, 'the layout to settle', () => document.querySelector('#g-canvas').dataset.settled === 'true');
+    const inked = await page.$eval('#g-canvas', (c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    });
+    assert.ok(inked > 500, `the graph is drawn (${inked} pixels)`);
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-graph.png'), fullPage: true});
+
+    // From the keyboard: the arrows name the websites in the API's order, the relevant first.
+    await page.focus('#g-canvas');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    assert.match(await page.textContent('#g-hover'), new RegExp(`^${g.nodes[1].host.replace(/\./g, '\\.')}: `));
+    await page.keyboard.press('ArrowLeft');
+    // (The labels test's judging may have left the job without a relevant website.)
+    const verdict = g.nodes[0].label != null ? `labelled ${g.nodes[0].label ? 'relevant' : 'not relevant'} by you`
+      : g.nodes[0].relevant ? 'relevant' : 'not relevant';
+    assert.ok((await page.textContent('#g-hover')).startsWith(`${g.nodes[0].host}: ${verdict}, confidence `),
+              await page.textContent('#g-hover'));
+    // Pointing at the most relevant website names it; a click opens its verdict page.
+    const box = await page.locator('#g-canvas').boundingBox();
+    const [x, y] = await page.evaluate((h) => graphView.screenOf(h), g.nodes[0].host);
+    // (The website drawn there: another could lie on it, the nearest centre wins.)
+    const host = await page.evaluate(([px, py]) => graphView.nodeAt(px, py).host, [x, y]);
+    await page.mouse.move(box.x + x, box.y + y);
+    await waitFor(page, `the hover line to name ${host}`, (h) =>
+      document.querySelector('#g-hover').textContent.startsWith(`${h}: `), host);
+    await page.mouse.click(box.x + x, box.y + y);
+    await page.waitForURL(new RegExp(`#/jobs/${id}/sites/`));
+    await waitFor(page, `${host}'s verdict page`, (h) => document.querySelector('#s-host').textContent === h
+      && document.querySelector('#view-site').dataset.loaded === 'true', host);
+    // ✓ there; back to the picture, the website is coloured as labelled.
+    await page.click(`#s-label button[aria-label="label ${host} relevant"]`);
+    await waitFor(page, `${host} labelled on its page`, (h) =>
+      document.querySelector(`#s-label button[aria-label="label ${h} relevant"]`).getAttribute('aria-pressed') === 'true',
+    host);
+    await page.goBack();
+    await waitFor(page, `${host} labelled in the graph`, (h) => graphView && graphView.byHost.get(h)
+      && graphView.byHost.get(h).label === true && document.querySelector('#g-canvas').dataset.drawn === 'true', host);
+    const undo = await fetch(`${URL_}/api/jobs/${id}/sites/${host}/label`, {method: 'DELETE'});
+    assert.equal(undo.status, 200, 'the label taken back');
+
+    // 2,000 websites (the most the view asks for) and 8,000 links, made up in the page:
+    // how long to the first picture, to a settled layout, and the longest frame meanwhile.
+    const m = await page.evaluate(() => new Promise((resolve) => {
+      let seed = 1;
+      const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+      const nodes = [], edges = [];
+      for (let i = 0; i < 2000; i++) {
+        nodes.push({host: `h${i}.example`, role: i < 20 ? 'start' : 'discovered', confidence: rnd(),
+                    relevant: i < 600, label: i % 97 === 0 ? i % 2 === 0 : null});
+      }
+      for (let i = 0; i < 8000; i++) {
+        const a = Math.floor(rnd() * 2000), b = Math.floor(rnd() ** 2 * 2000);
+        if (a !== b) edges.push({src: `h${a}.example`, dst: `h${b}.example`, weight: rnd(), pages: 1});
+      }
+      let longest = 0, longestAt = 0, last = performance.now(), frames = 0;
+      const t0 = performance.now();
+      const watch = () => {
+        const now = performance.now();
+        if (now - last > longest) { longest = now - last; longestAt = frames; }
+        last = now;
+        frames++;
+        if (document.querySelector('#g-canvas').dataset.settled === 'true' || now - t0 > 60_000) {
+          resolve({first: graphView.firstDrawMs, settled: now - t0, steps: graphView.steps, longest, longestAt, frames,
+                   draw: graphView.drawMs, sim: graphView.simMs,
+                   nodes: document.querySelector('#g-summary').dataset.nodes,
+                   done: document.querySelector('#g-canvas').dataset.settled === 'true'});
+        } else {
+          requestAnimationFrame(watch);
+        }
+      };
+      graphView.steps = 0;
+      graphView.simMs = 0;
+      graphView.byHost = new Map(); // a new picture, not the job's moved
+      graphView.load({nodes, edges, total: 2000, edges_capped: false});
+      requestAnimationFrame(watch);
+    }));
+    assert.equal(m.nodes, '2000');
+    assert.ok(m.done, `the layout of 2,000 websites settled within 60 s: ${JSON.stringify(m)}`);
+    console.log(`# graph of 2,000 websites and ~8,000 links: first drawing ${m.first.toFixed(1)} ms, `
+      + `settled after ${(m.settled / 1000).toFixed(2)} s (${m.steps} steps, ${m.frames} frames), `
+      + `longest frame ${m.longest.toFixed(1)} ms (frame ${m.longestAt}); a step ${(m.sim / m.steps).toFixed(1)} ms, a drawing ${m.draw.toFixed(1)} ms`);
+    await page.screenshot({path: SCREENSHOT.replace(/\.png$/, '-graph-2000.png')});
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('a server with a token: the page asks for it once', {timeout: 60_000,
   skip: !process.env.SITESCOUT_TOKEN_URL}, async () => {
   const url = process.env.SITESCOUT_TOKEN_URL;
@@ -373,6 +627,18 @@ test('a server with a token: the page asks for it once', {timeout: 60_000,
     await page.reload();
     await page.waitForSelector('#jobs-table tbody tr a');
     assert.ok(await page.isHidden('#view-token'), 'the token is kept for the session');
+    // A label's request carries the token too: the label left by the labels test is
+    // taken back from "Your labels".
+    if (process.env.SITESCOUT_EXPLAIN_JOB) {
+      await page.click('#jobs-table tbody tr:first-child a');
+      await page.waitForSelector('#labels-table tbody tr button[aria-pressed="true"]');
+      await page.click('#labels-table tbody tr button[aria-pressed="true"]');
+      await page.waitForSelector('#labels-card', {state: 'hidden'});
+      assert.ok(await page.isHidden('#view-token'), 'the label was taken back with the token');
+      const r = await fetch(`${url}/api/jobs/${process.env.SITESCOUT_EXPLAIN_JOB}/labels`,
+                            {headers: {Authorization: `Bearer ${process.env.SITESCOUT_TOKEN}`}});
+      assert.deepEqual((await r.json()).labels, [], 'no label left');
+    }
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

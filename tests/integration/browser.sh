@@ -3,7 +3,9 @@
 # the demo job through the form against `sitescout serve` (real PostgreSQL, the replay
 # web), watches it reach done, checks the plots and the relevant sites table, and saves
 # a screenshot, dashboard.png, in the test's working directory (the build directory);
-# then, on a job stopped by its page budget, the border view and a site page.
+# then, on a job stopped by its page budget, the border view, a site page, labels
+# (✓ / ✗, taken back; with the token too) and the picture of what it found (GET /graph,
+# its limit and errors here; drawn, and measured with 2,000 websites, in the browser).
 # Needs node, Debian's chromium and playwright-core (tests/browser/package-lock.json);
 # installs what is missing when it can (apt-get as root, npm ci).
 source "$(dirname "$0")/lib.sh"
@@ -84,6 +86,16 @@ for _ in $(seq 600); do
   sleep 0.2
 done
 assert_eq done "$st" "a job with a border left (#$explain_job) for the border view"
+# The graph's answer (the picture's): limit and errors; its content is checked in the browser test.
+gcode() { curl -s -o "$SCRATCH/graph.json" -w '%{http_code}' "$URL/api/jobs/$1/graph$2"; }
+assert_eq 200 "$(gcode "$explain_job" '?limit=1')" "GET /graph?limit=1"
+assert_eq "1 True" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(len(d["nodes"]), d["nodes"][0]["relevant"] and d["total"] > 1)' "$SCRATCH/graph.json")" \
+  "one website, a relevant one, of more"
+assert_eq 400 "$(gcode "$explain_job" '?limit=5001')" "GET /graph?limit=5001: 400"
+assert_eq limit "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"]["field"])' \
+  "$SCRATCH/graph.json")" "... naming the field"
+assert_eq 404 "$(gcode 999999 '')" "GET /graph of no job: 404"
 
 shot="$PWD/dashboard.png"
 SITESCOUT_URL=$URL SITESCOUT_JOB=$SCRATCH/job.json SCREENSHOT=$shot CHROMIUM=$CHROMIUM \
@@ -92,6 +104,8 @@ SITESCOUT_URL=$URL SITESCOUT_JOB=$SCRATCH/job.json SCREENSHOT=$shot CHROMIUM=$CH
   fail "the browser test failed (serve log: $(tail -5 "$SCRATCH/serve.out.err"))"
 ok "the demo job runs from the dashboard to done, with plots and relevant sites"
 ok "the border view lists the next candidates; a site page explains a verdict (pages, posterior plot, stop reason, in-edges)"
+ok "labels: ✗ takes a website out of the relevant list, ✓ marks a border website, taken back on its page"
+ok "the picture of what it found: drawn as GET /graph says, a click opens a verdict page"
 [[ -s $shot ]] || fail "no screenshot at $shot"
 ok "screenshot: $shot"
 
@@ -102,7 +116,7 @@ start_serve serve-token.out --token s3cret
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 assert_eq 200 "$(code "$URL/")" "with --token, the dashboard's files need no token"
 assert_eq 401 "$(code "$URL/api/jobs")" "... but the API does"
-SITESCOUT_TOKEN_URL=$URL SITESCOUT_TOKEN=s3cret CHROMIUM=$CHROMIUM \
+SITESCOUT_TOKEN_URL=$URL SITESCOUT_TOKEN=s3cret CHROMIUM=$CHROMIUM SITESCOUT_EXPLAIN_JOB=$explain_job \
   node --test --test-reporter=spec "$SRC/tests/browser/dashboard.test.mjs" ||
   fail "the browser test with a token failed"
-ok "the dashboard asks for the token, then shows the jobs"
+ok "the dashboard asks for the token, then shows the jobs; a label is taken back with the token"
