@@ -1,7 +1,9 @@
 /* Judging a job's websites again with a model learnt from its crawl (jobjudge.h). */
 #include "job/jobjudge.h"
 
+#include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,4 +325,79 @@ out:
     sitejudge_free(sj);
     store_rows_free(r);
     return e;
+}
+
+/* The vocabulary of a stored model's bytes into jm->v; *at, *left past it. */
+static enum err vocab_read(struct jobjudge_model *jm, const unsigned char **at, size_t *left)
+{
+    uint32_t n;
+    if (*left < sizeof n)
+        return err_set(ERR_PARSE, "crawl model bytes: no vocabulary");
+    memcpy(&n, *at, sizeof n);
+    *at += sizeof n, *left -= sizeof n;
+    for (uint32_t t = 0; t < n; t++) {
+        size_t len = *left ? **at : 0;
+        if (!*left || len + 1 > *left)
+            return err_set(ERR_PARSE, "crawl model bytes: term %u of %u cut short", t, n);
+        uint32_t id;
+        bool added;
+        enum err e = vocab_add(&jm->v, (const char *)*at + 1, len, &id, &added);
+        if (e)
+            return e;
+        if (!added || id != t)
+            return err_set(ERR_PARSE, "crawl model bytes: term %u twice", t);
+        *at += 1 + len, *left -= 1 + len;
+    }
+    return ERR_OK;
+}
+
+/* A number member of a JSON object text, or def. */
+static double json_member(const char *text, const char *key, double def)
+{
+    json_error_t jerr;
+    json_t *o = text ? json_loads(text, 0, &jerr) : NULL;
+    json_t *v = json_object_get(o, key);
+    double x = json_is_number(v) ? json_number_value(v) : def;
+    json_decref(o);
+    return x;
+}
+
+enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id, struct jobjudge_model **out)
+{
+    *out = NULL;
+    *id = 0;
+    struct models_record *rec;
+    enum err e = models_load_latest(s, job, MODELS_CRAWL, &rec);
+    if (e)
+        return e;
+    struct jobjudge_model *jm = calloc(1, sizeof *jm);
+    if (!jm) {
+        models_record_free(rec);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    vocab_init(&jm->v);
+    struct jobjudge_params d;
+    jobjudge_params_default(&d);
+    jm->threshold = json_member(rec->cv, "threshold", d.threshold);
+    jm->weight_cap = json_member(rec->params, "weight_cap", d.weight_cap);
+    const unsigned char *at = rec->data;
+    size_t left = rec->len;
+    e = vocab_read(jm, &at, &left);
+    if (!e)
+        e = nbem_deserialize(at, left, &jm->m);
+    if (!e && nbem_terms(jm->m) != jm->v.n)
+        e = err_set(ERR_PARSE, "crawl model bytes: %u terms, a vocabulary of %u", nbem_terms(jm->m),
+                    jm->v.n);
+    if (!e && !(jm->threshold > 0 && jm->threshold < 1 && jm->weight_cap > 0))
+        e = err_set(ERR_PARSE, "crawl model %lld: threshold %g, weight cap %g", (long long)rec->id,
+                    jm->threshold, jm->weight_cap);
+    if (!e)
+        *id = rec->id;
+    models_record_free(rec);
+    if (e) {
+        jobjudge_model_free(jm);
+        return e;
+    }
+    *out = jm;
+    return ERR_OK;
 }

@@ -85,4 +85,13 @@ int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *ter
                          double *conf);
 void jobjudge_model_free(struct jobjudge_model *jm);
 
+/*
+ * The job's last crawl model as stored (models, kind 'crawl': its vocabulary and
+ * nbem_serialize's bytes, save_model's layout), with the threshold and weight cap it
+ * judged at: what a runner that did not fit it judges with (a helper, a lead resumed).
+ * *id: its row. ERR_NOTFOUND: the job has none; ERR_PARSE: bytes that are not one.
+ */
+enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id,
+                             struct jobjudge_model **out) WARN_UNUSED;
+
 #endif

@@ -229,11 +229,49 @@ static int jobrun_judge_due(void *arg)
     return pending;
 }
 
+/* How often a runner that does not judge looks for the job's newest crawl model. */
+#define MODEL_LOOK_S 2.0
+
+/*
+ * The job's newest crawl model, for a helper: the lead judges (a lead resumed past
+ * judge_pages judges at once), the helpers pick up its models (issue 31) and judge the
+ * websites they examine by them. Looked for every MODEL_LOOK_S; a failure is logged, the
+ * last model kept.
+ */
+static void model_refresh(struct ctx *c)
+{
+    double now = monotime_s();
+    if (now - c->crawl_model_checked < MODEL_LOOK_S)
+        return;
+    c->crawl_model_checked = now;
+    struct judgestore_summary last;
+    if (judgestore_summary(c->s, c->id, &last) != ERR_OK) {
+        log_warn("job %lld: crawl model: %s", (long long)c->id, err_msg());
+        return;
+    }
+    if (!last.models || last.last_id == c->crawl_model_id)
+        return;
+    int64_t id;
+    struct jobjudge_model *m;
+    if (jobjudge_model_load(c->s, c->id, &id, &m) != ERR_OK) {
+        log_warn("job %lld: crawl model %lld: %s", (long long)c->id, (long long)last.last_id,
+                 err_msg());
+        return;
+    }
+    jobjudge_model_free(c->crawl_model);
+    c->crawl_model = m;
+    c->crawl_model_id = id;
+    log_info("job %lld: the websites examined now are judged by the stored crawl model %lld",
+             (long long)c->id, (long long)id);
+}
+
 /* extcrawl_params.site_score: a website's confidence by the last judging's model. */
 static int jobrun_site_score(void *arg, const struct sitecrawl_page *pages, size_t n, double *conf,
                              int64_t *model)
 {
     struct ctx *c = arg;
+    if (c->helper)
+        model_refresh(c);
     if (!c->crawl_model || !n)
         return 0;
     const char **terms = malloc(n * sizeof *terms);
@@ -293,7 +331,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .concurrency = jp->concurrency,
         .new_links_only = jp->linkrank_links == 1,
         .deepen_sites = jp->deepen_sites,
-        .site_score = judging && !c->helper ? jobrun_site_score : NULL,
+        .site_score = judging ? jobrun_site_score : NULL,
         .site_score_ctx = c,
     };
     if (jp->strategy == JOBSPEC_HOMEPAGE) {

@@ -106,6 +106,10 @@ for _ in $(seq 300); do
 done
 assert_eq 0 "$(psql_q "select count(*) from job_workers where job_id = $job")" \
   "a finished job's runners all leave it"
+# The lead judges (issue 30); the helpers pick up its crawl models (issue 31).
+grep -l "judged by the stored crawl model" "$SCRATCH"/w*.err >/dev/null ||
+  fail "no helper picked up the lead's crawl model: $(grep -h "crawl model" "$SCRATCH"/w*.err | tail -5)"
+ok "a helper judges by the crawl model the lead stored"
 
 # The same job in one process: about as many relevant websites, as precisely.
 "$BIN" crawl --db "$DB_URL" --job "$SCRATCH/job.json" --proxy "$PROXY" >"$SCRATCH/single.out" \
