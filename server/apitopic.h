@@ -16,8 +16,8 @@ struct store;
 
 /* Body {"start_sites": [URL, ...]}; 200 {"job_id", "start_sites": [{"host", "role",
  * "state"}]}. */
-enum err apitopic_seeds(struct store *s, const struct http_request *req,
-                        struct http_response *resp, int64_t job);
+enum err apitopic_seeds(struct store *s, const struct http_request *req, struct http_response *resp,
+                        int64_t job);
 
 /* 200: a job body (job/jobtopic.h). */
 enum err apitopic_body(struct store *s, struct http_response *resp, int64_t job);
