@@ -72,7 +72,6 @@ for hr in "${hosts[@]}"; do
 done
 wait_judged
 
-cp "$tmp/serve.err" /tmp/ll-serve.err
 python3 - "$tmp/labels" "$tmp/idle" "$tmp/busy" "$job" "$examined" \
   "$(q "select count(*) from pages where job_id = $job and terms is not null")" <<'PY'
 import statistics, sys

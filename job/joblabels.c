@@ -46,7 +46,7 @@ enum err joblabels_judge(struct store *s, int64_t job, int settle_ms, int *judge
     e = joblabels_learns(s, job, &learns);
     struct jobjudge_params p;
     if (!e && learns)
-        e = joblabels_params(s, job, 1, &p);
+        e = joblabels_params(s, job, 0, &p); /* one fit: a label shows within seconds */
     if (!e && learns)
         e = jobjudge_run(s, job, &p, 0, r);
     if (e == ERR_DB)

@@ -46,7 +46,8 @@ enum err joblabels_learns(struct store *s, int64_t job, int *learns) WARN_UNUSED
 
 /*
  * If job's labels changed since its last judging, the last settle_ms ago or more, judge
- * its websites again (final parameters) and mark the labels judged; *judged 1 then, r
+ * its websites again (one fit, at the threshold the last spies chose: a label shows
+ * within seconds) and mark the labels judged; *judged 1 then, r
  * the judging's figures (r->model_id 0 for a job that does not learn). For a job that
  * does not run: its lead judges a running job (it polls; a judging here would race it).
  */

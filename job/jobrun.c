@@ -183,8 +183,8 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
     int labels;
     struct labelstore_mark mark;
     enum err e = labelstore_pending(c->s, c->id, 0, &labels, &mark);
-    if (!e) /* new labels: new examples, the spies choose the threshold again */
-        e = joblabels_params(c->s, c->id, final || labels, &p);
+    if (!e)
+        e = joblabels_params(c->s, c->id, final, &p);
     if (e)
         return e;
     p.keep_model = 1; /* the websites examined until the next judging weigh their links by it */
