@@ -55,6 +55,24 @@ assert_eq "1" "$(psql_q "select count(*) from job_workers where job_id = $job an
 [[ $holders -ge 2 ]] || fail "only $holders runner(s) held websites at once"
 ok "$holders runners examined websites at the same time"
 
+# A label given through the server is learnt by the job's lead, a worker (issue 31).
+site=""
+for _ in $(seq 600); do
+  site=$(psql_q "select host from sites where job_id = $job and state = 'examined'
+    and role = 'discovered' order by host limit 1")
+  [[ -n $site ]] && break
+  sleep 0.1
+done
+[[ -n $site ]] || fail "no website examined to label"
+assert_eq 200 "$(curl -s -o "$SCRATCH/body" -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
+  --data '{"relevant": false}' "$API/api/jobs/$job/sites/$site/label")" "a label given through the server"
+for _ in $(seq 600); do
+  [[ $(psql_q "select labels_changed_at = labels_judged_at from jobs where id = $job") == t ]] && break
+  sleep 0.1
+done
+assert_eq t "$(psql_q "select labels_changed_at = labels_judged_at from jobs where id = $job")" \
+  "the job's lead, a worker, learnt from the label"
+
 # Kill a helper that holds websites; they must be examined by the others. It is stopped
 # (SIGSTOP) while what it holds is read, so that it cannot finish them before the kill.
 victim=""
