@@ -515,6 +515,36 @@ function renderJob(j) {
   $('#b-pause').disabled = !running || j.stop_requested === 'pause';
   $('#b-resume').disabled = !(j.state === 'paused' || (running && j.stop_requested === 'pause'));
   $('#b-stop').disabled = !(RUNNING.has(j.state) || j.state === 'paused') || j.stop_requested === 'stop';
+  $('#seeds-form').hidden = !(RUNNING.has(j.state) || j.state === 'paused');
+}
+
+/* Start websites added to the running job (POST /seeds): read next. */
+async function addSeeds(ev) {
+  ev.preventDefault();
+  const jv = jobView;
+  const urls = $('#f-seeds').value.split(/[\s,]+/).filter(Boolean);
+  const msg = $('#seeds-msg');
+  msg.classList.remove('error');
+  if (!urls.length) {
+    msg.textContent = 'Give one or more website URLs.';
+    msg.classList.add('error');
+    return;
+  }
+  $('#b-seeds').disabled = true;
+  try {
+    const r = await api('POST', `/api/jobs/${jv.id}/seeds`, JSON.stringify({start_sites: urls}));
+    const next = r.start_sites.filter((s) => s.state === 'border').map((s) => s.host);
+    const known = r.start_sites.filter((s) => s.state !== 'border').map((s) => `${s.host} (${s.state})`);
+    msg.textContent = [next.length ? `Read next: ${next.join(', ')}.` : '',
+                       known.length ? `Known already: ${known.join(', ')}.` : ''].filter(Boolean).join(' ');
+    $('#f-seeds').value = '';
+    schedule(pollJob, 200);
+  } catch (err) {
+    msg.textContent = `Not added: ${err.message}`;
+    msg.classList.add('error');
+  } finally {
+    $('#b-seeds').disabled = false;
+  }
 }
 
 /* Who gives the job's verdicts (docs/api.md, the job's judge): the crawl model's line. */
@@ -1378,6 +1408,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('#b-pause').addEventListener('click', () => control('pause'));
   $('#b-resume').addEventListener('click', () => control('resume'));
   $('#b-csv').addEventListener('click', downloadCsv);
+  $('#seeds-form').addEventListener('submit', addSeeds);
   wireGraph();
   $('#jobs-prev').addEventListener('click', () => jobsPage(-1));
   $('#jobs-next').addEventListener('click', () => jobsPage(1));

@@ -79,6 +79,17 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
       await stateIs('paused', 'done'); // it may end before it pauses
       if (await page.getAttribute('#j-state', 'data-state') === 'paused') {
         assert.ok(await page.isEnabled('#b-resume'), 'a paused job can be resumed');
+        // Start websites added while it waits: a bad one refused, a good one read next.
+        assert.ok(await page.isVisible('#seeds-form'), 'a paused job takes seeds');
+        await page.fill('#f-seeds', 'ftp://seeded.example.org/');
+        await page.click('#b-seeds');
+        await page.waitForFunction(() => /^Not added: /.test(document.querySelector('#seeds-msg').textContent),
+          null, {timeout: 10_000});
+        await page.fill('#f-seeds', 'http://seeded.example.org/');
+        await page.click('#b-seeds');
+        await page.waitForFunction(() => /Read next: seeded\.example\.org/.test(
+          document.querySelector('#seeds-msg').textContent), null, {timeout: 10_000});
+        console.log('# a seed added to the paused job from the page');
         await page.click('#b-resume');
         await stateIs('crawling', 'done');
         console.log('# paused and resumed with the buttons');
@@ -159,6 +170,7 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     const ext = await page.getAttribute('#sites-table tbody tr:first-child a.ext', 'href');
     assert.match(ext, /^https?:\/\//);
     assert.ok(await page.isDisabled('#b-pause'), 'a finished job cannot be paused');
+    assert.ok(await page.isHidden('#seeds-form'), 'a finished job takes no seeds');
 
     // The relevant sites to take away: the CSV download.
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#b-csv')]);
