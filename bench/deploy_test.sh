@@ -134,11 +134,6 @@ DEPLOY_PROXY=http://$(docker logs "$proj-replay" 2>/dev/null | sed -n 's/^listen
 [[ $DEPLOY_PROXY == http://127.0.0.1:* ]] || fail "the replay is not listening: $(docker logs "$proj-replay" 2>&1 | tail -3)"
 ok "the dev web replayed at $DEPLOY_PROXY"
 
-docker events --filter "label=com.docker.compose.project=$proj" --filter event=die \
-  --format '{{.Actor.Attributes.name}} {{.Actor.Attributes.exitCode}}' >"$tmp/died" &
-events_pid=$!
-start=$(date +%s.%N)
-"${compose[@]}" up -d --no-build --scale worker=2 >"$tmp/up.log" 2>&1 || fail "compose up: $(tail -5 "$tmp/up.log")"
 cid() { "${compose[@]}" ps -q "$1"; }
 health() { docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}}' "$1"; }
 wait_healthy() { # wait_healthy SERVICE: every container of it healthy (90 s at most)
@@ -151,10 +146,28 @@ wait_healthy() { # wait_healthy SERVICE: every container of it healthy (90 s at 
   done
   fail "$1 is not healthy after 90 s: $(for c in $(cid "$1"); do health "$c"; done | xargs)"
 }
+# First docker/compose.yaml alone, as a user runs it: everything comes up healthy (its
+# workers have no web to crawl here). Then with the test's override, which recreates
+# PostgreSQL (its data stays in the volume) and the workers.
+start=$(date +%s.%N)
+plain=("${dc[@]}" -p "$proj" -f "$top/docker/compose.yaml")
+"${plain[@]}" up -d --no-build >"$tmp/up.log" 2>&1 || fail "compose up: $(tail -5 "$tmp/up.log")"
 wait_healthy serve
 wait_healthy worker
-figure "compose up to serve and 2 workers healthy: $(echo "$(date +%s.%N) - $start" | bc) s"
-ok "postgres, migrate, serve and 2 workers up; serve and the workers healthy"
+figure "compose up (docker/compose.yaml alone) to serve and 2 workers healthy: $(echo "$(date +%s.%N) - $start" | bc) s"
+ok "docker/compose.yaml as it is: postgres, migrate, serve and 2 workers up and healthy"
+
+"${compose[@]}" up -d --no-build --scale worker=2 >>"$tmp/up.log" 2>&1 || fail "compose up: $(tail -5 "$tmp/up.log")"
+wait_healthy postgres
+wait_healthy serve
+wait_healthy worker
+[[ $(docker inspect -f '{{.HostConfig.NetworkMode}}' "$(cid worker | head -1)") == host ]] ||
+  fail "the override did not put the workers on the host's network"
+ok "with bench/deploy-compose.yaml: the workers on the host's network, healthy"
+# From here on, the exits of the stack's containers (name, exit code).
+docker events --filter "label=com.docker.compose.project=$proj" --filter event=die \
+  --format '{{.Actor.Attributes.name}} {{.Actor.Attributes.exitCode}}' >"$tmp/died" &
+events_pid=$!
 assert_eq 0 "$(docker inspect -f '{{.State.ExitCode}}' "$(cid migrate)")" "migrate ran and exited 0"
 assert_eq 401 "$(curl -s -o /dev/null -w '%{http_code}' "$api/api/health")" \
   "the API refuses a call without the token through the published port"
@@ -292,9 +305,9 @@ assert_eq 0 "$(q "select count(*) from sites where job_id = $job and state = 'cl
 assert_eq 0 "$(q "select count(*) from (select pages, lag(pages) over (order by id) as prev
   from metrics where job_id = $job) m where pages < prev")" \
   "its metrics are one series (pages never go back)"
-assert_eq done "$(curl -s "${auth[@]}" "$api/api/jobs/$job" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" \
-  "the API says done through the published port"
+read -r api_state stop_reason < <(curl -s "${auth[@]}" "$api/api/jobs/$job" |
+  python3 -c 'import json,sys; j = json.load(sys.stdin); print(j["state"], j["stop_reason"])')
+assert_eq done "$api_state" "the API says done through the published port (stop_reason $stop_reason)"
 dash=$(curl -s -w '\n%{http_code}' "$api/")
 assert_eq 200 "$(tail -1 <<<"$dash")" "the dashboard answers through the published port"
 [[ $dash == *"<html"* ]] || fail "the dashboard's page is not HTML: ${dash:0:200}"

@@ -95,8 +95,15 @@ for image in debian:bookworm-slim postgres:15; do
     debian_slim
     echo "$image: built from Debian's packages"
   else
-    docker build -q --network host -t "$image" --label org.sitescout.base=debian-packages \
-      "$here/postgres" >/dev/null
+    log=$(mktemp)
+    docker build --network host -t "$image" --label org.sitescout.base=debian-packages \
+      "$here/postgres" >"$log" 2>&1 || {
+      tail -20 "$log" >&2
+      rm -f "$log"
+      echo "build-base-images.sh: the build of $image failed" >&2
+      exit 1
+    }
+    rm -f "$log"
     echo "$image: built from Debian's packages (docker/postgres/)"
   fi
 done
