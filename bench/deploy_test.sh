@@ -156,6 +156,11 @@ wait_healthy serve
 wait_healthy worker
 figure "compose up (docker/compose.yaml alone) to serve and 2 workers healthy: $(echo "$(date +%s.%N) - $start" | bc) s"
 ok "docker/compose.yaml as it is: postgres, migrate, serve and 2 workers up and healthy"
+w=$(docker logs "$(cid worker | head -1)" 2>&1)
+[[ $w == *working* ]] || fail "a worker's docker log has not its 'working': $w"
+s=$(docker logs "$(cid serve)" 2>&1)
+[[ $s == *"listening on 0.0.0.0:8080"* && $s == *" info "* ]] || fail "serve's docker log: $s"
+ok "their output and their log are in docker's log"
 
 "${compose[@]}" up -d --no-build --scale worker=2 >>"$tmp/up.log" 2>&1 || fail "compose up: $(tail -5 "$tmp/up.log")"
 wait_healthy postgres
