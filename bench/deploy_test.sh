@@ -57,6 +57,8 @@ cleanup() {
   local rc=$?
   if ((${#compose[@]})) && ((!keep)); then
     "${compose[@]}" down -v --remove-orphans --timeout 10 >/dev/null 2>&1 || true
+  elif ((${#compose[@]})); then
+    echo "kept: SITESCOUT_TOKEN=$SITESCOUT_TOKEN DEPLOY_PG_PORT=$DEPLOY_PG_PORT DEPLOY_PROXY=x ${compose[*]} down -v"
   fi
   docker rm -f "$proj-replay" >/dev/null 2>&1 || true
   [[ -n $events_pid ]] && kill "$events_pid" 2>/dev/null
@@ -323,5 +325,7 @@ assert_eq "0 0 0 137" "$(grep -E '[_-]worker[_-]' "$tmp/died" | awk '{print $2}'
   "no worker exited but the three scaled down and the one killed"
 "${compose[@]}" logs --no-color worker serve >"$tmp/logs" 2>&1 || true
 figure "reconnections after the outage: workers $(grep -E '^worker' "$tmp/logs" | grep -c 're-established' || true), serve $(grep -E '^serve' "$tmp/logs" | grep -c 're-established' || true)"
+figure "the job's websites by state: $(q "select string_agg(state || ' ' || n, ', ' order by state)
+  from (select state, count(*) as n from sites where job_id = $job group by 1) c")"
 figure "job: $pages pages, $(q "select sites_examined from jobs where id = $job") websites examined, $(q "select relevant_found from jobs where id = $job") relevant, $(q "select requests from jobs where id = $job") requests, $elapsed s from post to done"
 figure "containers that died: $(awk '{print $2}' "$tmp/died" | sort | uniq -c | awk '{printf "%s exit %s, ", $1, $2}')"
