@@ -101,7 +101,9 @@ fi
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 export SITESCOUT_TOKEN=deploy-$RANDOM$RANDOM$RANDOM
 export POSTGRES_PASSWORD=pw-$RANDOM$RANDOM
-export SITESCOUT_BIND=127.0.0.1 SITESCOUT_PORT=$(free_port) DEPLOY_PG_PORT=$(free_port)
+SITESCOUT_PORT=$(free_port)
+DEPLOY_PG_PORT=$(free_port)
+export SITESCOUT_BIND=127.0.0.1 SITESCOUT_PORT DEPLOY_PG_PORT
 export SITESCOUT_WORKER_JOBS=2 SITESCOUT_FETCH_SLOTS=64
 api=http://127.0.0.1:$SITESCOUT_PORT
 auth=(-H "Authorization: Bearer $SITESCOUT_TOKEN")
@@ -202,7 +204,7 @@ job_start=$(date +%s.%N)
 running() { # running WHAT: fail when the job ended before WHAT
   local s
   s=$(q "select state from jobs where id = $job")
-  [[ $s == done || $s == failed ]] && fail "the job ended ($s) before $1: give a larger --budget"
+  [[ $s == "done" || $s == "failed" ]] && fail "the job ended ($s) before $1: give a larger --budget"
   return 0
 }
 team() { q "select count(*) from job_workers where job_id = $job"; }
@@ -292,11 +294,11 @@ ok "serve started again, healthy"
 state=""
 for _ in $(seq 1200); do # 10 min
   state=$(q "select state from jobs where id = $job")
-  [[ $state == done || $state == failed ]] && break
+  [[ $state == "done" || $state == "failed" ]] && break
   sleep 0.5
 done
 elapsed=$(echo "$(date +%s.%N) - $job_start" | bc)
-assert_eq done "$state" "the job ended done (in $elapsed s; at most 600 s after the faults)"
+assert_eq "done" "$state" "the job ended done (in $elapsed s; at most 600 s after the faults)"
 pages=$(q "select pages_downloaded from jobs where id = $job")
 ((pages <= budget)) || fail "the budget did not hold: $pages pages for $budget"
 ok "within its budget: $pages pages for $budget"
@@ -314,7 +316,7 @@ assert_eq 0 "$(q "select count(*) from (select pages, lag(pages) over (order by 
   "its metrics are one series (pages never go back)"
 read -r api_state stop_reason < <(curl -s "${auth[@]}" "$api/api/jobs/$job" |
   python3 -c 'import json,sys; j = json.load(sys.stdin); print(j["state"], j["stop_reason"])')
-assert_eq done "$api_state" "the API says done through the published port (stop_reason $stop_reason)"
+assert_eq "done" "$api_state" "the API says done through the published port (stop_reason $stop_reason)"
 dash=$(curl -s -w '\n%{http_code}' "$api/")
 assert_eq 200 "$(tail -1 <<<"$dash")" "the dashboard answers through the published port"
 [[ $dash == *"<html"* ]] || fail "the dashboard's page is not HTML: ${dash:0:200}"

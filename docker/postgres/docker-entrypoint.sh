@@ -50,7 +50,11 @@ if [[ ! -s $PGDATA/PG_VERSION ]]; then
   for f in /docker-entrypoint-initdb.d/*; do
     case $f in
       *.sql) log "running $f"; "${psql[@]}" --dbname "$db" -f "$f" >&2 ;;
-      *.sh) log "running $f"; source "$f" ;;
+      *.sh)
+        log "running $f"
+        # shellcheck disable=SC1090 # the user's scripts, as in the official image
+        source "$f"
+        ;;
       *) ;;
     esac
   done
