@@ -52,6 +52,7 @@ fail() {
 }
 ok() { checks=$((checks + 1)); echo "ok $checks - $*"; }
 figure() { echo "figure: $*"; }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; } # since START: seconds
 assert_eq() { [[ "$1" == "$2" ]] || fail "$3: expected '$1', got '$2'"; ok "$3"; }
 cleanup() {
   local rc=$?
@@ -111,7 +112,7 @@ auth=(-H "Authorization: Bearer $SITESCOUT_TOKEN")
 # --- 2. The images ---------------------------------------------------------------------
 start=$(date +%s.%N)
 "$top/docker/build-base-images.sh" | sed 's/^/  /'
-figure "base images ready in $(echo "$(date +%s.%N) - $start" | bc) s"
+figure "base images ready in $(since "$start") s"
 for image in debian:bookworm-slim postgres:15; do
   docker image inspect "$image" >/dev/null 2>&1 || fail "no image $image"
 done
@@ -121,7 +122,7 @@ compose=("${dc[@]}" -p "$proj" -f "$top/docker/compose.yaml" -f "$top/bench/depl
 if ((build)) || ! docker image inspect sitescout:latest >/dev/null 2>&1; then
   start=$(date +%s.%N)
   "${compose[@]}" build migrate >"$tmp/build.log" 2>&1 || { tail -30 "$tmp/build.log"; fail "the image's build"; }
-  figure "sitescout:latest built in $(echo "$(date +%s.%N) - $start" | bc) s"
+  figure "sitescout:latest built in $(since "$start") s"
 fi
 figure "image sizes (MB): $(for i in sitescout:latest postgres:15 debian:bookworm-slim; do
   printf '%s %s  ' "$i" "$(($(docker image inspect -f '{{.Size}}' "$i") / 1000000))"; done)"
@@ -158,7 +159,7 @@ plain=("${dc[@]}" -p "$proj" -f "$top/docker/compose.yaml")
 "${plain[@]}" up -d --no-build >"$tmp/up.log" 2>&1 || fail "compose up: $(tail -5 "$tmp/up.log")"
 wait_healthy serve
 wait_healthy worker
-figure "compose up (docker/compose.yaml alone) to serve and 2 workers healthy: $(echo "$(date +%s.%N) - $start" | bc) s"
+figure "compose up (docker/compose.yaml alone) to serve and 2 workers healthy: $(since "$start") s"
 ok "docker/compose.yaml as it is: postgres, migrate, serve and 2 workers up and healthy"
 w=$(docker logs "$(cid worker | head -1)" 2>&1)
 [[ $w == *working* ]] || fail "a worker's docker log has not its 'working': $w"
@@ -229,7 +230,7 @@ wait_team 4 "scaled to 4 workers: all four run the job"
 gone_before=$(wc -l <"$tmp/died")
 start=$(date +%s.%N)
 scale 1 || fail "scaling to 1 worker"
-figure "scale 4 -> 1 (three workers stopped with SIGTERM): $(echo "$(date +%s.%N) - $start" | bc) s"
+figure "scale 4 -> 1 (three workers stopped with SIGTERM): $(since "$start") s"
 # (compose up runs migrate again each time, idempotent: its exits are left out here.)
 stopped=""
 for _ in $(seq 100); do
@@ -268,7 +269,7 @@ for _ in $(seq 240); do
   sleep 0.5
 done
 [[ -n $new && $new != "$lead" ]] || fail "nobody took the killed lead's job over in 120 s"
-ok "another runner leads the job ($new) after $(echo "$(date +%s.%N) - $killed_at" | bc) s"
+ok "another runner leads the job ($new) after $(since "$killed_at") s"
 scale 2 || fail "scaling to 2 workers after the kill"
 
 running "PostgreSQL's outage"
@@ -283,7 +284,7 @@ running "serve's stop"
 serve=$(cid serve)
 start=$(date +%s.%N)
 docker stop "$serve" >/dev/null
-figure "docker stop of serve: $(echo "$(date +%s.%N) - $start" | bc) s"
+figure "docker stop of serve: $(since "$start") s"
 assert_eq 0 "$(docker inspect -f '{{.State.ExitCode}}' "$serve")" \
   "serve exited 0 on SIGTERM, within docker's 10 s"
 docker start "$serve" >/dev/null
@@ -297,7 +298,7 @@ for _ in $(seq 1200); do # 10 min
   [[ $state == "done" || $state == "failed" ]] && break
   sleep 0.5
 done
-elapsed=$(echo "$(date +%s.%N) - $job_start" | bc)
+elapsed=$(since "$job_start")
 assert_eq "done" "$state" "the job ended done (in $elapsed s; at most 600 s after the faults)"
 pages=$(q "select pages_downloaded from jobs where id = $job")
 ((pages <= budget)) || fail "the budget did not hold: $pages pages for $budget"
