@@ -2,6 +2,7 @@
 #include "crawler/extcrawl.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,8 @@ struct ext {
     int64_t granted, recorded;
     uint64_t grant_poll; /* the poll of the last grant ... */
     double grant_at;     /* ... and when */
-    /* Has any website answered this run (an HTTP answer of any status)? Until one has,
+    /* Has any website answered this run (an HTTP answer of any status)? Until one has
+     * (or one answered another run of this process within the last minute: answered()),
      * websites whose first fetch fails at the network level go back to the border, not
      * to `failed`: a wrong or missing proxy, or no network, must not destroy the job's
      * border. UNREACHED_MAX of them, and none of the websites in flight then answering,
@@ -79,6 +81,20 @@ struct ext {
 };
 
 #define UNREACHED_MAX 8
+
+/* When a website last answered a run of this process's (monotime_ms; 0 never). Another
+ * run's answer within ANSWERED_RECENT_MS says the network and the proxy work as well as
+ * an answer of its own: a run whose first websites are dead hosts (a cluster of them at
+ * the top of a shared job's border, taken over from its lead) records them failed
+ * instead of pausing the job (issue 33). */
+static atomic_int_fast64_t last_answer_ms;
+#define ANSWERED_RECENT_MS 60000
+
+static int answered(const struct ext *x)
+{
+    int64_t last = atomic_load(&last_answer_ms);
+    return x->answered || (last > 0 && monotime_ms() - last < ANSWERED_RECENT_MS);
+}
 
 /* LinkRank's question (crawler/sitecrawl.h): does the job know this website already? */
 static int host_known(void *ctx, const char *host)
@@ -277,7 +293,7 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     /* A robots.txt that could not be fetched disallows its host (RFC 9309): its pages
      * come back as robots refusals, which count here too while nothing has answered. */
     enum fetch_status first = n_pages ? pages[0].status : FETCH_OK;
-    if (!x->answered && n_pages && (fetch_status_unreached(first) || first == FETCH_ROBOTS)) {
+    if (!answered(x) && n_pages && (fetch_status_unreached(first) || first == FETCH_ROBOTS)) {
         if (!x->unreached++)
             snprintf(x->unreached_why, sizeof x->unreached_why, "%s: %s", sl->host, why);
         /* Back to the border, uncounted: nothing was downloaded (the job's requests
@@ -671,7 +687,7 @@ static enum err ext_refill(void *arg, enum crawl_stop *blocked)
     /* UNREACHED_MAX websites went back unreached and nothing has answered: start no more
      * and wait for those in flight (dead links fail at once, live websites take longer to
      * answer); if none of them answers either, the network or the proxy is down. */
-    int doubt = !x->answered && x->unreached >= UNREACHED_MAX;
+    int doubt = !answered(x) && x->unreached >= UNREACHED_MAX;
     if (!e && doubt && x->active == 0)
         e = err_set(ERR_NET,
                     "no website answered: the first %d examined could not be reached (%s); "
@@ -721,8 +737,10 @@ static enum err ext_feed(void *arg, struct fetch_result *res)
         return ERR_OK; /* an answer for a site given up on */
     struct slot *sl = &x->slots[idx];
     sl->waiting = 0;
-    if (!fetch_status_unreached(res->status) && fetch_status_downloaded(res->status))
+    if (!fetch_status_unreached(res->status) && fetch_status_downloaded(res->status)) {
         x->answered = 1;
+        atomic_store(&last_answer_ms, monotime_ms());
+    }
     enum err e = sitecrawl_feed(sl->sc, res);
     return e ? e : slot_step(x, sl);
 }

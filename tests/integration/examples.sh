@@ -17,7 +17,8 @@
 #   docs/api.md 1: the synopsis of `serve`, not a command.
 #   docs/crawl.md 1's `crawl --resume 7`: needs an interrupted job 7 (crawl.sh kills one).
 #   docs/classifier.md 1: a second build tree and the dev web; bench/ runs it.
-#   docs/deploy.md 1-2: docker-compose and a remote PostgreSQL (deploy.sh).
+#   docs/deploy.md 1-3: docker-compose, a remote PostgreSQL, docker run on other machines
+#     (deploy.sh checks the files; bench/deploy_test.sh runs the compose file).
 #   docs/eval.md 1-2: the dev web (../shared, not in the repository), a PORT to fill in
 #     and 50 s for all topics; eval.sh and eval_all.sh run eval.
 #   docs/eval.md 3: bench/alltopics_crawl.sh, 46 crawls of the dev web (a benchmark).
@@ -25,7 +26,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The blocks skipped (FILE:N), as listed above; every other block must be run below.
 SKIPPED=(README.md:1 README.md:4 docs/api.md:1 docs/classifier.md:1 docs/deploy.md:1
-  docs/deploy.md:2 docs/eval.md:1 docs/eval.md:2 docs/eval.md:3 docs/testing.md:1 docs/testing.md:2
+  docs/deploy.md:2 docs/deploy.md:3 docs/eval.md:1 docs/eval.md:2 docs/eval.md:3 docs/testing.md:1 docs/testing.md:2
   docs/testing.md:3 docs/testing.md:4)
 declare -A RUN=()
 make_scratch
