@@ -21,14 +21,7 @@ static enum err answer(struct http_response *resp, const char *host, int label,
                   label == LABELSTORE_CLEAR ? json_null() : json_boolean(label), "state", r->state,
                   "relevant", r->relevant < 0 ? json_null() : json_boolean(r->relevant), "changed",
                   r->changed, "relevant_found", (json_int_t)r->relevant_found);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    if (!text) {
-        api_reply_err(resp, err_set(ERR_NOMEM, "out of memory"), 500);
-        return ERR_NOMEM;
-    }
-    api_set_body(resp, 200, text);
-    return ERR_OK;
+    return api_reply_json(resp, o);
 }
 
 static enum err set(struct store *s, struct http_response *resp, int64_t job, const char *host,
@@ -96,12 +89,5 @@ enum err apilabels_list(struct store *s, struct http_response *resp, int64_t job
     store_rows_free(r);
     json_t *top =
         labels ? json_pack("{s:I, s:o}", "job_id", (json_int_t)job, "labels", labels) : NULL;
-    char *text = top ? json_dumps(top, JSON_COMPACT) : NULL;
-    json_decref(top);
-    if (!text) {
-        api_reply_err(resp, err_set(ERR_NOMEM, "out of memory"), 500);
-        return ERR_NOMEM;
-    }
-    api_set_body(resp, 200, text);
-    return ERR_OK;
+    return api_reply_json(resp, top);
 }

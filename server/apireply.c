@@ -131,3 +131,15 @@ int api_reply_fault(const struct http_request *req, struct http_response *resp)
     }
     }
 }
+
+enum err api_reply_json(struct http_response *resp, json_t *o)
+{
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!text) {
+        api_reply_err(resp, err_set(ERR_NOMEM, "out of memory"), 500);
+        return ERR_NOMEM;
+    }
+    api_set_body(resp, 200, text);
+    return ERR_OK;
+}

@@ -12,6 +12,13 @@
 /* Set resp's status and body (malloc'd, taken; the old one is freed). */
 void api_set_body(struct http_response *resp, int status, char *body);
 
+/*
+ * Answer 200 with the JSON value o (taken: freed here), or 500 when o is NULL (a failed
+ * allocation while it was built) or cannot be written. Returns ERR_OK or ERR_NOMEM.
+ */
+struct json_t;
+enum err api_reply_json(struct http_response *resp, struct json_t *o);
+
 /* The error body; status and code chosen by the caller. */
 void api_reply_error(struct http_response *resp, int status, const char *code, const char *message,
                      const char *field);

@@ -35,14 +35,7 @@ enum err apitopic_seeds(struct store *s, const struct http_request *req, struct 
     free(seeds);
     json_t *top =
         list ? json_pack("{s:I, s:o}", "job_id", (json_int_t)job, "start_sites", list) : NULL;
-    char *text = top ? json_dumps(top, JSON_COMPACT) : NULL;
-    json_decref(top);
-    if (!text) {
-        api_reply_err(resp, err_set(ERR_NOMEM, "out of memory"), 500);
-        return ERR_NOMEM;
-    }
-    api_set_body(resp, 200, text);
-    return ERR_OK;
+    return api_reply_json(resp, top);
 }
 
 enum err apitopic_body(struct store *s, struct http_response *resp, int64_t job)
