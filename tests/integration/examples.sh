@@ -21,12 +21,13 @@
 #     (deploy.sh checks the files; bench/deploy_test.sh runs the compose file).
 #   docs/eval.md 1-2: the dev web (../shared, not in the repository), a PORT to fill in
 #     and 50 s for all topics; eval.sh and eval_all.sh run eval.
-#   docs/eval.md 3: bench/alltopics_crawl.sh, 46 crawls of the dev web (a benchmark).
+#   docs/eval.md 3-4: bench/eval_all.sh over 23 topics and bench/alltopics_crawl.sh, 46
+#     crawls of the dev web (benchmarks).
 #   docs/testing.md 1-4: the test suite and the fuzzers themselves.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The blocks skipped (FILE:N), as listed above; every other block must be run below.
 SKIPPED=(README.md:1 README.md:4 docs/api.md:1 docs/classifier.md:1 docs/deploy.md:1
-  docs/deploy.md:2 docs/deploy.md:3 docs/eval.md:1 docs/eval.md:2 docs/eval.md:3 docs/testing.md:1 docs/testing.md:2
+  docs/deploy.md:2 docs/deploy.md:3 docs/eval.md:1 docs/eval.md:2 docs/eval.md:3 docs/eval.md:4 docs/testing.md:1 docs/testing.md:2
   docs/testing.md:3 docs/testing.md:4)
 declare -A RUN=()
 make_scratch
@@ -174,6 +175,7 @@ ok "README: the SQL query runs ($sql)"
 # the lines that read a site of it and pause it, and for it to end before DELETE.
 run_block docs/api.md 2 "docs/api.md: every endpoint example" \
   -e "s|^\(curl -s \$API/api/jobs/\$id/sites/.*\)$|wait_job crawling \$API\n\1|" \
+  -e "s|^\(host=\$(curl -s \"\$API/api/jobs/\$id/sites?relevant=true.*\)$|wait_found \$API\n\1|" \
   -e "s|^\(curl -s -X DELETE .*\)$|wait_job 'done\\|failed' \$API\n\1|"
 assert_contains "$(cat "$SCRATCH/block.out")" "HTTP/1.1 201" "... the job was created (201)"
 kill "$serve" && wait "$serve" 2>/dev/null || true
