@@ -72,7 +72,8 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
     "     AND cm.kind = '" MODELS_CRAWL "'),"                                                      \
     "   'last', (SELECT json_build_object('model_id', cm.id, " CRAWL_MODEL_FIGURES ")"             \
     "     FROM models cm WHERE cm.job_id = j.id AND cm.kind = '" MODELS_CRAWL "'"                  \
-    "     ORDER BY cm.created_at DESC, cm.id DESC LIMIT 1)),"
+    "     ORDER BY cm.created_at DESC, cm.id DESC LIMIT 1),"                                       \
+    "   'labels_pending', j.labels_changed_at IS DISTINCT FROM j.labels_judged_at),"
 
 /*
  * What only the one-job answer carries (it is cached; the list is not): the border's

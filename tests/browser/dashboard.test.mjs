@@ -511,6 +511,12 @@ test('a picture of what was found: the graph', {timeout: 120_000,
     await page.route('**/*', (route) =>
       route.request().url().startsWith(URL_) ? route.continue() : route.abort());
 
+    // The labels test before left labels to judge: the graph is read once they are.
+    const settle = Date.now() + 60_000;
+    while ((await apiGet(`/api/jobs/${id}`)).judge.labels_pending) {
+      assert.ok(Date.now() < settle, 'the job judged its labels within 60 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const g = await apiGet(`/api/jobs/${id}/graph`);
     assert.ok(g.nodes.length >= 2, `a graph of ${g.nodes.length} websites`);
     const hosts = new Set(g.nodes.map((n) => n.host));
