@@ -2,7 +2,6 @@
 #include "crawler/extcrawl.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "common/strmap.h"
 #include "crawler/crawlrun.h"
 #include "crawler/deepen.h"
+#include "crawler/noanswer.h"
 #include "crawler/fetch.h"
 #include "crawler/verdict.h"
 #include "store/crawlstore.h"
@@ -65,36 +65,12 @@ struct ext {
     int64_t granted, recorded;
     uint64_t grant_poll; /* the poll of the last grant ... */
     double grant_at;     /* ... and when */
-    /* Has any website answered this run (an HTTP answer of any status)? Until one has
-     * (or one answered another run of this process within the last minute: answered()),
-     * websites whose first fetch fails at the network level go back to the border, not
-     * to `failed`: a wrong or missing proxy, or no network, must not destroy the job's
-     * border. UNREACHED_MAX of them, and none of the websites in flight then answering,
-     * end the run (ERR_NET, the job pauses). */
-    int answered;
-    int unreached;
-    char unreached_why[160]; /* the first one's cause */
+    struct noanswer na;  /* is the web there? (crawler/noanswer.h) */
     /* The claims checked (claims_check): at these reconnects of the crawl's and the
      * writer's connections, and at this poll while idle. */
     int reconnects_seen;
     uint64_t idle_check_poll;
 };
-
-#define UNREACHED_MAX 8
-
-/* When a website last answered a run of this process's (monotime_ms; 0 never). Another
- * run's answer within ANSWERED_RECENT_MS says the network and the proxy work as well as
- * an answer of its own: a run whose first websites are dead hosts (a cluster of them at
- * the top of a shared job's border, taken over from its lead) records them failed
- * instead of pausing the job (issue 33). */
-static atomic_int_fast64_t last_answer_ms;
-#define ANSWERED_RECENT_MS 60000
-
-static int answered(const struct ext *x)
-{
-    int64_t last = atomic_load(&last_answer_ms);
-    return x->answered || (last > 0 && monotime_ms() - last < ANSWERED_RECENT_MS);
-}
 
 /* LinkRank's question (crawler/sitecrawl.h): does the job know this website already? */
 static int host_known(void *ctx, const char *host)
@@ -278,11 +254,10 @@ static enum advance slot_advance(struct ext *x, struct slot *sl, enum err *e)
     return ADVANCE_SUBMITTED;
 }
 
-/* A website none of whose pages could be classified: recorded as failed. */
+/* A website none of whose pages could be classified (a dead host, robots.txt says no, an
+ * alias that redirects elsewhere, whose target inherits its rank): recorded as failed. */
 static enum err slot_unread(struct ext *x, struct slot *sl)
 {
-    /* A dead host, robots.txt says no, or an alias that redirects elsewhere (whose
-     * target then inherits this site's rank). */
     size_t n_pages, n_edges;
     const struct sitecrawl_page *pages = sitecrawl_pages(sl->sc, &n_pages);
     const struct edge *edges = sitecrawl_edges(sl->sc, &n_edges);
@@ -293,9 +268,9 @@ static enum err slot_unread(struct ext *x, struct slot *sl)
     /* A robots.txt that could not be fetched disallows its host (RFC 9309): its pages
      * come back as robots refusals, which count here too while nothing has answered. */
     enum fetch_status first = n_pages ? pages[0].status : FETCH_OK;
-    if (!answered(x) && n_pages && (fetch_status_unreached(first) || first == FETCH_ROBOTS)) {
-        if (!x->unreached++)
-            snprintf(x->unreached_why, sizeof x->unreached_why, "%s: %s", sl->host, why);
+    if (!noanswer_answered(&x->na) && n_pages &&
+        (fetch_status_unreached(first) || first == FETCH_ROBOTS)) {
+        noanswer_unreached(&x->na, sl->host, why);
         /* Back to the border, uncounted: nothing was downloaded (the job's requests
          * count the tries), and the website is examined again later. */
         log_debug("extcrawl: %s put back on the border: %s", sl->host, why);
@@ -684,15 +659,12 @@ static enum err ext_refill(void *arg, enum crawl_stop *blocked)
 {
     struct ext *x = arg;
     enum err e = reconnects(x) != x->reconnects_seen ? claims_check(x) : ERR_OK;
-    /* UNREACHED_MAX websites went back unreached and nothing has answered: start no more
-     * and wait for those in flight (dead links fail at once, live websites take longer to
-     * answer); if none of them answers either, the network or the proxy is down. */
-    int doubt = !answered(x) && x->unreached >= UNREACHED_MAX;
+    /* In doubt, start no more and wait for those in flight (dead links fail at once, live
+     * websites take longer to answer); if none of them answers either, the network or the
+     * proxy is down. */
+    int doubt = noanswer_doubt(&x->na);
     if (!e && doubt && x->active == 0)
-        e = err_set(ERR_NET,
-                    "no website answered: the first %d examined could not be reached (%s); "
-                    "check the proxy (--proxy) and the network",
-                    x->unreached, x->unreached_why);
+        e = noanswer_fail(&x->na);
     if (!e)
         e = renew_allowance(x);
     int affordable = 1;
@@ -737,10 +709,8 @@ static enum err ext_feed(void *arg, struct fetch_result *res)
         return ERR_OK; /* an answer for a site given up on */
     struct slot *sl = &x->slots[idx];
     sl->waiting = 0;
-    if (!fetch_status_unreached(res->status) && fetch_status_downloaded(res->status)) {
-        x->answered = 1;
-        atomic_store(&last_answer_ms, monotime_ms());
-    }
+    if (!fetch_status_unreached(res->status) && fetch_status_downloaded(res->status))
+        noanswer_heard(&x->na);
     enum err e = sitecrawl_feed(sl->sc, res);
     return e ? e : slot_step(x, sl);
 }

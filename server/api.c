@@ -31,6 +31,7 @@
 #include "server/apigraph.h"
 #include "server/apilabels.h"
 #include "server/apirefresh.h"
+#include "server/apiroutes.h"
 #include "server/apitopic.h"
 #include "server/apireply.h"
 #include "server/respcache.h"
@@ -39,75 +40,6 @@
 #define API_MAX_LIMIT     1000
 #define API_DEFAULT_LIMIT 50
 #define API_MAX_SEGMENTS  8
-
-enum route_id {
-    R_HEALTH,
-    R_OPENAPI,
-    R_PROMETHEUS,
-    R_JOBS_LIST,
-    R_JOBS_CREATE,
-    R_JOB_GET,
-    R_JOB_DELETE,
-    R_JOB_STOP,
-    R_JOB_PAUSE,
-    R_JOB_RESUME,
-    R_SITES,
-    R_SITE,
-    R_METRICS,
-    R_SITES_CSV,
-    R_SITES_NDJSON,
-    R_SITE_PAGES,
-    R_BORDER,
-    R_LABEL_PUT,
-    R_LABEL_DELETE,
-    R_LABELS,
-    R_SEEDS,
-    R_TOPIC,
-    R_GRAPH,
-};
-
-/* Indexed by enum route_id. */
-static const char *const no_args[] = {NULL};
-static const char *const jobs_args[] = {"limit", "offset", "state", NULL};
-static const char *const sites_args[] = {"relevant", "role", "order", "limit", "offset", NULL};
-static const char *const metrics_args[] = {"since", NULL};
-static const char *const export_args[] = {"relevant", NULL};
-static const char *const border_args[] = {"limit", NULL};
-static const char *const graph_args[] = {"limit", NULL};
-#define JSON   "application/json"
-#define CSV    "text/csv"
-#define NDJSON "application/x-ndjson"
-const struct api_route api_routes[] = {
-    {"GET", "/api/health", no_args, JSON},
-    {"GET", "/api/openapi.json", no_args, JSON},
-    {"GET", "/metrics", no_args, "text/plain"},
-    {"GET", "/api/jobs", jobs_args, JSON},
-    {"POST", "/api/jobs", no_args, JSON},
-    {"GET", "/api/jobs/{id}", no_args, JSON},
-    {"DELETE", "/api/jobs/{id}", no_args, NULL},
-    {"POST", "/api/jobs/{id}/stop", no_args, JSON},
-    {"POST", "/api/jobs/{id}/pause", no_args, JSON},
-    {"POST", "/api/jobs/{id}/resume", no_args, JSON},
-    {"GET", "/api/jobs/{id}/sites", sites_args, JSON}, /* or CSV, NDJSON by Accept */
-    {"GET", "/api/jobs/{id}/sites/{host}", no_args, JSON},
-    {"GET", "/api/jobs/{id}/metrics", metrics_args, JSON},
-    {"GET", "/api/jobs/{id}/sites.csv", export_args, CSV},
-    {"GET", "/api/jobs/{id}/sites.ndjson", export_args, NDJSON},
-    {"GET", "/api/jobs/{id}/sites/{host}/pages", no_args, JSON},
-    {"GET", "/api/jobs/{id}/border", border_args, JSON},
-    {"PUT", "/api/jobs/{id}/sites/{host}/label", no_args, JSON},
-    {"DELETE", "/api/jobs/{id}/sites/{host}/label", no_args, JSON},
-    {"GET", "/api/jobs/{id}/labels", no_args, JSON},
-    {"POST", "/api/jobs/{id}/seeds", no_args, JSON},
-    {"GET", "/api/jobs/{id}/topic", no_args, JSON},
-    {"GET", "/api/jobs/{id}/graph", graph_args, JSON},
-};
-#undef JSON
-#undef CSV
-#undef NDJSON
-const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
-_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_GRAPH + 1,
-               "a route in enum route_id and in api_routes[]");
 
 /* A request being answered: its path parameters and a database connection. */
 struct call {
@@ -709,34 +641,6 @@ static int authorized(const struct api_config *cfg, const struct http_request *r
     return diff == 0;
 }
 
-/* Does the request use only the route's query arguments? Else a 400 naming the first other. */
-static int known_args(struct call *c, const struct api_route *r)
-{
-    const char *bad = http_request_unknown_arg(c->req, r->args);
-    if (!bad)
-        return 1;
-    if (!httpcheck_utf8(bad)) { /* JSON cannot echo it */
-        api_reply_error(c->resp, 400, "invalid",
-                        "unknown query parameter (its name is not UTF-8 once decoded)", NULL);
-        return 0;
-    }
-    char takes[128] = "";
-    for (size_t i = 0, n = 0; r->args[i] && n < sizeof takes; i++)
-        n += (size_t)snprintf(takes + n, sizeof takes - n, "%s%s", i ? ", " : "", r->args[i]);
-    char msg[320];
-    snprintf(msg, sizeof msg, "unknown query parameter '%.80s' (%s %s takes %s)", bad, r->method,
-             r->pattern, *takes ? takes : "none");
-    api_reply_error(c->resp, 400, "invalid", msg, bad);
-    return 0;
-}
-
-/* Does the route take the method? HEAD is GET without the body (libmicrohttpd drops it). */
-static int takes_method(const struct api_route *r, const char *method)
-{
-    return strcmp(r->method, method) == 0 ||
-           (strcmp(method, "HEAD") == 0 && strcmp(r->method, "GET") == 0);
-}
-
 /* The methods the request's path takes, as an Allow header lists them; 0 for no route. */
 static int path_methods(struct call *c, char *allow, size_t cap)
 {
@@ -830,9 +734,10 @@ static void answer(struct call *c)
     }
     for (int i = 0; i < api_routes_count; i++) {
         if (!match(api_routes[i].pattern, req->path, c) ||
-            !takes_method(&api_routes[i], req->method))
+            !apiroutes_takes_method(&api_routes[i], req->method))
             continue;
-        if (known_args(c, &api_routes[i]) && acceptable(c, (enum route_id)i))
+        if (apiroutes_known_args(c->req, c->resp, &api_routes[i]) &&
+            acceptable(c, (enum route_id)i))
             dispatch(c, (enum route_id)i);
         dbpool_give(c->cfg->pool, c->s, c->db_bad);
         return;

@@ -107,6 +107,19 @@ enum err crawlstore_job_add_warning(struct store *s, int64_t id, const char *cod
                       3, p);
 }
 
+enum err crawlstore_job_exists(struct store *s, int64_t job)
+{
+    char j[32];
+    const char *p[] = {NUM(j, job)};
+    struct store_rows *r;
+    enum err e = store_query(s, "SELECT 1 FROM jobs WHERE id = $1", 1, p, &r);
+    if (e)
+        return e;
+    int found = store_rows_count(r) == 1;
+    store_rows_free(r);
+    return found ? ERR_OK : err_set(ERR_NOTFOUND, "no job %lld", (long long)job);
+}
+
 enum err crawlstore_job_set_proxy(struct store *s, int64_t id, const char *proxy)
 {
     char ids[32];

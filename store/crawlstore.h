@@ -40,6 +40,9 @@ struct crawlstore_job {
 enum err crawlstore_job_get(struct store *s, int64_t id, struct crawlstore_job *out) WARN_UNUSED;
 void crawlstore_job_release(struct crawlstore_job *j);
 
+/* ERR_OK when job exists, else ERR_NOTFOUND ("no job N"). */
+enum err crawlstore_job_exists(struct store *s, int64_t job) WARN_UNUSED;
+
 /* Add a warning {code, message} to the job's warnings (job/jobwarn.h), once per code. */
 enum err crawlstore_job_add_warning(struct store *s, int64_t id, const char *code,
                                     const char *message) WARN_UNUSED;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store/crawlstore.h"
 #include "store/judgestore.h"
 #include "store/sqlarray.h"
 #include "store/sqlnum.h"
@@ -126,14 +127,9 @@ enum err labelstore_list(struct store *s, int64_t job, struct store_rows **out)
     char j[24];
     const char *p[] = {NUM(j, job)};
     *out = NULL;
-    struct store_rows *r;
-    enum err e = store_query(s, "SELECT 1 FROM jobs WHERE id = $1", 1, p, &r);
+    enum err e = crawlstore_job_exists(s, job);
     if (e)
         return e;
-    int found = store_rows_count(r) == 1;
-    store_rows_free(r);
-    if (!found)
-        return err_set(ERR_NOTFOUND, "no job %lld", (long long)job);
     return store_query(s,
                        "SELECT host, label, to_char(labelled_at" SQL_TIME
                        ", state, confidence, homepage"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/jsontext.h"
+#include "store/crawlstore.h"
 #include "store/judgestore.h"
 #include "store/sqltime.h"
 #include "store/store.h"
@@ -39,13 +40,9 @@ enum err siteexport_write(struct store *s, int64_t job, int relevant_only, enum 
     snprintf(id, sizeof id, "%" PRId64, job);
     const char *p[] = {id, relevant_only ? "true" : "false"};
     struct store_rows *r;
-    enum err e = store_query(s, "SELECT 1 FROM jobs WHERE id = $1", 1, p, &r);
+    enum err e = crawlstore_job_exists(s, job);
     if (e)
         return e;
-    int found = store_rows_count(r) == 1;
-    store_rows_free(r);
-    if (!found)
-        return err_set(ERR_NOTFOUND, "no job %" PRId64, job);
     if (f == SITEEXPORT_NDJSON)
         e = store_query(s,
                         "SELECT json_build_object('host', s.host, 'homepage', s.homepage,"
