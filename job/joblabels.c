@@ -11,21 +11,10 @@
 #include "store/labelstore.h"
 #include "store/store.h"
 
-enum err joblabels_params(struct store *s, int64_t job, int final, struct jobjudge_params *p)
+void joblabels_params(struct jobjudge_params *p)
 {
     jobjudge_params_default(p);
     p->min_pages = 0;
-    if (final)
-        return ERR_OK;
-    /* During the crawl, one fit: the threshold the last spies chose (the shrinkage's
-     * prior before any); the spies (three fits more) choose again at the end. */
-    struct judgestore_summary last;
-    enum err e = judgestore_summary(s, job, &last);
-    if (e)
-        return e;
-    p->threshold = last.models && last.threshold > 0 ? last.threshold : p->spy_prior;
-    p->spy_folds = 0;
-    return ERR_OK;
 }
 
 enum err joblabels_learns(struct store *s, int64_t job, int *learns)
@@ -45,8 +34,7 @@ enum err joblabels_judge(struct store *s, int64_t job, int settle_ms, int *judge
         return e;
     e = joblabels_learns(s, job, &learns);
     struct jobjudge_params p;
-    if (!e && learns)
-        e = joblabels_params(s, job, 0, &p); /* one fit: a label shows within seconds */
+    joblabels_params(&p);
     if (!e && learns)
         e = jobjudge_run(s, job, &p, 0, r);
     if (e == ERR_DB)

@@ -29,13 +29,10 @@ enum err joblabels_set(struct store *s, int64_t job, const char *host, int label
                        struct labelstore_result *out) WARN_UNUSED;
 
 /*
- * The parameters of a judging of job: the defaults; at the crawl's end or for a job that
- * does not run (final), the spies choose the threshold; otherwise one fit at the
- * threshold they chose last (the shrinkage's prior before any). Every judging of a job
- * judges, whatever the pages read (the crawl chooses when).
+ * The parameters of a judging of a job: the defaults (spies choose the threshold at each
+ * judging), and every judging judges, whatever the pages read (the crawl chooses when).
  */
-enum err joblabels_params(struct store *s, int64_t job, int final,
-                          struct jobjudge_params *p) WARN_UNUSED;
+void joblabels_params(struct jobjudge_params *p);
 
 /*
  * Whether job judges its websites with a crawl model (params.judge crawl_model and the
