@@ -60,7 +60,8 @@ for f in BENCHMARKS.md README.md docs/benchmarks/*.md; do
   done < <(grep -o '\](\([^)]*\))' "$f" | sed 's/^](\(.*\))$/\1/')
 done
 
-# 4. scripts/bench-summary: a new row's columns, and the judgement row of an all-topics run.
+# 4. scripts/bench-summary: a new row's columns, the judgement row of an all-topics run, the
+#    row of an eval report.
 out=$(scripts/bench-summary) || not_ok "scripts/bench-summary failed"
 for k in machine commit date; do
   grep -q "^$k: ..*" <<<"$out" || not_ok "scripts/bench-summary printed no $k: $out"
@@ -80,6 +81,20 @@ EOF
 row=$(scripts/bench-summary --alltopics "$tmp") || not_ok "scripts/bench-summary --alltopics failed"
 want='| judgement, few-shot (5 + 5), 2 topics | P 0.900 (worst 0.800), R 0.700, top 10 0.950; judging CPU 0.210 | `bench/alltopics_crawl.sh --few 5` | abc1234 | '
 [[ $row == "$want"* ]] || not_ok "bench-summary --alltopics printed: $row"
+cat >"$tmp/all.json" <<'EOF'
+{"summary": {"mode": "cv", "min_relevant": 25, "all": {"topics": 13, "mean_f1": 0.953821,
+ "worst_f1": 0.90566, "worst_topic": "t.x", "mean_pages_per_site": 3.5315,
+ "mean_homepage_f1": 0.676885}}, "topics": []}
+EOF
+row=$(scripts/bench-summary --eval "$tmp/all.json") || not_ok "scripts/bench-summary --eval failed"
+want='| eval --all-topics, cv, 13 topics | mean website F1 0.954, worst 0.906 (t.x); 3.53 pages a website; mean homepage F1 0.677 | `sitescout eval --all-topics --mode cv --min-relevant 25` | '
+[[ $row == "$want"* && $row == *' | |' ]] || not_ok "bench-summary --eval printed: $row"
+echo '{"topic": 1}' >"$tmp/bad.json"
+if err=$(scripts/bench-summary --eval "$tmp/bad.json" 2>&1); then
+  not_ok "bench-summary --eval on a file that is no eval report succeeded"
+elif [[ $err != *"not a sitescout eval report"* ]]; then
+  not_ok "bench-summary --eval on a file that is no eval report said: $err"
+fi
 if err=$(scripts/bench-summary --alltopics "$tmp/none" 2>&1); then
   not_ok "bench-summary --alltopics on a directory without table.md succeeded"
 elif [[ $err != *"no table"* ]]; then
