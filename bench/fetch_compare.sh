@@ -4,7 +4,7 @@
 # and a minimal Scrapy spider, one after the
 # other through one `sitescout replay`, each counted from its own figures and from the
 # replay's access log (bench/fetch_count.py); then html_bench's gumbo-only ceiling.
-# Figures and how to read them: BENCHMARKS.md, "Fetching (issue 4)". Only talks to
+# Figures and how to read them: docs/benchmarks/fetch.md, "Fetching (issue 4)". Only talks to
 # 127.0.0.1 (every tool goes through the replay proxy, https included).
 #
 #   bench/fetch_compare.sh [WARC]      default ../shared/webs/dev.warc.gz
@@ -67,7 +67,7 @@ echo "# web:     $WARC ($(stat -c %s "$WARC") bytes), $(($(wc -l <"$SITES") - 1)
 tail -n +2 "$SITES" | cut -f1 | sed 's|.*|http://&/|' >"$TMP/homepages"
 # wget -r -i FILE runs one recursion per line of FILE, and each asks again for the URLs
 # that failed (404, 502) in the ones before: on the dev web it had made 2.8 million
-# requests after 14 minutes and was still going (BENCHMARKS.md). So wget starts from one
+# requests after 14 minutes and was still going (docs/benchmarks/fetch.md). So wget starts from one
 # page that links to every homepage instead, served by the replay from a second,
 # one-record archive; it is not part of the web's page counts.
 START=http://$START_HOST/

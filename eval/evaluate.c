@@ -88,7 +88,13 @@ static int collect_progress(void *ctx, const struct trainset_progress *p)
 
 /* ---- training data ---- */
 
-/* The training pages of every usable training site, as classifier documents. */
+/*
+ * The training pages of every usable training site (one that gave a page), as classifier
+ * documents: trainset_docs' and trainset_home_docs', the corpus a job trains on
+ * (job/jobtrain.c), with .site renumbered to the usable sites (the index of homepage and
+ * relevant). The renumbering keeps the sites' order, the only thing the classifier reads
+ * of .site, so the models are a job's.
+ */
 struct corpus {
     struct pagecls_doc *docs; /* all pages; .site = index into the usable sites */
     size_t n_docs;
@@ -106,6 +112,46 @@ static void training_corpus_release(struct corpus *c)
     free(c->relevant);
 }
 
+/* The training sites in the report (res->train, res->excluded) and the usable ones in c;
+ * usable[i]: training site i's index among the usable sites (unused when it gave none). */
+static enum err usable_sites(struct run *run, struct corpus *c, size_t n, uint32_t *usable)
+{
+    c->homepage = malloc(n * sizeof *c->homepage);
+    c->relevant = malloc(n * sizeof *c->relevant);
+    run->res->excluded = calloc(n, sizeof *run->res->excluded);
+    run->res->train = calloc(n, sizeof *run->res->train);
+    if (!c->homepage || !c->relevant || !run->res->excluded || !run->res->train)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const struct trainset_site *s = trainset_site(run->ts, i);
+        int rel = i < run->job->n_relevant;
+        struct evaluate_train_site *ts = &run->res->train[i];
+        if (!(ts->homepage = strdup(s->homepage)))
+            return err_set(ERR_NOMEM, "out of memory");
+        run->res->n_train = i + 1;
+        ts->relevant = rel;
+        ts->pages = s->n_pages;
+        ts->fetches = s->fetches;
+        ts->redirected = s->redirected;
+        if (s->n_pages == 0) {
+            char *h = strdup(s->homepage);
+            if (!h)
+                return err_set(ERR_NOMEM, "out of memory");
+            run->res->excluded[run->res->n_excluded++] = h;
+            continue;
+        }
+        usable[i] = (uint32_t)c->n_sites;
+        c->homepage[c->n_sites] = s->homepage;
+        c->relevant[c->n_sites] = rel;
+        c->n_sites++;
+        run->res->train_relevant += rel;
+    }
+    run->res->train_sites = c->n_sites;
+    return ERR_OK;
+}
+
+/* The training sites read, and their pages as the corpus; ERR_INVAL when too few to train on
+ * (at least 4 websites that gave pages, 2 of each class). */
 static enum err collect(struct run *run, struct corpus *c)
 {
     const struct jobspec *job = run->job;
@@ -131,51 +177,36 @@ static enum err collect(struct run *run, struct corpus *c)
     if (e)
         return e;
 
-    size_t pages = 0;
-    for (size_t i = 0; i < n; i++)
-        pages += trainset_site(run->ts, i)->n_pages;
     *c = (struct corpus){0};
-    c->docs = malloc((pages ? pages : 1) * sizeof *c->docs);
-    c->homes = malloc(n * sizeof *c->homes);
-    c->homepage = malloc(n * sizeof *c->homepage);
-    c->relevant = malloc(n * sizeof *c->relevant);
-    run->res->excluded = calloc(n, sizeof *run->res->excluded);
-    run->res->train = calloc(n, sizeof *run->res->train);
-    if (!c->docs || !c->homes || !c->homepage || !c->relevant || !run->res->excluded ||
-        !run->res->train)
+    uint32_t *usable = malloc(n * sizeof *usable);
+    size_t n_homes = 0;
+    if (!usable)
         return err_set(ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const struct trainset_site *s = trainset_site(run->ts, i);
-        int rel = i < job->n_relevant;
-        struct evaluate_train_site *ts = &run->res->train[i];
-        if (!(ts->homepage = strdup(s->homepage)))
-            return err_set(ERR_NOMEM, "out of memory");
-        run->res->n_train = i + 1;
-        ts->relevant = rel;
-        ts->pages = s->n_pages;
-        ts->fetches = s->fetches;
-        ts->redirected = s->redirected;
-        if (s->n_pages == 0) {
-            char *h = strdup(s->homepage);
-            if (!h)
-                return err_set(ERR_NOMEM, "out of memory");
-            run->res->excluded[run->res->n_excluded++] = h;
-            continue;
-        }
-        uint32_t id = (uint32_t)c->n_sites;
-        uint32_t cls = rel ? PAGECLS_TARGET : PAGECLS_OTHER;
-        for (size_t p = 0; p < s->n_pages; p++)
-            c->docs[c->n_docs++] =
-                (struct pagecls_doc){s->pages[p].text, s->pages[p].text_len, cls, id};
-        c->homes[id] = (struct pagecls_doc){s->pages[0].text, s->pages[0].text_len, cls, id};
-        c->homepage[id] = s->homepage;
-        c->relevant[id] = rel;
-        c->n_sites++;
-        run->res->train_relevant += rel;
+    if ((e = usable_sites(run, c, n, usable)))
+        goto out;
+    if (c->n_sites < 4) {
+        e = err_set(ERR_INVAL, "only %zu training websites gave pages; evaluation needs more",
+                    c->n_sites);
+        goto out;
     }
-    run->res->train_sites = c->n_sites;
+    if (run->res->train_relevant < 2 || c->n_sites - run->res->train_relevant < 2) {
+        e = err_set(ERR_INVAL,
+                    "training websites that gave pages: %zu relevant, %zu other; each class "
+                    "needs at least 2",
+                    run->res->train_relevant, c->n_sites - run->res->train_relevant);
+        goto out;
+    }
+    if ((e = trainset_docs(run->ts, job->n_relevant, &c->docs, &c->n_docs)) ||
+        (e = trainset_home_docs(run->ts, job->n_relevant, &c->homes, &n_homes)))
+        goto out;
+    for (size_t i = 0; i < c->n_docs; i++)
+        c->docs[i].site = usable[c->docs[i].site];
+    for (size_t i = 0; i < n_homes; i++)
+        c->homes[i].site = usable[c->homes[i].site];
     run->res->train_pages = c->n_docs;
-    return ERR_OK;
+out:
+    free(usable);
+    return e;
 }
 
 /* ---- models ---- */
@@ -610,18 +641,6 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
     fc.max_in_flight = job->params.concurrency;
     if ((e = fetcher_new(&fc, &run.f)) || (e = collect(&run, &c)))
         goto out;
-    if (c.n_sites < 4) {
-        e = err_set(ERR_INVAL, "only %zu training websites gave pages; evaluation needs more",
-                    c.n_sites);
-        goto out;
-    }
-    if (run.res->train_relevant < 2 || c.n_sites - run.res->train_relevant < 2) {
-        e = err_set(ERR_INVAL,
-                    "training websites that gave pages: %zu relevant, %zu other; each class "
-                    "needs at least 2",
-                    run.res->train_relevant, c.n_sites - run.res->train_relevant);
-        goto out;
-    }
     /* The model on all training sites: the page accuracy reported, the held-out model. */
     double t0 = monotime_s();
     e = train(&job->params, &c, NULL, &all, &run.res->page_cv);

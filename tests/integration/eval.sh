@@ -121,6 +121,10 @@ ev --job "$JOBS" --topic sci.space --labels "$LABELS" --proxy "$PROXY" --mode he
 ev --job "$JOBS" --topic sci.space --labels "$LABELS" --proxy "$PROXY" --mode heldout \
   --judge crawl_model --set politeness_delay_ms=0 --report "$SCRATCH/crawl.json" \
   >"$SCRATCH/crawl.out" 2>&1 || fail "eval --judge crawl_model failed: $(cat "$SCRATCH/crawl.out")"
+# A job of the same topic through the same replay, for its page model (below).
+"$BIN" crawl --job "$JOBS" --topic sci.space --proxy "$PROXY" --db "$DB_URL" \
+  --set politeness_delay_ms=0 --set max_pages=1 >"$SCRATCH/job.out" 2>&1 ||
+  fail "the crawl of the same job failed: $(cat "$SCRATCH/job.out")"
 stop_replay
 out=$(cat "$SCRATCH/crawl.out")
 assert_contains "$out" "sci.space (crawl) " "the crawl model's row is marked"
@@ -172,3 +176,9 @@ assert_eq "3|t|t" "$(psql_q "select format_version, length(data) > 10000, cv->>'
 want=$(python3 -c 'import json,sys; print("%.6f" % json.load(open(sys.argv[1]))["p_err"])' "$SCRATCH/heldout.json")
 assert_eq "$want" "$(psql_q "select round(p_err::numeric, 6) from models where id = $id")" \
   "the stored p_err is the reported one"
+# Table 2 trains on what a job trains on (issue 32: eval takes the job's training corpus,
+# trainset_docs, rather than building its own): the same model, byte for byte.
+job=$(psql_q "select max(id) from jobs")
+assert_eq "$(psql_q "select md5(data) from models where id = $id")" \
+  "$(psql_q "select md5(data) from models where job_id = $job and kind = 'pages' order by id limit 1")" \
+  "eval --save-model stores the page model a job of the same topic trains"
