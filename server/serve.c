@@ -94,7 +94,7 @@ enum err serve_run(const struct serve_opts *o)
                              .warc = o->warc_dir != NULL,
                              .cors_origin = o->cors_origin};
     if (!e && !o->no_api)
-        e = apirefresh_start(&cfg, &cfg.refresh);
+        e = apirefresh_start(api_refresh, &cfg, &cfg.refresh);
     int bound = 0;
     if (!e) {
         catch_signals();
