@@ -1,6 +1,6 @@
 /*
- * The API's background refresher: a thread that answers a polled GET again when its
- * kept answer (server/respcache.h) has gone stale, so that no request waits for the
+ * Internal to server/: the API's background refresher: a thread that answers a polled GET again
+ * when its kept answer (server/respcache.h) has gone stale, so that no request waits for the
  * database. Before, the request that found the answer stale asked the database itself,
  * and the 50 or so connections its serving thread held waited with it: the API's p99
  * was the refresh's time (BENCHMARKS.md, "Scale-out (#15), session 10").

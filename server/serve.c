@@ -67,9 +67,8 @@ static enum err prepare(const struct serve_opts *o, const char *url, struct sche
     enum err e = dbopen_open(url, NULL, &s);
     if (!e) {
         struct sched_config c = {.db_url = url,
-                                 .proxy = o->proxy,
                                  .workers = o->workers,
-                                 .fetch_slots = o->fetch_slots,
+                                 .pool = o->pool,
                                  .warc_dir = o->warc_dir,
                                  .warc_max_size = o->warc_max_size};
         e = sched_new(&c, sc);
