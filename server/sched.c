@@ -14,6 +14,7 @@
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/jobteam.h"
+#include "store/runner.h"
 #include "store/store.h"
 
 #define SKIP_S 10 /* a job whose budget a helper found spent is not helped again before */
@@ -174,7 +175,7 @@ enum err sched_start(struct sched *sc)
         struct worker *w = &sc->workers[sc->started];
         w->sc = sc;
         w->slot = sc->started;
-        joblease_worker_name(w->name, sizeof w->name, w->slot);
+        runner_name(w->name, sizeof w->name, w->slot);
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             return err_set(ERR_IO, "cannot start a worker thread");
     }
