@@ -72,7 +72,7 @@ done <<<"$includes"
 # 2. Private headers: "Internal to FOLDER/:" in the first two lines of a header.
 bad=0
 declare -A internal
-for h in $(grep -lE 'Internal to [a-z]+/:' --include='*.h' -r "${layers[@]}"); do
+while read -r h; do
   owner=$(head -2 "$h" | grep -oE 'Internal to [a-z]+/:' | head -1 | sed -E 's/Internal to ([a-z]+)\/:/\1/')
   [[ -n $owner ]] || continue
   if [[ $owner != "${h%%/*}" ]]; then
@@ -80,7 +80,7 @@ for h in $(grep -lE 'Internal to [a-z]+/:' --include='*.h' -r "${layers[@]}"); d
     bad=1
   fi
   internal[$h]=$owner
-done
+done < <(grep -lE 'Internal to [a-z]+/:' --include='*.h' -r "${layers[@]}")
 while IFS=: read -r file line inc; do
   [[ -n $file && -v internal[$inc] ]] || continue
   if [[ ${file%%/*} != "${internal[$inc]}" ]]; then
