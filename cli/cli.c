@@ -12,6 +12,7 @@
 #include "cli/cmds.h"
 #include "crawler/fetch.h"
 #include "crawler/fetchproxy.h"
+#include "server/serve.h"
 
 const struct cli_command cli_commands[] = {
     {"crawl", "run a crawl job in the foreground: find relevant websites", cmd_crawl,
@@ -100,6 +101,23 @@ int cli_probe_proxy(const char *cmd, const char *proxy, int fatal)
     fprintf(stderr, "sitescout %s: warning: --proxy %s: %s (fetches fail until it answers)\n", cmd,
             proxy, why);
     return CLI_OK;
+}
+
+int cli_serve(const char *cmd, struct serve_opts *o, const char *proxy, int fetch_slots)
+{
+    struct fetch_config fc;
+    fetch_config_defaults(&fc);
+    fc.proxy = proxy;
+    fc.max_in_flight = fetch_slots;
+    struct fetch_pool *pool = NULL;
+    enum err e = fetch_pool_new(&fc, &pool);
+    if (!e) {
+        o->pool = pool;
+        e = serve_run(o); /* its workers are gone when it returns: the pool may go */
+    }
+    int rc = e ? cli_fail(cmd, "%s", err_msg()) : CLI_OK;
+    fetch_pool_free(pool);
+    return rc;
 }
 
 int cli_check_warc(const char *cmd, const char *dir, uint64_t max_size)

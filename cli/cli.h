@@ -53,4 +53,13 @@ int cli_check_proxy(const char *cmd, const char *proxy);
  */
 int cli_probe_proxy(const char *cmd, const char *proxy, int fatal);
 
+/*
+ * serve_run(o) (server/serve.h) with the fetch pool its jobs share, made here with proxy
+ * (or NULL) and fetch_slots transfers in flight: the server layer makes no fetcher
+ * (docs/architecture.md). CLI_OK after a clean stop, else "sitescout CMD: WHY" and
+ * CLI_FAIL.
+ */
+struct serve_opts;
+int cli_serve(const char *cmd, struct serve_opts *o, const char *proxy, int fetch_slots);
+
 #endif

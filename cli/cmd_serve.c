@@ -115,18 +115,18 @@ int cmd_serve(int argc, char **argv)
 {
     const char *listen = "127.0.0.1:8080";
     int routes = 0;
+    const char *proxy = NULL;
+    int fetch_slots = SERVE_DEFAULT_SLOTS;
     struct serve_opts o = {.workers = SERVE_DEFAULT_WORKERS,
-                           .fetch_slots = SERVE_DEFAULT_SLOTS,
                            .conns_per_ip = HTTP_DEFAULT_CONNS_PER_IP,
                            .header_seconds = HTTP_DEFAULT_HEADER_SECONDS,
                            .ready = announce};
     const struct opts_entry tab[] = {
         OPTS_STRING("listen", &listen),
         OPTS_STRING("db", &o.db_url),
-        OPTS_STRING("proxy", &o.proxy),
+        OPTS_STRING("proxy", &proxy),
         OPTS_INT("workers", &o.workers, 0, SERVE_MAX_WORKERS, "0.." OPTS_STR(SERVE_MAX_WORKERS)),
-        OPTS_INT("fetch-slots", &o.fetch_slots, 1, SERVE_MAX_SLOTS,
-                 "1.." OPTS_STR(SERVE_MAX_SLOTS)),
+        OPTS_INT("fetch-slots", &fetch_slots, 1, SERVE_MAX_SLOTS, "1.." OPTS_STR(SERVE_MAX_SLOTS)),
         OPTS_STRING("token", &o.token),
         OPTS_STRING("cors-origin", &o.cors_origin),
         OPTS_INT("conns-per-ip", &o.conns_per_ip, 1, HTTP_MAX_CONNS_PER_IP,
@@ -143,7 +143,7 @@ int cmd_serve(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
-    if ((rc = cli_check_proxy("serve", o.proxy)))
+    if ((rc = cli_check_proxy("serve", proxy)))
         return rc;
     if (routes) {
         print_routes();
@@ -168,6 +168,6 @@ int cmd_serve(int argc, char **argv)
     if (strncmp(host, "127.", 4) != 0 && strcmp(host, "::1") != 0 && (!o.token || !*o.token))
         return cli_usage_error("serve", "listening on %s (not loopback) needs --token", host);
     o.host = host;
-    (void)cli_probe_proxy("serve", o.proxy, 0);
-    return serve_run(&o) ? cli_fail("serve", "%s", err_msg()) : CLI_OK;
+    (void)cli_probe_proxy("serve", proxy, 0);
+    return cli_serve("serve", &o, proxy, fetch_slots);
 }

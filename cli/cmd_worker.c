@@ -51,16 +51,14 @@ static void announce(void *ctx, const char *host, int port)
 
 int cmd_worker(int argc, char **argv)
 {
-    struct serve_opts o = {.workers = WORKER_DEFAULT_JOBS,
-                           .fetch_slots = SERVE_DEFAULT_SLOTS,
-                           .no_api = 1,
-                           .ready = announce};
+    const char *proxy = NULL;
+    int fetch_slots = SERVE_DEFAULT_SLOTS;
+    struct serve_opts o = {.workers = WORKER_DEFAULT_JOBS, .no_api = 1, .ready = announce};
     const struct opts_entry tab[] = {
         OPTS_STRING("db", &o.db_url),
-        OPTS_STRING("proxy", &o.proxy),
+        OPTS_STRING("proxy", &proxy),
         OPTS_INT("jobs", &o.workers, 1, SERVE_MAX_WORKERS, "1.." OPTS_STR(SERVE_MAX_WORKERS)),
-        OPTS_INT("fetch-slots", &o.fetch_slots, 1, SERVE_MAX_SLOTS,
-                 "1.." OPTS_STR(SERVE_MAX_SLOTS)),
+        OPTS_INT("fetch-slots", &fetch_slots, 1, SERVE_MAX_SLOTS, "1.." OPTS_STR(SERVE_MAX_SLOTS)),
         OPTS_STRING("warc-dir", &o.warc_dir),
         OPTS_UINT64("warc-max-size", &o.warc_max_size, "a size in bytes"),
     };
@@ -70,10 +68,10 @@ int cmd_worker(int argc, char **argv)
     int rc = opts_parse(&parser, argc, argv, &nargs);
     if (rc)
         return rc;
-    if ((rc = cli_check_proxy("worker", o.proxy)))
+    if ((rc = cli_check_proxy("worker", proxy)))
         return rc;
     if ((rc = cli_check_warc("worker", o.warc_dir, o.warc_max_size)))
         return rc;
-    (void)cli_probe_proxy("worker", o.proxy, 0);
-    return serve_run(&o) ? cli_fail("worker", "%s", err_msg()) : CLI_OK;
+    (void)cli_probe_proxy("worker", proxy, 0);
+    return cli_serve("worker", &o, proxy, fetch_slots);
 }

@@ -1,6 +1,6 @@
 /*
- * The fetcher's libcurl side, the only file that includes curl: a multi handle with
- * its running transfers, one easy handle per transfer, response headers and bodies
+ * Internal to crawler/: the fetcher's libcurl side, the only file that includes curl: a multi
+ * handle with its running transfers, one easy handle per transfer, response headers and bodies
  * (capped), the destination checks, and the reading of an ended transfer as a
  * fetch status (curl and proxy failures, HTML or not, redirects).
  *

@@ -1,7 +1,7 @@
 /*
- * The fetch scheduler: which client and which host may start a transfer now. No
- * curl, no threads, no clock: the caller passes the time in (monotonic ms) and does
- * the transfers, so the policy can be tested by itself (tests/unit/test_fetchsched.c).
+ * Internal to crawler/: the fetch scheduler: which client and which host may start a transfer now.
+ * No curl, no threads, no clock: the caller passes the time in (monotonic ms) and does the
+ * transfers, so the policy can be tested by itself (tests/unit/test_fetchsched.c).
  *
  * Policy (the one fetch.h promises):
  * - Fair shares: while k clients have requests pending, each may run ceil(max_in_flight

@@ -1,6 +1,6 @@
 /*
- * Is the web there? A run of the website crawler (crawler/extcrawl.c) asks it before it
- * records a website it could not reach as failed: until some website has answered (an
+ * Internal to crawler/: is the web there? A run of the website crawler (crawler/extcrawl.c) asks it
+ * before it records a website it could not reach as failed: until some website has answered (an
  * HTTP answer of any status), whether to this run or to another run of this process
  * within the last minute, websites whose first fetch fails at the network level go back
  * to the border instead. A wrong or missing proxy, or no network, must not destroy a

@@ -1,9 +1,9 @@
 /*
- * The text accumulator of the HTML walk (crawler/html): words of visible text go in,
- * whitespace (ASCII and U+00A0) is folded to one separator, a block boundary owes a
- * newline instead of a space, nothing is owed at the start, and the text stops at a
- * byte cap, cut on a UTF-8 character boundary. Invalid UTF-8 in a word is repaired
- * (charset_append_utf8) before it is kept.
+ * Internal to crawler/: the text accumulator of the HTML walk (crawler/html): words of visible text
+ * go in, whitespace (ASCII and U+00A0) is folded to one separator, a block boundary owes a newline
+ * instead of a space, nothing is owed at the start, and the text stops at a byte cap, cut on a
+ * UTF-8 character boundary. Invalid UTF-8 in a word is repaired (charset_append_utf8) before it is
+ * kept.
  *
  * Ownership: the text is f->b, the caller's to detach or release (buf_release).
  */

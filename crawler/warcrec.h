@@ -1,4 +1,5 @@
-/* WARC/1.1 record pieces: record headers, record ids, dates, and the archived HTTP head. */
+/* Internal to crawler/: WARC/1.1 record pieces: record headers, record ids, dates, and the archived
+ * HTTP head. */
 #ifndef SITESCOUT_CRAWLER_WARCREC_H
 #define SITESCOUT_CRAWLER_WARCREC_H
 

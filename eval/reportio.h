@@ -1,7 +1,7 @@
 /*
- * The files of an experiment's output directory, shared by reportcsv, reportplot and
- * reportsummary: opening one by name, closing it with the write errors checked, and
- * numbers written the same way everywhere.
+ * Internal to eval/: the files of an experiment's output directory, shared by reportcsv, reportplot
+ * and reportsummary: opening one by name, closing it with the write errors checked, and numbers
+ * written the same way everywhere.
  *
  * Ownership: the caller owns `path` (a scratch buffer that holds the file's path for
  * the error message) and closes what reportio_open opened with reportio_close.

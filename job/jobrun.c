@@ -31,6 +31,7 @@
 #include "store/judgestore.h"
 #include "store/labelstore.h"
 #include "store/jobteam.h"
+#include "store/runner.h"
 #include "store/store.h"
 #include "store/trainstore.h"
 
@@ -404,7 +405,7 @@ static void note_db_loss(struct store *s, int64_t id, const char *worker)
         e = crawlstore_job_interrupted(s, id, worker, note);
     if (e)
         log_error("job %lld: cannot record the interruption: %s (its lease runs out in %d s)",
-                  (long long)id, err_msg(), joblease_seconds());
+                  (long long)id, err_msg(), runner_lease_seconds());
     err_set(ERR_DB, "%s", msg);
 }
 
@@ -436,7 +437,7 @@ enum err jobrun_create(struct store *s, const struct jobspec *js, int64_t *id)
 enum err jobrun_create_here(struct store *s, const struct jobspec *js, int64_t *id)
 {
     char worker[256];
-    joblease_worker_name(worker, sizeof worker, -1); /* jobrun_run's, without o->worker */
+    runner_name(worker, sizeof worker, -1); /* jobrun_run's, without o->worker */
     return create(s, js, worker, id);
 }
 
@@ -508,7 +509,7 @@ static enum err ctx_start(struct ctx *c, struct crawlstore_job *job)
     if (c->o->worker)
         snprintf(c->worker, sizeof c->worker, "%s", c->o->worker);
     else
-        joblease_worker_name(c->worker, sizeof c->worker, -1);
+        runner_name(c->worker, sizeof c->worker, -1);
     enum err e = crawlstore_set_worker(c->s, c->worker);
     return e ? e : crawlstore_job_get(c->s, c->id, job);
 }
@@ -553,7 +554,7 @@ enum err jobrun_run(struct store *s, int64_t id, const struct jobrun_options *o,
         note_db_loss(s, id, c.worker);
     else if (!c.lease_lost && joblease_release(s, id, c.worker) != ERR_OK)
         log_warn("job %lld: could not let its lease go: %s (it runs out in %d s)", (long long)id,
-                 err_msg(), joblease_seconds());
+                 err_msg(), runner_lease_seconds());
     if (e != ERR_DB && jobteam_leave(s, id, c.worker) != ERR_OK)
         log_warn("job %lld: could not leave its runners: %s", (long long)id, err_msg());
     ctx_release(&c);

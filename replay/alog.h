@@ -1,4 +1,5 @@
-/* The replay server's access log: one JSON object per request and line, buffered. */
+/* Internal to replay/: the replay server's access log: one JSON object per request and line,
+ * buffered. */
 #ifndef SITESCOUT_REPLAY_ALOG_H
 #define SITESCOUT_REPLAY_ALOG_H
 

@@ -1,4 +1,5 @@
-/* The replay server's client connections: read requests, answer them in order, send, close. */
+/* Internal to replay/: the replay server's client connections: read requests, answer them in order,
+ * send, close. */
 #ifndef SITESCOUT_REPLAY_CONN_H
 #define SITESCOUT_REPLAY_CONN_H
 

@@ -1,4 +1,5 @@
-/* One response of the replay server in flight: its head, and its body produced on demand. */
+/* Internal to replay/: one response of the replay server in flight: its head, and its body produced
+ * on demand. */
 #ifndef SITESCOUT_REPLAY_RESPONSE_H
 #define SITESCOUT_REPLAY_RESPONSE_H
 

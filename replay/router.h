@@ -1,4 +1,5 @@
-/* Which answer a request to the replay web gets: a record, a synthetic page, an error, faults. */
+/* Internal to replay/: which answer a request to the replay web gets: a record, a synthetic page,
+ * an error, faults. */
 #ifndef SITESCOUT_REPLAY_ROUTER_H
 #define SITESCOUT_REPLAY_ROUTER_H
 

@@ -1,4 +1,5 @@
-/* A binary min-heap of deadlines, each node embedded in what it times (one per connection). */
+/* Internal to replay/: a binary min-heap of deadlines, each node embedded in what it times (one per
+ * connection). */
 #ifndef SITESCOUT_REPLAY_TIMERHEAP_H
 #define SITESCOUT_REPLAY_TIMERHEAP_H
 

@@ -42,7 +42,7 @@
 #define API_MAX_SEGMENTS  8
 
 /* A request being answered: its path parameters and a database connection. */
-struct call {
+struct api_call {
     const struct api_config *cfg;
     const struct http_request *req;
     struct http_response *resp;
@@ -53,7 +53,7 @@ struct call {
 };
 
 /* Match path against a pattern; fills the {params}. */
-static int match(const char *pattern, const char *path, struct call *c)
+static int match(const char *pattern, const char *path, struct api_call *c)
 {
     c->n_params = 0;
     const char *p = pattern, *q = path;
@@ -75,7 +75,7 @@ static int match(const char *pattern, const char *path, struct call *c)
 }
 
 /* A strict non-negative integer query argument; -1 with a 400 already set on error. */
-static int64_t arg_int(struct call *c, const char *name, int64_t def, int64_t max)
+static int64_t arg_int(struct api_call *c, const char *name, int64_t def, int64_t max)
 {
     const char *v = http_request_arg(c->req, name);
     if (!v)
@@ -92,7 +92,7 @@ static int64_t arg_int(struct call *c, const char *name, int64_t def, int64_t ma
     return x;
 }
 
-static int job_id(struct call *c, int64_t *id)
+static int job_id(struct api_call *c, int64_t *id)
 {
     char *end;
     errno = 0;
@@ -107,7 +107,7 @@ static int job_id(struct call *c, int64_t *id)
     return 1;
 }
 
-static int api_db(struct call *c)
+static int api_db(struct api_call *c)
 {
     if (c->s)
         return 1;
@@ -118,7 +118,7 @@ static int api_db(struct call *c)
 }
 
 /* Reply with a JSON text from the store, or with its error. */
-static void reply_json(struct call *c, enum err e, int status, char *json)
+static void reply_json(struct api_call *c, enum err e, int status, char *json)
 {
     if (e) {
         free(json);
@@ -129,7 +129,7 @@ static void reply_json(struct call *c, enum err e, int status, char *json)
     api_set_body(c->resp, status, json);
 }
 
-static void job_reply(struct call *c, int64_t id, int status)
+static void job_reply(struct api_call *c, int64_t id, int status)
 {
     char *json;
     enum err e = apistore_job(c->s, id, &json);
@@ -155,7 +155,7 @@ static enum err create_tx(struct store *s, void *arg)
     return e ? e : apistore_job(s, x->id, &x->json);
 }
 
-static void create_job(struct call *c)
+static void create_job(struct api_call *c, int64_t none)
 {
     if (!httpneg_is_json(http_request_header(c->req, "Content-Type"))) {
         api_reply_error(c->resp, 415, "unsupported_media_type",
@@ -191,7 +191,7 @@ out:
     jobspec_free(js);
 }
 
-static void list_jobs(struct call *c)
+static void list_jobs(struct api_call *c, int64_t id)
 {
     static const char *const states[] = {"queued", "training", "crawling", "paused",
                                          "done",   "failed",   NULL};
@@ -214,7 +214,7 @@ static void list_jobs(struct call *c)
     reply_json(c, e, 200, json);
 }
 
-static void list_sites(struct call *c, int64_t id)
+static void list_sites(struct api_call *c, int64_t id)
 {
     int relevant = -1;
     const char *rv = http_request_arg(c->req, "relevant");
@@ -257,7 +257,7 @@ static void list_sites(struct call *c, int64_t id)
     reply_json(c, e, 200, json);
 }
 
-static void job_metrics(struct call *c, int64_t id)
+static void job_metrics(struct api_call *c, int64_t id)
 {
     double since = -1;
     const char *sv = http_request_arg(c->req, "since");
@@ -278,7 +278,7 @@ static void job_metrics(struct call *c, int64_t id)
 }
 
 /* GET /api/jobs/{id}/sites.csv or .ndjson: every website examined, or ?relevant=true. */
-static void export_sites(struct call *c, int64_t id, enum siteexport_format f)
+static void export_sites(struct api_call *c, int64_t id, enum siteexport_format f)
 {
     const char *rv = http_request_arg(c->req, "relevant");
     if (rv && strcmp(rv, "true") != 0) {
@@ -311,7 +311,7 @@ static void export_sites(struct call *c, int64_t id, enum siteexport_format f)
  * header's first media type is CSV or NDJSON, else -1 (JSON). Quality values are not
  * weighed: clients that want a file ask for it first.
  */
-static int negotiated_export(const struct call *c)
+static int negotiated_export(const struct api_call *c)
 {
     const char *accept = http_request_header(c->req, "Accept");
     if (!accept)
@@ -330,7 +330,7 @@ static int negotiated_export(const struct call *c)
 }
 
 /* stop, pause or resume. */
-static void job_control(struct call *c, int64_t id, const char *what)
+static void job_control(struct api_call *c, int64_t id, const char *what)
 {
     if (!api_db(c))
         return;
@@ -379,7 +379,7 @@ static void job_control(struct call *c, int64_t id, const char *what)
     job_reply(c, id, status);
 }
 
-static void prometheus(struct call *c)
+static void prometheus(struct api_call *c, int64_t id)
 {
     if (!api_db(c))
         return;
@@ -388,26 +388,232 @@ static void prometheus(struct call *c)
     enum err e = apistore_prometheus(c->s, &out);
     if (e) {
         buf_release(&out);
-        {
-            reply_json(c, e, 200, NULL);
-            return;
-        }
+        reply_json(c, e, 200, NULL);
+        return;
     }
     api_set_body(c->resp, 200, buf_detach(&out));
     c->resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
-static void dispatch_route(struct call *c, enum route_id r, int64_t id);
+static void health(struct api_call *c, int64_t id)
+{
+    if (!api_db(c))
+        return;
+    /* A pooled connection to a database gone would wait for it to come back (the
+       store's reconnect, 30 s): health says at once that it does not answer. */
+    if (!store_ping(store_url(c->s))) {
+        c->db_bad = 1;
+        api_reply_err(c->resp, err_set(ERR_DB, "the database does not answer"), 503);
+        return;
+    }
+    enum err e = store_exec(c->s, "SELECT 1", 0, NULL);
+    if (e) {
+        reply_json(c, e, 200, NULL);
+        return;
+    }
+    api_set_body(c->resp, 200, strdup("{\"status\":\"ok\"}"));
+}
+
+static void openapi(struct api_call *c, int64_t id)
+{
+    char *json = malloc(api_openapi_len + 1);
+    if (json) {
+        memcpy(json, api_openapi, api_openapi_len);
+        json[api_openapi_len] = '\0';
+    }
+    api_set_body(c->resp, json ? 200 : 500, json);
+}
+
+static void get_job(struct api_call *c, int64_t id)
+{
+    if (api_db(c))
+        job_reply(c, id, 200);
+}
+
+static void delete_job(struct api_call *c, int64_t id)
+{
+    respcache_drop_job(id);
+    if (!api_db(c))
+        return;
+    enum err e = apistore_job_delete(c->s, id);
+    if (e) {
+        reply_json(c, e, 200, NULL);
+        return;
+    }
+    api_set_body(c->resp, 204, NULL);
+}
+
+static void stop_job(struct api_call *c, int64_t id)
+{
+    job_control(c, id, "stop");
+}
+
+static void pause_job(struct api_call *c, int64_t id)
+{
+    job_control(c, id, "pause");
+}
+
+static void resume_job(struct api_call *c, int64_t id)
+{
+    job_control(c, id, "resume");
+}
+
+/* The list, or the export's file when the Accept header asks for one first. */
+static void sites(struct api_call *c, int64_t id)
+{
+    int f = negotiated_export(c);
+    if (f < 0) {
+        list_sites(c, id);
+        return;
+    }
+    static const char *const list_only[] = {"role", "order", "limit", "offset"};
+    for (size_t i = 0; i < sizeof list_only / sizeof list_only[0]; i++)
+        if (http_request_arg(c->req, list_only[i])) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "%s: not taken with Accept: %s (the file is the whole list)",
+                     list_only[i], f == SITEEXPORT_CSV ? "text/csv" : "application/x-ndjson");
+            api_reply_error(c->resp, 400, "invalid", msg, list_only[i]);
+            return;
+        }
+    export_sites(c, id, (enum siteexport_format)f);
+}
+
+static void site(struct api_call *c, int64_t id)
+{
+    if (!api_db(c))
+        return;
+    char *json;
+    enum err e = apistore_site(c->s, id, c->params[1], &json);
+    reply_json(c, e, 200, json);
+}
+
+static void sites_csv(struct api_call *c, int64_t id)
+{
+    export_sites(c, id, SITEEXPORT_CSV);
+}
+
+static void sites_ndjson(struct api_call *c, int64_t id)
+{
+    export_sites(c, id, SITEEXPORT_NDJSON);
+}
+
+static void site_pages(struct api_call *c, int64_t id)
+{
+    if (!api_db(c))
+        return;
+    char *json;
+    enum err e = apistore_site_pages(c->s, id, c->params[1], &json);
+    reply_json(c, e, 200, json);
+}
+
+static void border(struct api_call *c, int64_t id)
+{
+    int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
+    if (limit < 0 || !api_db(c))
+        return;
+    char *json;
+    enum err e = apistore_border(c->s, id, limit, &json);
+    reply_json(c, e, 200, json);
+}
+
+static void label_put(struct api_call *c, int64_t id)
+{
+    if (api_db(c))
+        c->db_bad = apilabels_put(c->s, c->req, c->resp, id, c->params[1]) == ERR_DB;
+}
+
+static void label_delete(struct api_call *c, int64_t id)
+{
+    if (api_db(c))
+        c->db_bad = apilabels_delete(c->s, c->resp, id, c->params[1]) == ERR_DB;
+}
+
+static void labels(struct api_call *c, int64_t id)
+{
+    if (api_db(c))
+        c->db_bad = apilabels_list(c->s, c->resp, id) == ERR_DB;
+}
+
+static void seeds(struct api_call *c, int64_t id)
+{
+    if (api_db(c))
+        c->db_bad = apitopic_seeds(c->s, c->req, c->resp, id) == ERR_DB;
+}
+
+static void topic(struct api_call *c, int64_t id)
+{
+    if (api_db(c))
+        c->db_bad = apitopic_body(c->s, c->resp, id) == ERR_DB;
+}
+
+static void graph(struct api_call *c, int64_t id)
+{
+    int64_t limit = arg_int(c, "limit", GRAPHSTORE_DEFAULT_NODES, GRAPHSTORE_MAX_NODES);
+    if (limit < 0 || !api_db(c))
+        return;
+    c->db_bad = apigraph_get(c->s, c->resp, id, limit) == ERR_DB;
+}
+
+static const char *const no_args[] = {NULL};
+static const char *const jobs_args[] = {"limit", "offset", "state", NULL};
+static const char *const sites_args[] = {"relevant", "role", "order", "limit", "offset", NULL};
+static const char *const metrics_args[] = {"since", NULL};
+static const char *const export_args[] = {"relevant", NULL};
+static const char *const border_args[] = {"limit", NULL};
+static const char *const graph_args[] = {"limit", NULL};
+#define JSON   "application/json"
+#define CSV    "text/csv"
+#define NDJSON "application/x-ndjson"
+#define JOB    API_ROUTE_JOB
+#define CACHED API_ROUTE_CACHED
+#define JOBS   "/api/jobs/{id}"
+/* One row per route (docs/api.md; web/openapi.json lists the same, tests/integration/
+ * conventions.sh checks it against --print-routes). */
+const struct api_route api_routes[] = {
+    [R_HEALTH] = {"GET", "/api/health", no_args, JSON, 0, health},
+    [R_OPENAPI] = {"GET", "/api/openapi.json", no_args, JSON, 0, openapi},
+    [R_PROMETHEUS] = {"GET", "/metrics", no_args, "text/plain", 0, prometheus},
+    [R_JOBS_LIST] = {"GET", "/api/jobs", jobs_args, JSON, 0, list_jobs},
+    [R_JOBS_CREATE] = {"POST", "/api/jobs", no_args, JSON, 0, create_job},
+    [R_JOB_GET] = {"GET", JOBS, no_args, JSON, JOB | CACHED, get_job},
+    [R_JOB_DELETE] = {"DELETE", JOBS, no_args, NULL, JOB, delete_job},
+    [R_JOB_STOP] = {"POST", JOBS "/stop", no_args, JSON, JOB, stop_job},
+    [R_JOB_PAUSE] = {"POST", JOBS "/pause", no_args, JSON, JOB, pause_job},
+    [R_JOB_RESUME] = {"POST", JOBS "/resume", no_args, JSON, JOB, resume_job},
+    [R_SITES] = {"GET", JOBS "/sites", sites_args, JSON, JOB | CACHED | API_ROUTE_EXPORTS, sites},
+    [R_SITE] = {"GET", JOBS "/sites/{host}", no_args, JSON, JOB, site},
+    [R_METRICS] = {"GET", JOBS "/metrics", metrics_args, JSON, JOB, job_metrics},
+    [R_SITES_CSV] = {"GET", JOBS "/sites.csv", export_args, CSV, JOB, sites_csv},
+    [R_SITES_NDJSON] = {"GET", JOBS "/sites.ndjson", export_args, NDJSON, JOB, sites_ndjson},
+    [R_SITE_PAGES] = {"GET", JOBS "/sites/{host}/pages", no_args, JSON, JOB, site_pages},
+    [R_BORDER] = {"GET", JOBS "/border", border_args, JSON, JOB | CACHED, border},
+    [R_LABEL_PUT] = {"PUT", JOBS "/sites/{host}/label", no_args, JSON, JOB, label_put},
+    [R_LABEL_DELETE] = {"DELETE", JOBS "/sites/{host}/label", no_args, JSON, JOB, label_delete},
+    [R_LABELS] = {"GET", JOBS "/labels", no_args, JSON, JOB, labels},
+    [R_SEEDS] = {"POST", JOBS "/seeds", no_args, JSON, JOB, seeds},
+    [R_TOPIC] = {"GET", JOBS "/topic", no_args, JSON, JOB, topic},
+    [R_GRAPH] = {"GET", JOBS "/graph", graph_args, JSON, JOB, graph},
+};
+#undef JSON
+#undef CSV
+#undef NDJSON
+#undef JOB
+#undef CACHED
+#undef JOBS
+const int api_routes_count = (int)(sizeof api_routes / sizeof api_routes[0]);
+_Static_assert(sizeof api_routes / sizeof api_routes[0] == R_COUNT,
+               "one row of api_routes[] per enum route_id");
 
 /*
  * The cache key of a polled GET (server/respcache.h): the route, the job and the
  * route's arguments in the route's order; 0 for a route whose answers are not kept.
  */
-static int cache_key(const struct call *c, enum route_id r, int64_t id, char *key, size_t cap)
+static int cache_key(const struct api_call *c, enum route_id r, int64_t id, char *key, size_t cap)
 {
-    if (r != R_JOB_GET && r != R_SITES && r != R_BORDER)
+    unsigned flags = api_routes[r].flags;
+    if (!(flags & API_ROUTE_CACHED))
         return 0;
-    if (r == R_SITES && negotiated_export(c) >= 0)
+    if ((flags & API_ROUTE_EXPORTS) && negotiated_export(c) >= 0)
         return 0; /* a file: not kept */
     int n = snprintf(key, cap, "%d|%" PRId64, (int)r, id);
     for (const char *const *a = api_routes[r].args; *a && n > 0 && (size_t)n < cap; a++) {
@@ -418,7 +624,7 @@ static int cache_key(const struct call *c, enum route_id r, int64_t id, char *ke
 }
 
 /* Hand the refresh of c's stale answer to the background refresher: 1 when it took it. */
-static int submit_refresh(const struct call *c, enum route_id r)
+static int submit_refresh(const struct api_call *c, enum route_id r)
 {
     const char *args[2 * APIREFRESH_ARGS_MAX + 1];
     int n = 0;
@@ -433,10 +639,10 @@ static int submit_refresh(const struct call *c, enum route_id r)
     return apirefresh_submit(c->cfg->refresh, c->req->path, args);
 }
 
-static void dispatch(struct call *c, enum route_id r)
+static void dispatch(struct api_call *c, enum route_id r)
 {
     int64_t id = 0;
-    if (r >= R_JOB_GET && !job_id(c, &id))
+    if ((api_routes[r].flags & API_ROUTE_JOB) && !job_id(c, &id))
         return;
     char key[512];
     int cached = cache_key(c, r, id, key, sizeof key);
@@ -449,18 +655,19 @@ static void dispatch(struct call *c, enum route_id r)
         }
         free(json); /* none kept, or stale with nobody else to refresh it */
     }
-    dispatch_route(c, r, id);
+    api_routes[r].handler(c, id);
     if (cached && c->resp->status == 200 && c->resp->body)
         respcache_put(key, id, c->resp->body);
     else if (cached)
         respcache_missed(key);
 }
 
-void api_refresh(const struct api_config *cfg, const char *path, const char *const *args)
+void api_refresh(void *ctx, const char *path, const char *const *args)
 {
+    const struct api_config *cfg = ctx;
     struct http_request req = {.method = "GET", .path = path, .body = "", .args = args};
     struct http_response resp = {0};
-    struct call c = {.cfg = cfg, .req = &req, .resp = &resp};
+    struct api_call c = {.cfg = cfg, .req = &req, .resp = &resp};
     for (int i = 0; i < api_routes_count; i++) {
         if (strcmp(api_routes[i].method, "GET") != 0 || !match(api_routes[i].pattern, path, &c))
             continue;
@@ -468,7 +675,7 @@ void api_refresh(const struct api_config *cfg, const char *path, const char *con
         int64_t id = 0;
         char key[512];
         if (job_id(&c, &id) && cache_key(&c, r, id, key, sizeof key)) {
-            dispatch_route(&c, r, id);
+            api_routes[r].handler(&c, id);
             if (resp.status == 200 && resp.body)
                 respcache_put(key, id, resp.body);
         }
@@ -476,153 +683,6 @@ void api_refresh(const struct api_config *cfg, const char *path, const char *con
         break;
     }
     free(resp.body);
-}
-
-static void dispatch_route(struct call *c, enum route_id r, int64_t id)
-{
-    char *json = NULL;
-    enum err e;
-    switch (r) {
-    case R_HEALTH:
-        if (!api_db(c))
-            return;
-        /* A pooled connection to a database gone would wait for it to come back (the
-           store's reconnect, 30 s): health says at once that it does not answer. */
-        if (!store_ping(store_url(c->s))) {
-            c->db_bad = 1;
-            api_reply_err(c->resp, err_set(ERR_DB, "the database does not answer"), 503);
-            return;
-        }
-        e = store_exec(c->s, "SELECT 1", 0, NULL);
-        if (e) {
-            reply_json(c, e, 200, NULL);
-            return;
-        }
-        api_set_body(c->resp, 200, strdup("{\"status\":\"ok\"}"));
-        return;
-    case R_OPENAPI:
-        json = malloc(api_openapi_len + 1);
-        if (json) {
-            memcpy(json, api_openapi, api_openapi_len);
-            json[api_openapi_len] = '\0';
-        }
-        api_set_body(c->resp, json ? 200 : 500, json);
-        return;
-    case R_PROMETHEUS: {
-        prometheus(c);
-        return;
-    }
-    case R_JOBS_LIST: {
-        list_jobs(c);
-        return;
-    }
-    case R_JOBS_CREATE: {
-        create_job(c);
-        return;
-    }
-    case R_JOB_GET: {
-        if (api_db(c))
-            job_reply(c, id, 200);
-        return;
-    }
-    case R_JOB_DELETE:
-        respcache_drop_job(id);
-        if (!api_db(c))
-            return;
-        e = apistore_job_delete(c->s, id);
-        if (e) {
-            reply_json(c, e, 200, NULL);
-            return;
-        }
-        api_set_body(c->resp, 204, NULL);
-        return;
-    case R_JOB_STOP: {
-        job_control(c, id, "stop");
-        return;
-    }
-    case R_JOB_PAUSE: {
-        job_control(c, id, "pause");
-        return;
-    }
-    case R_JOB_RESUME: {
-        job_control(c, id, "resume");
-        return;
-    }
-    case R_SITES: {
-        int f = negotiated_export(c);
-        if (f < 0) {
-            list_sites(c, id);
-            return;
-        }
-        static const char *const list_only[] = {"role", "order", "limit", "offset"};
-        for (size_t i = 0; i < sizeof list_only / sizeof list_only[0]; i++)
-            if (http_request_arg(c->req, list_only[i])) {
-                char msg[128];
-                snprintf(msg, sizeof msg,
-                         "%s: not taken with Accept: %s (the file is the whole list)", list_only[i],
-                         f == SITEEXPORT_CSV ? "text/csv" : "application/x-ndjson");
-                api_reply_error(c->resp, 400, "invalid", msg, list_only[i]);
-                return;
-            }
-        export_sites(c, id, (enum siteexport_format)f);
-        return;
-    }
-    case R_SITE:
-        if (!api_db(c))
-            return;
-        e = apistore_site(c->s, id, c->params[1], &json);
-        {
-            reply_json(c, e, 200, json);
-            return;
-        }
-    case R_METRICS: {
-        job_metrics(c, id);
-        return;
-    }
-    case R_SITES_CSV:
-    case R_SITES_NDJSON:
-        export_sites(c, id, r == R_SITES_CSV ? SITEEXPORT_CSV : SITEEXPORT_NDJSON);
-        return;
-    case R_SITE_PAGES:
-        if (!api_db(c))
-            return;
-        e = apistore_site_pages(c->s, id, c->params[1], &json);
-        reply_json(c, e, 200, json);
-        return;
-    case R_BORDER: {
-        int64_t limit = arg_int(c, "limit", API_DEFAULT_LIMIT, API_MAX_LIMIT);
-        if (limit < 0 || !api_db(c))
-            return;
-        e = apistore_border(c->s, id, limit, &json);
-        reply_json(c, e, 200, json);
-        return;
-    }
-    case R_LABEL_PUT:
-    case R_LABEL_DELETE:
-    case R_LABELS:
-        if (!api_db(c))
-            return;
-        e = r == R_LABELS      ? apilabels_list(c->s, c->resp, id)
-            : r == R_LABEL_PUT ? apilabels_put(c->s, c->req, c->resp, id, c->params[1])
-                               : apilabels_delete(c->s, c->resp, id, c->params[1]);
-        c->db_bad = e == ERR_DB;
-        return;
-    case R_SEEDS:
-    case R_TOPIC:
-        if (!api_db(c))
-            return;
-        e = r == R_SEEDS ? apitopic_seeds(c->s, c->req, c->resp, id)
-                         : apitopic_body(c->s, c->resp, id);
-        c->db_bad = e == ERR_DB;
-        return;
-    case R_GRAPH: {
-        int64_t limit = arg_int(c, "limit", GRAPHSTORE_DEFAULT_NODES, GRAPHSTORE_MAX_NODES);
-        if (limit < 0 || !api_db(c))
-            return;
-        c->db_bad = apigraph_get(c->s, c->resp, id, limit) == ERR_DB;
-        return;
-    }
-    }
 }
 
 static int authorized(const struct api_config *cfg, const struct http_request *req)
@@ -642,7 +702,7 @@ static int authorized(const struct api_config *cfg, const struct http_request *r
 }
 
 /* The methods the request's path takes, as an Allow header lists them; 0 for no route. */
-static int path_methods(struct call *c, char *allow, size_t cap)
+static int path_methods(struct api_call *c, char *allow, size_t cap)
 {
     size_t n = 0;
     allow[0] = '\0';
@@ -656,23 +716,24 @@ static int path_methods(struct call *c, char *allow, size_t cap)
 }
 
 /* Does the request's Accept header take the route's answer? Else a 406. */
-static int acceptable(struct call *c, enum route_id r)
+static int acceptable(struct api_call *c, enum route_id r)
 {
     const char *type = api_routes[r].produces;
-    if (!type || (r == R_SITES && negotiated_export(c) >= 0))
+    int exports = (api_routes[r].flags & API_ROUTE_EXPORTS) != 0;
+    if (!type || (exports && negotiated_export(c) >= 0))
         return 1;
     if (httpneg_accepts(http_request_header(c->req, "Accept"), type))
         return 1;
     char msg[200];
     snprintf(msg, sizeof msg, "%s %s answers %s%s, which the Accept header does not take",
              api_routes[r].method, api_routes[r].pattern, type,
-             r == R_SITES ? " (or text/csv, application/x-ndjson)" : "");
+             exports ? " (or text/csv, application/x-ndjson)" : "");
     api_reply_error(c->resp, 406, "not_acceptable", msg, NULL);
     return 0;
 }
 
 /* Is the request from the origin the server lets browsers call it from (CORS)? */
-static int cors_origin(const struct call *c)
+static int cors_origin(const struct api_call *c)
 {
     const char *origin = http_request_header(c->req, "Origin");
     return c->cfg->cors_origin && origin && strcmp(origin, c->cfg->cors_origin) == 0;
@@ -682,7 +743,7 @@ static int cors_origin(const struct call *c)
  * A CORS preflight (OPTIONS with Access-Control-Request-Method) from the allowed origin
  * to a route's path: answered before the token, which browsers never send with it.
  */
-static int preflight(struct call *c)
+static int preflight(struct api_call *c)
 {
     char allow[96];
     if (strcmp(c->req->method, "OPTIONS") != 0 || !cors_origin(c) ||
@@ -703,7 +764,7 @@ static int preflight(struct call *c)
  * other path wants it before anything else is said, so that 404 and 405 do not tell a
  * stranger which routes exist.
  */
-static void answer(struct call *c)
+static void answer(struct api_call *c)
 {
     const struct http_request *req = c->req;
     struct http_response *resp = c->resp;
@@ -757,7 +818,7 @@ static void answer(struct call *c)
  * successful GET or HEAD an entity tag, and 304 without a body when If-None-Match
  * holds it; the CORS headers for the allowed origin.
  */
-static void finish(struct call *c)
+static void finish(struct api_call *c)
 {
     struct http_response *resp = c->resp;
     int get = strcmp(c->req->method, "GET") == 0 || strcmp(c->req->method, "HEAD") == 0;
@@ -783,7 +844,7 @@ static void finish(struct call *c)
 /* A malformed request is refused first: it says nothing about the server. */
 void api_handle(void *ctx, const struct http_request *req, struct http_response *resp)
 {
-    struct call c = {.cfg = ctx, .req = req, .resp = resp};
+    struct api_call c = {.cfg = ctx, .req = req, .resp = resp};
     if (api_reply_fault(req, resp))
         return;
     answer(&c);

@@ -1,6 +1,7 @@
 /*
  * The HTTP API of `sitescout serve` (docs/api.md): routing and JSON bodies; its error
- * replies (an enum err as an HTTP status and a JSON error body) are server/apireply.c.
+ * replies (an enum err as an HTTP status and a JSON error body) are server/apireply.c;
+ * its routes, api_routes[], are described in server/apiroutes.h.
  *
  * Ownership: the struct api_config is borrowed for the life of the server; api_handle
  * fills a struct http_response whose body the HTTP server frees.
@@ -8,6 +9,7 @@
 #ifndef SITESCOUT_SERVER_API_H
 #define SITESCOUT_SERVER_API_H
 
+#include "server/apiroutes.h"
 #include "server/http.h"
 
 struct dbpool;
@@ -34,22 +36,8 @@ extern const size_t api_openapi_len;
 void api_handle(void *ctx, const struct http_request *req, struct http_response *resp);
 
 /* Answer GET path with query arguments args (name and value pairs, NULL-terminated)
- * again and keep the answer (server/respcache.h), for the background refresher. */
-void api_refresh(const struct api_config *cfg, const char *path, const char *const *args);
-
-/*
- * The routes the API serves, as "METHOD /path/{param}" (for the OpenAPI check). Every
- * GET route also takes HEAD (the same status and headers, no body).
- */
-struct api_route {
-    const char *method;
-    const char *pattern;
-    const char *const *args; /* the query arguments it takes (NULL-terminated); others: 400 */
-    /* The media type of its answers, which the request's Accept must take (else 406);
-     * NULL: it answers no body. */
-    const char *produces;
-};
-extern const struct api_route api_routes[];
-extern const int api_routes_count;
+ * again and keep the answer (server/respcache.h): the background refresher's
+ * apirefresh_fn (server/apirefresh.h); ctx is a struct api_config. */
+void api_refresh(void *ctx, const char *path, const char *const *args);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * The API's graph of a job (docs/api.md, "The graph"): GET /api/jobs/{id}/graph?limit=N,
- * the dashboard's picture of what was found. Answers on resp (the JSON body, or the JSON
- * error) and returns its error, ERR_DB telling the caller its connection may be bad.
+ * Internal to server/: the API's graph of a job (docs/api.md, "The graph"): GET
+ * /api/jobs/{id}/graph?limit=N, the dashboard's picture of what was found. Answers on resp (the
+ * JSON body, or the JSON error) and returns its error, ERR_DB telling the caller its connection may
+ * be bad.
  */
 #ifndef SITESCOUT_SERVER_APIGRAPH_H
 #define SITESCOUT_SERVER_APIGRAPH_H

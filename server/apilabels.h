@@ -1,5 +1,5 @@
 /*
- * The API's labels (issue 31, docs/api.md "Labels"): PUT and DELETE
+ * Internal to server/: the API's labels (issue 31, docs/api.md "Labels"): PUT and DELETE
  * /api/jobs/{id}/sites/{host}/label, GET /api/jobs/{id}/labels. Each answers on resp
  * (a JSON body, or the JSON error) and returns its error, ERR_DB telling the caller its
  * connection may be bad.

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/api.h"
-
 struct refresh {
     struct refresh *next;
     char *path;
@@ -14,7 +12,8 @@ struct refresh {
 };
 
 struct apirefresh {
-    const struct api_config *cfg;
+    apirefresh_fn fn;
+    void *ctx;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -47,7 +46,7 @@ static void *refresher_main(void *arg)
             rf->tail = NULL;
         rf->queued--;
         pthread_mutex_unlock(&rf->lock);
-        api_refresh(rf->cfg, r->path, (const char *const *)r->args);
+        rf->fn(rf->ctx, r->path, (const char *const *)r->args);
         refresh_free(r);
         pthread_mutex_lock(&rf->lock);
     }
@@ -55,13 +54,14 @@ static void *refresher_main(void *arg)
     return NULL;
 }
 
-enum err apirefresh_start(const struct api_config *cfg, struct apirefresh **out)
+enum err apirefresh_start(apirefresh_fn fn, void *ctx, struct apirefresh **out)
 {
     *out = NULL;
     struct apirefresh *rf = calloc(1, sizeof *rf);
     if (!rf)
         return err_set(ERR_NOMEM, "out of memory");
-    rf->cfg = cfg;
+    rf->fn = fn;
+    rf->ctx = ctx;
     pthread_mutex_init(&rf->lock, NULL);
     pthread_cond_init(&rf->wake, NULL);
     if (pthread_create(&rf->thread, NULL, refresher_main, rf) != 0) {

@@ -1,6 +1,6 @@
 /*
- * The API's replies (server/api.c): the one place where an enum err, or a request the
- * HTTP server found faulty, becomes an HTTP status and the JSON error body
+ * Internal to server/: the API's replies (server/api.c): the one place where an enum err, or a
+ * request the HTTP server found faulty, becomes an HTTP status and the JSON error body
  * {"error": {"code", "message", "field"}}.
  */
 #ifndef SITESCOUT_SERVER_APIREPLY_H

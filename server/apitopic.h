@@ -1,7 +1,7 @@
 /*
- * The API's topic routes (issue 31, docs/api.md "Labels"): POST /api/jobs/{id}/seeds adds
- * start websites to a job that runs, GET /api/jobs/{id}/topic answers the body of the
- * next job on its topic. Each answers on resp (JSON, or the JSON error) and returns its
+ * Internal to server/: the API's topic routes (issue 31, docs/api.md "Labels"): POST
+ * /api/jobs/{id}/seeds adds start websites to a job that runs, GET /api/jobs/{id}/topic answers the
+ * body of the next job on its topic. Each answers on resp (JSON, or the JSON error) and returns its
  * error, ERR_DB telling the caller its connection may be bad.
  */
 #ifndef SITESCOUT_SERVER_APITOPIC_H

@@ -1,6 +1,6 @@
 /*
- * Checks of the raw parts of an HTTP request, pure (no I/O, no libmicrohttpd), so that
- * they are unit-tested on their own (tests/unit/test_httpcheck.c): server/http.c and
+ * Internal to server/: checks of the raw parts of an HTTP request, pure (no I/O, no libmicrohttpd),
+ * so that they are unit-tested on their own (tests/unit/test_httpcheck.c): server/http.c and
  * server/api.c apply them.
  */
 #ifndef SITESCOUT_SERVER_HTTPCHECK_H

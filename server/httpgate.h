@@ -1,6 +1,6 @@
 /*
- * The gate in front of libmicrohttpd. It accepts every connection itself and holds it
- * until the first request's head has come in, looking at the bytes with MSG_PEEK (so
+ * Internal to server/: the gate in front of libmicrohttpd. It accepts every connection itself and
+ * holds it until the first request's head has come in, looking at the bytes with MSG_PEEK (so
  * libmicrohttpd still reads them all). A well-formed head is handed on with the
  * connection; a malformed one (httpcheck_head) is answered here, with the API's JSON
  * error body, and the connection closed; a head still incomplete at the deadline gets

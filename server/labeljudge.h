@@ -1,7 +1,7 @@
 /*
- * `serve`'s label judge (issue 31): a thread that judges again the jobs nobody runs
- * (done, paused, failed) whose user gave or took back labels (job/joblabels.h), a few
- * times a second; a running job's lead does it for its own job. On its own connection.
+ * Internal to server/: `serve`'s label judge (issue 31): a thread that judges again the jobs nobody
+ * runs (done, paused, failed) whose user gave or took back labels (job/joblabels.h), a few times a
+ * second; a running job's lead does it for its own job. On its own connection.
  */
 #ifndef SITESCOUT_SERVER_LABELJUDGE_H
 #define SITESCOUT_SERVER_LABELJUDGE_H

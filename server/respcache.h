@@ -1,9 +1,8 @@
 /*
- * Answers of the API's polled GET routes (a job, its sites, its border), kept for
- * RESPCACHE_MS so that many polling clients (dashboards, scripts) cost PostgreSQL one
- * query per route and arguments every RESPCACHE_MS, not one each: they would otherwise
- * compete with the crawl for the database. A change made through the API drops its
- * job's answers at once. Thread-safe.
+ * Internal to server/: answers of the API's polled GET routes (a job, its sites, its border), kept
+ * for RESPCACHE_MS so that many polling clients (dashboards, scripts) cost PostgreSQL one query per
+ * route and arguments every RESPCACHE_MS, not one each: they would otherwise compete with the crawl
+ * for the database. A change made through the API drops its job's answers at once. Thread-safe.
  */
 #ifndef SITESCOUT_SERVER_RESPCACHE_H
 #define SITESCOUT_SERVER_RESPCACHE_H

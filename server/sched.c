@@ -9,12 +9,12 @@
 
 #include "common/log.h"
 #include "common/monotime.h"
-#include "crawler/fetch.h"
 #include "job/jobrun.h"
 #include "store/apistore.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/jobteam.h"
+#include "store/runner.h"
 #include "store/store.h"
 
 #define SKIP_S 10 /* a job whose budget a helper found spent is not helped again before */
@@ -37,8 +37,8 @@ struct sched {
     const char *url;
     const char *warc_dir; /* borrowed, see struct sched_config */
     uint64_t warc_max_size;
-    struct fetch_pool *pool;
-    pthread_mutex_t mu; /* picking a job: no two workers of this process run one job */
+    struct fetch_pool *pool; /* borrowed, see struct sched_config */
+    pthread_mutex_t mu;      /* picking a job: no two workers of this process run one job */
     atomic_int stopping;
     struct worker *workers;
     int n_workers, started;
@@ -160,16 +160,10 @@ enum err sched_new(const struct sched_config *c, struct sched **out)
     sc->warc_max_size = c->warc_max_size;
     sc->n_workers = c->workers;
     pthread_mutex_init(&sc->mu, NULL);
-    struct fetch_config fc;
-    fetch_config_defaults(&fc);
-    fc.proxy = c->proxy;
-    fc.max_in_flight = c->fetch_slots;
-    enum err e = fetch_pool_new(&fc, &sc->pool);
-    if (!e && !(sc->workers = calloc((size_t)c->workers + 1, sizeof *sc->workers)))
-        e = err_set(ERR_NOMEM, "out of memory");
-    if (e) {
+    sc->pool = c->pool;
+    if (!(sc->workers = calloc((size_t)c->workers + 1, sizeof *sc->workers))) {
         sched_free(sc);
-        return e;
+        return err_set(ERR_NOMEM, "out of memory");
     }
     *out = sc;
     return ERR_OK;
@@ -181,7 +175,7 @@ enum err sched_start(struct sched *sc)
         struct worker *w = &sc->workers[sc->started];
         w->sc = sc;
         w->slot = sc->started;
-        joblease_worker_name(w->name, sizeof w->name, w->slot);
+        runner_name(w->name, sizeof w->name, w->slot);
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             return err_set(ERR_IO, "cannot start a worker thread");
     }
@@ -202,7 +196,6 @@ void sched_free(struct sched *sc)
     for (int i = 0; i < sc->started; i++)
         pthread_join(sc->workers[i].thread, NULL);
     free(sc->workers);
-    fetch_pool_free(sc->pool);
     pthread_mutex_destroy(&sc->mu);
     free(sc);
 }

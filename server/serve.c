@@ -67,9 +67,8 @@ static enum err prepare(const struct serve_opts *o, const char *url, struct sche
     enum err e = dbopen_open(url, NULL, &s);
     if (!e) {
         struct sched_config c = {.db_url = url,
-                                 .proxy = o->proxy,
                                  .workers = o->workers,
-                                 .fetch_slots = o->fetch_slots,
+                                 .pool = o->pool,
                                  .warc_dir = o->warc_dir,
                                  .warc_max_size = o->warc_max_size};
         e = sched_new(&c, sc);
@@ -94,7 +93,7 @@ enum err serve_run(const struct serve_opts *o)
                              .warc = o->warc_dir != NULL,
                              .cors_origin = o->cors_origin};
     if (!e && !o->no_api)
-        e = apirefresh_start(&cfg, &cfg.refresh);
+        e = apirefresh_start(api_refresh, &cfg, &cfg.refresh);
     int bound = 0;
     if (!e) {
         catch_signals();

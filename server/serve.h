@@ -18,11 +18,12 @@ struct serve_opts {
     const char *host;   /* IPv4 address to listen on */
     int port;           /* 0 picks a free one */
     const char *db_url; /* NULL: $SITESCOUT_DB or the embedded cluster (store/dbopen) */
-    const char *proxy;  /* HTTP proxy for every fetch, or NULL */
     const char *token;  /* every API call needs it, or NULL */
     int workers;        /* 0..SERVE_MAX_WORKERS (0: the API alone, no job run here) */
     int no_api;         /* `sitescout worker`: run jobs only, serve no API (host unused) */
-    int fetch_slots;    /* 1..SERVE_MAX_SLOTS */
+    /* The fetch pool the jobs share (crawler/fetch.h's fetch_pool_new, with the proxy
+     * and SERVE_MAX_SLOTS transfers at most; cli_serve makes it). */
+    struct fetch_pool *pool;
     int conns_per_ip;   /* HTTP connections one client address may hold; 0: the default */
     int header_seconds; /* time for a request's line and headers to arrive; 0: the default */
     /* Jobs with params.warc write WARC files into warc_dir (NULL: none may), rotated

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/joblease.h"
+#include "store/runner.h"
 #include "store/judgestore.h"
 #include "store/models.h"
 #include "store/sqlnum.h"
@@ -151,7 +151,7 @@ enum err apistore_jobs(struct store *s, const char *state, int64_t limit, int64_
 enum err apistore_job(struct store *s, int64_t id, char **json)
 {
     char ids[32], secs[32];
-    const char *p[] = {NUM(ids, id), NUM(secs, joblease_seconds())};
+    const char *p[] = {NUM(ids, id), NUM(secs, runner_lease_seconds())};
     char what[64];
     snprintf(what, sizeof what, "no job %" PRId64, id);
     return one_text(s, "SELECT " JOB_JSON_WITH(JOB_DETAIL) "::text FROM jobs j WHERE j.id = $1", 2,

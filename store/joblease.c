@@ -1,69 +1,18 @@
 /* Job leases: one runner per job, renewed by heartbeat, taken over only when dead. */
 #include "store/joblease.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/log.h"
-#include "common/num.h"
 #include "store/jobteam.h"
+#include "store/runner.h"
 #include "store/sqlnum.h"
 #include "store/store.h"
-
-int joblease_seconds(void)
-{
-    const char *v = getenv("SITESCOUT_LEASE_SECONDS");
-    int n;
-    return v && num_parse_int(v, 1, 3600, &n) ? n : JOBLEASE_DEFAULT_SECONDS;
-}
-
-static void host_name(char *buf, size_t n)
-{
-    if (gethostname(buf, n - 1) != 0)
-        snprintf(buf, n, "localhost");
-    buf[n - 1] = '\0';
-}
-
-void joblease_worker_name(char *buf, size_t n, int slot)
-{
-    char host[64];
-    host_name(host, sizeof host);
-    if (slot >= 0)
-        snprintf(buf, n, "%s:%d:%d", host, (int)getpid(), slot);
-    else
-        snprintf(buf, n, "%s:%d", host, (int)getpid());
-}
-
-int joblease_holder_gone(const char *worker)
-{
-    char host[64];
-    host_name(host, sizeof host);
-    size_t hl = strlen(host);
-    if (!worker || strncmp(worker, host, hl) != 0 || worker[hl] != ':')
-        return 0; /* another host's: only its lease's age tells */
-    /* host:pid, or host:pid:thread */
-    const char *p = worker + hl + 1;
-    size_t pl = strcspn(p, ":");
-    char digits[24];
-    int64_t pid;
-    if (pl >= sizeof digits)
-        return 0;
-    memcpy(digits, p, pl);
-    digits[pl] = '\0';
-    if (!num_parse_i64(digits, 1, LONG_MAX, &pid))
-        return 0;
-    if (pid == (int64_t)getpid())
-        return 0; /* this process: its threads' leases are theirs to let go */
-    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-}
 
 /* Who holds job's lease and for how long it has not renewed it; ERR_NOTFOUND. */
 static enum err holder(struct store *s, int64_t job, char *worker, size_t n, double *age)
@@ -124,8 +73,8 @@ enum err joblease_take(struct store *s, int64_t job, const char *worker)
     enum err e = holder(s, job, held, sizeof held, &age);
     if (e)
         return e;
-    const char *p[] = {NUM(id, job), worker, NUM(secs, joblease_seconds()),
-                       joblease_holder_gone(held) ? held : NULL};
+    const char *p[] = {NUM(id, job), worker, NUM(secs, runner_lease_seconds()),
+                       runner_gone(held) ? held : NULL};
     struct store_rows *r;
     e = store_query(s,
                     "UPDATE jobs SET worker = $2, heartbeat_at = now() "
@@ -142,7 +91,7 @@ enum err joblease_take(struct store *s, int64_t job, const char *worker)
         return err_set(ERR_CONFLICT,
                        "job %lld is being run by %s (its last heartbeat %.0f s ago; a lease "
                        "lasts %d s)",
-                       (long long)job, held, age, joblease_seconds());
+                       (long long)job, held, age, runner_lease_seconds());
     return end_sessions(s, held, worker);
 }
 
@@ -156,7 +105,7 @@ static enum err reap_gone(struct store *s)
                              0, NULL, &r);
     for (int i = 0; !e && i < store_rows_count(r); i++) {
         const char *w = store_rows_get(r, i, 1);
-        if (!joblease_holder_gone(w))
+        if (!runner_gone(w))
             continue;
         const char *p[] = {store_rows_get(r, i, 0), w};
         e = end_sessions(s, w, "");
@@ -174,7 +123,7 @@ enum err joblease_take_next(struct store *s, const char *worker, int64_t *job)
     if (e)
         return e;
     char secs[16];
-    const char *p[] = {worker, NUM(secs, joblease_seconds())};
+    const char *p[] = {worker, NUM(secs, runner_lease_seconds())};
     struct store_rows *r;
     e = store_query(s,
                     "WITH old AS (SELECT id, worker FROM jobs"

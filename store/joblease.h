@@ -5,10 +5,10 @@
  * thread of `serve`) in jobs.worker, renewed by heartbeat (jobs.heartbeat_at) about
  * once a second while it trains and crawls, and let go when the run ends. Anyone may
  * take a lease that nobody holds, whose holder has not renewed it for
- * joblease_seconds(), or whose holder is a process of this host that is gone (so a
- * crash is resumed at once). A live holder is never pushed out: a taker is refused,
- * naming it. A holder that finds its lease taken (it stalled for longer than a lease)
- * stops without writing anything more.
+ * runner_lease_seconds() (store/runner.h), or whose holder is a process of this host that is gone
+ * (so a crash is resumed at once). A live holder is never pushed out: a taker is refused, naming
+ * it. A holder that finds its lease taken (it stalled for longer than a lease) stops without
+ * writing anything more.
  */
 #ifndef SITESCOUT_STORE_JOBLEASE_H
 #define SITESCOUT_STORE_JOBLEASE_H
@@ -20,17 +20,6 @@
 #include "store/jobteam.h"
 
 struct store;
-
-#define JOBLEASE_DEFAULT_SECONDS 30
-
-/* The lease's length: $SITESCOUT_LEASE_SECONDS (1 to 3600) or JOBLEASE_DEFAULT_SECONDS. */
-int joblease_seconds(void);
-
-/* This process's worker name: "host:pid", or "host:pid:slot" when slot >= 0. */
-void joblease_worker_name(char *buf, size_t n, int slot);
-
-/* Is worker (a worker name) a process of this host that no longer runs? */
-int joblease_holder_gone(const char *worker);
 
 /*
  * Take job's lease for worker (or keep it: it is ours). ERR_NOTFOUND: no such job;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "common/buf.h"
-#include "store/joblease.h"
+#include "store/runner.h"
 #include "store/sitewrite.h"
 #include "store/sqlnum.h"
 #include "store/store.h"
@@ -51,7 +51,7 @@ static enum err drop_gone(struct store *s, int64_t job)
     for (int i = 0; !e && i < store_rows_count(r); i++) {
         const char *w = store_rows_get(r, i, 0);
         const char *q[] = {id, w};
-        if (joblease_holder_gone(w))
+        if (runner_gone(w))
             e = store_exec(s, "DELETE FROM job_workers WHERE job_id = $1 AND worker = $2", 2, q);
     }
     if (r)
@@ -67,7 +67,7 @@ enum err jobteam_reclaim(struct store *s, int64_t job, int *count)
     if (e)
         return e;
     char id[32], secs[16];
-    const char *p[] = {NUM(id, job), NUM(secs, joblease_seconds())};
+    const char *p[] = {NUM(id, job), NUM(secs, runner_lease_seconds())};
     struct store_rows *r;
     e = store_query(s,
                     "WITH gone AS (DELETE FROM job_workers WHERE job_id = $1"
@@ -158,7 +158,7 @@ enum err jobteam_others(struct store *s, int64_t job, const char *worker, int *n
     if (allowance)
         *allowance = 0;
     char id[32], secs[16];
-    const char *p[] = {NUM(id, job), worker, NUM(secs, joblease_seconds())};
+    const char *p[] = {NUM(id, job), worker, NUM(secs, runner_lease_seconds())};
     struct store_rows *r;
     enum err e = store_query(s,
                              "SELECT count(*), coalesce(sum(allowance), 0) FROM job_workers"
@@ -185,7 +185,7 @@ enum err jobteam_pick(struct store *s, const int64_t *busy, size_t n_busy, int64
     if (!e)
         e = buf_append_str(&ids, "}");
     char secs[16];
-    const char *p[] = {e ? "{}" : buf_str(&ids), NUM(secs, joblease_seconds())};
+    const char *p[] = {e ? "{}" : buf_str(&ids), NUM(secs, runner_lease_seconds())};
     struct store_rows *r = NULL;
     if (!e)
         e = store_query(

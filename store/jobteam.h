@@ -8,7 +8,7 @@
  * the same border (FOR UPDATE SKIP LOCKED, crawlstore_claim), so no website is examined
  * by two. Every runner, lead or helper, has a row in job_workers renewed about once a
  * second (the lease keeper's thread). A website claimed by a runner whose row is gone
- * or has not been renewed for joblease_seconds() (the site lease) goes back to the
+ * or has not been renewed for runner_lease_seconds() (the site lease) goes back to the
  * border, to be examined by another: a killed process loses nothing but the pages it
  * had in flight.
  */
@@ -35,7 +35,7 @@ enum err jobteam_renew(struct store *s, int64_t job, const char *worker) WARN_UN
 enum err jobteam_leave(struct store *s, int64_t job, const char *worker) WARN_UNUSED;
 
 /*
- * The site leases that ran out: rows of runners not renewed for joblease_seconds(), or
+ * The site leases that ran out: rows of runners not renewed for runner_lease_seconds(), or
  * of processes of this host that are gone, are removed, and every website the job has
  * claimed by a runner without a row goes back to the border. *count (may be NULL): how
  * many websites went back.

@@ -1,5 +1,5 @@
 /*
- * Inside the store: the website crawler's writes of a website (crawlstore_site_done,
+ * Internal to store/: the website crawler's writes of a website (crawlstore_site_done,
  * _more, and the batches of store/sitewriter.c, in sitewrite.c), and the page rows as
  * array literals, which crawlstore_sites_update shares.
  */

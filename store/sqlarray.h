@@ -1,7 +1,7 @@
 /*
- * PostgreSQL array literals built in a buffer ("{\"a\",\"b\"}", "{1.5,NULL}"), handed to
- * a statement as one text parameter and spread into rows there by unnest(): many rows
- * in one statement, one round trip.
+ * Internal to store/: PostgreSQL array literals built in a buffer ("{\"a\",\"b\"}", "{1.5,NULL}"),
+ * handed to a statement as one text parameter and spread into rows there by unnest(): many rows in
+ * one statement, one round trip.
  */
 #ifndef SITESCOUT_STORE_SQLARRAY_H
 #define SITESCOUT_STORE_SQLARRAY_H

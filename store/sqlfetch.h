@@ -1,7 +1,7 @@
 /*
- * A crawl fetch's outcome in SQL ('ok', 'http_404', ... or the fetch's error), and the
- * statement that counts a website's pages by outcome in job_fetches (migration 014):
- * the one definition of an outcome's name, for the writers and the readers.
+ * Internal to store/: a crawl fetch's outcome in SQL ('ok', 'http_404', ... or the fetch's error),
+ * and the statement that counts a website's pages by outcome in job_fetches (migration 014): the
+ * one definition of an outcome's name, for the writers and the readers.
  */
 #ifndef SITESCOUT_STORE_SQLFETCH_H
 #define SITESCOUT_STORE_SQLFETCH_H

@@ -12,6 +12,7 @@
 
 #include "store/crawlstore.h"
 #include "store/joblease.h"
+#include "store/runner.h"
 #include "store/store.h"
 #include "testdb.h"
 
@@ -74,9 +75,9 @@ static void test_expired_lease_is_taken(void **state)
     struct store *s = *state;
     int64_t job = new_job(s);
     assert_int_equal(joblease_take(s, job, "other-host:1"), ERR_OK);
-    age_lease(s, job, joblease_seconds() - 1 > 0 ? joblease_seconds() - 2 : 0);
+    age_lease(s, job, runner_lease_seconds() - 1 > 0 ? runner_lease_seconds() - 2 : 0);
     assert_int_equal(joblease_take(s, job, "other-host:2"), ERR_CONFLICT); /* not yet */
-    age_lease(s, job, joblease_seconds() + 1);
+    age_lease(s, job, runner_lease_seconds() + 1);
     assert_int_equal(joblease_take(s, job, "other-host:2"), ERR_OK);
     /* The old holder, back from its stall, learns it lost the job. */
     assert_int_equal(joblease_renew(s, job, "other-host:1"), ERR_CONFLICT);
@@ -102,12 +103,12 @@ static void test_gone_holder_of_this_host(void **state)
     struct store *s = *state;
     char gone[128], me[128];
     gone_worker(gone, sizeof gone);
-    joblease_worker_name(me, sizeof me, -1);
-    assert_true(joblease_holder_gone(gone));
-    assert_false(joblease_holder_gone(me));
-    assert_false(joblease_holder_gone("some-other-host:1"));
-    assert_false(joblease_holder_gone("garbage"));
-    assert_false(joblease_holder_gone(NULL));
+    runner_name(me, sizeof me, -1);
+    assert_true(runner_gone(gone));
+    assert_false(runner_gone(me));
+    assert_false(runner_gone("some-other-host:1"));
+    assert_false(runner_gone("garbage"));
+    assert_false(runner_gone(NULL));
     int64_t job = new_job(s);
     assert_int_equal(joblease_take(s, job, gone), ERR_OK);
     assert_int_equal(joblease_take(s, job, me), ERR_OK); /* at once, not after a lease */
@@ -126,7 +127,7 @@ static void test_take_next(void **state)
     assert_int_equal(got, b);
     assert_int_equal(joblease_take_next(s, "other-host:3", &got), ERR_OK);
     assert_int_equal(got, 0); /* both held */
-    age_lease(s, a, joblease_seconds() + 1);
+    age_lease(s, a, runner_lease_seconds() + 1);
     assert_int_equal(joblease_take_next(s, "other-host:3", &got), ERR_OK);
     assert_int_equal(got, a); /* its holder went silent */
     char gone[128];
@@ -168,7 +169,7 @@ static void test_keeper(void **state)
     assert_true(lease_age(s, job) < 60);
     assert_false(joblease_keeper_lost(k));
     /* Someone takes the lease: the keeper notices and says so. */
-    age_lease(s, job, joblease_seconds() + 1);
+    age_lease(s, job, runner_lease_seconds() + 1);
     assert_int_equal(joblease_take(s, job, "other-host:8"), ERR_OK);
     for (int i = 0; i < 200 && !joblease_keeper_lost(k); i++)
         usleep(100 * 1000);

@@ -14,6 +14,7 @@
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/jobteam.h"
+#include "store/runner.h"
 #include "store/store.h"
 #include "testdb.h"
 
@@ -127,7 +128,7 @@ static void test_reclaim(void **state)
     assert_int_equal(jobteam_others(s, job, "other-host:1", &others, NULL), ERR_OK);
     assert_int_equal(others, 1);
 
-    age_row(s, job, "other-host:2", joblease_seconds() + 1);
+    age_row(s, job, "other-host:2", runner_lease_seconds() + 1);
     assert_int_equal(jobteam_others(s, job, "other-host:1", &others, NULL), ERR_OK);
     assert_int_equal(others, 0); /* silent past its lease: not counted live ... */
     assert_int_equal(jobteam_reclaim(s, job, &back), ERR_OK);
