@@ -217,12 +217,21 @@ int jobspec_strategy_homepages(int strategy)
     return s && (s->flags & JOBSTRATEGY_HOMEPAGES);
 }
 
+const char *jobspec_strategy_refuses(int strategy, int classifier)
+{
+    const struct jobstrategy *s = strategy >= 0 ? jobstrategy_get((size_t)strategy) : NULL;
+    return s && classifier >= 0 && classifier < PAGECLS_N_KINDS && (s->refuses >> classifier & 1u)
+               ? s->refuses_why
+               : NULL;
+}
+
 /* jobspec_params_check; prefix goes before the field's name (a jobs file's entry). */
 static enum err params_check(const struct jobspec_params *p, const char *prefix)
 {
-    const struct jobstrategy *s = p->strategy >= 0 ? jobstrategy_get((size_t)p->strategy) : NULL;
-    if (!s || p->classifier < 0 || !(s->refuses >> p->classifier & 1u))
+    const char *why = jobspec_strategy_refuses(p->strategy, p->classifier);
+    if (!why)
         return ERR_OK;
+    const struct jobstrategy *s = jobstrategy_get((size_t)p->strategy);
     char takes[RANGE_MAX] = "";
     for (size_t k = 0, n = 0; pagecls_kind_name(k) && n < sizeof takes; k++)
         if (!(s->refuses >> k & 1u))
@@ -231,8 +240,7 @@ static enum err params_check(const struct jobspec_params *p, const char *prefix)
     return err_set(ERR_INVAL,
                    "%sparams.classifier: %s does not work with strategy %s: %s; %s "
                    "takes classifier %s",
-                   prefix, pagecls_kind_name((size_t)p->classifier), s->name, s->refuses_why,
-                   s->name, takes);
+                   prefix, pagecls_kind_name((size_t)p->classifier), s->name, why, s->name, takes);
 }
 
 enum err jobspec_params_check(const struct jobspec_params *p)

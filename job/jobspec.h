@@ -103,6 +103,10 @@ int jobspec_strategy_pages(int strategy);
 /* Does the strategy judge websites by their homepage (and so need a homepage model)? */
 int jobspec_strategy_homepages(int strategy);
 
+/* Why a strategy cannot work with a page classifier (enum pagecls_kind), or NULL when it
+ * can (job/jobstrategy.c's table says which go together). */
+const char *jobspec_strategy_refuses(int strategy, int classifier);
+
 /* Every parameter at its default. */
 void jobspec_params_default(struct jobspec_params *p);
 

@@ -157,6 +157,8 @@ usage_error "sitescout experiment: unexpected argument 'extra'" "experiment extr
   -- "$BIN" experiment extra "${ex_args[@]}"
 usage_error "sitescout experiment: at most 64 --set options" "experiment --set limit" \
   -- "$BIN" experiment "${ex_args[@]}" "${sets[@]}"
+assert_contains "$("$BIN" crawl --help)" "svm does not work with strategy hotwords: " \
+  "crawl --help says which strategies an svm cannot serve"
 # A strategy that cannot work with the page classifier is refused with the reason
 # (issue 32), before any work: by crawl once its --set are applied, by experiment for a run.
 make_scratch

@@ -608,6 +608,18 @@ static void test_classifier_strategy_combinations(void **state)
         assert_string_equal(err_msg(), cases[i].msg);
     }
 
+    /* What goes with what, as --help lists it. */
+    int refused = 0;
+    for (int st = 0; st < JOBSPEC_N_STRATEGIES; st++)
+        for (int k = 0; k < PAGECLS_N_KINDS; k++)
+            refused += jobspec_strategy_refuses(st, k) != NULL;
+    assert_int_equal(refused, 2);
+    assert_non_null(jobspec_strategy_refuses(JOBSPEC_HOTWORDS, PAGECLS_SVM));
+    assert_non_null(jobspec_strategy_refuses(JOBSPEC_CONTEXT_GRAPH, PAGECLS_SVM));
+    assert_null(jobspec_strategy_refuses(JOBSPEC_HOTWORDS, PAGECLS_KNN));
+    assert_null(jobspec_strategy_refuses(JOBSPEC_N_STRATEGIES, PAGECLS_SVM));
+    assert_null(jobspec_strategy_refuses(JOBSPEC_HOTWORDS, PAGECLS_N_KINDS));
+
     /* Set one by one (--set), the parameters are checked once all are set. */
     struct jobspec_params p;
     jobspec_params_default(&p);
