@@ -73,6 +73,11 @@ enum err ctxgraph_train(const struct pagecls_params *p, const struct pagecls_doc
                         struct ctxgraph **out, size_t *kept_pages)
 {
     *out = NULL;
+    if (p->kind != PAGECLS_KNN) /* else every layer but 0 and other would be left out */
+        return err_set(ERR_INVAL,
+                       "context graph: the layers need a classifier of several "
+                       "classes; the page classifier %s tells two apart",
+                       pagecls_kind_name(p->kind));
     size_t count[CTXGRAPH_OTHER + 1] = {0};
     int keep[CTXGRAPH_OTHER + 1];
     for (size_t i = 0; i < n; i++)

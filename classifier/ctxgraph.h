@@ -60,7 +60,8 @@ struct ctxgraph;
 
 /*
  * Train the layer classifier on n pages whose cls is their layer (0..CTXGRAPH_OTHER).
- * ERR_INVAL when layer 0 has no page or fewer than two layers are kept. *out is the
+ * ERR_INVAL when layer 0 has no page or fewer than two layers are kept, or p's kind is not
+ * the kNN (an SVM tells two classes apart, not the layers). *out is the
  * caller's (ctxgraph_free). kept_pages, when not NULL, gets the pages of each layer
  * (CTXGRAPH_OTHER + 1 counts), 0 for a layer left out.
  */

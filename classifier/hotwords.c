@@ -70,6 +70,11 @@ static double typicality(const struct pagecls *m, uint32_t t)
 enum err hotwords_new(const struct pagecls *m, uint32_t k, struct hotwords **out)
 {
     *out = NULL;
+    if (m->params.kind != PAGECLS_KNN) /* none would be found: the crawl would be bestfirst */
+        return err_set(
+            ERR_INVAL,
+            "hot words: the page model (classifier %s) has no centroids to take them from",
+            pagecls_kind_name(m->params.kind));
     struct hotwords *h = calloc(1, sizeof *h);
     uint32_t *best = calloc(k ? k : 1, sizeof *best);
     double *score = calloc(k ? k : 1, sizeof *score);

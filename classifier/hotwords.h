@@ -27,6 +27,7 @@ struct hotwords;
  * The k terms of model m with the greatest positive difference between their lowest
  * weight among the target class's centroids and their mean weight in the other classes'
  * (fewer when fewer terms are more typical of the target). Free with hotwords_free (NULL is fine).
+ * ERR_INVAL for a model without centroids (an SVM: PAGECLS_SVM).
  */
 enum err hotwords_new(const struct pagecls *m, uint32_t k, struct hotwords **out) WARN_UNUSED;
 void hotwords_free(struct hotwords *h);

@@ -36,11 +36,23 @@ void pagecls_params_default(struct pagecls_params *p)
     p->calibrate = true;
 }
 
+static const char *const kind_names[] = {
+    [PAGECLS_KNN] = "knn",
+    [PAGECLS_SVM] = "svm",
+};
+_Static_assert(sizeof kind_names / sizeof kind_names[0] == PAGECLS_N_KINDS,
+               "a name for each page classifier");
+
+const char *pagecls_kind_name(size_t kind)
+{
+    return kind < PAGECLS_N_KINDS ? kind_names[kind] : NULL;
+}
+
 enum err pagecls_check_params(const struct pagecls_params *p)
 {
     if (p->min_df < 1 || p->min_sites < 1 || p->centroids < 1 || p->centroids > PAGECLS_MAX_K ||
         p->sites_per_centroid > PAGECLS_MAX_SITES_PER_CENTROID || p->max_iter < 1 ||
-        !(p->eps > 0 && p->eps < 0.5) || (p->kind != PAGECLS_KNN && p->kind != PAGECLS_SVM) ||
+        !(p->eps > 0 && p->eps < 0.5) || p->kind >= PAGECLS_N_KINDS ||
         !(p->svm_c > 0 && p->svm_c <= PAGECLS_MAX_SVM_C))
         return err_set(
             ERR_INVAL,

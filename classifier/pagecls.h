@@ -38,9 +38,14 @@
  *   only; its confidence is sigma(w . x + b), calibrated like the kNN's.
  */
 enum pagecls_kind {
-    PAGECLS_KNN = 0,
+    PAGECLS_KNN = 0, /* the paper's */
     PAGECLS_SVM = 1,
+    PAGECLS_N_KINDS /* how many: pagecls_kind_name's table has a name for each */
 };
+
+/* The name of a kind ("knn", "svm": the job parameter classifier takes them), or NULL
+ * past the last. */
+const char *pagecls_kind_name(size_t kind);
 
 struct pagecls_params {
     struct tokenize_opts tok;    /* stemming, numbers */

@@ -83,6 +83,11 @@ void cmd_crawl_usage(void)
     /* One line, whatever its length: scripts read the strategies from it. */
     print_list("Strategies:", strategy_name, 0);
     print_list("Page classifiers (classifier=; svm_c is the svm's C):", classifier_name, 0);
+    for (int k = 0; classifier_name((size_t)k); k++) /* what goes with what, from the table */
+        for (int s = 0; strategy_name((size_t)s); s++)
+            if (jobspec_strategy_refuses(s, k))
+                printf("  %s does not work with strategy %s: %s\n", classifier_name((size_t)k),
+                       strategy_name((size_t)s), jobspec_strategy_refuses(s, k));
     printf("\nExit status: 0 when the job ends done or paused, 1 when it fails, 2 for bad "
            "usage.\n");
 }

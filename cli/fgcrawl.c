@@ -60,6 +60,8 @@ static int apply_sets(const struct fgcrawl_opts *o, struct jobspec **js)
         if (jobspec_params_set(&(*js)->params, key, value) != ERR_OK)
             return cli_usage_error("crawl", "%s", err_msg());
     }
+    if (jobspec_params_check(&(*js)->params) != ERR_OK)
+        return cli_usage_error("crawl", "%s", err_msg());
     return CLI_OK;
 }
 

@@ -93,16 +93,29 @@ double edges_weight(enum edges_weights mode, double site_confidence, double conf
     case EDGES_LOCAL:
         return local;
     case EDGES_COMBINED:
+    case EDGES_N_WEIGHTS:
         break;
     }
     return (local + site_confidence) / 2;
 }
 
+static const char *const weights_names[] = {
+    [EDGES_GLOBAL] = "global",
+    [EDGES_LOCAL] = "local",
+    [EDGES_COMBINED] = "combined",
+};
+_Static_assert(sizeof weights_names / sizeof weights_names[0] == EDGES_N_WEIGHTS,
+               "a name for each edge weighting");
+
+const char *edges_weights_name(size_t mode)
+{
+    return mode < EDGES_N_WEIGHTS ? weights_names[mode] : NULL;
+}
+
 int edges_weights_parse(const char *name)
 {
-    static const char *const names[] = {"global", "local", "combined"};
-    for (int i = 0; i < 3; i++)
-        if (name && strcmp(name, names[i]) == 0)
+    for (int i = 0; name && i < EDGES_N_WEIGHTS; i++)
+        if (strcmp(name, weights_names[i]) == 0)
             return i;
     return -1;
 }

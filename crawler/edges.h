@@ -34,12 +34,16 @@ void edgeset_release(struct edgeset *es);
  * global = confidence(V, target); local = the mean Pr[p|target] of V's pages that
  * link to W (conf_sum / page_count); combined = their average.
  */
-enum edges_weights { EDGES_GLOBAL, EDGES_LOCAL, EDGES_COMBINED };
+enum edges_weights { EDGES_GLOBAL, EDGES_LOCAL, EDGES_COMBINED, EDGES_N_WEIGHTS };
 
 double edges_weight(enum edges_weights mode, double site_confidence, double conf_sum,
                     int page_count);
 
-/* "global", "local", "combined" -> mode; -1 for anything else. */
+/* The name of mode ("global", "local", "combined"; the job parameter edge_weights
+ * takes them), or NULL past the last. */
+const char *edges_weights_name(size_t mode);
+
+/* A name edges_weights_name gives -> its mode; -1 for anything else. */
 int edges_weights_parse(const char *name);
 
 /*

@@ -197,6 +197,20 @@ static enum err select_runs(struct exp *x)
     }
 }
 
+/* Each selected run's strategy goes with the parameters --set gave (a classifier it
+ * cannot work with is refused here, not found out by the run). */
+static enum err check_runs(struct exp *x)
+{
+    for (int i = 0; i < REPORT_RUNS; i++) {
+        struct jobspec_params p = x->base;
+        if (x->selected[i] &&
+            (jobspec_params_set(&p, "strategy", run_defs[i].strategy) || jobspec_params_check(&p)))
+            return err_set(ERR_INVAL, "run %s: %s", report_run_name((enum report_role)i),
+                           err_msg());
+    }
+    return ERR_OK;
+}
+
 /* Everything that is checked before anything starts: errors here are bad usage. */
 static enum err prepare(struct exp *x)
 {
@@ -208,6 +222,8 @@ static enum err prepare(struct exp *x)
         e = jobspec_load(o->jobs, o->topic, &x->js);
     if (!e)
         e = apply_sets(x);
+    if (!e)
+        e = check_runs(x);
     if (!e)
         e = labels_load(o->labels, &x->labels);
     if (!e && o->targets)

@@ -7,20 +7,20 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "crawler/edges.h"
 #include "eval/reportfigs.h"
 #include "eval/reportio.h"
 
-static const char *const weight_names[3] = {"global", "local", "combined"};
-
-/* The names of the weightings whose harvest rate is v ("global and local"). */
+/* The names of the weightings whose harvest rate is v ("global and local"); h is indexed
+ * by enum edges_weights. */
 static void names_at(const double *h, double v, char *out, size_t n)
 {
     out[0] = '\0';
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < EDGES_N_WEIGHTS; i++) {
         if (h[i] != v)
             continue;
         size_t len = strlen(out);
-        snprintf(out + len, n - len, "%s%s", len ? " and " : "", weight_names[i]);
+        snprintf(out + len, n - len, "%s%s", len ? " and " : "", edges_weights_name((size_t)i));
     }
 }
 

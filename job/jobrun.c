@@ -25,6 +25,7 @@
 #include "job/jobjudge.h"
 #include "job/joblabels.h"
 #include "job/jobspec.h"
+#include "job/jobstrategy.h"
 #include "job/jobwarn.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
@@ -94,38 +95,15 @@ static void jobrun_log_terms(const struct ctx *c, const char *what, const void *
 #define LEARN_MARGIN        0.1
 #define LEARN_RESCORE_PAGES 100
 
-/* The frontier order of a page-level strategy (crawler/pageorder.h). */
-static pageorder_fn jobrun_page_order(int strategy)
-{
-    switch (strategy) {
-    case JOBSPEC_BFS:
-        return pageorder_bfs;
-    case JOBSPEC_BESTFIRST:
-        return pageorder_bestfirst;
-    case JOBSPEC_HISTORY:
-        return pageorder_history;
-    case JOBSPEC_HOTWORDS:
-        return pageorder_hotwords;
-    case JOBSPEC_RELEVANCE_DEGREE:
-        return pageorder_relevance_degree;
-    case JOBSPEC_WEIGHT_TABLE:
-        return pageorder_weight_table;
-    case JOBSPEC_LEARNING_ANCHOR:
-        return pageorder_learning_anchor;
-    case JOBSPEC_CONTEXT_GRAPH:
-        return pageorder_context_graph;
-    default:
-        return pageorder_page;
-    }
-}
-
-/* The page-level strategies (issues 8 and 18): a page crawler with website post-processing. */
-static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *rc,
-                                   enum crawl_stop *stop)
+/* The page-level strategies (issues 8 and 18): a page crawler with website post-processing.
+ * What a strategy reads is its row's (job/jobstrategy.h); the models it trained beside the
+ * page classifier (c->keys, c->table, c->ctx) are those of its row's model alone. */
+static enum err jobrun_crawl_pages(struct ctx *c, const struct jobstrategy *st,
+                                   const struct crawlrun_config *rc, enum crawl_stop *stop)
 {
     const struct jobspec_params *jp = &c->js->params;
     struct pagecrawl_params p = {
-        .priority = jobrun_page_order(jp->strategy),
+        .priority = st->order,
         .prior_target = jp->prior_target,
         .prior_harvest = jp->prior == 1,
         .prior_sites = jp->prior_sites,
@@ -133,15 +111,15 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .p_threshold = jp->p_threshold,
         .max_pages_per_site = jp->max_pages_per_site,
         .concurrency = jp->concurrency,
-        .home_model = jp->strategy == JOBSPEC_PAGE_HOMEPAGE ? c->home_model : NULL,
-        .keys = jp->strategy == JOBSPEC_RELEVANCE_DEGREE ? c->keys : NULL,
+        .home_model = st->flags & JOBSTRATEGY_HOMEPAGES ? c->home_model : NULL,
+        .keys = c->keys,
         .rho = PAGEORDER_RHO,
-        .other_sites_only = jp->strategy == JOBSPEC_RELEVANCE_DEGREE,
-        .table = jp->strategy == JOBSPEC_WEIGHT_TABLE ? c->table : NULL,
+        .other_sites_only = (st->flags & JOBSTRATEGY_OTHER_SITES_ONLY) != 0,
+        .table = c->table,
         .admit_above = PAGEORDER_LINK_THRESHOLD,
         .learn_margin = LEARN_MARGIN,
         .rescore_every = LEARN_RESCORE_PAGES,
-        .ctx = jp->strategy == JOBSPEC_CONTEXT_GRAPH ? c->ctx : NULL,
+        .ctx = c->ctx,
     };
     if (p.keys)
         jobrun_log_terms(c, "key phrases (TF-DF and information gain, stemmed)", c->keys,
@@ -159,10 +137,10 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
                  CTXGRAPH_OTHER, b);
     }
     enum err e = ERR_OK;
-    if (jp->strategy == JOBSPEC_HOTWORDS && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
+    if ((st->flags & JOBSTRATEGY_HOT_WORDS) && !(e = hotwords_new(c->model, HOTWORDS_KEYS, &p.hot)))
         jobrun_log_terms(c, "hot words (the topic's key terms, stemmed)", p.hot,
                          hotwords_count(p.hot), hotwords_log_term);
-    if (!e && jp->strategy == JOBSPEC_LEARNING_ANCHOR)
+    if (!e && (st->flags & JOBSTRATEGY_LEARN_ANCHORS))
         e = anchorcls_new(&pagecls_get_params(c->model)->tok, &p.learn);
     if (!e)
         e = pagecrawl_run(rc, c->model, &p, stop);
@@ -308,9 +286,13 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .progress = jobrun_crawl_progress,
         .ctx = c,
     };
-    if (jobspec_strategy_pages(jp->strategy))
-        return jobrun_crawl_pages(c, &rc, stop);
-    int judging = jp->judge == 1 && jp->strategy != JOBSPEC_HOMEPAGE;
+    const struct jobstrategy *st = jobstrategy_get((size_t)jp->strategy);
+    if (st->flags & JOBSTRATEGY_PAGES)
+        return jobrun_crawl_pages(c, st, &rc, stop);
+    /* A website-level crawl of homepages reads each website's homepage alone: nothing to
+     * judge again. */
+    int home_only = (st->flags & JOBSTRATEGY_HOMEPAGES) != 0;
+    int judging = jp->judge == 1 && !home_only;
     if (judging) {
         rc.judge = jobrun_judge;
         rc.judge_at = jp->judge_pages;
@@ -334,7 +316,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .site_score = judging ? jobrun_site_score : NULL,
         .site_score_ctx = c,
     };
-    if (jp->strategy == JOBSPEC_HOMEPAGE) {
+    if (home_only) {
         /* Each website judged by its homepage alone, by the homepage classifier: with
          * one page and no error correction its verdict is Pr[target|homepage] > 0.5. */
         p.site.max_pages = 1;

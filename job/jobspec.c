@@ -20,7 +20,9 @@
 #include "classifier/pagecls.h"
 #include "common/num.h"
 #include "common/strmap.h"
+#include "crawler/edges.h"
 #include "crawler/url.h"
+#include "job/jobstrategy.h"
 
 /* ---- parameters ---- */
 
@@ -30,22 +32,44 @@ struct pdef {
     const char *name;
     enum ptype type;
     size_t off;
-    double min, max;
-    int min_open, max_open;     /* min / max themselves are not allowed */
-    const char *range;          /* for the error message */
-    const char *const *choices; /* P_CHOICE: the names, NULL-terminated; stored as an int */
+    double min, max;                 /* P_CHOICE: from its names */
+    int min_open, max_open;          /* min / max themselves are not allowed */
+    const char *range;               /* for the error message; P_CHOICE: "one of: " its names */
+    const char *(*choice)(size_t i); /* P_CHOICE: value i's name, NULL past the last; stored
+                                        as an int */
 };
 
-static const char *const strategies[] = {
-    "website",         "page",          "bfs",      "homepage",         "page_homepage",
-    "bestfirst",       "history",       "hotwords", "relevance_degree", "weight_table",
-    "learning_anchor", "context_graph", NULL};
-static const char *const edge_weight_modes[] = {"global", "local", "combined", NULL};
-static const char *const prior_modes[] = {"fixed", "harvest", NULL};
-static const char *const calibrations[] = {"none", "platt", NULL};
-static const char *const linkrank_modes[] = {"all", "new", NULL};
-static const char *const classifiers[] = {"knn", "svm", NULL}; /* enum pagecls_kind's order */
-static const char *const judges[] = {"examination", "crawl_model", NULL};
+#define NAME_AT(names, i) ((i) < sizeof(names) / sizeof(names)[0] ? (names)[i] : NULL)
+
+static const char *strategy_name(size_t i)
+{
+    const struct jobstrategy *s = jobstrategy_get(i);
+    return s ? s->name : NULL;
+}
+
+static const char *prior_name(size_t i)
+{
+    static const char *const names[] = {"fixed", "harvest"};
+    return NAME_AT(names, i);
+}
+
+static const char *calibration_name(size_t i)
+{
+    static const char *const names[] = {"none", "platt"};
+    return NAME_AT(names, i);
+}
+
+static const char *linkrank_name(size_t i)
+{
+    static const char *const names[] = {"all", "new"};
+    return NAME_AT(names, i);
+}
+
+static const char *judge_name(size_t i)
+{
+    static const char *const names[] = {"examination", "crawl_model"};
+    return NAME_AT(names, i);
+}
 
 #define OFF(f) offsetof(struct jobspec_params, f)
 static const struct pdef pdefs[] = {
@@ -68,12 +92,8 @@ static const struct pdef pdefs[] = {
     {"concurrency", P_INT, OFF(concurrency), 1, 10000, 0, 0, "an integer from 1 to 10000", NULL},
     {"cv_folds", P_INT, OFF(cv_folds), 2, 100, 0, 0, "an integer from 2 to 100", NULL},
     {"seed", P_INT64, OFF(seed), 0, 9007199254740992.0, 0, 0, "an integer from 0 to 2^53", NULL},
-    {"strategy", P_CHOICE, OFF(strategy), 0, 11, 0, 0,
-     "one of: website, page, bfs, homepage, page_homepage, bestfirst, history, hotwords, "
-     "relevance_degree, weight_table, learning_anchor, context_graph",
-     strategies},
-    {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 2, 0, 0, "one of: global, local, combined",
-     edge_weight_modes},
+    {"strategy", P_CHOICE, OFF(strategy), 0, 0, 0, 0, NULL, strategy_name},
+    {"edge_weights", P_CHOICE, OFF(edge_weights), 0, 0, 0, 0, NULL, edges_weights_name},
     {"l_threshold", P_DOUBLE, OFF(l_threshold), 0, 1e9, 0, 0,
      "a number from 0 to 1000000000 (0: no LinkRank)", NULL},
     {"c", P_DOUBLE, OFF(c), 1, 1e6, 0, 0, "a number from 1 to 1000000", NULL},
@@ -86,20 +106,19 @@ static const struct pdef pdefs[] = {
      "a number from 0 to 31536000 (a year; 0: no limit)", NULL},
     {"pprs_window", P_INT64, OFF(pprs_window), 1, 1e9, 0, 0, "an integer from 1 to 1000000000",
      NULL},
-    {"prior", P_CHOICE, OFF(prior), 0, 1, 0, 0, "one of: fixed, harvest", prior_modes},
+    {"prior", P_CHOICE, OFF(prior), 0, 0, 0, 0, NULL, prior_name},
     {"prior_sites", P_INT, OFF(prior_sites), 0, 1000000, 0, 0, "an integer from 0 to 1000000",
      NULL},
     {"pprs_limit", P_DOUBLE, OFF(pprs_limit), 0, 1e9, 0, 0,
      "a number from 0 to 1000000000 (0: no limit)", NULL},
-    {"calibration", P_CHOICE, OFF(calibration), 0, 1, 0, 0, "one of: none, platt", calibrations},
-    {"linkrank_links", P_CHOICE, OFF(linkrank_links), 0, 1, 0, 0, "one of: all, new",
-     linkrank_modes},
+    {"calibration", P_CHOICE, OFF(calibration), 0, 0, 0, 0, NULL, calibration_name},
+    {"linkrank_links", P_CHOICE, OFF(linkrank_links), 0, 0, 0, 0, NULL, linkrank_name},
     {"deepen_sites", P_INT, OFF(deepen_sites), 0, 1000000, 0, 0,
      "an integer from 0 to 1000000 (0: no deeper reads)", NULL},
     {"warc", P_BOOL, OFF(warc), 0, 1, 0, 0, "true or false", NULL},
-    {"classifier", P_CHOICE, OFF(classifier), 0, 1, 0, 0, "one of: knn, svm", classifiers},
+    {"classifier", P_CHOICE, OFF(classifier), 0, 0, 0, 0, NULL, pagecls_kind_name},
     {"svm_c", P_DOUBLE, OFF(svm_c), 0, PAGECLS_MAX_SVM_C, 1, 0, "a number in (0, 1000000]", NULL},
-    {"judge", P_CHOICE, OFF(judge), 0, 1, 0, 0, "one of: examination, crawl_model", judges},
+    {"judge", P_CHOICE, OFF(judge), 0, 0, 0, 0, NULL, judge_name},
     {"judge_pages", P_INT64, OFF(judge_pages), 0, 1e9, 0, 0,
      "an integer from 0 to 1000000000 (0: only at the crawl's end)", NULL},
 };
@@ -123,8 +142,8 @@ void jobspec_params_default(struct jobspec_params *p)
     p->concurrency = 64;
     p->cv_folds = 10;
     p->seed = (int64_t)pc.seed;
-    p->strategy = 0;     /* website */
-    p->edge_weights = 2; /* combined: "always at least the second best" (paper §5.3) */
+    p->strategy = JOBSPEC_WEBSITE;
+    p->edge_weights = EDGES_COMBINED; /* "always at least the second best" (paper §5.3) */
     p->l_threshold = 10;
     p->c = 1;
     p->max_pages = 0;
@@ -143,22 +162,41 @@ void jobspec_params_default(struct jobspec_params *p)
     p->judge_pages = 500;
 }
 
-/* Index of name in a NULL-terminated list, or -1. */
-static int choice_index(const char *const *choices, const char *name)
+/* A choice's value of this name, or -1. */
+static int choice_index(const struct pdef *d, const char *name)
 {
-    for (int i = 0; choices[i]; i++)
-        if (strcmp(choices[i], name) == 0)
-            return i;
+    for (size_t i = 0; d->choice(i); i++)
+        if (strcmp(d->choice(i), name) == 0)
+            return (int)i;
     return -1;
+}
+
+static size_t choice_count(const struct pdef *d)
+{
+    size_t n = 0;
+    while (d->choice(n))
+        n++;
+    return n;
+}
+
+#define RANGE_MAX 512 /* bytes of a choice's "one of: ..." */
+
+/* d's range for an error message: a choice's "one of: a, b, c" from its names (in b). */
+static const char *pdef_range(const struct pdef *d, char *b, size_t size)
+{
+    if (d->type != P_CHOICE)
+        return d->range;
+    int n = snprintf(b, size, "one of:");
+    for (size_t i = 0; d->choice(i) && n >= 0 && (size_t)n < size; i++)
+        n += snprintf(b + n, size - (size_t)n, "%s %s", i ? "," : "", d->choice(i));
+    return b;
 }
 
 const char *jobspec_choice_name(const char *param, int value)
 {
-    for (size_t i = 0; i < sizeof pdefs / sizeof pdefs[0]; i++) {
-        if (pdefs[i].choices && strcmp(pdefs[i].name, param) == 0 && value >= 0 &&
-            value <= (int)pdefs[i].max)
-            return pdefs[i].choices[value];
-    }
+    for (size_t i = 0; i < N_PDEFS; i++)
+        if (pdefs[i].type == P_CHOICE && strcmp(pdefs[i].name, param) == 0 && value >= 0)
+            return pdefs[i].choice((size_t)value);
     return NULL;
 }
 
@@ -169,12 +207,45 @@ const char *jobspec_param_name(size_t i)
 
 int jobspec_strategy_pages(int strategy)
 {
-    return strategy != JOBSPEC_WEBSITE && strategy != JOBSPEC_HOMEPAGE;
+    const struct jobstrategy *s = strategy >= 0 ? jobstrategy_get((size_t)strategy) : NULL;
+    return s && (s->flags & JOBSTRATEGY_PAGES);
 }
 
 int jobspec_strategy_homepages(int strategy)
 {
-    return strategy == JOBSPEC_HOMEPAGE || strategy == JOBSPEC_PAGE_HOMEPAGE;
+    const struct jobstrategy *s = strategy >= 0 ? jobstrategy_get((size_t)strategy) : NULL;
+    return s && (s->flags & JOBSTRATEGY_HOMEPAGES);
+}
+
+const char *jobspec_strategy_refuses(int strategy, int classifier)
+{
+    const struct jobstrategy *s = strategy >= 0 ? jobstrategy_get((size_t)strategy) : NULL;
+    return s && classifier >= 0 && classifier < PAGECLS_N_KINDS && (s->refuses >> classifier & 1u)
+               ? s->refuses_why
+               : NULL;
+}
+
+/* jobspec_params_check; prefix goes before the field's name (a jobs file's entry). */
+static enum err params_check(const struct jobspec_params *p, const char *prefix)
+{
+    const char *why = jobspec_strategy_refuses(p->strategy, p->classifier);
+    if (!why)
+        return ERR_OK;
+    const struct jobstrategy *s = jobstrategy_get((size_t)p->strategy);
+    char takes[RANGE_MAX] = "";
+    for (size_t k = 0, n = 0; pagecls_kind_name(k) && n < sizeof takes; k++)
+        if (!(s->refuses >> k & 1u))
+            n += (size_t)snprintf(takes + n, sizeof takes - n, "%s%s", n ? " or " : "",
+                                  pagecls_kind_name(k));
+    return err_set(ERR_INVAL,
+                   "%sparams.classifier: %s does not work with strategy %s: %s; %s "
+                   "takes classifier %s",
+                   prefix, pagecls_kind_name((size_t)p->classifier), s->name, why, s->name, takes);
+}
+
+enum err jobspec_params_check(const struct jobspec_params *p)
+{
+    return params_check(p, "");
 }
 
 static const struct pdef *pdef_find(const char *name)
@@ -190,9 +261,12 @@ static enum err pdef_store(const struct pdef *d, struct jobspec_params *p, doubl
                            const char *prefix)
 {
     int integral = d->type != P_DOUBLE;
-    if (!isfinite(v) || v < d->min || v > d->max || (d->min_open && v == d->min) ||
-        (d->max_open && v == d->max) || (integral && v != floor(v)))
-        return err_set(ERR_INVAL, "%sparams.%s: must be %s", prefix, d->name, d->range);
+    double max = d->type == P_CHOICE ? (double)choice_count(d) - 1 : d->max;
+    char range[RANGE_MAX];
+    if (!isfinite(v) || v < d->min || v > max || (d->min_open && v == d->min) ||
+        (d->max_open && v == max) || (integral && v != floor(v)))
+        return err_set(ERR_INVAL, "%sparams.%s: must be %s", prefix, d->name,
+                       pdef_range(d, range, sizeof range));
     char *field = (char *)p + d->off;
     switch (d->type) {
     case P_DOUBLE:
@@ -219,6 +293,7 @@ enum err jobspec_params_set(struct jobspec_params *p, const char *key, const cha
     const struct pdef *d = pdef_find(key);
     if (!d)
         return err_set(ERR_NOTFOUND, "params.%s: unknown parameter", key);
+    char range[RANGE_MAX];
     if (d->type == P_BOOL) {
         int i = strcmp(value, "true") == 0 ? 1 : strcmp(value, "false") == 0 ? 0 : -1;
         if (i < 0)
@@ -226,9 +301,10 @@ enum err jobspec_params_set(struct jobspec_params *p, const char *key, const cha
         return pdef_store(d, p, i, "");
     }
     if (d->type == P_CHOICE) {
-        int i = choice_index(d->choices, value);
+        int i = choice_index(d, value);
         if (i < 0)
-            return err_set(ERR_INVAL, "params.%s: must be %s, not '%s'", d->name, d->range, value);
+            return err_set(ERR_INVAL, "params.%s: must be %s, not '%s'", d->name,
+                           pdef_range(d, range, sizeof range), value);
         return pdef_store(d, p, i, "");
     }
     double v = 0;
@@ -257,7 +333,7 @@ enum err jobspec_params_json(const struct jobspec_params *p, struct buf *out)
         } else if (d->type == P_CHOICE) {
             int v;
             memcpy(&v, field, sizeof v);
-            e = buf_appendf(out, "%s\"%s\":\"%s\"", sep, d->name, d->choices[v]);
+            e = buf_appendf(out, "%s\"%s\":\"%s\"", sep, d->name, d->choice((size_t)v));
         } else if (d->type == P_INT) {
             int v;
             memcpy(&v, field, sizeof v);
@@ -467,11 +543,13 @@ static enum err parse_params(json_t *obj, const char *prefix, struct jobspec_par
                 return e;
             continue;
         }
-        int choice =
-            d->choices && json_is_string(v) ? choice_index(d->choices, json_string_value(v)) : -1;
-        if ((d->choices && choice < 0) || (!d->choices && !json_is_number(v)))
-            return err_set(ERR_INVAL, "%sparams.%s: must be %s", prefix, key, d->range);
-        enum err e = pdef_store(d, p, d->choices ? choice : json_number_value(v), prefix);
+        int is_choice = d->type == P_CHOICE;
+        int choice = is_choice && json_is_string(v) ? choice_index(d, json_string_value(v)) : -1;
+        char range[RANGE_MAX];
+        if ((is_choice && choice < 0) || (!is_choice && !json_is_number(v)))
+            return err_set(ERR_INVAL, "%sparams.%s: must be %s", prefix, key,
+                           pdef_range(d, range, sizeof range));
+        enum err e = pdef_store(d, p, is_choice ? choice : json_number_value(v), prefix);
         if (e)
             return e;
     }
@@ -528,7 +606,7 @@ static enum err parse_body(json_t *obj, const char *prefix, const char *what, st
                          &j->n_other)) ||
         (e = parse_sites(obj, "start_sites", 0, prefix, &seen, slots, &n_slots, &j->start_sites,
                          &j->n_start)) ||
-        (e = parse_params(obj, prefix, &j->params)))
+        (e = parse_params(obj, prefix, &j->params)) || (e = params_check(&j->params, prefix)))
         goto out;
     /* Training cross-validates by website: each class needs two at least (checked
      * last, so that a body's other mistakes are named first). */

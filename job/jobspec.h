@@ -22,7 +22,8 @@
 #define JOBSPEC_MAX_TOPIC 256         /* bytes */
 #define JOBSPEC_MIN_SITES 2           /* relevant and other websites each, at least */
 
-/* The crawl strategies (job param strategy): the two-level crawler and the baselines. */
+/* The crawl strategies (job param strategy): the two-level crawler and the baselines.
+ * Each has a row in job/jobstrategy.c's table: its name, what it reads and needs. */
 enum jobspec_strategy {
     JOBSPEC_WEBSITE,  /* the focused website crawler (paper §4) */
     JOBSPEC_PAGE,     /* focused page crawler + website post-processing (paper §5.1, Fig. 5) */
@@ -36,6 +37,7 @@ enum jobspec_strategy {
     JOBSPEC_WEIGHT_TABLE,     /* page crawler, TF-IDF weight table + link score (seed 002) */
     JOBSPEC_LEARNING_ANCHOR,  /* page crawler, anchor classifier learned online (seed 004 §6.6) */
     JOBSPEC_CONTEXT_GRAPH,    /* page crawler, context-graph layers (seed 000 §3.2, 004 §6.4) */
+    JOBSPEC_N_STRATEGIES
 };
 
 /*
@@ -101,16 +103,30 @@ int jobspec_strategy_pages(int strategy);
 /* Does the strategy judge websites by their homepage (and so need a homepage model)? */
 int jobspec_strategy_homepages(int strategy);
 
+/* Why a strategy cannot work with a page classifier (enum pagecls_kind), or NULL when it
+ * can (job/jobstrategy.c's table says which go together). */
+const char *jobspec_strategy_refuses(int strategy, int classifier);
+
 /* Every parameter at its default. */
 void jobspec_params_default(struct jobspec_params *p);
 
 /*
  * Set one parameter from its text form (as in `--set key=value`), with the same
  * range checks as the JSON body. ERR_NOTFOUND for an unknown key, ERR_INVAL for a
- * bad value; err_msg() names the key ("params.p_threshold: ...").
+ * bad value; err_msg() names the key ("params.p_threshold: ..."). Whether the
+ * parameters go together is jobspec_params_check's, once all are set.
  */
 enum err jobspec_params_set(struct jobspec_params *p, const char *key,
                             const char *value) WARN_UNUSED;
+
+/*
+ * Do the parameters go together? A strategy that cannot work with the page classifier
+ * (hotwords and context_graph need the kNN: job/jobstrategy.c) is ERR_INVAL, err_msg()
+ * naming the field and the reason ("params.classifier: svm does not work with strategy
+ * hotwords: ..."). jobspec_parse and jobspec_select check every body; a caller that sets
+ * parameters one by one checks once it has set them.
+ */
+enum err jobspec_params_check(const struct jobspec_params *p) WARN_UNUSED;
 
 /* Append the parameters as a JSON object (every key, defaults included). */
 enum err jobspec_params_json(const struct jobspec_params *p, struct buf *out) WARN_UNUSED;

@@ -16,6 +16,7 @@
 #include "crawler/trainset.h"
 #include "job/jobctx.h"
 #include "job/jobspec.h"
+#include "job/jobstrategy.h"
 #include "job/trainsave.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
@@ -130,16 +131,37 @@ static enum err collect(struct ctx *c, struct trainset **out)
     return e;
 }
 
+/* What a strategy's model is trained from: the training pages (docs, trainset_docs(ts))
+ * and the page classifier's parameters. */
+struct fit_input {
+    const struct trainset *ts;
+    const struct pagecls_doc *docs;
+    size_t n;
+    const struct pagecls_params *pp;
+};
+
+/* Strategy relevance_degree's key phrases (seed 001). */
+static enum err train_keyphrases(struct ctx *c, const struct fit_input *in)
+{
+    return keyphrases_train(&in->pp->tok, in->docs, in->n, KEYPHRASES_K, &c->keys);
+}
+
+/* Strategy weight_table's topic weight table (seed 002). */
+static enum err train_weighttable(struct ctx *c, const struct fit_input *in)
+{
+    return weighttable_train(&in->pp->tok, in->docs, in->n, WEIGHTTABLE_M, &c->table);
+}
+
 /*
  * Strategy context_graph: the layers of the training crawl's link graph (seed 000 §3.2,
  * seed 004 §6.4; classifier/ctxgraph.h), the relevant websites' pages in layer 0, and a
  * classifier of the layers trained on their pages with the page classifier's parameters.
- * docs are trainset_docs(ts): page i of the graph is docs[i].
+ * Page i of the graph is in->docs[i].
  */
-static enum err fit_context_graph(struct ctx *c, const struct trainset *ts,
-                                  const struct pagecls_doc *docs, size_t n,
-                                  const struct pagecls_params *pp)
+static enum err train_ctxgraph(struct ctx *c, const struct fit_input *in)
 {
+    const struct pagecls_doc *docs = in->docs;
+    size_t n = in->n;
     struct ctxgraph_edge *edges = NULL;
     size_t n_edges = 0, kept[CTXGRAPH_OTHER + 1];
     unsigned char *target = malloc(n ? n : 1);
@@ -147,7 +169,7 @@ static enum err fit_context_graph(struct ctx *c, const struct trainset *ts,
     struct pagecls_doc *ld = malloc((n ? n : 1) * sizeof *ld);
     enum err e = target && layer && ld ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
     if (!e)
-        e = trainset_links(ts, c->js->n_relevant, &edges, &n_edges);
+        e = trainset_links(in->ts, c->js->n_relevant, &edges, &n_edges);
     if (!e) {
         for (size_t i = 0; i < n; i++)
             target[i] = docs[i].cls == PAGECLS_TARGET;
@@ -156,7 +178,7 @@ static enum err fit_context_graph(struct ctx *c, const struct trainset *ts,
             ld[i] = docs[i];
             ld[i].cls = (uint32_t)layer[i];
         }
-        e = ctxgraph_train(pp, ld, n, &c->ctx, kept);
+        e = ctxgraph_train(in->pp, ld, n, &c->ctx, kept);
     }
     if (!e) {
         size_t all[CTXGRAPH_OTHER + 1] = {0};
@@ -178,6 +200,69 @@ static enum err fit_context_graph(struct ctx *c, const struct trainset *ts,
     return e;
 }
 
+static enum err format_keyphrases(const struct ctx *c, struct buf *out)
+{
+    return keyphrases_format(c->keys, out);
+}
+
+static enum err format_weighttable(const struct ctx *c, struct buf *out)
+{
+    return weighttable_format(c->table, out);
+}
+
+static enum err format_ctxgraph(const struct ctx *c, struct buf *out)
+{
+    return ctxgraph_format(c->ctx, out);
+}
+
+/* The stored bytes read back, terms tokenised with the job's options (tok). */
+static enum err parse_keyphrases(struct ctx *c, const struct tokenize_opts *tok, const void *data,
+                                 size_t len)
+{
+    return keyphrases_parse(tok, data, len, &c->keys);
+}
+
+static enum err parse_weighttable(struct ctx *c, const struct tokenize_opts *tok, const void *data,
+                                  size_t len)
+{
+    return weighttable_parse(tok, data, len, &c->table);
+}
+
+static enum err parse_ctxgraph(struct ctx *c, const struct tokenize_opts *tok, const void *data,
+                               size_t len)
+{
+    (void)tok;
+    return ctxgraph_parse(data, len, &c->ctx);
+}
+
+/* The models strategies train beside the page classifier (enum jobstrategy_model; a
+ * strategy's row in job/jobstrategy.c names its own): how each is trained, stored and
+ * loaded. */
+static const struct strategy_model {
+    const char *kind; /* store/models.h */
+    const char *what; /* for "job N has no ... model" */
+    int version;
+    enum err (*train)(struct ctx *c, const struct fit_input *in);
+    enum err (*format)(const struct ctx *c, struct buf *out);
+    enum err (*parse)(struct ctx *c, const struct tokenize_opts *tok, const void *data, size_t len);
+} strategy_models[] = {
+    [JOBSTRATEGY_NO_MODEL] = {NULL},
+    [JOBSTRATEGY_KEYPHRASES] = {MODELS_KEYPHRASES, MODELS_KEYPHRASES, 1, train_keyphrases,
+                                format_keyphrases, parse_keyphrases},
+    [JOBSTRATEGY_WEIGHTTABLE] = {MODELS_WEIGHTTABLE, MODELS_WEIGHTTABLE, 1, train_weighttable,
+                                 format_weighttable, parse_weighttable},
+    [JOBSTRATEGY_CTXGRAPH] = {MODELS_CTXGRAPH, "context graph", CTXGRAPH_FORMAT_VERSION,
+                              train_ctxgraph, format_ctxgraph, parse_ctxgraph},
+};
+_Static_assert(sizeof strategy_models / sizeof strategy_models[0] == JOBSTRATEGY_N_MODELS,
+               "a row for each strategy model");
+
+/* The job's strategy's model (its kind NULL for none). */
+static const struct strategy_model *job_model(const struct ctx *c)
+{
+    return &strategy_models[jobstrategy_get((size_t)c->js->params.strategy)->model];
+}
+
 /* Train the page classifier on the collected pages, cross-validating p_err. */
 static enum err fit(struct ctx *c, const struct trainset *ts)
 {
@@ -192,12 +277,9 @@ static enum err fit(struct ctx *c, const struct trainset *ts)
     log_info("job %lld: training on %zu pages of %zu websites", (long long)c->id, n_docs,
              trainset_count(ts));
     e = pagecls_train_cv(&pp, docs, n_docs, (uint32_t)js->params.cv_folds, &c->model, NULL);
-    if (!e && js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
-        e = keyphrases_train(&pp.tok, docs, n_docs, KEYPHRASES_K, &c->keys);
-    if (!e && js->params.strategy == JOBSPEC_WEIGHT_TABLE)
-        e = weighttable_train(&pp.tok, docs, n_docs, WEIGHTTABLE_M, &c->table);
-    if (!e && js->params.strategy == JOBSPEC_CONTEXT_GRAPH)
-        e = fit_context_graph(c, ts, docs, n_docs, &pp);
+    const struct strategy_model *sm = job_model(c);
+    if (!e && sm->train)
+        e = sm->train(c, &(struct fit_input){ts, docs, n_docs, &pp});
     free(docs);
     if (e || !jobspec_strategy_homepages(js->params.strategy))
         return e;
@@ -235,23 +317,12 @@ static enum err save_model(struct ctx *c)
         e = models_save(c->s, c->id, MODELS_PAGES, PAGECLS_FORMAT_VERSION, cv->p_err, cv->accuracy,
                         cv_json, buf_str(&params_json), model_bytes.data, model_bytes.len,
                         &model_id);
-    if (!e && c->keys) {
+    const struct strategy_model *sm = job_model(c);
+    if (!e && sm->format) {
         buf_reset(&model_bytes);
-        if (!(e = keyphrases_format(c->keys, &model_bytes)))
-            e = models_save(c->s, c->id, MODELS_KEYPHRASES, 1, 0, NAN, NULL, buf_str(&params_json),
+        if (!(e = sm->format(c, &model_bytes)))
+            e = models_save(c->s, c->id, sm->kind, sm->version, 0, NAN, NULL, buf_str(&params_json),
                             model_bytes.data, model_bytes.len, &model_id);
-    }
-    if (!e && c->table) {
-        buf_reset(&model_bytes);
-        if (!(e = weighttable_format(c->table, &model_bytes)))
-            e = models_save(c->s, c->id, MODELS_WEIGHTTABLE, 1, 0, NAN, NULL, buf_str(&params_json),
-                            model_bytes.data, model_bytes.len, &model_id);
-    }
-    if (!e && c->ctx) {
-        buf_reset(&model_bytes);
-        if (!(e = ctxgraph_format(c->ctx, &model_bytes)))
-            e = models_save(c->s, c->id, MODELS_CTXGRAPH, CTXGRAPH_FORMAT_VERSION, 0, NAN, NULL,
-                            buf_str(&params_json), model_bytes.data, model_bytes.len, &model_id);
     }
     if (!e && c->home_model) {
         buf_reset(&model_bytes);
@@ -322,22 +393,19 @@ static enum err load_one(struct ctx *c, const char *kind, struct pagecls **out)
     return e;
 }
 
-/* The text a strategy trained (key phrases, weight table: a model kind of their own),
- * read by the strategy's module with the job's tokenizer options. */
-static enum err load_text(struct ctx *c, const char *kind)
+/* The model the job's strategy trained beside the page classifier (a model kind of its
+ * own), read with the job's tokenizer options. */
+static enum err load_strategy_model(struct ctx *c, const struct strategy_model *sm)
 {
     struct models_record *m;
-    enum err e = models_load_latest(c->s, c->id, kind, &m);
+    enum err e = models_load_latest(c->s, c->id, sm->kind, &m);
     if (e == ERR_NOTFOUND)
-        return err_set(ERR_NOTFOUND, "job %lld has no %s model", (long long)c->id, kind);
+        return err_set(ERR_NOTFOUND, "job %lld has no %s model", (long long)c->id, sm->what);
     if (e)
         return e;
     struct pagecls_params pp;
     jobspec_pagecls_params(&c->js->params, &pp);
-    if (strcmp(kind, MODELS_KEYPHRASES) == 0)
-        e = keyphrases_parse(&pp.tok, (const char *)m->data, m->len, &c->keys);
-    else
-        e = weighttable_parse(&pp.tok, (const char *)m->data, m->len, &c->table);
+    e = sm->parse(c, &pp.tok, m->data, m->len);
     models_record_free(m);
     return e;
 }
@@ -348,19 +416,8 @@ enum err jobtrain_load(struct ctx *c)
     enum err e = load_one(c, MODELS_PAGES, &c->model);
     if (!e && jobspec_strategy_homepages(c->js->params.strategy))
         e = load_one(c, MODELS_HOMEPAGES, &c->home_model);
-    if (!e && c->js->params.strategy == JOBSPEC_RELEVANCE_DEGREE)
-        e = load_text(c, MODELS_KEYPHRASES);
-    if (!e && c->js->params.strategy == JOBSPEC_WEIGHT_TABLE)
-        e = load_text(c, MODELS_WEIGHTTABLE);
-    if (!e && c->js->params.strategy == JOBSPEC_CONTEXT_GRAPH) {
-        struct models_record *m;
-        e = models_load_latest(c->s, c->id, MODELS_CTXGRAPH, &m);
-        if (e == ERR_NOTFOUND)
-            e = err_set(e, "job %lld has no context graph model", (long long)c->id);
-        if (!e) {
-            e = ctxgraph_parse(m->data, m->len, &c->ctx);
-            models_record_free(m);
-        }
-    }
+    const struct strategy_model *sm = job_model(c);
+    if (!e && sm->parse)
+        e = load_strategy_model(c, sm);
     return e;
 }

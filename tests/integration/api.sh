@@ -279,6 +279,13 @@ assert_eq params.strategy "$(field "d['error']['field']")" "... naming params.st
 assert_contains "$(cat "$SCRATCH/body")" "bestfirst, history, hotwords, relevance_degree, weight_table, learning_anchor, context_graph" "... and listing the strategies"
 python3 -c "
 import json, sys
+d = json.load(open(sys.argv[1])); d['params'].update(strategy='hotwords', classifier='svm')
+json.dump(d, open(sys.argv[2], 'w'))" "$SCRATCH/fast.json" "$SCRATCH/svmhot.json"
+assert_eq 422 "$(post_json /api/jobs "$SCRATCH/svmhot.json")" "svm with hotwords is 422 (issue 32)"
+assert_eq params.classifier "$(field "d['error']['field']")" "... naming params.classifier"
+assert_contains "$(field "d['error']['message']")" "an SVM has no centroids" "... and the reason"
+python3 -c "
+import json, sys
 d = json.load(open(sys.argv[1])); d['relevant_sites'][2] = 'ftp://nope'; json.dump(d, open(sys.argv[2], 'w'))" \
   "$SCRATCH/fast.json" "$SCRATCH/url.json"
 assert_eq 422 "$(post_json /api/jobs "$SCRATCH/url.json")" "a bad URL is 422"

@@ -157,5 +157,41 @@ usage_error "sitescout experiment: unexpected argument 'extra'" "experiment extr
   -- "$BIN" experiment extra "${ex_args[@]}"
 usage_error "sitescout experiment: at most 64 --set options" "experiment --set limit" \
   -- "$BIN" experiment "${ex_args[@]}" "${sets[@]}"
+assert_contains "$("$BIN" crawl --help)" "svm does not work with strategy hotwords: " \
+  "crawl --help says which strategies an svm cannot serve"
+# The OpenAPI enums and the dashboard's selects name what the tables do (issue 32).
+python3 - "$("$BIN" crawl --help)" "$SRC/web/openapi.json" "$SRC/web/index.html" <<'PY' ||
+import json, re, sys
+help_text, api, html = sys.argv[1], json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+def listed(heading):
+    line = next(l for l in help_text.splitlines() if l.startswith(heading))
+    return line.split(":", 1)[1].strip().split(", ")
+strategies, classifiers = listed("Strategies:"), listed("Page classifiers")
+params = api["components"]["schemas"]["JobBody"]["properties"]["params"]["properties"]
+assert params["strategy"]["enum"] == strategies, params["strategy"]["enum"]
+assert params["classifier"]["enum"] == classifiers, params["classifier"]["enum"]
+for select, names in (("p-strategy", strategies), ("p-classifier", classifiers)):
+    body = re.search(r'<select id="%s">(.*?)</select>' % select, html, re.S).group(1)
+    values = [v or names[0] for v in re.findall(r'<option value="([^"]*)"', body)]
+    assert values == names, (select, values)
+PY
+  fail "web/openapi.json or web/index.html does not list the strategies and classifiers of crawl --help"
+ok "the OpenAPI enums and the dashboard's selects list crawl --help's strategies and classifiers"
+# A strategy that cannot work with the page classifier is refused with the reason
+# (issue 32), before any work: by crawl once its --set are applied, by experiment for a run.
+make_scratch
+printf '%s' '{"topic": "t", "relevant_sites": ["http://a.test/", "http://b.test/"],
+  "other_sites": ["http://c.test/", "http://d.test/"], "params": {"strategy": "hotwords"}}' \
+  >"$SCRATCH/hot.json"
+usage_error "sitescout crawl: params.classifier: svm does not work with strategy hotwords: its \
+hot words are the terms the target class's centroids weigh most, and an SVM has no centroids, so \
+it would crawl as bestfirst; hotwords takes classifier knn" "crawl refuses svm with hotwords" \
+  -- "$BIN" crawl --job "$SCRATCH/hot.json" --set classifier=svm
+usage_error "sitescout experiment: run context-graph: params.classifier: svm does not work with \
+strategy context_graph: its layer classifier tells the context graph's layers apart, and an SVM \
+tells two classes apart, so it would keep layer 0 and other alone; context_graph takes \
+classifier knn" "experiment refuses svm with context_graph" \
+  -- "$BIN" experiment --warc "$SCRATCH/hot.json" --labels l --jobs "$SCRATCH/hot.json" --topic t \
+  --budget 10 --out "$SCRATCH/o" --strategies bfs,context_graph --set classifier=svm
 routes=$("$BIN" serve --print-routes)
 assert_contains "$routes" "GET /api/jobs" "serve --print-routes lists the routes"

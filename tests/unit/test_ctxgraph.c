@@ -239,6 +239,23 @@ static void too_few_layers(void **state)
     assert_null(g);
 }
 
+/* Issue 32: an SVM tells two classes apart, not the layers: refused, not trained on layer
+ * 0 and other alone. */
+static void svm_refused(void **state)
+{
+    (void)state;
+    struct pagecls_doc docs[N_TEXTS];
+    for (uint32_t i = 0; i < N_TEXTS; i++)
+        docs[i] = (struct pagecls_doc){texts[i], strlen(texts[i]), text_layer[i], i};
+    struct pagecls_params p;
+    pagecls_params_default(&p);
+    p.kind = PAGECLS_SVM;
+    struct ctxgraph *g = (struct ctxgraph *)1;
+    assert_int_equal(ctxgraph_train(&p, docs, N_TEXTS, &g, NULL), ERR_INVAL);
+    assert_null(g);
+    assert_non_null(strstr(err_msg(), "the page classifier svm tells two apart"));
+}
+
 /*
  * The training crawl's graph: r (relevant) with pages r/ and r/a; o1 with o1/, which links
  * to a page of r that was not read (and to r's homepage), and o1/b, which links to o1/;
@@ -310,6 +327,7 @@ int main(void)
         cmocka_unit_test(train_and_classify),
         cmocka_unit_test(layer_without_known_terms),
         cmocka_unit_test(too_few_layers),
+        cmocka_unit_test(svm_refused),
         cmocka_unit_test(training_crawl_graph),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

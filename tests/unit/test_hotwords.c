@@ -125,12 +125,38 @@ static void anchor_scores(void **state)
     pagecls_free(m);
 }
 
+/* Issue 32: an SVM's model has no centroids: refused, not an empty set of hot words (which
+ * would crawl as bestfirst). */
+static void svm_model_refused(void **state)
+{
+    (void)state;
+    static const char *target = "rocket rocket rocket orbit orbit launch contact";
+    static const char *other = "recipe recipe recipe bake bake flour contact";
+    struct pagecls_doc docs[SITES * PAGES];
+    for (uint32_t s = 0; s < SITES * PAGES; s++) {
+        const char *t = s < SITES * PAGES / 2 ? target : other;
+        docs[s] = (struct pagecls_doc){
+            t, strlen(t), s < SITES * PAGES / 2 ? PAGECLS_TARGET : PAGECLS_OTHER, s / PAGES};
+    }
+    struct pagecls_params prm;
+    pagecls_params_default(&prm);
+    prm.kind = PAGECLS_SVM;
+    struct pagecls *m = NULL;
+    assert_int_equal(pagecls_train(&prm, docs, SITES * PAGES, &m), ERR_OK);
+    struct hotwords *h = (struct hotwords *)1;
+    assert_int_equal(hotwords_new(m, 3, &h), ERR_INVAL);
+    assert_null(h);
+    assert_non_null(strstr(err_msg(), "no centroids"));
+    pagecls_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cosine_formula),
         cmocka_unit_test(key_terms_of_a_model),
         cmocka_unit_test(anchor_scores),
+        cmocka_unit_test(svm_model_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

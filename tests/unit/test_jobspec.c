@@ -520,6 +520,132 @@ static void test_sites_per_centroid_param(void **state)
     buf_release(&out);
 }
 
+/* Issue 32: every choice's names come from its table: each name gives its value and
+ * back, and a bad value's message lists every name, in order. */
+static void test_choice_names_round_trip(void **state)
+{
+    (void)state;
+    int choices = 0;
+    for (size_t k = 0; jobspec_param_name(k); k++) {
+        const char *param = jobspec_param_name(k);
+        if (!jobspec_choice_name(param, 0))
+            continue;
+        choices++;
+        struct jobspec_params p;
+        jobspec_params_default(&p);
+        assert_int_equal(jobspec_params_set(&p, param, "no-such-value"), ERR_INVAL);
+        char want[1024];
+        int w = snprintf(want, sizeof want, "params.%s: must be one of:", param);
+        int n = 0;
+        for (; jobspec_choice_name(param, n); n++) {
+            const char *name = jobspec_choice_name(param, n);
+            w += snprintf(want + w, sizeof want - (size_t)w, "%s %s", n ? "," : "", name);
+            struct jobspec_params q;
+            jobspec_params_default(&q);
+            if (jobspec_params_set(&q, param, name) != ERR_OK)
+                fail_msg("%s=%s: %s", param, name, err_msg());
+            struct buf out;
+            buf_init(&out, 0);
+            assert_int_equal(jobspec_params_json(&q, &out), ERR_OK);
+            char pair[256];
+            snprintf(pair, sizeof pair, "\"%s\":\"%s\"", param, name);
+            if (!strstr(buf_str(&out), pair))
+                fail_msg("%s not in %s", pair, buf_str(&out));
+            buf_release(&out);
+        }
+        snprintf(want + w, sizeof want - (size_t)w, ", not 'no-such-value'");
+        assert_string_equal(err_msg(), want);
+        assert_null(jobspec_choice_name(param, n));
+        assert_null(jobspec_choice_name(param, -1));
+        if (strcmp(param, "strategy") == 0)
+            assert_int_equal(n, JOBSPEC_N_STRATEGIES);
+        if (strcmp(param, "classifier") == 0)
+            assert_int_equal(n, PAGECLS_N_KINDS);
+    }
+    /* strategy, edge_weights, prior, calibration, linkrank_links, classifier, judge */
+    assert_true(choices >= 7);
+}
+
+/* Issue 32: a strategy that cannot work with the page classifier is refused, with the
+ * reason, rather than run as something else. */
+static void test_classifier_strategy_combinations(void **state)
+{
+    (void)state;
+    static const char base[] = "{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", "
+                               "\"http://b.com/\"], \"other_sites\": [\"http://c.com/\", "
+                               "\"http://d.com/\"], \"params\": {%s}}";
+    static const struct {
+        const char *params, *msg; /* NULL: accepted */
+    } cases[] = {
+        {"\"classifier\": \"svm\", \"strategy\": \"hotwords\"",
+         "params.classifier: svm does not work with strategy hotwords: its hot words are the "
+         "terms the target class's centroids weigh most, and an SVM has no centroids, so it would "
+         "crawl as bestfirst; hotwords takes classifier knn"},
+        {"\"strategy\": \"context_graph\", \"classifier\": \"svm\"",
+         "params.classifier: svm does not work with strategy context_graph: its layer classifier "
+         "tells the context graph's layers apart, and an SVM tells two classes apart, so it would "
+         "keep layer 0 and other alone; context_graph takes classifier knn"},
+        {"\"classifier\": \"knn\", \"strategy\": \"hotwords\"", NULL},
+        {"\"strategy\": \"context_graph\"", NULL},
+        {"\"classifier\": \"svm\", \"strategy\": \"bestfirst\"", NULL},
+        {"\"classifier\": \"svm\", \"strategy\": \"weight_table\"", NULL},
+        {"\"classifier\": \"svm\", \"strategy\": \"page_homepage\"", NULL},
+        {"\"classifier\": \"svm\"", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body, base, cases[i].params);
+        struct jobspec *j = NULL;
+        enum err e = jobspec_parse(body, strlen(body), &j);
+        if (!cases[i].msg) {
+            if (e)
+                fail_msg("%s: %s", cases[i].params, err_msg());
+            jobspec_free(j);
+            continue;
+        }
+        assert_int_equal(e, ERR_INVAL);
+        assert_null(j);
+        assert_string_equal(err_msg(), cases[i].msg);
+    }
+
+    /* What goes with what, as --help lists it. */
+    int refused = 0;
+    for (int st = 0; st < JOBSPEC_N_STRATEGIES; st++)
+        for (int k = 0; k < PAGECLS_N_KINDS; k++)
+            refused += jobspec_strategy_refuses(st, k) != NULL;
+    assert_int_equal(refused, 2);
+    assert_non_null(jobspec_strategy_refuses(JOBSPEC_HOTWORDS, PAGECLS_SVM));
+    assert_non_null(jobspec_strategy_refuses(JOBSPEC_CONTEXT_GRAPH, PAGECLS_SVM));
+    assert_null(jobspec_strategy_refuses(JOBSPEC_HOTWORDS, PAGECLS_KNN));
+    assert_null(jobspec_strategy_refuses(JOBSPEC_N_STRATEGIES, PAGECLS_SVM));
+    assert_null(jobspec_strategy_refuses(JOBSPEC_HOTWORDS, PAGECLS_N_KINDS));
+
+    /* Set one by one (--set), the parameters are checked once all are set. */
+    struct jobspec_params p;
+    jobspec_params_default(&p);
+    assert_int_equal(jobspec_params_set(&p, "classifier", "svm"), ERR_OK);
+    assert_int_equal(jobspec_params_check(&p), ERR_OK);
+    assert_int_equal(jobspec_params_set(&p, "strategy", "hotwords"), ERR_OK);
+    assert_int_equal(jobspec_params_check(&p), ERR_INVAL);
+    assert_non_null(strstr(err_msg(), "params.classifier: svm does not work with strategy "
+                                      "hotwords: "));
+    assert_int_equal(jobspec_params_set(&p, "classifier", "knn"), ERR_OK);
+    assert_int_equal(jobspec_params_check(&p), ERR_OK);
+
+    /* A jobs file's entry names the file and the topic. */
+    char file[600];
+    snprintf(file, sizeof file, "{\"t\": %s}",
+             "{\"topic\": \"t\", \"relevant_sites\": "
+             "[\"http://a.com/\", \"http://b.com/\"], \"other_sites\": [\"http://c.com/\", "
+             "\"http://d.com/\"], \"params\": {\"classifier\": \"svm\", \"strategy\": "
+             "\"context_graph\"}}");
+    struct jobspec *j = NULL;
+    assert_int_equal(jobspec_select(file, strlen(file), "jobs.json", "t", &j), ERR_INVAL);
+    assert_null(j);
+    assert_non_null(strstr(err_msg(), "jobs.json: [\"t\"].params.classifier: svm does not work "
+                                      "with strategy context_graph"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +658,8 @@ int main(void)
         cmocka_unit_test(test_bad_url_message_whole),
         cmocka_unit_test(test_params_set),
         cmocka_unit_test(test_strategies),
+        cmocka_unit_test(test_choice_names_round_trip),
+        cmocka_unit_test(test_classifier_strategy_combinations),
         cmocka_unit_test(test_params_json_round_trip),
         cmocka_unit_test(test_jobs_file),
         cmocka_unit_test(test_load_file),
