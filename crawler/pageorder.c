@@ -13,8 +13,9 @@ void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_lin
 {
     dst->conf_sum += src->conf_sum;
     dst->links += src->links;
-    /* Seed 004 does not say what a page found again takes: the best parent (bestfirst),
-     * the nearest relevant ancestor (history) and the hottest anchor (hotwords) count. */
+    /* A page found again keeps its best parent's score (bestfirst: seed 004 §9.2.1, "just
+     * update if the new score is greater"), its nearest relevant ancestor (history) and
+     * its hottest anchor (hotwords). */
     if (src->conf_max > dst->conf_max)
         dst->conf_max = src->conf_max;
     if (src->dist_min < dst->dist_min)
