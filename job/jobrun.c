@@ -135,7 +135,7 @@ static enum err jobrun_crawl_pages(struct ctx *c, const struct crawlrun_config *
         .home_model = jp->strategy == JOBSPEC_PAGE_HOMEPAGE ? c->home_model : NULL,
         .keys = jp->strategy == JOBSPEC_RELEVANCE_DEGREE ? c->keys : NULL,
         .rho = PAGEORDER_RHO,
-        .other_sites_only = jp->strategy == JOBSPEC_RELEVANCE_DEGREE,
+        .own_host_last = jp->strategy == JOBSPEC_RELEVANCE_DEGREE,
         .table = jp->strategy == JOBSPEC_WEIGHT_TABLE ? c->table : NULL,
         .admit_above = PAGEORDER_LINK_THRESHOLD,
         .learn_margin = LEARN_MARGIN,

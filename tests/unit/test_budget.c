@@ -299,7 +299,7 @@ static void seed_strategies_keep_the_budget(void **state)
                                      .rescore_every = 10};
         if (i == 0) {
             p.priority = pageorder_relevance_degree;
-            p.other_sites_only = 1;
+            p.own_host_last = 1;
             assert_int_equal(keyphrases_parse(&tok, keys_text, strlen(keys_text), &p.keys), ERR_OK);
         } else if (i == 1) {
             p.priority = pageorder_weight_table;
