@@ -331,6 +331,7 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .concurrency = jp->concurrency,
         .new_links_only = jp->linkrank_links == 1,
         .deepen_sites = jp->deepen_sites,
+        .linkrank_fixed = jp->linkrank_threshold == 1,
         .site_score = judging ? jobrun_site_score : NULL,
         .site_score_ctx = c,
     };

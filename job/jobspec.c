@@ -44,6 +44,7 @@ static const char *const edge_weight_modes[] = {"global", "local", "combined", N
 static const char *const prior_modes[] = {"fixed", "harvest", NULL};
 static const char *const calibrations[] = {"none", "platt", NULL};
 static const char *const linkrank_modes[] = {"all", "new", NULL};
+static const char *const linkrank_thresholds[] = {"growing", "fixed", NULL};
 static const char *const classifiers[] = {"knn", "svm", NULL}; /* enum pagecls_kind's order */
 static const char *const judges[] = {"examination", "crawl_model", NULL};
 
@@ -96,6 +97,8 @@ static const struct pdef pdefs[] = {
      linkrank_modes},
     {"deepen_sites", P_INT, OFF(deepen_sites), 0, 1000000, 0, 0,
      "an integer from 0 to 1000000 (0: no deeper reads)", NULL},
+    {"linkrank_threshold", P_CHOICE, OFF(linkrank_threshold), 0, 1, 0, 0, "one of: growing, fixed",
+     linkrank_thresholds},
     {"warc", P_BOOL, OFF(warc), 0, 1, 0, 0, "true or false", NULL},
     {"classifier", P_CHOICE, OFF(classifier), 0, 1, 0, 0, "one of: knn, svm", classifiers},
     {"svm_c", P_DOUBLE, OFF(svm_c), 0, PAGECLS_MAX_SVM_C, 1, 0, "a number in (0, 1000000]", NULL},
@@ -134,9 +137,10 @@ void jobspec_params_default(struct jobspec_params *p)
     p->pprs_limit = 0;
     p->prior = 0; /* fixed: see docs/crawl.md for why not the paper's harvest rate */
     p->prior_sites = 10;
-    p->calibration = 1;     /* platt: see classifier/calib.h and docs/classifier.md */
-    p->linkrank_links = 0;  /* all: the paper's LinkRank */
-    p->deepen_sites = 4096; /* crawler/deepen.h: a few KB each */
+    p->calibration = 1;        /* platt: see classifier/calib.h and docs/classifier.md */
+    p->linkrank_links = 0;     /* all: the paper's LinkRank */
+    p->deepen_sites = 4096;    /* crawler/deepen.h: a few KB each */
+    p->linkrank_threshold = 0; /* growing: see crawler/extcrawl.c, link_threshold */
     p->classifier = (int)pc.kind;
     p->svm_c = pc.svm_c;
     p->judge = 1;
