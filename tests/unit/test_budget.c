@@ -302,9 +302,10 @@ static void page_crawlers_keep_the_budget(void **state)
 
 /*
  * The strategies of seeds 001, 002 and 004 with what they read pages with: a few key
- * phrases, a small weight table, an untrained anchor classifier. relevance_degree (links
- * to other hosts only) and weight_table (links above a threshold) may run out of links
- * before the budget: the crawl then says so, and the accounts still hold.
+ * phrases, a small weight table, an untrained anchor classifier. weight_table (links
+ * above a threshold) may run out of links before the budget: the crawl then says so, and
+ * the accounts still hold. relevance_degree reads links within websites once those to
+ * other hosts are spent (issue 32), so it spends the budget.
  */
 static void seed_strategies_keep_the_budget(void **state)
 {
@@ -342,7 +343,7 @@ static void seed_strategies_keep_the_budget(void **state)
         assert_int_equal(pagecrawl_run(&c, f->model, &p, &why), ERR_OK);
         struct crawlstore_counts n;
         assert_int_equal(crawlstore_counts(f->s, job, &n), ERR_OK);
-        assert_true(why == CRAWL_MAX_PAGES || why == CRAWL_BORDER_EMPTY);
+        assert_true(why == CRAWL_MAX_PAGES || (i != 0 && why == CRAWL_BORDER_EMPTY));
         assert_int_equal(n.pages, fetched(fetcher)); /* every fetch answered counts */
         assert_true(n.pages <= BUDGET);
         if (why == CRAWL_MAX_PAGES)
