@@ -220,7 +220,7 @@ static uint64_t slot_tag(const struct ext *x, const struct slot *sl)
  * dev-large emptied its border after 10-20k pages). An irrelevant website's LinkRank
  * (divided by its small confidence) still ends its examination at once. 8 was chosen
  * on sci.space and rec.motorcycles (BENCHMARKS.md): a higher mark finds more by 30k
- * pages and fewer by 10k.
+ * pages and fewer by 10k. linkrank_fixed: the paper's l_threshold throughout.
  */
 #define BORDER_LOW_WATER 8
 /* How long the site writer's connection may take (the crawl's own is up already). */
@@ -228,7 +228,7 @@ static uint64_t slot_tag(const struct ext *x, const struct slot *sl)
 static double link_threshold(const struct ext *x)
 {
     double l = x->p->site.l_threshold, low = (double)BORDER_LOW_WATER * x->p->concurrency;
-    if (l <= 0 || (double)x->m->border >= low)
+    if (l <= 0 || x->p->linkrank_fixed || (double)x->m->border >= low)
         return l;
     return l * low / (double)(x->m->border > 1 ? x->m->border : 1);
 }
@@ -795,6 +795,6 @@ enum err extcrawl_run(const struct crawlrun_config *c, const struct pagecls *mod
                     .model = model,
                     .p = p};
     strmap_init(&x.known);
-    deepen_init(&x.kept, p->deepen_sites > 0 ? (size_t)p->deepen_sites : 0);
+    deepen_init(&x.kept, p->deepen_sites > 0 && !p->linkrank_fixed ? (size_t)p->deepen_sites : 0);
     return crawlrun_run(c, &website_strategy, &x, why);
 }

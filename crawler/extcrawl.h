@@ -29,6 +29,9 @@ struct extcrawl_params {
     int new_links_only; /* LinkRank counts links to websites the job does not know yet */
     int deepen_sites;   /* relevant websites kept for a deeper read of their links while
                          * the border runs low (crawler/deepen.h); 0: none */
+    int linkrank_fixed; /* 1: LinkRank's threshold is l_threshold throughout (paper
+                         * §4.3.4), and no website is read deeper (a deeper read goes on to
+                         * the threshold grown as the border runs low); 0: it grows */
     /* Issue 30: a website's confidence by the job's last crawl model, from its pages'
      * terms (1: *conf and *model set, model the model's id in `models`; 0: no model
      * yet). A website examined after a judging weighs its links by it, and is relevant

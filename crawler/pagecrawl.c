@@ -71,6 +71,9 @@ struct run {
     int in_flight;
     int64_t pages_flushed;                   /* meter pages already added to the job's counter */
     int64_t layer_pages[CTXGRAPH_OTHER + 1]; /* context_graph: pages read in each layer */
+    int own_host_reached;      /* own_host_last: seed 001's queue ran empty, links within hosts
+                                * are read (in priority order) */
+    int other_hosts_in_flight; /* pages in flight that a link from another host brought */
 };
 
 /* ---- the frontier: a heap of pages, best first -------------------------- */
@@ -271,7 +274,7 @@ static void site_drop_pending(struct site *st)
 static struct page *pick(struct run *r)
 {
     struct page *deferred[DEFER_MAX], *found = NULL;
-    size_t n_deferred = 0;
+    size_t n_deferred = 0, other_hosts_deferred = 0;
     while (r->heap_len && !found) {
         struct page *pg = heap_pop(r);
         struct site *st = pg->site;
@@ -280,9 +283,26 @@ static struct page *pick(struct run *r)
         }
         if (st->in_flight > 0 && n_deferred < DEFER_MAX) {
             deferred[n_deferred++] = pg; /* its website is busy: the fetcher would queue it */
+            other_hosts_deferred += pg->in.other_hosts > 0;
             continue;
         }
         found = pg;
+    }
+    /* The best page left was linked only from its own host: until seed 001's queue is
+     * empty (no link from another host waiting, none in flight that could bring more),
+     * it waits; then the crawl reads on where the seed's would end. */
+    if (found && r->p->own_host_last && !found->in.other_hosts && !r->own_host_reached) {
+        if (other_hosts_deferred || r->other_hosts_in_flight) {
+            if (heap_push(r, found) != ERR_OK)
+                log_warn("pagecrawl: %s", err_msg());
+            found = NULL;
+        } else {
+            r->own_host_reached = 1;
+            log_info("job %lld: relevance_degree: no link to another host left after %lld "
+                     "pages, where seed 001's crawl ends; reading the links within websites "
+                     "that it disregards",
+                     (long long)r->job, (long long)r->m->pages);
+        }
     }
     for (size_t i = 0; i < n_deferred; i++)
         if (heap_push(r, deferred[i]) != ERR_OK)
@@ -305,6 +325,7 @@ static enum err submit_more(struct run *r)
         pg->state = PAGE_FETCHING;
         pg->site->in_flight++;
         r->in_flight++;
+        r->other_hosts_in_flight += pg->in.other_hosts > 0;
     }
     return ERR_OK;
 }
@@ -467,8 +488,16 @@ static enum err read_page(struct run *r, struct page *pg, const struct fetch_res
             out.layer_max = pageorder_layer_score(layer, conf);
             r->layer_pages[layer]++;
         }
-        for (size_t i = 0; !e && !r->p->other_sites_only && i < info->n_intrinsic; i++)
-            e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &out);
+        /* Seed 001 §2.1: a link to page i's own host does not take R_i in the seed's
+         * queue; it waits below every link to another host (pageorder_relevance_degree). */
+        struct pageorder_links own = out;
+        if (r->p->own_host_last) {
+            out.other_hosts = 1;
+            own.rel_own = out.rel_max;
+            own.rel_max = 0;
+        }
+        for (size_t i = 0; !e && i < info->n_intrinsic; i++)
+            e = add_link_from(r, info->intrinsic[i], info->intrinsic_anchor, i, &own);
         size_t new_sites = 0; /* a link flood's bound, as the website crawler's (edges.h) */
         for (size_t i = 0; !e && i < info->n_transversal; i++) {
             size_t hn;
@@ -489,6 +518,7 @@ static enum err handle_result(struct run *r, const struct fetch_result *res)
     pg->state = PAGE_DONE;
     st->in_flight--;
     r->in_flight--;
+    r->other_hosts_in_flight -= pg->in.other_hosts > 0; /* unchanged while it was fetched */
     if (!fetch_status_downloaded(res->status))
         return ERR_OK; /* robots.txt said no, or no request could be made */
     st->fetches++;
@@ -586,6 +616,7 @@ static enum err seed_link(struct run *r, const char *url, double rank)
     /* Seed 001 starts from URLs "representative for a given topic": a border site's R is
      * its rank, a start site's (SEED_START_RANK, served first) counts as 1 for its links. */
     l.rel_max = rank;
+    l.other_hosts = 1; /* linked from other websites */
     /* Seed 002 enqueues its seed URLs as they are: the border is in the frontier whatever
      * its link score, its rank standing for the parents' relevancy. */
     l.rel_sum = rank;

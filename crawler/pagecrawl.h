@@ -65,9 +65,11 @@ struct pagecrawl_params {
      * of relevance R with this rho; used by the crawl's one thread only. */
     struct keyphrases *keys;
     double rho;
-    /* Set: only links to other websites (other host[:port]) join the frontier (seed 001
-     * §2.1: a link to the same host "is simply disregarded"). */
-    int other_sites_only;
+    /* Set (relevance_degree): a link to the page's own host (host[:port]) carries the
+     * page's R as rel_own, the others as rel_max, so that the priority can serve it after
+     * every link to another host (seed 001 §2.1 disregards it); the crawl logs (info)
+     * when it reads the first such link. */
+    int own_host_last;
     /* Set (strategy weight_table): the topic's weight table (classifier/weighttable.h):
      * each page's relevancy, each link's anchor and URL words are scored against it (seed
      * 002), and a link joins the frontier only when its page's priority is above

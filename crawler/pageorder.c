@@ -13,8 +13,9 @@ void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_lin
 {
     dst->conf_sum += src->conf_sum;
     dst->links += src->links;
-    /* Seed 004 does not say what a page found again takes: the best parent (bestfirst),
-     * the nearest relevant ancestor (history) and the hottest anchor (hotwords) count. */
+    /* A page found again keeps its best parent's score (bestfirst: seed 004 §9.2.1, "just
+     * update if the new score is greater"), its nearest relevant ancestor (history) and
+     * its hottest anchor (hotwords). */
     if (src->conf_max > dst->conf_max)
         dst->conf_max = src->conf_max;
     if (src->dist_min < dst->dist_min)
@@ -24,6 +25,9 @@ void pageorder_links_add(struct pageorder_links *dst, const struct pageorder_lin
     /* Seed 001 gives R_j for one parent j; with several, the best (as bestfirst). */
     if (src->rel_max > dst->rel_max)
         dst->rel_max = src->rel_max;
+    if (src->rel_own > dst->rel_own)
+        dst->rel_own = src->rel_own;
+    dst->other_hosts += src->other_hosts;
     /* Seed 002's link score sums the relevancies of the pages linking here, takes the
      * best anchor (the seed scores one anchor a link) and the URL's own words. */
     dst->rel_sum += src->rel_sum;
@@ -77,11 +81,16 @@ double pageorder_history_distance(double c, double d_parent)
     return fmin(1.0, (1 - c) * exp(2 * d_parent / PAGEORDER_HISTORY_CUTOFF));
 }
 
-/* Seed 001 §2.1: "According to R_i, then, the hyperlinks ... can be prioritized into the
- * queue": a link takes the degree of relevance of the page it was found on. */
+/* Seed 001 §2.1: "According to R_i, then, the hyperlinks whose hostnames are different
+ * from that of web page i can be prioritized into the queue": a link takes the degree of
+ * relevance of the page it was found on. A link to the page's own host "is simply
+ * disregarded" there, and the crawl goes on "until the queue is empty"; here it waits
+ * below every link to another host, so it is read only once the seed's queue is empty
+ * (on our webs no homepage links to another website: read homepage by homepage, the
+ * seed's queue runs dry after a few hundred pages, docs/crawl.md). */
 double pageorder_relevance_degree(const struct pageorder_links *in)
 {
-    return in->rel_max;
+    return in->other_hosts ? PAGEORDER_OTHER_HOST_BAND + in->rel_max : in->rel_own;
 }
 
 /* Seed 001 §2.1, eq. 1: R_i = (1 - rho) lambda_i / |K| + rho R_j. */

@@ -11,6 +11,8 @@
  *    to the front queue (Tsay et al., seed 000, §3.1); the others follow by bestfirst;
  *  - relevance_degree: the degree of relevance R of the page linking here, R from the
  *    key phrases the page holds and its own parent's R (Noh et al., seed 001, §2.1, eq. 1);
+ *    a link from another host before every link within a host (the seed disregards
+ *    those: we read them only once no link to another host is left);
  *  - weight_table: seed 002's link score, the anchor's and the URL's relevancy to the
  *    topic's weight table plus the relevancies of the pages linking here ("Calculation
  *    of Link Score"); only links scoring above a threshold join the frontier;
@@ -36,6 +38,10 @@
 #define PAGEORDER_HOT_THETA 0.2
 /* Seed 001 §3, Figure 2: rho of eq. 1; 0.3 was best for three of its four topics. */
 #define PAGEORDER_RHO 0.3
+/* relevance_degree: a link from another host (or the border) is served before every link
+ * within a host, its priority this much above theirs (R is in [0, 1], a border rank at most
+ * SEED_START_RANK, 2). */
+#define PAGEORDER_OTHER_HOST_BAND 4.0
 /* Seed 002: "If the link score is greater than threshold value then and then only link
  * gets add into the frontier". The seed gives no value (docs/crawl.md says why 0.2). */
 #define PAGEORDER_LINK_THRESHOLD 0.2
@@ -55,7 +61,10 @@ struct pageorder_links {
     double conf_max;   /* the best of them */
     double dist_min;   /* the lowest history-path distance among them */
     double hot_max;    /* the best hot-word score of the links' anchors */
-    double rel_max;    /* the best degree of relevance R among them (seed 001, eq. 1) */
+    double rel_max;    /* the best degree of relevance R among them (seed 001, eq. 1) on
+                        * other hosts (or the border's rank) ... */
+    double rel_own;    /* ... and on this page's own host (relevance_degree's fallback) */
+    int other_hosts;   /* how many of them are on other hosts, or the border */
     double rel_sum;    /* the sum of their relevancies to the weight table (seed 002) */
     double anchor_max; /* the best score of the links' anchors: their weight-table
                         * relevancy (weight_table), their anchor classifier score
@@ -66,8 +75,8 @@ struct pageorder_links {
 };
 
 /* One link, from a parent page with Pr[p|target] = conf and history-path distance dist,
- * whose anchor text scored hot; rel_max, rel_sum, anchor_max and url_score 0 (the
- * strategies that use them set them), seq 0 (the frontier sets it). */
+ * whose anchor text scored hot; rel_max, rel_own, other_hosts, rel_sum, anchor_max and
+ * url_score 0 (the strategies that use them set them), seq 0 (the frontier sets it). */
 struct pageorder_links pageorder_link(double conf, double dist, double hot);
 
 /* Add the links summed in src to dst (a new link, or a redirect's source passing on
@@ -83,7 +92,8 @@ double pageorder_bestfirst(const struct pageorder_links *in); /* conf_max */
 double pageorder_history(const struct pageorder_links *in);   /* -dist_min */
 double
 pageorder_hotwords(const struct pageorder_links *in); /* 1 + hot_max when hot, else conf_max */
-double pageorder_relevance_degree(const struct pageorder_links *in); /* rel_max */
+/* other_hosts ? PAGEORDER_OTHER_HOST_BAND + rel_max : rel_own */
+double pageorder_relevance_degree(const struct pageorder_links *in);
 /* Seed 002's Link_Score: anchor_max + url_score + rel_sum. */
 double pageorder_weight_table(const struct pageorder_links *in);
 /* Seed 004 Algorithm 5: factor conf_max + (1 - factor) anchor_max. */

@@ -123,6 +123,9 @@ static enum err apply_sets(struct exp *x)
     x->base.max_pages = o->budget;
     x->base.politeness_delay_ms = 0;
     x->base.judge = 0; /* the paper's verdicts: the examination's (--set judge=... to change) */
+    /* The paper's LinkRank (§4.3.4): l_threshold throughout, no deeper reads (--set
+     * linkrank_threshold=growing to change). */
+    x->base.linkrank_threshold = 1;
     for (size_t i = 0; i < o->n_sets; i++) {
         const char *set = o->sets[i];
         char key[128];

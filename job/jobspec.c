@@ -71,6 +71,12 @@ static const char *judge_name(size_t i)
     return NAME_AT(names, i);
 }
 
+static const char *linkrank_threshold_name(size_t i)
+{
+    static const char *const names[] = {"growing", "fixed"};
+    return NAME_AT(names, i);
+}
+
 #define OFF(f) offsetof(struct jobspec_params, f)
 static const struct pdef pdefs[] = {
     {"p_threshold", P_DOUBLE, OFF(p_threshold), 0.5, 1, 1, 0, "a number in (0.5, 1]", NULL},
@@ -115,6 +121,8 @@ static const struct pdef pdefs[] = {
     {"linkrank_links", P_CHOICE, OFF(linkrank_links), 0, 0, 0, 0, NULL, linkrank_name},
     {"deepen_sites", P_INT, OFF(deepen_sites), 0, 1000000, 0, 0,
      "an integer from 0 to 1000000 (0: no deeper reads)", NULL},
+    {"linkrank_threshold", P_CHOICE, OFF(linkrank_threshold), 0, 0, 0, 0, NULL,
+     linkrank_threshold_name},
     {"warc", P_BOOL, OFF(warc), 0, 1, 0, 0, "true or false", NULL},
     {"classifier", P_CHOICE, OFF(classifier), 0, 0, 0, 0, NULL, pagecls_kind_name},
     {"svm_c", P_DOUBLE, OFF(svm_c), 0, PAGECLS_MAX_SVM_C, 1, 0, "a number in (0, 1000000]", NULL},
@@ -153,9 +161,10 @@ void jobspec_params_default(struct jobspec_params *p)
     p->pprs_limit = 0;
     p->prior = 0; /* fixed: see docs/crawl.md for why not the paper's harvest rate */
     p->prior_sites = 10;
-    p->calibration = 1;     /* platt: see classifier/calib.h and docs/classifier.md */
-    p->linkrank_links = 0;  /* all: the paper's LinkRank */
-    p->deepen_sites = 4096; /* crawler/deepen.h: a few KB each */
+    p->calibration = 1;        /* platt: see classifier/calib.h and docs/classifier.md */
+    p->linkrank_links = 0;     /* all: the paper's LinkRank */
+    p->deepen_sites = 4096;    /* crawler/deepen.h: a few KB each */
+    p->linkrank_threshold = 0; /* growing: see crawler/extcrawl.c, link_threshold */
     p->classifier = (int)pc.kind;
     p->svm_c = pc.svm_c;
     p->judge = 1;

@@ -77,6 +77,8 @@ struct jobspec_params {
     int calibration;            /* page confidences: 0 none (the paper's), 1 platt; 1 */
     int linkrank_links;         /* LinkRank counts 0 all transversal links (paper), 1 new ones */
     int deepen_sites;           /* relevant websites kept for a deeper read; 0 = none; 4096 */
+    int linkrank_threshold;     /* 0 growing (as the border runs low), 1 fixed (paper §4.3.4:
+                                 * l_threshold throughout, no deeper reads); 0 */
     int warc;       /* archive every fetch as WARC (needs a --warc-dir); false (JSON true/false) */
     int classifier; /* the page classifier: 0 knn (centroids, the paper's), 1 svm; 0 */
     double svm_c;   /* svm: the cost C (class-balanced); 0.1 */

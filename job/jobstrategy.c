@@ -25,7 +25,7 @@ static const struct jobstrategy strategies[] = {
                                          "centroids weigh most, and an SVM has no centroids, so "
                                          "it would crawl as bestfirst"},
     [JOBSPEC_RELEVANCE_DEGREE] = {.name = "relevance_degree",
-                                  .flags = PAGES | JOBSTRATEGY_OTHER_SITES_ONLY,
+                                  .flags = PAGES | JOBSTRATEGY_OWN_HOST_LAST,
                                   .order = pageorder_relevance_degree,
                                   .model = JOBSTRATEGY_KEYPHRASES},
     [JOBSPEC_WEIGHT_TABLE] = {.name = "weight_table",

@@ -28,8 +28,9 @@ enum {
     JOBSTRATEGY_HOT_WORDS = 1u << 2,
     /* An anchor classifier learns from the crawl's verdicts (classifier/anchorcls.h). */
     JOBSTRATEGY_LEARN_ANCHORS = 1u << 3,
-    /* Links to the hosts of the pages already downloaded are not followed. */
-    JOBSTRATEGY_OTHER_SITES_ONLY = 1u << 4,
+    /* Links within a host wait below every link to another host (seed 001 follows only
+     * the latter, and stops where they run out: crawler/pagecrawl.h own_host_last). */
+    JOBSTRATEGY_OWN_HOST_LAST = 1u << 4,
 };
 
 /* The model a strategy trains from the training pages beside the page classifier, stored

@@ -132,6 +132,7 @@ split=(
   replay/warc replay/warcindex replay/warcscan       # an archive's index
   store/crawlstore store/sitewrite                   # the website crawler's writes
   job/jobrun job/jobctx                              # a job run
+  job/jobspec job/jobstrategy                        # the job spec and its strategies' table
 )
 bad=0
 # tsort names each loop it finds on stderr; one line per loop: its modules.

@@ -136,10 +136,12 @@ for r in runs:
     assert q(f"select pages_downloaded, sites_examined, relevant_found from jobs where id = {job}") == \
         f"{pages}|{ex}|{rel}", r
     got = q(f"select params->>'strategy', params->>'edge_weights', params->>'max_pages', "
-            f"params->>'politeness_delay_ms', params->>'pprs_window', params->>'p_threshold' "
-            f"from jobs where id = {job}").split("|")
+            f"params->>'politeness_delay_ms', params->>'pprs_window', params->>'p_threshold', "
+            f"params->>'linkrank_threshold' from jobs where id = {job}").split("|")
     assert got[:5] == [r["strategy"], r["edge_weights"], "300", "0", "200"], (got, r)
     assert abs(float(got[5]) - float(r["p_threshold"])) < 1e-9, (got, r)
+    # The paper's LinkRank (§4.3.4): its threshold does not grow as the border runs low.
+    assert got[6] == "fixed", (got, r)
     if rel:
         assert abs(float(r["pprs"]) - pages / rel) < 1e-3, r
     found = int(q(f"select count(*) from relevant_websites w join sites s using (job_id, host) "

@@ -646,6 +646,32 @@ static void test_classifier_strategy_combinations(void **state)
                                       "with strategy context_graph"));
 }
 
+/* Issue 32: the paper's LinkRank threshold (§4.3.4) as a choice; growing by default. */
+static void test_linkrank_threshold_param(void **state)
+{
+    (void)state;
+    struct jobspec_params p;
+    jobspec_params_default(&p);
+    assert_int_equal(p.linkrank_threshold, 0);
+    assert_string_equal(jobspec_choice_name("linkrank_threshold", p.linkrank_threshold), "growing");
+    assert_int_equal(jobspec_params_set(&p, "linkrank_threshold", "fixed"), ERR_OK);
+    assert_int_equal(p.linkrank_threshold, 1);
+    assert_int_equal(jobspec_params_set(&p, "linkrank_threshold", "paper"), ERR_INVAL);
+    assert_non_null(strstr(err_msg(), "params.linkrank_threshold: must be one of: growing, fixed"));
+    assert_int_equal(p.linkrank_threshold, 1);
+    struct buf out;
+    buf_init(&out, 0);
+    assert_int_equal(jobspec_params_json(&p, &out), ERR_OK);
+    assert_non_null(strstr(buf_str(&out), "\"linkrank_threshold\":\"fixed\""));
+    buf_release(&out);
+    struct jobspec *j = parse_ok("{\"topic\": \"t\", \"relevant_sites\": [\"http://a.com/\", "
+                                 "\"http://a2.com/\"], \"other_sites\": [\"http://b.com/\", "
+                                 "\"http://b2.com/\"], \"params\": {\"linkrank_threshold\": "
+                                 "\"fixed\"}}");
+    assert_int_equal(j->params.linkrank_threshold, 1);
+    jobspec_free(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -653,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_warc_param),
         cmocka_unit_test(test_classifier_param),
         cmocka_unit_test(test_sites_per_centroid_param),
+        cmocka_unit_test(test_linkrank_threshold_param),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_invalid_bodies_name_the_field),
         cmocka_unit_test(test_bad_url_message_whole),

@@ -113,16 +113,39 @@ static void relevance_degree_order(void **state)
     struct pageorder_links a = pageorder_link(0.9, 0, 0);
     assert_float_equal(a.rel_max, 0, 1e-15); /* no R until the crawl sets one */
     a.rel_max = 0.2;
+    a.other_hosts = 1;
     struct pageorder_links b = pageorder_link(0.1, 1, 0);
     b.rel_max = 0.7;
+    b.other_hosts = 1;
     struct pageorder_links c = pageorder_link(0.5, 1, 0);
     c.rel_max = 0.4;
+    c.other_hosts = 1;
     assert_true(pageorder_relevance_degree(&b) > pageorder_relevance_degree(&a));
     assert_true(pageorder_bestfirst(&a) > pageorder_bestfirst(&b)); /* the classifier disagrees */
     pageorder_links_add(&a, &b);
     pageorder_links_add(&a, &c);
-    assert_float_equal(pageorder_relevance_degree(&a), 0.7, 1e-15);
+    assert_float_equal(pageorder_relevance_degree(&a), PAGEORDER_OTHER_HOST_BAND + 0.7, 1e-15);
     assert_int_equal(a.links, 3);
+}
+
+/* Seed 001 disregards a link to the page's own host: here it waits below every link from
+ * another host (the poorest, R 0, and a border site of rank 0), in the order of its own
+ * R, and joins the seed's queue when another host links to the page too. */
+static void relevance_degree_own_host_last(void **state)
+{
+    (void)state;
+    struct pageorder_links own = pageorder_link(0.9, 0, 0), own2 = own;
+    own.rel_own = 1; /* the best R there is */
+    own2.rel_own = 0.3;
+    struct pageorder_links other = pageorder_link(0.1, 1, 0); /* R 0 */
+    other.other_hosts = 1;
+    assert_true(pageorder_relevance_degree(&other) > pageorder_relevance_degree(&own));
+    assert_true(pageorder_relevance_degree(&own) > pageorder_relevance_degree(&own2));
+    assert_float_equal(pageorder_relevance_degree(&own), 1, 1e-15);
+    pageorder_links_add(&own2, &other);
+    assert_int_equal(own2.other_hosts, 1);
+    assert_true(pageorder_relevance_degree(&own2) > pageorder_relevance_degree(&own));
+    assert_float_equal(pageorder_relevance_degree(&own2), PAGEORDER_OTHER_HOST_BAND, 1e-15);
 }
 
 /* Seed 002's Link_Score: anchor + URL description + the sum of the parents' relevancies. */
@@ -213,10 +236,15 @@ static void context_graph_queues(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(history_distance_formula),  cmocka_unit_test(links_summary),
-        cmocka_unit_test(page_and_bestfirst_differ), cmocka_unit_test(hotwords_queues),
-        cmocka_unit_test(relevance_formula),         cmocka_unit_test(relevance_degree_order),
-        cmocka_unit_test(weight_table_link_score),   cmocka_unit_test(learning_anchor_mix),
+        cmocka_unit_test(history_distance_formula),
+        cmocka_unit_test(links_summary),
+        cmocka_unit_test(page_and_bestfirst_differ),
+        cmocka_unit_test(hotwords_queues),
+        cmocka_unit_test(relevance_formula),
+        cmocka_unit_test(relevance_degree_order),
+        cmocka_unit_test(relevance_degree_own_host_last),
+        cmocka_unit_test(weight_table_link_score),
+        cmocka_unit_test(learning_anchor_mix),
         cmocka_unit_test(context_graph_queues),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
