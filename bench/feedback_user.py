@@ -53,8 +53,10 @@ while alive() and given < 40:
     right = 0
     for h in hosts:
         rel = topic_of.get(h) == topic
-        subprocess.run([binary, "label", "--db", db, "--job", job, h,
-                        "relevant" if rel else "not"], capture_output=True, check=True)
+        done = subprocess.run([binary, "label", "--db", db, "--job", job, h,
+                               "relevant" if rel else "not"], capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit("feedback_user: sitescout label %s failed: %s" % (h, done.stderr.strip()))
         right += rel
     given += len(hosts)
     print("%s job %s: at %d pages (round at %d) labelled %d websites, %d relevant" % (

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store/sitewrite.h"
 #include "store/sqlarray.h"
 #include "store/sqlnum.h"
 #include "store/store.h"
@@ -71,7 +72,12 @@ static enum err write_tx(struct store *s, void *arg)
 {
     struct write_ctx *w = arg;
     struct store_rows *r = NULL;
-    enum err e = store_query(
+    /* The job's row first, as a running job's writes take it (JOB_LOCK): the verdicts'
+     * rows, then the job's counters, would deadlock with a batch of the crawl's writes. */
+    enum err e = store_exec(s, JOB_LOCK, 1, w->p);
+    if (e)
+        return e;
+    e = store_query(
         s,
         "WITH it AS (SELECT * FROM unnest($3::text[], $4::float8[], $5::bool[])"
         "  AS t(host, conf, rel)), "

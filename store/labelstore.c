@@ -8,6 +8,7 @@
 
 #include "store/crawlstore.h"
 #include "store/judgestore.h"
+#include "store/sitewrite.h"
 #include "store/sqlarray.h"
 #include "store/sqlnum.h"
 #include "store/sqltime.h"
@@ -78,7 +79,12 @@ static enum err set_tx(struct store *s, void *arg)
 {
     struct set_ctx *c = arg;
     struct store_rows *r;
-    enum err e = store_query(s, set_sql, 3, c->p, &r);
+    /* The job's row first, as a running job's writes take it (JOB_LOCK): the label's
+     * website row, then the job's counters, would deadlock with a batch of the crawl's
+     * writes that holds the job's row and wants that website (a border website it links). */
+    enum err e = store_exec(s, JOB_LOCK, 1, c->p);
+    if (!e)
+        e = store_query(s, set_sql, 3, c->p, &r);
     if (e)
         return e;
     if (store_rows_count(r) != 1) {

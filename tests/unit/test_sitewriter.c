@@ -20,6 +20,8 @@
 #include <time.h>
 
 #include "store/crawlstore.h"
+#include "store/judgestore.h"
+#include "store/labelstore.h"
 #include "store/sitewrite.h"
 #include "store/sitewriter.h"
 #include "store/sqlfetch.h"
@@ -437,6 +439,112 @@ static void test_batch_after_a_deadlock(void **state)
     store_free(s);
 }
 
+struct label_thread {
+    int64_t job, model; /* model: a judging's verdict on h3.test, else a label */
+    struct labelstore_result out;
+    enum err e;
+    char msg[512];
+};
+
+static void *label_main(void *arg)
+{
+    struct label_thread *l = arg;
+    struct store *s = NULL;
+    l->e = store_open(testdb_url(), 5000, &s);
+    if (!l->e && l->model) {
+        struct judgestore_verdict v = {"h3.test", 0.9, 1};
+        int64_t relevant, changed;
+        l->e = judgestore_write(s, l->job, l->model, &v, 1, &relevant, &changed);
+        l->out.changed = changed == 1;
+    } else if (!l->e) {
+        l->e = labelstore_set(s, l->job, "h3.test", LABELSTORE_RELEVANT, &l->out);
+    }
+    if (s)
+        store_free(s);
+    snprintf(l->msg, sizeof l->msg, "%s", l->e ? err_msg() : "");
+    return NULL;
+}
+
+/*
+ * A label, or a judging's verdicts, given while a batch of the crawl's writes holds the
+ * job's row (JOB_LOCK) and goes on to a row of that website (a border website its pages
+ * link to, a website it reads deeper) wait for the job's row before they take the
+ * website's: the batch is not blocked, and they are written after it. (Taking the
+ * website's row first, then the job's for its counters, deadlocked with the batch, and
+ * `sitescout label` failed.)
+ */
+static void label_waits(int judging)
+{
+    struct store *s;
+    int64_t job;
+    struct sitewriter *w = start(&s, &job);
+    sitewriter_stop(w, 0);
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)job);
+    const char *p[] = {ids};
+    int64_t model = 0;
+    if (judging) {
+        assert_int_equal(store_exec(s,
+                                    "UPDATE sites SET state = 'examined', relevant = false"
+                                    " WHERE job_id = $1 AND host = 'h3.test'",
+                                    1, p),
+                         ERR_OK);
+        model = of_host(s, job,
+                        "INSERT INTO models (job_id, format_version, p_err, data, kind)"
+                        " VALUES ($1, 1, 0, '\\x00', 'crawl') RETURNING id",
+                        NULL);
+        assert_true(model > 0);
+    }
+    assert_int_equal(store_begin(s), ERR_OK);
+    assert_int_equal(store_exec(s, "SET LOCAL deadlock_timeout = '10min'", 0, NULL), ERR_OK);
+    assert_int_equal(store_exec(s, JOB_LOCK, 1, p), ERR_OK);
+    struct label_thread *l = calloc(1, sizeof *l);
+    assert_non_null(l);
+    l->job = job;
+    l->model = model;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, label_main, l), 0);
+    const char *waits = "SELECT count(*) FROM pg_locks WHERE NOT granted"
+                        " AND pg_backend_pid() = ANY (pg_blocking_pids(pid)) AND $1 > 0";
+    for (int i = 0; count(s, job, waits) == 0; i++) {
+        assert_true(i < 6000); /* 60 s */
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    /* The batch's own write of the website: waits for nobody. */
+    assert_int_equal(store_exec(s,
+                                "UPDATE sites SET rank = rank + 1 WHERE job_id = $1"
+                                " AND host = 'h3.test'",
+                                1, p),
+                     ERR_OK);
+    assert_int_equal(store_commit(s), ERR_OK);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    if (l->e)
+        fail_msg("the %s failed: %s", judging ? "judging" : "label", l->msg);
+    assert_int_equal(l->out.changed, 1);
+    free(l);
+    assert_int_equal(of_host(s, job,
+                             judging ? "SELECT count(*) FROM sites WHERE job_id = $1"
+                                       " AND host = $2 AND relevant AND model_id IS NOT NULL"
+                                     : "SELECT count(*) FROM sites WHERE job_id = $1"
+                                       " AND host = $2 AND label",
+                             "h3.test"),
+                     1);
+    store_free(s);
+}
+
+static void test_label_waits_for_the_job_row(void **state)
+{
+    (void)state;
+    label_waits(0);
+}
+
+static void test_judging_waits_for_the_job_row(void **state)
+{
+    (void)state;
+    label_waits(1);
+}
+
 static void test_stop_discard(void **state)
 {
     (void)state;
@@ -527,10 +635,16 @@ static void test_batch_sent_again(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_written_in_order), cmocka_unit_test(test_refused_write_stops_it),
-        cmocka_unit_test(test_batch_outcomes),   cmocka_unit_test(test_batch_after_a_deadlock),
-        cmocka_unit_test(test_stop_discard),     cmocka_unit_test(test_rank_of_examined_kept),
-        cmocka_unit_test(test_folded_batch),     cmocka_unit_test(test_batch_sent_again),
+        cmocka_unit_test(test_written_in_order),
+        cmocka_unit_test(test_refused_write_stops_it),
+        cmocka_unit_test(test_batch_outcomes),
+        cmocka_unit_test(test_batch_after_a_deadlock),
+        cmocka_unit_test(test_stop_discard),
+        cmocka_unit_test(test_rank_of_examined_kept),
+        cmocka_unit_test(test_folded_batch),
+        cmocka_unit_test(test_batch_sent_again),
+        cmocka_unit_test(test_label_waits_for_the_job_row),
+        cmocka_unit_test(test_judging_waits_for_the_job_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
