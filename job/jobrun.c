@@ -162,9 +162,10 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
     int labels;
     struct labelstore_mark mark;
     enum err e = labelstore_pending(c->s, c->id, 0, &labels, &mark);
+    if (!e)
+        e = joblabels_params(c->s, c->id, final, &p);
     if (e)
         return e;
-    joblabels_params(&p);
     p.keep_model = 1; /* the websites examined until the next judging weigh their links by it */
     struct jobjudge_result r;
     e = jobjudge_run(c->s, c->id, &p, 0, &r);
