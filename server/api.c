@@ -4,9 +4,8 @@
  */
 #include "server/api.h"
 
-#include <errno.h>
+#include <float.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "common/buf.h"
 #include "common/jsontext.h"
 #include "common/log.h"
+#include "common/num.h"
 #include "common/monotime.h"
 #include "store/dbpool.h"
 #include "job/jobrun.h"
@@ -80,10 +80,8 @@ static int64_t arg_int(struct api_call *c, const char *name, int64_t def, int64_
     const char *v = http_request_arg(c->req, name);
     if (!v)
         return def;
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (!*v || *end || errno || x < 0 || x > max) {
+    int64_t x;
+    if (!num_parse_i64(v, 0, max, &x)) {
         char msg[160];
         snprintf(msg, sizeof msg, "%s: must be an integer from 0 to %" PRId64, name, max);
         api_reply_error(c->resp, 400, "invalid", msg, name);
@@ -94,10 +92,8 @@ static int64_t arg_int(struct api_call *c, const char *name, int64_t def, int64_
 
 static int job_id(struct api_call *c, int64_t *id)
 {
-    char *end;
-    errno = 0;
-    long long x = strtoll(c->params[0], &end, 10);
-    if (*end || errno || x < 1) {
+    int64_t x;
+    if (!num_parse_i64(c->params[0], 1, INT64_MAX, &x)) {
         char msg[300];
         snprintf(msg, sizeof msg, "no job '%s'", c->params[0]);
         api_reply_error(c->resp, 404, "not_found", msg, NULL);
@@ -261,14 +257,11 @@ static void job_metrics(struct api_call *c, int64_t id)
 {
     double since = -1;
     const char *sv = http_request_arg(c->req, "since");
-    if (sv) {
-        char *end;
-        since = strtod(sv, &end);
-        if (!*sv || *end || !isfinite(since)) { /* negative: from the start */
-            api_reply_error(c->resp, 400, "invalid",
-                            "since: must be a number of seconds since the job started", "since");
-            return;
-        }
+    /* negative: from the start */
+    if (sv && !num_parse_double(sv, -DBL_MAX, DBL_MAX, &since)) {
+        api_reply_error(c->resp, 400, "invalid",
+                        "since: must be a number of seconds since the job started", "since");
+        return;
     }
     if (!api_db(c))
         return;
@@ -406,7 +399,7 @@ static void health(struct api_call *c, int64_t id)
         api_reply_err(c->resp, err_set(ERR_DB, "the database does not answer"), 503);
         return;
     }
-    enum err e = store_exec(c->s, "SELECT 1", 0, NULL);
+    enum err e = store_check(c->s);
     if (e) {
         reply_json(c, e, 200, NULL);
         return;

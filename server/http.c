@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -82,8 +83,11 @@ struct pending {
 
 const char *http_request_header(const struct http_request *r, const char *name)
 {
+    for (const char *const *h = r->conn ? NULL : r->headers; h && h[0]; h += 2)
+        if (strcasecmp(h[0], name) == 0)
+            return h[1];
     if (!r->conn)
-        return NULL; /* refused by the gate: no parsed request */
+        return NULL; /* made in the process, or refused by the gate: no parsed request */
     return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }
 
@@ -117,8 +121,10 @@ static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char 
 const char *http_request_unknown_arg(const struct http_request *r, const char *const *allowed)
 {
     struct arg_check a = {allowed, NULL};
+    for (const char *const *q = r->conn ? NULL : r->args; q && q[0] && !a.unknown; q += 2)
+        check_arg(&a, MHD_GET_ARGUMENT_KIND, q[0], q[1]);
     if (!r->conn)
-        return NULL;
+        return a.unknown;
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &a);
     return a.unknown;
 }

@@ -62,9 +62,11 @@ struct http_request {
     enum http_fault fault;
     const char *fault_detail; /* for the framing faults: what is wrong (static) */
     void *conn; /* for http_request_header / http_request_arg; NULL for the gate's faults */
-    /* A request made inside the process (conn NULL): its query arguments, name and value
-     * pairs, NULL-terminated; or NULL. */
+    /* A request made inside the process (conn NULL: the background refresher's, a
+     * test's): its query arguments and its headers, name and value pairs,
+     * NULL-terminated; or NULL. */
     const char *const *args;
+    const char *const *headers;
 };
 
 /* A request header (case-insensitive name) or query argument (decoded); NULL if absent. */

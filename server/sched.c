@@ -171,13 +171,18 @@ enum err sched_new(const struct sched_config *c, struct sched **out)
 
 enum err sched_start(struct sched *sc)
 {
-    for (; sc->started < sc->n_workers; sc->started++) {
+    /* Only this thread writes started; the workers already running read it in pick(),
+     * under mu. */
+    while (sc->started < sc->n_workers) {
         struct worker *w = &sc->workers[sc->started];
         w->sc = sc;
         w->slot = sc->started;
         runner_name(w->name, sizeof w->name, w->slot);
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             return err_set(ERR_IO, "cannot start a worker thread");
+        pthread_mutex_lock(&sc->mu);
+        sc->started++;
+        pthread_mutex_unlock(&sc->mu);
     }
     return ERR_OK;
 }

@@ -111,6 +111,11 @@ int store_ping(const char *url)
     return PQping(url) == PQPING_OK;
 }
 
+enum err store_check(struct store *s)
+{
+    return store_exec(s, "SELECT 1", 0, NULL);
+}
+
 int store_reconnects(const struct store *s)
 {
     return s->reconnects;

@@ -34,6 +34,9 @@ const char *store_url(const struct store *s);
 /* Does a server answer at url? (No authentication needed.) */
 int store_ping(const char *url);
 
+/* Does s's database answer a statement (SELECT 1)? ERR_DB when not: the health check. */
+enum err store_check(struct store *s) WARN_UNUSED;
+
 /* Connect to admin_url and create database `name` unless it exists. */
 enum err store_create_database(const char *admin_url, const char *name) WARN_UNUSED;
 
