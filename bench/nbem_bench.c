@@ -118,6 +118,15 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* FNV-1a over bytes: a fingerprint of a fit's results, to tell a change of rounding. */
+static uint64_t fnv(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    return h;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -147,6 +156,7 @@ int main(int argc, char **argv)
     double *fit_s = malloc((size_t)runs * sizeof *fit_s);
     double *score_s = malloc((size_t)runs * sizeof *score_s);
     double prior = 0, sum = 0;
+    uint64_t hash = 0, model_hash = 0;
     size_t above = 0;
     for (int64_t r = 0; r < runs; r++) {
         struct nbem *m = NULL;
@@ -157,15 +167,24 @@ int main(int argc, char **argv)
             fprintf(stderr, "nbem_bench: %s\n", err_msg());
             return 1;
         }
-        sum = 0, above = 0;
+        sum = 0, above = 0, hash = 0xcbf29ce484222325u;
         for (size_t d = 0; d < c.n; d++) {
             double pr = nbem_target(m, c.docs[d].term, c.docs[d].count, c.docs[d].n, NULL);
             sum += pr;
+            hash = fnv(hash, &pr, sizeof pr);
             above += pr > 0.5;
         }
         fit_s[r] = t1 - t0;
         score_s[r] = cpu_seconds() - t1;
         prior = nbem_target_prior(m);
+        struct buf b;
+        buf_init(&b, 0);
+        if (nbem_serialize(m, &b) != ERR_OK) {
+            fprintf(stderr, "nbem_bench: %s\n", err_msg());
+            return 1;
+        }
+        model_hash = fnv(0xcbf29ce484222325u, b.data, b.len);
+        buf_release(&b);
         nbem_free(m);
     }
     qsort(fit_s, (size_t)runs, sizeof *fit_s, cmp_double);
@@ -176,6 +195,8 @@ int main(int argc, char **argv)
            fit_s[runs / 2], (long long)runs, fit_s[0], fit_s[runs - 1], score_s[runs / 2]);
     printf("target prior %.17g, sum of Pr[target] %.17g, pages above 0.5: %zu\n", prior, sum,
            above);
+    printf("fingerprints: the model's bytes %016llx, the pages' Pr[target] %016llx\n",
+           (unsigned long long)model_hash, (unsigned long long)hash);
     free(fit_s);
     free(score_s);
     free(c.term);
