@@ -436,6 +436,58 @@ static void test_bytes_round_trip(void **state)
     nbem_free(m);
 }
 
+/*
+ * Scores by the formula at every number of components, 2 to 65: the parameters sit in
+ * rows padded to a multiple of 8 and a page's rows are summed 24 components at a time
+ * (classifier/nbem.c), so these cross every edge of both. A model made of bytes: every
+ * component's parameters differ and its score is near the others', so that one component
+ * summed wrongly (a row, a block or the padding off) moves Pr[target] by far more than
+ * 1e-12. Floats in multiples of 1/8: the bytes hold them exactly.
+ */
+static void test_scores_every_width(void **state)
+{
+    (void)state;
+    enum { W = 5 };
+    static const uint32_t term[] = {0, 3, 1, 9, 4}, count[] = {2, 1, 3, 5, 1}; /* 9: unknown */
+    for (uint32_t k = 2; k <= 1 + NBEM_MAX_OTHER; k++) {
+        double log_prior[1 + NBEM_MAX_OTHER], s[1 + NBEM_MAX_OTHER], max = -INFINITY;
+        float lp[1 + NBEM_MAX_OTHER][W];
+        for (uint32_t c = 0; c < k; c++) {
+            log_prior[c] = -1 - c / 64.0;
+            for (uint32_t t = 0; t < W; t++)
+                lp[c][t] = -(float)(1 + (c * 7 + t * 3) % 11) / 8;
+            s[c] = log_prior[c];
+            for (size_t i = 0; i < sizeof term / sizeof *term; i++)
+                s[c] += term[i] < W ? count[i] * (double)lp[c][term[i]] : 0;
+            max = s[c] > max ? s[c] : max;
+        }
+        double sum = 0;
+        for (uint32_t c = 0; c < k; c++)
+            sum += exp(s[c] - max);
+        double want = exp(s[0] - max) / sum;
+
+        struct buf b;
+        buf_init(&b, 0);
+        uint32_t head[2] = {W, k};
+        double page_tokens = 0; /* no cap: the counts as they are */
+        assert_int_equal(buf_append(&b, "SSNBEM01", 8), ERR_OK);
+        assert_int_equal(buf_append(&b, head, sizeof head), ERR_OK);
+        assert_int_equal(buf_append(&b, &page_tokens, sizeof page_tokens), ERR_OK);
+        assert_int_equal(buf_append(&b, log_prior, k * sizeof *log_prior), ERR_OK);
+        for (uint32_t c = 0; c < k; c++)
+            assert_int_equal(buf_append(&b, lp[c], sizeof lp[c]), ERR_OK);
+        struct nbem *m = NULL;
+        assert_int_equal(nbem_deserialize(b.data, b.len, &m), ERR_OK);
+        uint32_t known = 0;
+        double got = nbem_target(m, term, count, sizeof term / sizeof *term, &known);
+        if (!(fabs(got - want) <= 1e-12) || known != 7)
+            fail_msg("%u components: Pr = %.17g (known %u), want %.17g (known 7)", k, got, known,
+                     want);
+        nbem_free(m);
+        buf_release(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_m_step_exact),
         cmocka_unit_test(test_leave_out_exact),
         cmocka_unit_test(test_bytes_round_trip),
+        cmocka_unit_test(test_scores_every_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
