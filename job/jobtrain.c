@@ -246,7 +246,7 @@ static const struct strategy_model {
     enum err (*format)(const struct ctx *c, struct buf *out);
     enum err (*parse)(struct ctx *c, const struct tokenize_opts *tok, const void *data, size_t len);
 } strategy_models[] = {
-    [JOBSTRATEGY_NO_MODEL] = {NULL},
+    [JOBSTRATEGY_NO_MODEL] = {.kind = NULL},
     [JOBSTRATEGY_KEYPHRASES] = {MODELS_KEYPHRASES, MODELS_KEYPHRASES, 1, train_keyphrases,
                                 format_keyphrases, parse_keyphrases},
     [JOBSTRATEGY_WEIGHTTABLE] = {MODELS_WEIGHTTABLE, MODELS_WEIGHTTABLE, 1, train_weighttable,
