@@ -16,36 +16,15 @@
 #include <string.h>
 
 #include "eval/evaluate.h"
+#include "testdemo.h"
 #include "testreplay.h"
-
-/* jansson: json_load_file gives a new reference (freed with json_decref); json_object_get
- * borrows; json_object_set_new steals the value. */
 
 /* The demo's sci.space job (demo/demo.jobs.json) with no politeness delay, judged by
  * its examination (the crawl model judges held-out websites only). */
 static struct jobspec *demo_job(void)
 {
-    char path[1024];
-    const char *src = getenv("SITESCOUT_SRC");
-    assert_non_null(src);
-    snprintf(path, sizeof path, "%s/demo/demo.jobs.json", src);
-    json_error_t jerr;
-    json_t *all = json_load_file(path, 0, &jerr);
-    if (!all)
-        fail_msg("%s: %s", path, jerr.text);
-    json_t *job = json_object_get(all, "sci.space");
-    assert_non_null(job);
-    json_object_set_new(job, "params",
-                        json_pack("{s:i, s:i, s:s}", "politeness_delay_ms", 0, "concurrency", 16,
+    return testdemo_job(json_pack("{s:i, s:i, s:s}", "politeness_delay_ms", 0, "concurrency", 16,
                                   "judge", "examination"));
-    char *text = json_dumps(job, 0);
-    json_decref(all);
-    assert_non_null(text);
-    struct jobspec *js = NULL;
-    if (jobspec_parse(text, strlen(text), &js) != ERR_OK)
-        fail_msg("the demo job: %s", err_msg());
-    free(text);
-    return js;
 }
 
 static void opts(const struct testreplay *replay, struct evaluate_opts *o)

@@ -20,12 +20,10 @@
 #include "store/joblease.h"
 #include "store/store.h"
 #include "testdb.h"
+#include "testdemo.h"
 #include "testreplay.h"
 
 #define BUDGET 120
-
-/* jansson: json_load_file gives a new reference (freed with json_decref); json_object_get
- * borrows; json_object_set_new steals the value. */
 
 struct fixture {
     struct testreplay *replay;
@@ -54,27 +52,8 @@ static int teardown(void **state)
  * pages a website, a budget of BUDGET pages. */
 static struct jobspec *demo_job(void)
 {
-    char path[1024];
-    const char *src = getenv("SITESCOUT_SRC");
-    assert_non_null(src);
-    snprintf(path, sizeof path, "%s/demo/demo.jobs.json", src);
-    json_error_t jerr;
-    json_t *all = json_load_file(path, 0, &jerr);
-    if (!all)
-        fail_msg("%s: %s", path, jerr.text);
-    json_t *job = json_object_get(all, "sci.space");
-    assert_non_null(job);
-    json_object_set_new(job, "params",
-                        json_pack("{s:i, s:i, s:i, s:i}", "politeness_delay_ms", 0, "concurrency",
+    return testdemo_job(json_pack("{s:i, s:i, s:i, s:i}", "politeness_delay_ms", 0, "concurrency",
                                   16, "train_pages_per_site", 3, "max_pages", BUDGET));
-    char *text = json_dumps(job, 0);
-    json_decref(all);
-    assert_non_null(text);
-    struct jobspec *js = NULL;
-    if (jobspec_parse(text, strlen(text), &js) != ERR_OK)
-        fail_msg("the demo job: %s", err_msg());
-    free(text);
-    return js;
 }
 
 /* The one number SQL gives for job id ($1). */

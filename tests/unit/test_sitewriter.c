@@ -368,6 +368,18 @@ static void test_folded_batch(void **state)
     store_free(s);
 }
 
+/* Until another session waits for a lock s holds (60 s at most). */
+static void wait_blocked(struct store *s, int64_t job)
+{
+    const char *waits = "SELECT count(*) FROM pg_locks WHERE NOT granted"
+                        " AND pg_backend_pid() = ANY (pg_blocking_pids(pid)) AND $1 > 0";
+    for (int i = 0; count(s, job, waits) == 0; i++) {
+        assert_true(i < 6000);
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 struct batch_thread {
     int64_t job;
     struct result x;
@@ -421,13 +433,7 @@ static void test_batch_after_a_deadlock(void **state)
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, batch_main, b), 0);
     /* The batch holds the job's row once it waits for h6.test, the one row this session holds. */
-    const char *waits = "SELECT count(*) FROM pg_locks WHERE NOT granted"
-                        " AND pg_backend_pid() = ANY (pg_blocking_pids(pid)) AND $1 > 0";
-    for (int i = 0; count(s, job, waits) == 0; i++) {
-        assert_true(i < 6000); /* 60 s */
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    wait_blocked(s, job);
     assert_int_equal(store_exec(s, "UPDATE jobs SET updated_at = now() WHERE id = $1", 1, p),
                      ERR_OK);
     assert_int_equal(store_commit(s), ERR_OK);
@@ -504,13 +510,7 @@ static void label_waits(int judging)
     l->model = model;
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, label_main, l), 0);
-    const char *waits = "SELECT count(*) FROM pg_locks WHERE NOT granted"
-                        " AND pg_backend_pid() = ANY (pg_blocking_pids(pid)) AND $1 > 0";
-    for (int i = 0; count(s, job, waits) == 0; i++) {
-        assert_true(i < 6000); /* 60 s */
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    wait_blocked(s, job);
     /* The batch's own write of the website: waits for nobody. */
     assert_int_equal(store_exec(s,
                                 "UPDATE sites SET rank = rank + 1 WHERE job_id = $1"
