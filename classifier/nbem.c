@@ -39,8 +39,6 @@ struct nbem {
     double *logp; /* logp[t * stride + c] = ln p(t|c): a term's components side by side */
     double log_prior[1 + NBEM_MAX_OTHER];
     double prior0;
-    double alpha;       /* the fit's term smoothing; 0 in a model read from bytes */
-    double target_mass; /* alpha n_terms + the target's weighted term occurrences (the fit's) */
 };
 
 void nbem_params_default(struct nbem_params *p)
@@ -185,43 +183,6 @@ double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *c
     return s[0];
 }
 
-double nbem_page_mass(const struct nbem *m, const uint32_t *term, const uint32_t *count, uint32_t n,
-                      double sign, double *mass)
-{
-    double occurrences = 0;
-    for (uint32_t i = 0; i < n; i++)
-        occurrences += count[i];
-    double scale = page_scale(m->page_tokens, occurrences);
-    for (uint32_t i = 0; i < n; i++)
-        if (term[i] < m->n_terms)
-            mass[term[i]] += sign * scale * count[i];
-    return sign * scale * occurrences;
-}
-
-double nbem_target_without(const struct nbem *m, const double *mass, double total,
-                           const uint32_t *term, const uint32_t *count, uint32_t n, uint32_t *known)
-{
-    double s[1 + NBEM_MAX_OTHER];
-    log_scores(m, term, count, n, s, known);
-    if (!(m->alpha > 0))
-        return NAN;
-    /* The target's term probabilities with the mass taken out: its counts are
-     * exp(ln p(t|0)) target_mass - alpha, each kept at least 0. */
-    double rest = m->target_mass - total, ll = 0;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (term[i] >= m->n_terms)
-            continue;
-        k += count[i];
-        double c = exp(m->logp[(size_t)term[i] * m->stride]) * m->target_mass - m->alpha;
-        c -= mass[term[i]];
-        ll += count[i] * log((m->alpha + (c > 0 ? c : 0)) / rest);
-    }
-    s[0] = m->log_prior[0] + page_scale(m->page_tokens, k) * ll;
-    softmax(s, 0, m->n_comp, -INFINITY);
-    return s[0];
-}
-
 /* The M step: parameters from the responsibilities z (n x n_comp). */
 static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbem_doc *docs,
                    size_t n, const double *occurrences, const double *z, double *tot)
@@ -260,8 +221,6 @@ static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbe
     double denom[1 + NBEM_MAX_OTHER];
     for (uint32_t c = 0; c < nc; c++)
         denom[c] = log(p->alpha * m->n_terms + tot[c]);
-    m->alpha = p->alpha;
-    m->target_mass = p->alpha * m->n_terms + tot[0];
     for (uint32_t t = 0; t < m->n_terms; t++) {
         double *row = m->logp + (size_t)t * m->stride;
         for (uint32_t c = 0; c < nc; c++)

@@ -78,19 +78,6 @@ double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *c
                    uint32_t *known);
 
 /*
- * Leave-out scores (sitejudge's spies): nbem_page_mass adds sign times a target example
- * page's weight in the target component (its counts, scaled as in the fit) to mass[term]
- * (n_terms entries) and returns sign times its total; nbem_target_without is
- * nbem_target with that mass taken out of the target component, as if those pages had
- * not been examples. NaN for a model read from bytes (it lacks the fit's counts).
- */
-double nbem_page_mass(const struct nbem *m, const uint32_t *term, const uint32_t *count, uint32_t n,
-                      double sign, double *mass);
-double nbem_target_without(const struct nbem *m, const double *mass, double total,
-                           const uint32_t *term, const uint32_t *count, uint32_t n,
-                           uint32_t *known);
-
-/*
  * Model bytes (stored in models.data, kind 'crawl'): "SSNBEM01", then n_terms and n_comp
  * (uint32), page_tokens and the n_comp log mixture weights (double), then the n_comp x
  * n_terms log term probabilities as float, all in the host's byte order. The model's

@@ -186,33 +186,6 @@ static double site_score(const struct sitejudge *sj, const struct nbem *m, size_
     return weight > 0 ? sum / weight : NAN;
 }
 
-/* Website s's score by m with its own pages taken out of the target component (a
- * relevant example judged as if the model had not learnt from it); mass is n_terms
- * zeros, and is again. */
-static double site_score_without(const struct sitejudge *sj, const struct nbem *m, size_t s,
-                                 double *mass)
-{
-    double total = 0, sum = 0, weight = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t j = sj->site_start[s]; j < sj->site_start[s + 1]; j++) {
-            size_t a = sj->start[j];
-            uint32_t n = (uint32_t)(sj->start[j + 1] - a);
-            if (pass == 0) {
-                total += nbem_page_mass(m, sj->term + a, sj->count + a, n, 1, mass);
-                continue;
-            }
-            uint32_t known;
-            double pr = nbem_target_without(m, mass, total, sj->term + a, sj->count + a, n, &known);
-            double w = known < sj->p.weight_cap ? known : sj->p.weight_cap;
-            sum += w * pr;
-            weight += w;
-        }
-    for (size_t j = sj->site_start[s]; j < sj->site_start[s + 1]; j++)
-        for (size_t i = sj->start[j]; i < sj->start[j + 1]; i++)
-            mass[sj->term[i]] = 0;
-    return weight > 0 ? sum / weight : NAN;
-}
-
 /* A relevant example website that can be a spy: one with pages. */
 static int spy_site(const struct sitejudge *sj, size_t s)
 {
@@ -226,7 +199,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The threshold from spies (sitejudge_fit in sitejudge.h). */
-static enum err spy_threshold(const struct sitejudge *sj, double *threshold, size_t *n_spies)
+static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc *docs,
+                              double *threshold, size_t *n_spies)
 {
     const struct sitejudge_params *p = &sj->p;
     *threshold = p->threshold;
@@ -234,18 +208,35 @@ static enum err spy_threshold(const struct sitejudge *sj, double *threshold, siz
     size_t n_targets = 0;
     for (size_t s = 0; s < sj->n_sites; s++)
         n_targets += spy_site(sj, s);
-    if (!p->spies || n_targets < 2)
+    uint32_t folds = p->spy_folds < n_targets ? p->spy_folds : (uint32_t)n_targets;
+    if (folds < 1 || n_targets < 2)
         return ERR_OK;
+    size_t rows = sj->n_docs;
+    struct nbem_doc *d = malloc(rows * sizeof *d);
     double *score = malloc(n_targets * sizeof *score);
-    double *mass = calloc(sj->n_terms, sizeof *mass);
-    enum err e = score && mass ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    enum err e = d && score ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
     size_t n = 0;
-    for (size_t s = 0; !e && s < sj->n_sites; s++)
-        if (spy_site(sj, s)) {
-            double sc = site_score_without(sj, sj->m, s, mass);
-            if (!isnan(sc))
-                score[n++] = sc;
-        }
+    struct nbem_params em = p->em;
+    if (p->spy_iterations)
+        em.iterations = p->spy_iterations;
+    for (uint32_t f = 0; !e && f < folds; f++) {
+        memcpy(d, docs, rows * sizeof *d);
+        size_t t = 0;
+        for (size_t s = 0; s < sj->n_sites; s++)
+            if (spy_site(sj, s) && t++ % folds == f)
+                for (size_t k = sj->site_start[s]; k < sj->site_start[s + 1]; k++)
+                    d[k].label = NBEM_UNLABELED;
+        struct nbem *m = NULL;
+        e = nbem_fit(&em, d, rows, sj->n_terms, &m);
+        t = 0;
+        for (size_t s = 0; !e && s < sj->n_sites; s++)
+            if (spy_site(sj, s) && t++ % folds == f) {
+                double sc = site_score(sj, m, s);
+                if (!isnan(sc))
+                    score[n++] = sc;
+            }
+        nbem_free(m);
+    }
     if (!e && n) {
         qsort(score, n, sizeof *score, cmp_double);
         double at = p->spy_quantile * (double)(n - 1);
@@ -261,7 +252,7 @@ static enum err spy_threshold(const struct sitejudge *sj, double *threshold, siz
             *threshold = p->threshold;
         *n_spies = n;
     }
-    free(mass);
+    free(d);
     free(score);
     return e;
 }
@@ -287,9 +278,9 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
         e = err_set(ERR_NOTFOUND, "no page of a relevant example has a term of %u websites",
                     sj->p.min_sites);
     if (!e)
-        e = nbem_fit(&sj->p.em, docs, sj->n_docs, sj->n_terms, &sj->m);
+        e = spy_threshold(sj, docs, &out->threshold, &out->spies);
     if (!e)
-        e = spy_threshold(sj, &out->threshold, &out->spies);
+        e = nbem_fit(&sj->p.em, docs, sj->n_docs, sj->n_terms, &sj->m);
     if (!e) {
         out->pages = sj->n_docs;
         out->terms = sj->n_terms;

@@ -24,7 +24,8 @@ struct sitejudge_params {
     double weight_cap;       /* a page weighs its known term occurrences, at most this (> 0) */
     double threshold;        /* relevant when the score is above; with spies, the highest
                               * threshold they may give (0 < threshold < 1) */
-    int spies;               /* 0: threshold as given; else the spies' (below) */
+    uint32_t spy_folds;      /* 0: threshold as given; else the spies' (below) */
+    uint32_t spy_iterations; /* the spies' fits' EM iterations; 0: em.iterations */
     double spy_quantile;     /* [0, 1) */
     double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
     double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
@@ -67,17 +68,15 @@ struct sitejudge_fit {
 };
 
 /*
- * Cut the vocabulary, fit the model and choose the threshold, once. The threshold, from
- * spies (after Liu et al. 2002): each relevant example website with pages is scored as
- * the websites to judge are, by the model with its own pages taken out of the topic's
- * component (nbem_target_without): as if the model had not learnt from it. (Liu's spies
- * are fit again with them among the unlabelled pages; taking a website's counts out of
- * the fit model gives the same verdicts on our dev web for a quarter of the CPU:
- * docs/classifier.md.) The threshold is the spy_quantile quantile of those scores,
- * shrunk towards spy_prior (as if spy_prior_weight spies had scored it), then kept within
+ * Cut the vocabulary, choose the threshold and fit the model, once. The threshold, from
+ * spies (Liu et al. 2002): the relevant example websites with pages are dealt in turn to
+ * spy_folds folds (fewer when there are fewer such websites); for each fold a model is fit
+ * with that fold's websites among the unlabelled ones, and scores them as it scores the
+ * websites to judge. The threshold is the spy_quantile quantile of those scores, shrunk
+ * towards spy_prior (as if spy_prior_weight spies had scored it), then kept within
  * [SITEJUDGE_MIN_THRESHOLD, p->threshold]. Fewer than two relevant example websites, or
- * spies 0: p->threshold. ERR_NOTFOUND when no page of a relevant example keeps a term
- * (nothing to learn the topic from).
+ * spy_folds 0: p->threshold. ERR_NOTFOUND when no page of a relevant example keeps a
+ * term (nothing to learn the topic from).
  */
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out) WARN_UNUSED;
 

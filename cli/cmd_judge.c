@@ -48,26 +48,32 @@ void cmd_judge_usage(void)
            "                      spies, the highest threshold they may choose (default %g)\n"
            "  --min-pages N       judge only when the crawl read N pages or more (default\n"
            "                      %lld): a model learnt from less of the web is not trusted\n"
-           "  --no-spies          --threshold as given (by default spies choose it: each\n"
-           "                      relevant example scored by the model without its pages)\n"
+           "  --spy-folds N       choose the threshold with spies: the relevant examples in N\n"
+           "                      folds, each fold's scored by a model that did not learn\n"
+           "                      from it (0: --threshold as given; default %u)\n"
+           "  --spy-iterations N  EM iterations of the spies' fits (0: --iterations;\n"
+           "                      default %u)\n"
            "  --spy-quantile Q    the threshold: this quantile of the spies' scores\n"
            "                      (default %g), shrunk towards --spy-prior (default %g)\n"
            "                      as if --spy-prior-weight spies (default %g) had scored it\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
-           (long long)d.min_pages, d.spy_quantile, d.spy_prior, d.spy_prior_weight);
+           (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
+           d.spy_prior_weight);
 }
 
 int cmd_judge(int argc, char **argv)
 {
     int64_t job = 0;
-    int dry_run = 0, comps, iters, min_sites, no_spies = 0;
+    int dry_run = 0, comps, iters, min_sites, folds, spy_iters;
     const char *db = NULL, *labels_path = NULL;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
     comps = (int)p.em.other_components;
     iters = (int)p.em.iterations;
     min_sites = (int)p.min_sites;
+    folds = (int)p.spy_folds;
+    spy_iters = (int)p.spy_iterations;
     const struct opts_entry tab[] = {
         OPTS_INT64("job", &job, 1, INT64_MAX, "a job id"),
         OPTS_FLAG("dry-run", &dry_run),
@@ -81,7 +87,8 @@ int cmd_judge(int argc, char **argv)
         OPTS_UINT64("seed", &p.em.seed, "a whole number"),
         OPTS_DOUBLE("weight-cap", &p.weight_cap, 1e-9, 1e9, "a number above 0"),
         OPTS_DOUBLE("threshold", &p.threshold, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
-        OPTS_FLAG("no-spies", &no_spies),
+        OPTS_INT("spy-folds", &folds, 0, 100, "0..100"),
+        OPTS_INT("spy-iterations", &spy_iters, 0, 1000, "0..1000"),
         OPTS_INT64("min-pages", &p.min_pages, 0, INT64_MAX, "a whole number >= 0"),
         OPTS_DOUBLE("spy-quantile", &p.spy_quantile, 0, 0.99, "a number in [0, 0.99]"),
         OPTS_DOUBLE("spy-prior", &p.spy_prior, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
@@ -98,7 +105,8 @@ int cmd_judge(int argc, char **argv)
     p.em.other_components = (uint32_t)comps;
     p.em.iterations = (uint32_t)iters;
     p.min_sites = (uint32_t)min_sites;
-    p.spies = !no_spies;
+    p.spy_folds = (uint32_t)folds;
+    p.spy_iterations = (uint32_t)spy_iters;
     struct labels *labels = NULL;
     if (labels_path && labels_load(labels_path, &labels) != ERR_OK)
         return cli_fail("judge", "%s", err_msg());

@@ -23,10 +23,11 @@ void jobjudge_params_default(struct jobjudge_params *p)
     *p = (struct jobjudge_params){.min_sites = 3,
                                   .weight_cap = 200,
                                   .threshold = 0.5,
-                                  .spies = 1,
-                                  .spy_quantile = 0,
-                                  .spy_prior = 0.02,
-                                  .spy_prior_weight = 20,
+                                  .spy_folds = 3,
+                                  .spy_iterations = 5,
+                                  .spy_quantile = 0.1,
+                                  .spy_prior = 0.1,
+                                  .spy_prior_weight = 10,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
 }
@@ -37,7 +38,8 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
                                      .min_sites = p->min_sites,
                                      .weight_cap = p->weight_cap,
                                      .threshold = p->threshold,
-                                     .spies = p->spies,
+                                     .spy_folds = p->spy_folds,
+                                     .spy_iterations = p->spy_iterations,
                                      .spy_quantile = p->spy_quantile,
                                      .spy_prior = p->spy_prior,
                                      .spy_prior_weight = p->spy_prior_weight};
@@ -167,14 +169,16 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
              " \"threshold\": %.6g, \"spies\": %zu, \"cpu_seconds\": %.3f}",
              res->pages, res->terms, res->sites, res->target_prior, res->threshold, res->spies,
              res->cpu_seconds);
-    snprintf(params, sizeof params,
-             "{\"other_components\": %u, \"iterations\": %u, \"alpha\": %.6g,"
-             " \"page_tokens\": %.6g, \"seed\": %llu, \"min_sites\": %u, \"weight_cap\": %.6g,"
-             " \"threshold\": %.6g, \"spies\": %d, \"spy_quantile\": %.6g,"
-             " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"min_pages\": %lld}",
-             p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
-             (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spies,
-             p->spy_quantile, p->spy_prior, p->spy_prior_weight, (long long)p->min_pages);
+    snprintf(
+        params, sizeof params,
+        "{\"other_components\": %u, \"iterations\": %u, \"alpha\": %.6g,"
+        " \"page_tokens\": %.6g, \"seed\": %llu, \"min_sites\": %u, \"weight_cap\": %.6g,"
+        " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
+        " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"min_pages\": %lld}",
+        p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
+        (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
+        p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight,
+        (long long)p->min_pages);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
     enum err e = model_bytes(sj, &data);

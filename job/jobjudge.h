@@ -22,7 +22,8 @@ struct jobjudge_params {
     double weight_cap;       /* a page weighs its known term occurrences, at most this (> 0) */
     double threshold;        /* relevant when the weighted mean of Pr[target|page] is above; with
                               * spies, the highest threshold they may give (0 < threshold < 1) */
-    int spies;               /* 0: threshold as given; else the spies' (sitejudge.h) */
+    uint32_t spy_folds;      /* 0: threshold as given; else the spies' (sitejudge.h) */
+    uint32_t spy_iterations; /* the spies' fits' EM iterations; 0: em.iterations */
     double spy_quantile;     /* [0, 1) */
     double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
     double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */

@@ -12,9 +12,10 @@
 #include "store/store.h"
 
 /*
- * The threshold of a running job's judgings before any spies chose one (a resumed job
- * keeps the last spies'). Spies at every judging were measured too (session 16): the
- * same unlabelled figures, but with a simulated user's labels few-shot precision 0.954
+ * The threshold of a judging that does not choose with spies (while the crawl runs, or
+ * for a label) before any spies chose one (a job judged again keeps the last spies').
+ * Spies at every judging were measured too (session 16, leave-out spies): the same
+ * unlabelled figures, but with a simulated user's labels few-shot precision 0.954
  * against 0.985 with this threshold while the crawl runs (docs/benchmarks/feedback.md).
  */
 #define RUNNING_THRESHOLD 0.1
@@ -30,7 +31,7 @@ enum err joblabels_params(struct store *s, int64_t job, int final, struct jobjud
     if (e)
         return e;
     p->threshold = last.models && last.threshold > 0 ? last.threshold : RUNNING_THRESHOLD;
-    p->spies = 0;
+    p->spy_folds = 0;
     return ERR_OK;
 }
 
@@ -51,8 +52,8 @@ enum err joblabels_judge(struct store *s, int64_t job, int settle_ms, int *judge
         return e;
     e = joblabels_learns(s, job, &learns);
     struct jobjudge_params p;
-    if (!e && learns) /* a job that does not run: its spies choose, as at a crawl's end */
-        e = joblabels_params(s, job, 1, &p);
+    if (!e && learns)
+        e = joblabels_params(s, job, 0, &p); /* one fit: a label shows within seconds */
     if (!e && learns)
         e = jobjudge_run(s, job, &p, 0, r);
     if (e == ERR_DB)

@@ -29,10 +29,10 @@ enum err joblabels_set(struct store *s, int64_t job, const char *host, int label
                        struct labelstore_result *out) WARN_UNUSED;
 
 /*
- * The parameters of a judging of job: the defaults; at the crawl's end or for a job that
- * does not run (final), the spies choose the threshold; while the crawl runs, the
- * threshold they chose last (0.1 before any, joblabels.c). Every judging of a job judges,
- * whatever the pages read (the crawl chooses when).
+ * The parameters of a judging of job: the defaults; at the crawl's end (final), the
+ * spies choose the threshold; otherwise (while the crawl runs, a label's judging) one fit
+ * at the threshold they chose last (0.1 before any, joblabels.c). Every judging of a job
+ * judges, whatever the pages read (the crawl chooses when).
  */
 enum err joblabels_params(struct store *s, int64_t job, int final,
                           struct jobjudge_params *p) WARN_UNUSED;

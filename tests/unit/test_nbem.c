@@ -353,57 +353,6 @@ static void test_m_step_exact(void **state)
     }
 }
 
-/*
- * Leave-out scores by hand, on test_m_step_exact's corpus: the first target example's
- * counts (2, 1, 0) taken out of the target's (3, 1, 0) leave (1, 0, 0) of 1 occurrence,
- *   p'(t|0) = (alpha + n'_0t) / (alpha V + 1),
- * the mixture weights and the other component as they were. Nothing taken out: the
- * model's own score. A model read from bytes has no counts: NaN.
- */
-static void test_leave_out_exact(void **state)
-{
-    (void)state;
-    enum { W = 3 };
-    static const uint32_t t1[] = {0, 1}, n1[] = {2, 1};
-    static const uint32_t t2[] = {0}, n2[] = {1};
-    static const uint32_t t3[] = {1, 2}, n3[] = {1, 5};
-    const struct nbem_doc d[] = {
-        {t1, n1, 2, NBEM_TARGET},
-        {t2, n2, 1, NBEM_TARGET},
-        {t3, n3, 2, NBEM_OTHER},
-    };
-    const double alpha = 0.5, prior0 = 3.0 / 5, prior1 = 2.0 / 5;
-    const double n0t[W] = {1, 0, 0}, n1t[W] = {0, 1, 5};
-    struct nbem_params p = {.other_components = 1, .iterations = 2, .alpha = alpha};
-    struct nbem *m = NULL;
-    assert_int_equal(nbem_fit(&p, d, 3, W, &m), ERR_OK);
-    double mass[W] = {0};
-    assert_float_equal(nbem_target_without(m, mass, 0, t1, n1, 2, NULL),
-                       nbem_target(m, t1, n1, 2, NULL), 1e-12);
-    assert_float_equal(nbem_page_mass(m, t1, n1, 2, 1, mass), 3, 1e-12);
-    assert_float_equal(mass[0], 2, 1e-12);
-    assert_float_equal(mass[1], 1, 1e-12);
-    for (uint32_t t = 0; t < W; t++) {
-        uint32_t k = 2, known = 0;
-        double a = prior0 * pow((alpha + n0t[t]) / (alpha * W + 1), k);
-        double b = prior1 * pow((alpha + n1t[t]) / (alpha * W + 6), k);
-        double got = nbem_target_without(m, mass, 3, &t, &k, 1, &known);
-        if (fabs(got - a / (a + b)) > 1e-12)
-            fail_msg("term %u: Pr without = %.17g, want %.17g", t, got, a / (a + b));
-        assert_int_equal(known, 2);
-        assert_true(got < nbem_target(m, &t, &k, 1, NULL) || t == 2);
-    }
-    struct buf b;
-    buf_init(&b, 0);
-    struct nbem *back = NULL;
-    assert_int_equal(nbem_serialize(m, &b), ERR_OK);
-    assert_int_equal(nbem_deserialize(b.data, b.len, &back), ERR_OK);
-    assert_true(isnan(nbem_target_without(back, mass, 3, t1, n1, 2, NULL)));
-    nbem_free(back);
-    buf_release(&b);
-    nbem_free(m);
-}
-
 /* Model bytes: a model read back scores every page as the model (float log-probabilities:
  * within 1e-5); bad bytes are refused. */
 static void test_bytes_round_trip(void **state)
@@ -498,7 +447,6 @@ int main(void)
         cmocka_unit_test(test_prior_without_unlabelled),
         cmocka_unit_test(test_seed),
         cmocka_unit_test(test_m_step_exact),
-        cmocka_unit_test(test_leave_out_exact),
         cmocka_unit_test(test_bytes_round_trip),
         cmocka_unit_test(test_scores_every_width),
     };

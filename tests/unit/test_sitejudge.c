@@ -76,7 +76,7 @@ static void params(struct sitejudge_params *p)
     *p = (struct sitejudge_params){.min_sites = 3,
                                    .weight_cap = 200,
                                    .threshold = 0.5,
-                                   .spies = 1,
+                                   .spy_folds = 3,
                                    .spy_quantile = 0.1,
                                    .spy_prior = 0.1,
                                    .spy_prior_weight = 10};
@@ -187,27 +187,41 @@ static void test_spy_threshold(void **state)
     assert_true(fit.threshold == SITEJUDGE_MIN_THRESHOLD);
     sitejudge_free(sj);
 
-    /* The spies alone at quantile 0: the lowest score of a relevant example by the model
-     * without its own pages, below the lowest the model gives one with them (it learnt
-     * their words: each website has a word of its own, kept with min_sites 1), every
-     * relevant example a spy. */
-    params(&p);
-    p.min_sites = 1;
-    p.spy_prior_weight = 0;
-    p.spy_quantile = 0;
-    p.threshold = 0.99;
-    sj = build_fold(&p, -1, 1);
-    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
-    assert_int_equal(fit.spies, N_TARGETS);
-    double lowest = 1;
-    for (size_t i = 0; i < N_TARGETS; i++)
-        lowest = fmin(lowest, sitejudge_score(sj, i));
-    if (!(fit.threshold < lowest - 0.01))
-        fail_msg("threshold %g, lowest score %g", fit.threshold, lowest);
-    sitejudge_free(sj);
+    /* The spies alone at quantile 0: the lowest score of a relevant example among the
+     * websites to judge, each fold's by a model fit with that fold's examples unlabelled
+     * (the same model as a judging with those websites to judge), of spy_iterations EM
+     * iterations when given. */
+    double by_iterations[2];
+    for (int k = 0; k < 2; k++) {
+        params(&p);
+        p.spy_prior_weight = 0;
+        p.spy_quantile = 0;
+        p.threshold = 0.99;
+        p.spy_iterations = k ? 2 : 0;
+        double lowest = 1;
+        for (int f = 0; f < 3; f++) {
+            struct sitejudge_params q = p;
+            q.spy_folds = 0;
+            if (k)
+                q.em.iterations = 2;
+            sj = build_fold(&q, f, 1);
+            assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+            for (size_t i = f; i < N_TARGETS; i += 3)
+                lowest = fmin(lowest, sitejudge_score(sj, i));
+            sitejudge_free(sj);
+        }
+        sj = build_fold(&p, -1, 1);
+        assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+        assert_int_equal(fit.spies, N_TARGETS);
+        assert_true(lowest > 0.05 && lowest < 0.95); /* neither floor nor cap */
+        assert_true(fabs(fit.threshold - lowest) < 1e-12);
+        by_iterations[k] = fit.threshold;
+        sitejudge_free(sj);
+    }
+    assert_true(by_iterations[0] != by_iterations[1]);
 
     params(&p);
-    p.spies = 0;
+    p.spy_folds = 0;
     p.threshold = 0.37;
     sj = build(&p);
     assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
