@@ -411,7 +411,11 @@ static enum err sites_update_tx(struct store *s, int64_t job,
 {
     char ids[32], delta[32];
     const char *job_id = NUM(ids, job);
-    enum err e = add_border(s, job_id, border, n_border);
+    const char *lock_p[] = {job_id};
+    /* The job's row first (JOB_LOCK): a label's transaction takes it before the website's. */
+    enum err e = store_exec(s, JOB_LOCK, 1, lock_p);
+    if (!e)
+        e = add_border(s, job_id, border, n_border);
     for (size_t i = 0; !e && i < n; i++) {
         char conf[40], ptd[16], fetches[16], found[32];
         const char *p[] = {job_id,

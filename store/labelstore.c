@@ -206,9 +206,11 @@ static enum err seeds_tx(struct store *s, void *arg)
 {
     struct seeds_ctx *c = arg;
     struct store_rows *r;
+    /* The job's row locked first, as a running job's writes take it (JOB_LOCK): the
+     * start websites' rows, then the job's body, would deadlock with a batch. */
     enum err e = store_query(s,
                              "SELECT state IN ('queued', 'training', 'crawling', 'stopping',"
-                             " 'paused'), state FROM jobs WHERE id = $1",
+                             " 'paused'), state FROM jobs WHERE id = $1 FOR NO KEY UPDATE",
                              1, c->p, &r);
     if (e)
         return e;

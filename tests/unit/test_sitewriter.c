@@ -447,6 +447,7 @@ static void test_batch_after_a_deadlock(void **state)
 
 struct label_thread {
     int64_t job, model; /* model: a judging's verdict on h3.test, else a label */
+    int seeds;          /* h3.test added as a start website instead */
     struct labelstore_result out;
     enum err e;
     char msg[512];
@@ -457,7 +458,14 @@ static void *label_main(void *arg)
     struct label_thread *l = arg;
     struct store *s = NULL;
     l->e = store_open(testdb_url(), 5000, &s);
-    if (!l->e && l->model) {
+    char *host[] = {"h3.test"}, *home[] = {"http://h3.test/"};
+    if (!l->e && l->seeds) {
+        struct store_rows *rows = NULL;
+        l->e = labelstore_add_start_sites(s, l->job, host, home, 1, 1.0, "[\"http://h3.test/\"]",
+                                          &rows);
+        l->out.changed = !l->e;
+        store_rows_free(rows);
+    } else if (!l->e && l->model) {
         struct judgestore_verdict v = {"h3.test", 0.9, 1};
         int64_t relevant, changed;
         l->e = judgestore_write(s, l->job, l->model, &v, 1, &relevant, &changed);
@@ -472,14 +480,14 @@ static void *label_main(void *arg)
 }
 
 /*
- * A label, or a judging's verdicts, given while a batch of the crawl's writes holds the
- * job's row (JOB_LOCK) and goes on to a row of that website (a border website its pages
- * link to, a website it reads deeper) wait for the job's row before they take the
- * website's: the batch is not blocked, and they are written after it. (Taking the
- * website's row first, then the job's for its counters, deadlocked with the batch, and
- * `sitescout label` failed.)
+ * A label, a judging's verdicts or start websites added, given while a batch of the
+ * crawl's writes holds the job's row (JOB_LOCK) and goes on to a row of that website (a
+ * border website its pages link to, a website it reads deeper), wait for the job's row
+ * before they take the website's: the batch is not blocked, and they are written after
+ * it. (Taking the website's row first, then the job's for its counters, deadlocked with
+ * the batch, and `sitescout label` failed.)
  */
-static void label_waits(int judging)
+static void label_waits(int judging, int seeds)
 {
     struct store *s;
     int64_t job;
@@ -508,6 +516,7 @@ static void label_waits(int judging)
     assert_non_null(l);
     l->job = job;
     l->model = model;
+    l->seeds = seeds;
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, label_main, l), 0);
     wait_blocked(s, job);
@@ -520,29 +529,36 @@ static void label_waits(int judging)
     assert_int_equal(store_commit(s), ERR_OK);
     assert_int_equal(pthread_join(t, NULL), 0);
     if (l->e)
-        fail_msg("the %s failed: %s", judging ? "judging" : "label", l->msg);
+        fail_msg("the %s failed: %s", seeds ? "seeds" : judging ? "judging" : "label", l->msg);
     assert_int_equal(l->out.changed, 1);
     free(l);
-    assert_int_equal(of_host(s, job,
-                             judging ? "SELECT count(*) FROM sites WHERE job_id = $1"
-                                       " AND host = $2 AND relevant AND model_id IS NOT NULL"
-                                     : "SELECT count(*) FROM sites WHERE job_id = $1"
-                                       " AND host = $2 AND label",
-                             "h3.test"),
-                     1);
+    if (!seeds)
+        assert_int_equal(of_host(s, job,
+                                 judging ? "SELECT count(*) FROM sites WHERE job_id = $1"
+                                           " AND host = $2 AND relevant AND model_id IS NOT NULL"
+                                         : "SELECT count(*) FROM sites WHERE job_id = $1"
+                                           " AND host = $2 AND label",
+                                 "h3.test"),
+                         1);
     store_free(s);
 }
 
 static void test_label_waits_for_the_job_row(void **state)
 {
     (void)state;
-    label_waits(0);
+    label_waits(0, 0);
 }
 
 static void test_judging_waits_for_the_job_row(void **state)
 {
     (void)state;
-    label_waits(1);
+    label_waits(1, 0);
+}
+
+static void test_seeds_wait_for_the_job_row(void **state)
+{
+    (void)state;
+    label_waits(0, 1);
 }
 
 static void test_stop_discard(void **state)
@@ -645,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_batch_sent_again),
         cmocka_unit_test(test_label_waits_for_the_job_row),
         cmocka_unit_test(test_judging_waits_for_the_job_row),
+        cmocka_unit_test(test_seeds_wait_for_the_job_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
