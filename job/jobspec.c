@@ -39,7 +39,13 @@ struct pdef {
                                         as an int */
 };
 
-#define NAME_AT(names, i) ((i) < sizeof(names) / sizeof(names)[0] ? (names)[i] : NULL)
+/* A choice of fixed names: fn(i), value i's name (the names in the values' order). */
+#define CHOICE_NAMES(fn, ...)                                                                      \
+    static const char *fn(size_t i)                                                                \
+    {                                                                                              \
+        static const char *const names[] = {__VA_ARGS__};                                          \
+        return i < sizeof names / sizeof names[0] ? names[i] : NULL;                               \
+    }
 
 static const char *strategy_name(size_t i)
 {
@@ -47,35 +53,12 @@ static const char *strategy_name(size_t i)
     return s ? s->name : NULL;
 }
 
-static const char *prior_name(size_t i)
-{
-    static const char *const names[] = {"fixed", "harvest"};
-    return NAME_AT(names, i);
-}
-
-static const char *calibration_name(size_t i)
-{
-    static const char *const names[] = {"none", "platt"};
-    return NAME_AT(names, i);
-}
-
-static const char *linkrank_name(size_t i)
-{
-    static const char *const names[] = {"all", "new"};
-    return NAME_AT(names, i);
-}
-
-static const char *judge_name(size_t i)
-{
-    static const char *const names[] = {"examination", "crawl_model"};
-    return NAME_AT(names, i);
-}
-
-static const char *linkrank_threshold_name(size_t i)
-{
-    static const char *const names[] = {"growing", "fixed"};
-    return NAME_AT(names, i);
-}
+CHOICE_NAMES(prior_name, "fixed", "harvest")
+CHOICE_NAMES(calibration_name, "none", "platt")
+CHOICE_NAMES(linkrank_name, "all", "new")
+CHOICE_NAMES(judge_name, "examination", "crawl_model")
+CHOICE_NAMES(linkrank_threshold_name, "growing", "fixed")
+#undef CHOICE_NAMES
 
 #define OFF(f) offsetof(struct jobspec_params, f)
 static const struct pdef pdefs[] = {

@@ -28,6 +28,7 @@
 #include "store/store.h"
 #include "server/httpcheck.h"
 #include "server/httpneg.h"
+#include "server/apicontrol.h"
 #include "server/apigraph.h"
 #include "server/apilabels.h"
 #include "server/apirefresh.h"
@@ -325,51 +326,8 @@ static int negotiated_export(const struct api_call *c)
 /* stop, pause or resume. */
 static void job_control(struct api_call *c, int64_t id, const char *what)
 {
-    if (!api_db(c))
-        return;
-    struct crawlstore_job j;
-    enum err e = crawlstore_job_get(c->s, id, &j);
-    if (e) {
-        reply_json(c, e, 200, NULL);
-        return;
-    }
-    int running = strcmp(j.state, "training") == 0 || strcmp(j.state, "crawling") == 0 ||
-                  strcmp(j.state, "stopping") == 0;
-    int pausing = strcmp(j.stop_requested, "pause") == 0;
-    char state[16];
-    snprintf(state, sizeof state, "%s", j.state);
-    crawlstore_job_release(&j);
-    int status = 200;
-    if (strcmp(what, "stop") == 0) {
-        int ended = 0;
-        e = apistore_job_end(c->s, id, &ended);
-        if (!e && !ended) {
-            if (running) {
-                e = crawlstore_job_request(c->s, id, "stop");
-                status = 202;
-            } else {
-                e = err_set(ERR_CONFLICT, "job %" PRId64 " is %s: nothing to stop", id, state);
-            }
-        }
-    } else if (strcmp(what, "pause") == 0) {
-        if (running) {
-            e = crawlstore_job_request(c->s, id, "pause");
-            status = 202;
-        } else {
-            e = err_set(ERR_CONFLICT, "job %" PRId64 " is %s: only a running job can pause", id,
-                        state);
-        }
-    } else if (running && pausing) {
-        e = crawlstore_job_request(c->s, id, NULL); /* not paused yet: just carry on */
-    } else {
-        e = apistore_job_resume(c->s, id);
-    }
-    respcache_drop_job(id); /* changed through the API: polls see it at once */
-    if (e) {
-        reply_json(c, e, 200, NULL);
-        return;
-    }
-    job_reply(c, id, status);
+    if (api_db(c))
+        c->db_bad = apicontrol_job(c->s, c->resp, id, what) == ERR_DB;
 }
 
 static void prometheus(struct api_call *c, int64_t id)
@@ -399,12 +357,7 @@ static void health(struct api_call *c, int64_t id)
         api_reply_err(c->resp, err_set(ERR_DB, "the database does not answer"), 503);
         return;
     }
-    enum err e = store_check(c->s);
-    if (e) {
-        reply_json(c, e, 200, NULL);
-        return;
-    }
-    api_set_body(c->resp, 200, strdup("{\"status\":\"ok\"}"));
+    reply_json(c, store_check(c->s), 200, strdup("{\"status\":\"ok\"}"));
 }
 
 static void openapi(struct api_call *c, int64_t id)
@@ -428,12 +381,7 @@ static void delete_job(struct api_call *c, int64_t id)
     respcache_drop_job(id);
     if (!api_db(c))
         return;
-    enum err e = apistore_job_delete(c->s, id);
-    if (e) {
-        reply_json(c, e, 200, NULL);
-        return;
-    }
-    api_set_body(c->resp, 204, NULL);
+    reply_json(c, apistore_job_delete(c->s, id), 204, NULL);
 }
 
 static void stop_job(struct api_call *c, int64_t id)
