@@ -97,7 +97,7 @@ static int make_corpus(size_t n, struct corpus *c)
         }
         for (size_t i = first; i < at; i++)
             seen[c->term[i]] = 0;
-        c->docs[d] = (struct nbem_doc){NULL, NULL, (uint32_t)(at - first), label};
+        c->docs[d] = (struct nbem_doc){NULL, NULL, (uint32_t)(at - first), label, 0};
         c->docs[d].term = (const uint32_t *)(uintptr_t)first; /* pointers once filled */
     }
     for (size_t d = 0; d < n; d++) {

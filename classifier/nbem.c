@@ -273,14 +273,19 @@ static enum err check(const struct nbem_params *p, const struct nbem_doc *docs, 
         for (uint32_t i = 0; i < docs[d].n; i++)
             if (docs[d].term[i] >= n_terms || docs[d].count[i] < 1)
                 return err_set(ERR_INVAL, "crawl model: page %zu has a bad term or count", d);
+        if (docs[d].start_comp &&
+            (docs[d].label != NBEM_OTHER || docs[d].start_comp > p->other_components))
+            return err_set(ERR_INVAL, "crawl model: page %zu starts in component %u", d,
+                           docs[d].start_comp);
         target |= docs[d].label == NBEM_TARGET && docs[d].n > 0;
     }
     return target ? ERR_OK : err_set(ERR_INVAL, "crawl model: no target page with a term");
 }
 
 /*
- * The responsibilities EM starts from: a target example in the target component, every
- * other page in a seeded random "other" component. Random, so that every "other"
+ * The responsibilities EM starts from: a target example in the target component, an
+ * "other" example with a start component in it, every other page in a seeded random
+ * "other" component. Random, so that every "other"
  * component starts as a blur of the whole web and the topic's component, the one sharp
  * on the topic, wins the topic's pages at the first E step. (Started from k-means
  * clusters instead, one "other" component held the topic's crawled pages from the start
@@ -291,7 +296,9 @@ static void start(const struct nbem_params *p, const struct nbem_doc *docs, size
 {
     uint64_t rng = p->seed;
     for (size_t d = 0; d < n; d++)
-        z[d * n_comp + (docs[d].label == NBEM_TARGET ? 0 : 1 + rng_below(&rng, n_comp - 1))] = 1;
+        z[d * n_comp + (docs[d].label == NBEM_TARGET ? 0
+                        : docs[d].start_comp         ? docs[d].start_comp
+                                                     : 1 + rng_below(&rng, n_comp - 1))] = 1;
 }
 
 enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,

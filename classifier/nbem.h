@@ -31,7 +31,8 @@
  * log) neither dominates its component nor gets a certain posterior. A target
  * example has z_d0 = 1; an "other" example splits over the other components by their
  * posteriors; an unlabelled page over all of them. The "other" components start from a
- * seeded random assignment of the "other" examples and the unlabelled pages.
+ * seeded random assignment of the unlabelled pages and of the "other" examples without a
+ * start component (classifier/sitejudge.c groups the examples by website clusters).
  */
 #define NBEM_TARGET    0 /* label of a target example page */
 #define NBEM_OTHER     1 /* label of an "other" example page */
@@ -56,7 +57,9 @@ struct nbem_doc {
     const uint32_t *term;
     const uint32_t *count;
     uint32_t n;
-    uint32_t label; /* NBEM_TARGET, NBEM_OTHER or NBEM_UNLABELED */
+    uint32_t label;      /* NBEM_TARGET, NBEM_OTHER or NBEM_UNLABELED */
+    uint32_t start_comp; /* an "other" example's component at the start (1..other_components;
+                          * free after it); 0: a seeded random one */
 };
 
 struct nbem; /* a fit model: read-only, shareable by threads */

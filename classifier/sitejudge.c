@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classifier/kmeans.h"
 #include "classifier/termvec.h"
+#include "classifier/tfidf.h"
 #include "classifier/vocab.h"
 #include "common/grow.h"
 
@@ -43,9 +45,9 @@ enum err sitejudge_new(const struct sitejudge_params *p, struct sitejudge **out)
 {
     *out = NULL;
     if (p->min_sites < 1 || !(p->weight_cap > 0) || !(p->threshold > 0 && p->threshold < 1) ||
-        !(p->spy_quantile >= 0 && p->spy_quantile < 1))
+        !(p->spy_quantile >= 0 && p->spy_quantile < 1) || (p->other_clusters && !p->cluster_sites))
         return err_set(ERR_INVAL, "judge: min_sites >= 1, weight_cap > 0, 0 < threshold < 1,"
-                                  " 0 <= spy_quantile < 1");
+                                  " 0 <= spy_quantile < 1, cluster_sites >= 1 with other_clusters");
     struct sitejudge *sj = calloc(1, sizeof *sj);
     if (!sj)
         return err_set(ERR_NOMEM, "out of memory");
@@ -257,6 +259,83 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
     return e;
 }
 
+/* Website s's term vector for clustering: 1 + ln(count) of each term over its pages, unit
+ * length; sum is n_terms zeros, left so. */
+static enum err site_vector(const struct sitejudge *sj, size_t s, double *sum, struct tfidf_vec *v)
+{
+    tfidf_vec_init(v);
+    enum err e = ERR_OK;
+    for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++)
+        for (size_t i = sj->start[d]; i < sj->start[d + 1]; i++)
+            sum[sj->term[i]] += sj->count[i];
+    for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++)
+        for (size_t i = sj->start[d]; i < sj->start[d + 1]; i++) {
+            uint32_t t = sj->term[i];
+            if (!e && sum[t] > 0)
+                e = tfidf_vec_push(v, t, 1 + log(sum[t]));
+            sum[t] = 0;
+        }
+    if (!e) {
+        tfidf_vec_sort(v);
+        tfidf_normalize(v);
+    }
+    return e;
+}
+
+/*
+ * The "other" example websites' start components (sitejudge_fit in sitejudge.h): k-means
+ * clusters of the websites, a cluster's pages all in one "other" component.
+ */
+static enum err cluster_others(const struct sitejudge *sj, struct nbem_doc *docs)
+{
+    const struct sitejudge_params *p = &sj->p;
+    if (!p->other_clusters)
+        return ERR_OK;
+    size_t n_other = 0;
+    for (size_t s = 0; s < sj->n_sites; s++)
+        n_other += sj->label[s] == NBEM_OTHER && sj->site_start[s + 1] > sj->site_start[s];
+    size_t k = n_other / p->cluster_sites;
+    if (k > p->other_clusters)
+        k = p->other_clusters;
+    if (k > p->em.other_components)
+        k = p->em.other_components;
+    if (!k)
+        return ERR_OK;
+    struct tfidf_vec *v = calloc(n_other, sizeof *v);
+    size_t *site = malloc(n_other * sizeof *site);
+    uint32_t *assign = malloc(n_other * sizeof *assign);
+    double *sum = calloc(sj->n_terms, sizeof *sum);
+    enum err e = v && site && assign && sum ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t s = 0; !e && s < sj->n_sites; s++) {
+        if (sj->label[s] != NBEM_OTHER || sj->site_start[s + 1] == sj->site_start[s])
+            continue;
+        e = site_vector(sj, s, sum, &v[n]);
+        if (v[n].n)
+            site[n++] = s;
+        else
+            tfidf_vec_release(&v[n]);
+    }
+    double *centroids = NULL;
+    uint32_t k_out = 0;
+    if (!e && n)
+        e = kmeans_run(v, n, sj->n_terms,
+                       &(struct kmeans_params){
+                           .k = (uint32_t)k, .max_iter = 20, .n_init = 3, .seed = p->em.seed},
+                       &centroids, &k_out, assign);
+    for (size_t i = 0; !e && i < n; i++)
+        for (size_t d = sj->site_start[site[i]]; d < sj->site_start[site[i] + 1]; d++)
+            docs[d].start_comp = 1 + assign[i];
+    for (size_t i = 0; i < n; i++)
+        tfidf_vec_release(&v[i]);
+    free(centroids);
+    free(v);
+    free(site);
+    free(assign);
+    free(sum);
+    return e;
+}
+
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
 {
     *out = (struct sitejudge_fit){.threshold = NAN};
@@ -270,13 +349,16 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
     size_t targets = 0;
     for (size_t s = 0; !e && s < sj->n_sites; s++)
         for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++) {
-            docs[d] = (struct nbem_doc){sj->term + sj->start[d], sj->count + sj->start[d],
-                                        (uint32_t)(sj->start[d + 1] - sj->start[d]), sj->label[s]};
+            docs[d] =
+                (struct nbem_doc){sj->term + sj->start[d], sj->count + sj->start[d],
+                                  (uint32_t)(sj->start[d + 1] - sj->start[d]), sj->label[s], 0};
             targets += docs[d].label == NBEM_TARGET && docs[d].n > 0;
         }
     if (!e && (!targets || !sj->n_terms))
         e = err_set(ERR_NOTFOUND, "no page of a relevant example has a term of %u websites",
                     sj->p.min_sites);
+    if (!e)
+        e = cluster_others(sj, docs);
     if (!e)
         e = spy_threshold(sj, docs, &out->threshold, &out->spies);
     if (!e)

@@ -29,6 +29,9 @@ struct sitejudge_params {
     double spy_quantile;     /* [0, 1) */
     double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
     double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
+    uint32_t other_clusters; /* the "other" example websites start in at most this many
+                              * clusters, one "other" component each (0: at random) ... */
+    uint32_t cluster_sites;  /* ... one cluster per this many of them (>= 1) */
 };
 
 /* The lowest threshold spies may give. */
@@ -75,8 +78,14 @@ struct sitejudge_fit {
  * websites to judge. The threshold is the spy_quantile quantile of those scores, shrunk
  * towards spy_prior (as if spy_prior_weight spies had scored it), then kept within
  * [SITEJUDGE_MIN_THRESHOLD, p->threshold]. Fewer than two relevant example websites, or
- * spy_folds 0: p->threshold. ERR_NOTFOUND when no page of a relevant example keeps a
- * term (nothing to learn the topic from).
+ * spy_folds 0: p->threshold. Before the spies and the fit, the "other" example websites
+ * with pages are clustered (spherical k-means of their 1 + ln(count) term vectors, seeded
+ * by em.seed) into k = min(their number / cluster_sites, other_clusters,
+ * em.other_components) clusters, and each cluster's pages start EM in an "other"
+ * component of their own: a neighbour topic the user named by a few "other" examples
+ * then has a component sharp on it from the start, which keeps the neighbour's crawled
+ * pages out of the topic's (docs/classifier.md). ERR_NOTFOUND when no page of a relevant
+ * example keeps a term (nothing to learn the topic from).
  */
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out) WARN_UNUSED;
 

@@ -55,17 +55,21 @@ void cmd_judge_usage(void)
            "                      default %u)\n"
            "  --spy-quantile Q    the threshold: this quantile of the spies' scores\n"
            "                      (default %g), shrunk towards --spy-prior (default %g)\n"
-           "                      as if --spy-prior-weight spies (default %g) had scored it\n",
+           "                      as if --spy-prior-weight spies (default %g) had scored it\n"
+           "  --other-clusters N  the \"other\" example websites start EM in at most N\n"
+           "                      clusters, one \"other\" component each (0: at random;\n"
+           "                      default %u) ...\n"
+           "  --cluster-sites N   ... one cluster per N of them (default %u)\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
-           d.spy_prior_weight);
+           d.spy_prior_weight, d.other_clusters, d.cluster_sites);
 }
 
 int cmd_judge(int argc, char **argv)
 {
     int64_t job = 0;
-    int dry_run = 0, comps, iters, min_sites, folds, spy_iters;
+    int dry_run = 0, comps, iters, min_sites, folds, spy_iters, clusters, cluster_sites;
     const char *db = NULL, *labels_path = NULL;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
@@ -74,6 +78,8 @@ int cmd_judge(int argc, char **argv)
     min_sites = (int)p.min_sites;
     folds = (int)p.spy_folds;
     spy_iters = (int)p.spy_iterations;
+    clusters = (int)p.other_clusters;
+    cluster_sites = (int)p.cluster_sites;
     const struct opts_entry tab[] = {
         OPTS_INT64("job", &job, 1, INT64_MAX, "a job id"),
         OPTS_FLAG("dry-run", &dry_run),
@@ -93,6 +99,8 @@ int cmd_judge(int argc, char **argv)
         OPTS_DOUBLE("spy-quantile", &p.spy_quantile, 0, 0.99, "a number in [0, 0.99]"),
         OPTS_DOUBLE("spy-prior", &p.spy_prior, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
         OPTS_DOUBLE("spy-prior-weight", &p.spy_prior_weight, 0, 1e6, "a number >= 0"),
+        OPTS_INT("other-clusters", &clusters, 0, NBEM_MAX_OTHER, "0..64"),
+        OPTS_INT("cluster-sites", &cluster_sites, 1, 1000000, "1..1000000"),
     };
     const struct opts_parser parser = {"judge", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
                                        .max_args = 0};
@@ -107,6 +115,8 @@ int cmd_judge(int argc, char **argv)
     p.min_sites = (uint32_t)min_sites;
     p.spy_folds = (uint32_t)folds;
     p.spy_iterations = (uint32_t)spy_iters;
+    p.other_clusters = (uint32_t)clusters;
+    p.cluster_sites = (uint32_t)cluster_sites;
     struct labels *labels = NULL;
     if (labels_path && labels_load(labels_path, &labels) != ERR_OK)
         return cli_fail("judge", "%s", err_msg());

@@ -28,6 +28,8 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .spy_quantile = 0.1,
                                   .spy_prior = 0.1,
                                   .spy_prior_weight = 10,
+                                  .other_clusters = 10,
+                                  .cluster_sites = 6,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
 }
@@ -42,7 +44,9 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
                                      .spy_iterations = p->spy_iterations,
                                      .spy_quantile = p->spy_quantile,
                                      .spy_prior = p->spy_prior,
-                                     .spy_prior_weight = p->spy_prior_weight};
+                                     .spy_prior_weight = p->spy_prior_weight,
+                                     .other_clusters = p->other_clusters,
+                                     .cluster_sites = p->cluster_sites};
 }
 
 static uint32_t label_of(const char *role)
@@ -163,7 +167,7 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
                            const struct jobjudge_result *res, const struct sitejudge *sj,
                            int64_t *id)
 {
-    char cv[512], params[512];
+    char cv[512], params[640];
     snprintf(cv, sizeof cv,
              "{\"pages\": %zu, \"terms\": %zu, \"sites\": %zu, \"target_prior\": %.6g,"
              " \"threshold\": %.6g, \"spies\": %zu, \"cpu_seconds\": %.3f}",
@@ -174,11 +178,12 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         "{\"other_components\": %u, \"iterations\": %u, \"alpha\": %.6g,"
         " \"page_tokens\": %.6g, \"seed\": %llu, \"min_sites\": %u, \"weight_cap\": %.6g,"
         " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
-        " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"min_pages\": %lld}",
+        " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"other_clusters\": %u,"
+        " \"cluster_sites\": %u, \"min_pages\": %lld}",
         p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
-        p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight,
-        (long long)p->min_pages);
+        p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
+        p->cluster_sites, (long long)p->min_pages);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
     enum err e = model_bytes(sj, &data);

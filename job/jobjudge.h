@@ -27,6 +27,9 @@ struct jobjudge_params {
     double spy_quantile;     /* [0, 1) */
     double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
     double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
+    uint32_t other_clusters; /* the "other" examples start in at most this many clusters
+                              * (0: at random; sitejudge.h) ... */
+    uint32_t cluster_sites;  /* ... one per this many "other" example websites (>= 1) */
     int64_t min_pages;       /* fewer pages read by the crawl: no model, the verdicts stay */
     int keep_model;          /* hand the model out (jobjudge_result.model) */
 };

@@ -36,7 +36,7 @@ static void add(struct corpus *c, enum kind kind, uint32_t k, uint32_t label)
         c->term[c->n][i] = base + i;
         c->count[c->n][i] = 3 + (k + i) % 3;
     }
-    c->d[c->n] = (struct nbem_doc){c->term[c->n], c->count[c->n], PAIRS, label};
+    c->d[c->n] = (struct nbem_doc){c->term[c->n], c->count[c->n], PAIRS, label, 0};
     c->n++;
 }
 
@@ -146,6 +146,22 @@ static void test_bad_params(void **state)
     b.count[3][2] = c.count[3][2];
     assert_int_equal(nbem_fit(&ok, b.d, b.n, V, &m), ERR_OK); /* restored: fine again */
     nbem_free(m);
+
+    /* A start component: an "other" example's, one of the "other" components. */
+    size_t other = 0, target = 0;
+    while (b.d[other].label != NBEM_OTHER)
+        other++;
+    while (b.d[target].label != NBEM_TARGET)
+        target++;
+    b.d[other].start_comp = ok.other_components;
+    assert_int_equal(nbem_fit(&ok, b.d, b.n, V, &m), ERR_OK);
+    nbem_free(m);
+    b.d[other].start_comp = ok.other_components + 1;
+    expect_fit_fails(&ok, b.d, b.n, V, "start component past the last");
+    b.d[other].start_comp = 0;
+    b.d[target].start_comp = 1;
+    expect_fit_fails(&ok, b.d, b.n, V, "a target example with a start component");
+    b.d[target].start_comp = 0;
 
     /* No target page with a term: target pages without terms, or none at all. */
     for (size_t i = 0; i < b.n; i++)
@@ -318,9 +334,9 @@ static void test_m_step_exact(void **state)
     static const uint32_t t2[] = {0}, n2[] = {1};       /* target */
     static const uint32_t t3[] = {1, 2}, n3[] = {1, 5}; /* other */
     const struct nbem_doc d[] = {
-        {t1, n1, 2, NBEM_TARGET},
-        {t2, n2, 1, NBEM_TARGET},
-        {t3, n3, 2, NBEM_OTHER},
+        {t1, n1, 2, NBEM_TARGET, 0},
+        {t2, n2, 1, NBEM_TARGET, 0},
+        {t3, n3, 2, NBEM_OTHER, 0},
     };
     const double alpha = 0.5;
     /* Counts: target n_0t = (3, 1, 0), n_0 = 4; other n_1t = (0, 1, 5), n_1 = 6 (the

@@ -243,6 +243,125 @@ static void test_spy_threshold(void **state)
     sitejudge_free(sj);
 }
 
+/*
+ * A neighbour topic (issue 30: talk.religion.misc beside soc.religion.christian): the
+ * topic's pages use words it shares with the neighbour and a word of the neighbour's
+ * own; the neighbour's pages use the shared words and its own. The user named the
+ * neighbour by 6 of the 18 "other" examples; the crawl read 16 of its websites, 4 of the
+ * topic's and 8 of other topics. Started at random, every "other" component is a blur
+ * and the topic's component, sharp on the shared words, takes the neighbour's crawled
+ * pages; with the "other" examples clustered, the neighbour has a component of its own
+ * from the start and keeps them.
+ */
+static const char *const topic_words[] = {"gnosis", "mystic", "occult", "tarot"};
+static const char *const shared_words[] = {"faith", "god", "pray", "soul"};
+static const char *const neighbour_words[] = {"church", "gospel", "jesus", "sermon"};
+
+/* One page: n_topic of the topic's words, n_shared shared, n_neighbour the neighbour's. */
+static void neighbour_page(int site, int n_topic, int n_shared, int n_neighbour, char *out,
+                           size_t cap)
+{
+    char own[16];
+    snprintf(own, sizeof own, "u%03d", site);
+    const char *terms[16];
+    size_t n = 0;
+    uint32_t a = rnd(4), b = rnd(4), c = rnd(4);
+    for (int i = 0; i < n_topic; i++)
+        terms[n++] = topic_words[(a + (uint32_t)i) % 4];
+    for (int i = 0; i < n_shared; i++)
+        terms[n++] = shared_words[(b + (uint32_t)i) % 4];
+    for (int i = 0; i < n_neighbour; i++)
+        terms[n++] = neighbour_words[(c + (uint32_t)i) % 4];
+    terms[n++] = "home";
+    terms[n++] = own;
+    qsort(terms, n, sizeof *terms, cmp_str);
+    size_t at = 0;
+    for (size_t i = 0; i < n && at < cap; i++)
+        at += (size_t)snprintf(out + at, cap - at, "%s%s:%u", i ? " " : "", terms[i], 1 + rnd(4));
+}
+
+/* kind 0: the topic, 1: the neighbour, 2..4: other topics (words[1..3]). */
+static void add_neighbour_site(struct sitejudge *sj, uint32_t label, int kind, int site)
+{
+    assert_int_equal(sitejudge_add_site(sj, label), ERR_OK);
+    for (int p = 0; p < 4; p++) {
+        char text[256];
+        if (kind == 0)
+            neighbour_page(site, 1, 2, 2, text, sizeof text);
+        else if (kind == 1)
+            neighbour_page(site, 0, 2, 2, text, sizeof text);
+        else
+            page_text(kind - 1, site, text, sizeof text);
+        assert_int_equal(sitejudge_add_page(sj, text), ERR_OK);
+    }
+}
+
+#define NB_FIRST_UNLABELLED 24 /* 6 relevant + 18 other examples */
+static struct sitejudge *build_neighbour(const struct sitejudge_params *p)
+{
+    rng_state = 11;
+    struct sitejudge *sj = NULL;
+    assert_int_equal(sitejudge_new(p, &sj), ERR_OK);
+    int site = 0;
+    for (int i = 0; i < 6; i++)
+        add_neighbour_site(sj, NBEM_TARGET, 0, site++);
+    for (int i = 0; i < 18; i++) /* 6 of the neighbour, 12 of three other topics */
+        add_neighbour_site(sj, NBEM_OTHER, i < 6 ? 1 : 2 + i % 3, site++);
+    for (int i = 0; i < 28; i++) /* 4 of the topic, 16 of the neighbour, 8 of others */
+        add_neighbour_site(sj, NBEM_UNLABELED, i < 4 ? 0 : i < 20 ? 1 : 2 + i % 3, site++);
+    return sj;
+}
+
+/* The websites to judge that pass the threshold: of the topic (*topic), of the neighbour
+ * (*neighbour), of the other topics (*others). */
+static void neighbour_verdicts(const struct sitejudge_params *p, int *topic, int *neighbour,
+                               int *others)
+{
+    struct sitejudge *sj = build_neighbour(p);
+    struct sitejudge_fit fit;
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    *topic = *neighbour = *others = 0;
+    for (int i = 0; i < 28; i++) {
+        int relevant = sitejudge_score(sj, NB_FIRST_UNLABELLED + (size_t)i) > fit.threshold;
+        *(i < 4 ? topic : i < 20 ? neighbour : others) += relevant;
+    }
+    sitejudge_free(sj);
+}
+
+static void test_neighbour_clusters(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    int topic, neighbour, others;
+    params(&p);
+    p.other_clusters = 10; /* 18 "other" examples: 3 clusters of the 3 components */
+    p.cluster_sites = 6;
+    neighbour_verdicts(&p, &topic, &neighbour, &others);
+    assert_int_equal(topic, 4);
+    assert_int_equal(neighbour, 0);
+    assert_int_equal(others, 0);
+
+    /* At random, the topic's component takes the neighbour: half its websites relevant. */
+    p.other_clusters = 0;
+    neighbour_verdicts(&p, &topic, &neighbour, &others);
+    assert_int_equal(topic, 4);
+    assert_true(neighbour >= 6);
+    assert_int_equal(others, 0);
+
+    /* Too few "other" examples for one cluster of cluster_sites: at random too. */
+    p.other_clusters = 10;
+    p.cluster_sites = 19;
+    int again;
+    neighbour_verdicts(&p, &topic, &again, &others);
+    assert_int_equal(again, neighbour);
+
+    /* Clusters need a size. */
+    struct sitejudge *sj = NULL;
+    p.cluster_sites = 0;
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+    assert_null(sj);
+}
+
 /* What cannot be judged says why. */
 static void test_errors(void **state)
 {
@@ -295,6 +414,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scores_and_cut),
         cmocka_unit_test(test_spy_threshold),
+        cmocka_unit_test(test_neighbour_clusters),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_confidence),
     };
