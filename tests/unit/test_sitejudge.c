@@ -412,10 +412,8 @@ static void test_confidence(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scores_and_cut),
-        cmocka_unit_test(test_spy_threshold),
-        cmocka_unit_test(test_neighbour_clusters),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_scores_and_cut),     cmocka_unit_test(test_spy_threshold),
+        cmocka_unit_test(test_neighbour_clusters), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_confidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
