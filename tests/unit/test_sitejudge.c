@@ -37,22 +37,29 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* One page of topic g on website number site, as a termvec text form (terms sorted). */
-static void page_text(int g, int site, char *out, size_t cap)
+/* The page of the n terms chosen (room for 2 more), "home" and the website's own word, as
+ * a termvec text form (terms sorted, counts 1..4). */
+static void finish_page(const char **terms, size_t n, int site, char *out, size_t cap)
 {
     char own[16];
     snprintf(own, sizeof own, "u%03d", site);
-    const char *terms[5];
-    uint32_t skip = rnd(5), skip2 = (skip + 1 + rnd(4)) % 5;
-    size_t n = 0;
-    for (uint32_t w = 0; w < 5; w++)
-        if (w != skip && w != skip2)
-            terms[n++] = words[g][w];
     terms[n++] = "home";
     terms[n++] = own;
     qsort(terms, n, sizeof *terms, cmp_str);
     size_t at = 0;
     for (size_t i = 0; i < n && at < cap; i++)
         at += (size_t)snprintf(out + at, cap - at, "%s%s:%u", i ? " " : "", terms[i], 1 + rnd(4));
+}
+
+static void page_text(int g, int site, char *out, size_t cap)
+{
+    const char *terms[5];
+    uint32_t skip = rnd(5), skip2 = (skip + 1 + rnd(4)) % 5;
+    size_t n = 0;
+    for (uint32_t w = 0; w < 5; w++)
+        if (w != skip && w != skip2)
+            terms[n++] = words[g][w];
+    finish_page(terms, n, site, out, cap);
 }
 
 /* mixed: the pages after the first are of the other topics, in turn. */
@@ -261,8 +268,6 @@ static const char *const neighbour_words[] = {"church", "gospel", "jesus", "serm
 static void neighbour_page(int site, int n_topic, int n_shared, int n_neighbour, char *out,
                            size_t cap)
 {
-    char own[16];
-    snprintf(own, sizeof own, "u%03d", site);
     const char *terms[16];
     size_t n = 0;
     uint32_t a = rnd(4), b = rnd(4), c = rnd(4);
@@ -272,12 +277,7 @@ static void neighbour_page(int site, int n_topic, int n_shared, int n_neighbour,
         terms[n++] = shared_words[(b + (uint32_t)i) % 4];
     for (int i = 0; i < n_neighbour; i++)
         terms[n++] = neighbour_words[(c + (uint32_t)i) % 4];
-    terms[n++] = "home";
-    terms[n++] = own;
-    qsort(terms, n, sizeof *terms, cmp_str);
-    size_t at = 0;
-    for (size_t i = 0; i < n && at < cap; i++)
-        at += (size_t)snprintf(out + at, cap - at, "%s%s:%u", i ? " " : "", terms[i], 1 + rnd(4));
+    finish_page(terms, n, site, out, cap);
 }
 
 /* kind 0: the topic, 1: the neighbour, 2..4: other topics (words[1..3]). */
