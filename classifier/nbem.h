@@ -33,6 +33,11 @@
  * posteriors; an unlabelled page over all of them. The "other" components start from a
  * seeded random assignment of the unlabelled pages and of the "other" examples without a
  * start component (classifier/sitejudge.c groups the examples by website clusters).
+ * With web_start, the unlabelled pages the target examples explain better than the whole
+ * web does start in the target component instead (a two-component model: the target
+ * examples against every other page, its mixture weight from the unlabelled pages), unless
+ * an "other" component with start examples (a neighbour the user named) explains the page
+ * better than the target examples do.
  */
 #define NBEM_TARGET    0 /* label of a target example page */
 #define NBEM_OTHER     1 /* label of an "other" example page */
@@ -47,6 +52,9 @@ struct nbem_params {
     double page_tokens;        /* a page counts as this many term occurrences at most (its
                                 * counts scaled down, in both steps); 0: no cap */
     uint64_t seed;
+    uint32_t web_start; /* 1: the unlabelled pages the target examples explain better than
+                         * the whole web start in the target component (below); 0: every
+                         * unlabelled page starts in a random "other" one */
 };
 
 /* The defaults chosen by measurement (docs/classifier.md). */

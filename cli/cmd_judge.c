@@ -59,17 +59,21 @@ void cmd_judge_usage(void)
            "  --other-clusters N  the \"other\" example websites start EM in at most N\n"
            "                      clusters, one \"other\" component each (0: at random;\n"
            "                      default %u) ...\n"
-           "  --cluster-sites N   ... one cluster per N of them (default %u)\n",
+           "  --cluster-sites N   ... one cluster per N of them (default %u)\n"
+           "  --web-start 0|1     1: the crawled pages the relevant examples explain better\n"
+           "                      than the whole web does start EM in the topic's\n"
+           "                      component; 0: all start in random \"other\" ones\n"
+           "                      (default %u)\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
-           d.spy_prior_weight, d.other_clusters, d.cluster_sites);
+           d.spy_prior_weight, d.other_clusters, d.cluster_sites, d.em.web_start);
 }
 
 int cmd_judge(int argc, char **argv)
 {
     int64_t job = 0;
-    int dry_run = 0, comps, iters, min_sites, folds, spy_iters, clusters, cluster_sites;
+    int dry_run = 0, comps, iters, min_sites, folds, spy_iters, clusters, cluster_sites, web_start;
     const char *db = NULL, *labels_path = NULL;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
@@ -80,6 +84,7 @@ int cmd_judge(int argc, char **argv)
     spy_iters = (int)p.spy_iterations;
     clusters = (int)p.other_clusters;
     cluster_sites = (int)p.cluster_sites;
+    web_start = (int)p.em.web_start;
     const struct opts_entry tab[] = {
         OPTS_INT64("job", &job, 1, INT64_MAX, "a job id"),
         OPTS_FLAG("dry-run", &dry_run),
@@ -101,6 +106,7 @@ int cmd_judge(int argc, char **argv)
         OPTS_DOUBLE("spy-prior-weight", &p.spy_prior_weight, 0, 1e6, "a number >= 0"),
         OPTS_INT("other-clusters", &clusters, 0, NBEM_MAX_OTHER, "0..64"),
         OPTS_INT("cluster-sites", &cluster_sites, 1, 1000000, "1..1000000"),
+        OPTS_INT("web-start", &web_start, 0, 1, "0 or 1"),
     };
     const struct opts_parser parser = {"judge", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
                                        .max_args = 0};
@@ -117,6 +123,7 @@ int cmd_judge(int argc, char **argv)
     p.spy_iterations = (uint32_t)spy_iters;
     p.other_clusters = (uint32_t)clusters;
     p.cluster_sites = (uint32_t)cluster_sites;
+    p.em.web_start = (uint32_t)web_start;
     struct labels *labels = NULL;
     if (labels_path && labels_load(labels_path, &labels) != ERR_OK)
         return cli_fail("judge", "%s", err_msg());

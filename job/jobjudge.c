@@ -179,11 +179,11 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         " \"page_tokens\": %.6g, \"seed\": %llu, \"min_sites\": %u, \"weight_cap\": %.6g,"
         " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
         " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"other_clusters\": %u,"
-        " \"cluster_sites\": %u, \"min_pages\": %lld}",
+        " \"cluster_sites\": %u, \"web_start\": %u, \"min_pages\": %lld}",
         p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
         p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
-        p->cluster_sites, (long long)p->min_pages);
+        p->cluster_sites, p->em.web_start, (long long)p->min_pages);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
     enum err e = model_bytes(sj, &data);

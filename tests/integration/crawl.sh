@@ -22,12 +22,12 @@ assert_contains "$(cat "$SCRATCH/out")" "job $job: done" "the summary says the j
 assert_contains "$(cat "$SCRATCH/out")" "top relevant websites:" "the summary lists the top sites"
 p=$(json "$SCRATCH/r.json" "['precision']")
 r=$(json "$SCRATCH/r.json" "['recall']")
-# The crawl model's verdicts (judge = crawl_model, the default) on the small demo web: 10
-# of its 16 relevant test websites, none wrong (14 before its "other" examples started
-# in clusters, session 17; the page classifier's alone: 15 of 16; docs/classifier.md,
-# "Learning from the crawl").
-python3 -c "import sys; sys.exit(not ($p >= 0.9 and $r >= 0.55))" ||
-  fail "precision $p / recall $r below 0.9 / 0.55"
+# The crawl model's verdicts (judge = crawl_model, the default) on the small demo web: 14
+# of its 16 relevant test websites, none wrong (10 in session 17, before the crawled pages
+# the examples explain better than the whole web started in the topic's component; the
+# page classifier's alone: 15 of 16; docs/classifier.md, "Learning from the crawl").
+python3 -c "import sys; sys.exit(not ($p >= 0.9 and $r >= 0.7))" ||
+  fail "precision $p / recall $r below 0.9 / 0.7"
 ok "precision $p and recall $r against the labels"
 [[ $(json "$SCRATCH/r.json" "['pages_downloaded']") -gt 0 ]] || fail "no pages in the report"
 [[ $(json "$SCRATCH/r.json" "['curve'].__len__()") -ge 1 ]] || fail "no curve in the report"

@@ -453,6 +453,113 @@ static void test_scores_every_width(void **state)
     }
 }
 
+/*
+ * The web start (nbem.h, web_start), on a topic whose crawled pages share little with its
+ * two examples: the examples are the topic's core terms 0-3 (4 times each) and term 4
+ * once; each of 12 crawled topical pages has terms 0, 1 and 4 once and three terms of its
+ * own; 32 crawled pages of four other subjects (5 terms each, and one of their own). With
+ * every crawled page at random, each topical page sits in the blur of an "other"
+ * component where its own terms make it likelier than under the examples, and stays
+ * there: none ends in the topic. From the web start, the examples explain each topical
+ * page better than the whole web does: all 12 do. A neighbour shares the core terms: 3
+ * "other" examples (terms 0-3 and 50, twice each) and 12 crawled pages. Unnamed (its
+ * examples at random), its pages join the topic on every seed; named by a start component,
+ * the pages it explains better than the examples stay out of the topic's start, and out
+ * of the topic on 4 of the 5 seeds (on all 5 they join without that rule).
+ */
+struct web {
+    uint32_t term[64][6], count[64][6];
+    struct nbem_doc d[64];
+    size_t n, topical, neighbour, other;
+};
+
+static void web_page(struct web *w, uint32_t label, uint32_t n, const uint32_t *term,
+                     const uint32_t *count)
+{
+    assert_true(w->n < 64 && n <= 6);
+    memcpy(w->term[w->n], term, n * sizeof *term);
+    memcpy(w->count[w->n], count, n * sizeof *count);
+    w->d[w->n] = (struct nbem_doc){w->term[w->n], w->count[w->n], n, label, 0};
+    w->n++;
+}
+
+/* Pages with Pr[target] above 1/2 among the n pages from first. */
+static size_t topic_pages(const struct nbem *m, const struct web *w, size_t first, size_t n)
+{
+    size_t k = 0;
+    for (size_t d = first; d < first + n; d++)
+        k += score(m, &w->d[d]) > 0.5;
+    return k;
+}
+
+static void make_web(struct web *w, int neighbour_named)
+{
+    w->n = 0;
+    for (int k = 0; k < 2; k++)
+        web_page(w, NBEM_TARGET, 5, (const uint32_t[]){0, 1, 2, 3, 4},
+                 (const uint32_t[]){4, 4, 4, 4, 1});
+    for (int k = 0; k < 3; k++) {
+        web_page(w, NBEM_OTHER, 5, (const uint32_t[]){0, 1, 2, 3, 50},
+                 (const uint32_t[]){2, 2, 2, 2, 2});
+        w->d[w->n - 1].start_comp = neighbour_named ? 1 : 0;
+    }
+    w->neighbour = w->n;
+    for (uint32_t k = 0; k < 12; k++)
+        web_page(w, NBEM_UNLABELED, 6, (const uint32_t[]){0, 1, 2, 3, 50, 60 + k},
+                 (const uint32_t[]){2, 2, 2, 2, 2, 1});
+    w->topical = w->n;
+    for (uint32_t k = 0; k < 12; k++)
+        web_page(w, NBEM_UNLABELED, 6,
+                 (const uint32_t[]){0, 1, 4, 100 + 3 * k, 101 + 3 * k, 102 + 3 * k},
+                 (const uint32_t[]){1, 1, 1, 1, 1, 1});
+    w->other = w->n;
+    for (uint32_t s = 0; s < 4; s++)
+        for (uint32_t k = 0; k < 8; k++) {
+            uint32_t b = 10 + 5 * s;
+            web_page(w, NBEM_UNLABELED, 6,
+                     (const uint32_t[]){b, b + 1, b + 2, b + 3, b + 4, 150 + k + 8 * s},
+                     (const uint32_t[]){4, 3, 4, 3, 4, 1});
+        }
+}
+
+static void test_web_start(void **state)
+{
+    (void)state;
+    static struct web w;
+    for (int named = 0; named <= 1; named++) {
+        make_web(&w, named);
+        int kept_out = 0;
+        for (uint64_t seed = 1; seed <= 5; seed++)
+            for (uint32_t web_start = 0; web_start <= 1; web_start++) {
+                struct nbem_params p;
+                nbem_params_default(&p);
+                p.seed = seed;
+                p.web_start = web_start;
+                struct nbem *m = NULL;
+                assert_int_equal(nbem_fit(&p, w.d, w.n, 200, &m), ERR_OK);
+                size_t topical = topic_pages(m, &w, w.topical, 12);
+                size_t neighbour = topic_pages(m, &w, w.neighbour, 12);
+                size_t other = topic_pages(m, &w, w.other, 32);
+                nbem_free(m);
+                if (other)
+                    fail_msg("seed %llu, web_start %u: %zu pages of other subjects in the topic",
+                             (unsigned long long)seed, web_start, other);
+                if (topical != (web_start ? 12 : 0))
+                    fail_msg("seed %llu, web_start %u: %zu of 12 topical pages in the topic,"
+                             " want %d",
+                             (unsigned long long)seed, web_start, topical, web_start ? 12 : 0);
+                if (web_start && !named && neighbour != 12)
+                    fail_msg("seed %llu, web start, unnamed neighbour: %zu of its 12 pages in the"
+                             " topic, want 12",
+                             (unsigned long long)seed, neighbour);
+                kept_out += web_start && named && neighbour == 0;
+            }
+        if (named && kept_out < 4)
+            fail_msg("the named neighbour kept out of the topic on %d of 5 seeds, want 4+",
+                     kept_out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_m_step_exact),
         cmocka_unit_test(test_bytes_round_trip),
         cmocka_unit_test(test_scores_every_width),
+        cmocka_unit_test(test_web_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

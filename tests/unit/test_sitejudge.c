@@ -334,6 +334,11 @@ static void test_neighbour_clusters(void **state)
     struct sitejudge_params p;
     int topic, neighbour, others;
     params(&p);
+    /* The clusters alone, from EM's random start. From the web start (nbem.h), 7 of the
+     * 16 neighbour websites pass too: here the topic's examples use the neighbour's words
+     * as much as the shared ones, and the blurred cluster components do not explain the
+     * neighbour's pages better than the examples do (docs/classifier.md, "Session 18"). */
+    p.em.web_start = 0;
     p.other_clusters = 10; /* 18 "other" examples: 3 clusters of the 3 components */
     p.cluster_sites = 6;
     neighbour_verdicts(&p, &topic, &neighbour, &others);
