@@ -1,6 +1,7 @@
 /* `sitescout judge`: a job's websites judged again by a model learnt from its crawl. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
@@ -32,7 +33,7 @@ void cmd_judge_usage(void)
            "  --dry-run           print the figures, change nothing\n"
            "  --labels FILE       a test web's ground truth (sites.tsv): print the job's\n"
            "                      precision and recall before and after (with --dry-run:\n"
-           "                      before only; a dry run's verdicts are not scored)\n"
+           "                      as the judging would leave them)\n"
            "  --db URL            PostgreSQL connection URL (default: SITESCOUT_DB, else the\n"
            "                      embedded cluster)\n"
            "  --components N      \"other\" components, 1..%d (default %u)\n"
@@ -68,6 +69,22 @@ void cmd_judge_usage(void)
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
            d.spy_prior_weight, d.other_clusters, d.cluster_sites, d.em.web_start);
+}
+
+/* A dry run's verdicts scored as if written: *after. */
+static enum err score_dry_run(struct store *s, int64_t job, const struct labels *labels,
+                              const char *topic, const struct jobjudge_result *r,
+                              struct jobscore *after)
+{
+    struct jobscore_change *c = calloc(r->n_verdicts ? r->n_verdicts : 1, sizeof *c);
+    if (!c)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < r->n_verdicts; i++)
+        c[i] = (struct jobscore_change){r->verdicts[i].host, r->verdicts[i].role,
+                                        r->verdicts[i].relevant};
+    enum err e = jobscore_get_changed(s, job, labels, topic, c, r->n_verdicts, after);
+    free(c);
+    return e;
 }
 
 int cmd_judge(int argc, char **argv)
@@ -134,7 +151,7 @@ int cmd_judge(int argc, char **argv)
     }
     char topic[256] = "";
     struct jobscore before = {0}, after = {0};
-    struct jobjudge_result r;
+    struct jobjudge_result r = {0};
     enum err e = labels ? judgestore_topic(s, job, topic, sizeof topic) : ERR_OK;
     if (!e && labels)
         e = jobscore_get(s, job, labels, topic, &before);
@@ -142,6 +159,9 @@ int cmd_judge(int argc, char **argv)
         e = jobjudge_run(s, job, &p, dry_run, &r);
     if (!e && labels && !dry_run)
         e = jobscore_get(s, job, labels, topic, &after);
+    if (!e && labels && dry_run)
+        e = score_dry_run(s, job, labels, topic, &r, &after);
+    jobjudge_result_release(&r);
     store_free(s);
     labels_free(labels);
     jobscore_release(&before);
@@ -160,12 +180,9 @@ int cmd_judge(int argc, char **argv)
            (long long)job, r.sites, r.pages, r.terms, r.target_prior, r.threshold, r.spies,
            r.seconds, (long long)r.changed, (long long)r.relevant,
            dry_run ? " (dry run: nothing written)" : "");
-    if (labels && dry_run)
-        printf("precision %.3f, recall %.3f (%zu found) as stored; a dry run's verdicts are not"
-               " scored\n",
-               before.precision, before.recall, before.found);
-    else if (labels)
-        printf("precision %.3f -> %.3f, recall %.3f -> %.3f (%zu -> %zu found)\n", before.precision,
-               after.precision, before.recall, after.recall, before.found, after.found);
+    if (labels)
+        printf("precision %.3f -> %.3f, recall %.3f -> %.3f (%zu -> %zu found)%s\n",
+               before.precision, after.precision, before.recall, after.recall, before.found,
+               after.found, dry_run ? " if written" : "");
     return CLI_OK;
 }

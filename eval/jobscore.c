@@ -2,6 +2,7 @@
 #include "eval/jobscore.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,16 +48,10 @@ int64_t jobscore_pages_to_recall(const struct jobscore *sc, double recall)
     return -1;
 }
 
-enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels, const char *topic,
-                      struct jobscore *out)
+/* Score the relevant websites found[0..n) (jobscore_get); takes found (frees it). */
+static enum err score(struct crawlstore_found *found, size_t n, const struct labels *labels,
+                      const char *topic, struct jobscore *out)
 {
-    memset(out, 0, sizeof *out);
-    out->precision = out->recall = NAN;
-    struct crawlstore_found *found;
-    size_t n;
-    enum err e = crawlstore_found(s, job, 0, &found, &n);
-    if (e)
-        return e;
     out->hit_pages = malloc((n ? n : 1) * sizeof *out->hit_pages);
     out->verdicts = malloc((n ? n : 1) * sizeof *out->verdicts);
     if (!out->hit_pages || !out->verdicts) {
@@ -90,4 +85,59 @@ enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels,
     out->precision = out->found ? (double)out->hits / (double)out->found : NAN;
     out->recall = out->truth ? (double)out->hits / (double)out->truth : NAN;
     return ERR_OK;
+}
+
+enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels, const char *topic,
+                      struct jobscore *out)
+{
+    return jobscore_get_changed(s, job, labels, topic, NULL, 0, out);
+}
+
+/* The change of host in c[0..n) (NULL: none). */
+static const struct jobscore_change *change_of(const struct jobscore_change *c, size_t n,
+                                               const char *host)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(c[i].host, host) == 0)
+            return &c[i];
+    return NULL;
+}
+
+enum err jobscore_get_changed(struct store *s, int64_t job, const struct labels *labels,
+                              const char *topic, const struct jobscore_change *c, size_t n_c,
+                              struct jobscore *out)
+{
+    memset(out, 0, sizeof *out);
+    out->precision = out->recall = NAN;
+    struct crawlstore_found *found;
+    size_t n, kept = 0;
+    enum err e = crawlstore_found(s, job, 0, &found, &n);
+    if (e)
+        return e;
+    for (size_t i = 0; i < n; i++) /* the stored verdicts that stay */
+        if (!change_of(c, n_c, found[i].host) || change_of(c, n_c, found[i].host)->relevant)
+            found[kept++] = found[i];
+    size_t added = 0;
+    for (size_t i = 0; i < n_c; i++)
+        added += c[i].relevant != 0;
+    struct crawlstore_found *all = malloc((kept + added ? kept + added : 1) * sizeof *all);
+    if (!all) {
+        free(found);
+        return err_set(ERR_NOMEM, "out of memory");
+    }
+    if (kept)
+        memcpy(all, found, kept * sizeof *all);
+    free(found);
+    for (size_t i = 0; i < n_c; i++) {
+        int stored = 0;
+        for (size_t k = 0; k < kept && !stored; k++)
+            stored = strcmp(all[k].host, c[i].host) == 0;
+        if (!c[i].relevant || stored)
+            continue;
+        struct crawlstore_found *f = &all[kept++];
+        *f = (struct crawlstore_found){.pages = -1, .found_pages = -1};
+        snprintf(f->host, sizeof f->host, "%s", c[i].host);
+        snprintf(f->role, sizeof f->role, "%s", c[i].role);
+    }
+    return score(all, kept, labels, topic, out);
 }

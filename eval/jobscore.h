@@ -47,6 +47,24 @@ struct jobscore {
 enum err jobscore_get(struct store *s, int64_t job, const struct labels *labels, const char *topic,
                       struct jobscore *out) WARN_UNUSED;
 
+/* A verdict to score as if it were stored: a website the job examined, its role ("start"
+ * or "discovered") and whether it is relevant. */
+struct jobscore_change {
+    const char *host;
+    const char *role;
+    int relevant;
+};
+
+/*
+ * As jobscore_get, with the stored verdicts of the websites in c[0..n_c) replaced by c's
+ * (a dry run's, `sitescout judge --dry-run --labels`); c may be NULL when n_c is 0. A
+ * website c makes relevant that was not has no known found_pages (left out of hit_pages
+ * and verdicts) nor pages_visited (not single_page).
+ */
+enum err jobscore_get_changed(struct store *s, int64_t job, const struct labels *labels,
+                              const char *topic, const struct jobscore_change *c, size_t n_c,
+                              struct jobscore *out) WARN_UNUSED;
+
 /* Free hit_pages and verdicts. */
 void jobscore_release(struct jobscore *sc);
 

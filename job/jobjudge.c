@@ -123,10 +123,14 @@ static enum err judge_sites(const struct sitejudge *sj, const struct store_rows 
 }
 
 /* A dry run's figures: the verdicts v would change, and the job's relevant websites after
- * (those v judges, as v says; the others, training websites aside, as they are). */
-static void dry_counts(const struct store_rows *r, const size_t *first, size_t n_sites,
-                       const struct judgestore_verdict *v, size_t n_v, struct jobjudge_result *out)
+ * (those v judges, as v says; the others, training websites aside, as they are); and v
+ * itself, with each website's role, in out->verdicts. */
+static enum err dry_counts(const struct store_rows *r, const size_t *first, size_t n_sites,
+                           const struct judgestore_verdict *v, size_t n_v,
+                           struct jobjudge_result *out)
 {
+    if (!(out->verdicts = calloc(n_v ? n_v : 1, sizeof *out->verdicts)))
+        return err_set(ERR_NOMEM, "out of memory");
     size_t k = 0;
     for (size_t s = 0; s < n_sites; s++) {
         int i = (int)first[s];
@@ -134,12 +138,24 @@ static void dry_counts(const struct store_rows *r, const size_t *first, size_t n
             continue;
         int now = strcmp(store_rows_get(r, i, 4), "t") == 0;
         if (k < n_v && strcmp(v[k].host, store_rows_get(r, i, 0)) == 0) {
+            struct jobjudge_verdict *d = &out->verdicts[out->n_verdicts++];
+            snprintf(d->host, sizeof d->host, "%s", v[k].host);
+            snprintf(d->role, sizeof d->role, "%s", store_rows_get(r, i, 1));
+            d->relevant = v[k].relevant;
             out->changed += v[k].relevant != now;
             out->relevant += v[k++].relevant;
         } else {
             out->relevant += now;
         }
     }
+    return ERR_OK;
+}
+
+void jobjudge_result_release(struct jobjudge_result *r)
+{
+    free(r->verdicts);
+    r->verdicts = NULL;
+    r->n_verdicts = 0;
 }
 
 /*
@@ -325,7 +341,7 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
     if (!e && p->keep_model)
         e = model_keep(sj, out->threshold, p->weight_cap, &out->model);
     if (!e && dry_run) /* what a judging would change: the verdicts, and the job's count */
-        dry_counts(r, first, sitejudge_sites(sj), v, n_v, out);
+        e = dry_counts(r, first, sitejudge_sites(sj), v, n_v, out);
 out:
     out->seconds = monotime_s() - t0;
     free(v);

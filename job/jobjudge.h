@@ -51,6 +51,13 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
  */
 double jobjudge_confidence(double score, double threshold);
 
+/* A website's verdict by a dry run. */
+struct jobjudge_verdict {
+    char host[256];
+    char role[16]; /* "start" or "discovered" */
+    int relevant;
+};
+
 struct jobjudge_result {
     size_t pages;                 /* pages the model learnt from */
     size_t terms;                 /* its vocabulary */
@@ -67,13 +74,20 @@ struct jobjudge_result {
     double seconds;
     double cpu_seconds; /* the judging thread's CPU until its model was saved (reading the
                          * pages, fitting, judging); stored in the model's cv */
+    struct jobjudge_verdict *verdicts; /* a dry run's: each website it judged (malloc'd:
+                                        * jobjudge_result_release); NULL otherwise */
+    size_t n_verdicts;
 };
+
+/* Free a result's verdicts (a dry run's). */
+void jobjudge_result_release(struct jobjudge_result *r);
 
 /*
  * Fit the crawl model on job's stored pages and give every examined start or discovered
  * website its verdict (store/judgestore.h). ERR_NOTFOUND when the job has no stored page
  * of a relevant example to learn from (a job made before pages kept their terms).
- * dry_run: figures only, nothing written.
+ * dry_run: figures only, nothing written; out->verdicts says what would be
+ * (jobjudge_result_release).
  */
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
                       struct jobjudge_result *out) WARN_UNUSED;

@@ -105,8 +105,10 @@ ok "links weighing < 0.7 after the first judging: $model_low (the paper's: $pape
 
 # --- sitescout judge on the paper's job: a dry run changes nothing, then it judges
 before=$(psql_q "select relevant_found from jobs where id = $paper_job")
-dry=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --dry-run) || fail "judge --dry-run: $dry"
+dry=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --dry-run \
+  --labels "$WEB/dev-alltopics.sites.tsv") || fail "judge --dry-run: $dry"
 assert_contains "$dry" "dry run: nothing written" "judge --dry-run says so"
+assert_contains "$dry" "if written" "judge --dry-run --labels scores what it would write"
 assert_eq "$before" "$(psql_q "select relevant_found from jobs where id = $paper_job")" \
   "a dry run changes no verdict"
 out=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --labels "$WEB/dev-alltopics.sites.tsv") ||
@@ -115,6 +117,10 @@ assert_contains "$out" "verdicts changed" "judge reports what it changed"
 assert_eq "$(echo "$dry" | grep -o '[0-9]* verdicts changed, [0-9]* relevant')" \
   "$(echo "$out" | head -1 | grep -o '[0-9]* verdicts changed, [0-9]* relevant')" \
   "the dry run said what the judging then changed"
+scores() { grep -o 'precision [0-9.]* -> [0-9.]*, recall [0-9.]* -> [0-9.]* ([0-9]* -> [0-9]* found)' <<<"$1"; }
+[[ -n $(scores "$out") ]] || fail "judge --labels prints no figures: $out"
+assert_eq "$(scores "$dry")" "$(scores "$out")" \
+  "the dry run scored the verdicts the judging then wrote"
 read -r found prec <<<"$(precision "$paper_job")"
 python3 -c "import sys; sys.exit(0 if $prec >= 0.8 else 1)" ||
   fail "judged again, the paper's job has precision $prec (0.8 or more expected)"
