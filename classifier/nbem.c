@@ -48,7 +48,8 @@ void nbem_params_default(struct nbem_params *p)
                               .alpha = 0.1,
                               .page_tokens = 200,
                               .seed = 1,
-                              .web_start = 1};
+                              .web_start = 1,
+                              .web_gate = INFINITY};
 }
 
 void nbem_free(struct nbem *m)
@@ -244,14 +245,16 @@ static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbe
     m->prior0 = exp(m->log_prior[0]);
 }
 
-/* The E step: each page but the target examples gets its posteriors. */
-static void e_step(const struct nbem *m, const struct nbem_doc *docs, size_t n, double *z)
+/* The E step: each page but the target examples gets its posteriors; an "other" example,
+ * or a page barred from the target (web_gate), only over the "other" components. */
+static void e_step(const struct nbem *m, const struct nbem_doc *docs, size_t n,
+                   const unsigned char *barred, double *z)
 {
     for (size_t d = 0; d < n; d++) {
         if (docs[d].label == NBEM_TARGET)
             continue;
         double *zd = z + d * m->n_comp;
-        uint32_t from = docs[d].label == NBEM_OTHER ? 1 : 0;
+        uint32_t from = docs[d].label == NBEM_OTHER || (barred && barred[d]) ? 1 : 0;
         log_scores(m, docs[d].term, docs[d].count, docs[d].n, zd, NULL);
         softmax(zd, from, m->n_comp, EXP_CUT);
         if (from)
@@ -270,6 +273,8 @@ static enum err check(const struct nbem_params *p, const struct nbem_doc *docs, 
                        NBEM_MAX_OTHER);
     if (n_terms < 1)
         return err_set(ERR_INVAL, "crawl model: no term to learn from");
+    if (!(p->web_gate >= 0))
+        return err_set(ERR_INVAL, "crawl model: web gate must be >= 0 (infinite: none)");
     int target = 0;
     for (size_t d = 0; d < n; d++) {
         if (docs[d].label > NBEM_UNLABELED)
@@ -306,24 +311,17 @@ static void start(const struct nbem_params *p, const struct nbem_doc *docs, size
 }
 
 /*
- * web_start (nbem.h): the unlabelled pages the target examples explain better than the
- * whole web does move to the target component in the start z. m holds the parameters of
- * the random start; the whole web is a second, two-component model (the target examples
- * against every other page). Why: with a handful of examples, every random "other"
- * component starts as a blur that holds as much of the topic as of anything, and the
- * topic's crawled pages unlike the few examples stayed in them: few-shot recall 0.773 ->
- * 0.821 over the 23 dev topics with this start (docs/classifier.md). A component started
- * by a cluster of "other" examples is a neighbour the user named: a page it explains
- * better than the target does stays out.
+ * Each page's web margin (nbem.h, nbem_web_margins) into margin[0..n): a two-component
+ * model, the target examples against every other page, its mixture weights from the
+ * unlabelled pages (m_step).
  */
-static enum err start_from_web(const struct nbem *m, const struct nbem_params *p,
-                               const struct nbem_doc *docs, size_t n, const double *occ, double *z,
-                               double *tot)
+static enum err web_margins(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                            uint32_t n_terms, const double *occ, double *margin)
 {
     struct nbem web = {
-        .n_terms = m->n_terms, .n_comp = 2, .stride = row_stride(2), .page_tokens = m->page_tokens};
-    web.logp = aligned_alloc(64, (size_t)web.stride * m->n_terms * sizeof *web.logp);
-    double *zw = calloc(n ? 2 * n : 1, sizeof *zw);
+        .n_terms = n_terms, .n_comp = 2, .stride = row_stride(2), .page_tokens = p->page_tokens};
+    web.logp = aligned_alloc(64, (size_t)web.stride * n_terms * sizeof *web.logp);
+    double *zw = calloc(n ? 2 * n : 1, sizeof *zw), tot[2];
     if (!web.logp || !zw) {
         free(web.logp);
         free(zw);
@@ -332,17 +330,37 @@ static enum err start_from_web(const struct nbem *m, const struct nbem_params *p
     for (size_t d = 0; d < n; d++)
         zw[2 * d + (docs[d].label == NBEM_TARGET ? 0 : 1)] = 1;
     m_step(&web, p, docs, n, occ, zw, tot);
+    for (size_t d = 0; d < n; d++) {
+        double sc[2];
+        log_scores(&web, docs[d].term, docs[d].count, docs[d].n, sc, NULL);
+        margin[d] = sc[0] - sc[1];
+    }
+    free(web.logp);
+    free(zw);
+    return ERR_OK;
+}
+
+/*
+ * web_start (nbem.h): the unlabelled pages the target examples explain better than the
+ * whole web does (a positive web margin) move to the target component in the start z. m
+ * holds the parameters of the random start. Why: with a handful of examples, every random
+ * "other" component starts as a blur that holds as much of the topic as of anything, and
+ * the topic's crawled pages unlike the few examples stayed in them: few-shot recall 0.773
+ * -> 0.821 over the 23 dev topics with this start (docs/classifier.md). A component
+ * started by a cluster of "other" examples is a neighbour the user named: a page it
+ * explains better than the target does stays out.
+ */
+static void start_from_web(const struct nbem *m, const struct nbem_doc *docs, size_t n,
+                           const double *margin, double *z)
+{
     unsigned char named[1 + NBEM_MAX_OTHER] = {0};
     for (size_t d = 0; d < n; d++)
         if (docs[d].start_comp)
             named[docs[d].start_comp] = 1;
     for (size_t d = 0; d < n; d++) {
-        if (docs[d].label != NBEM_UNLABELED)
-            continue;
-        double s[1 + NBEM_MAX_OTHER];
-        log_scores(&web, docs[d].term, docs[d].count, docs[d].n, s, NULL);
-        if (!(s[0] > s[1]))
+        if (docs[d].label != NBEM_UNLABELED || !(margin[d] > 0))
             continue; /* the whole web explains it as well */
+        double s[1 + NBEM_MAX_OTHER];
         log_scores(m, docs[d].term, docs[d].count, docs[d].n, s, NULL);
         int neighbour = 0;
         for (uint32_t c = 1; c < m->n_comp; c++)
@@ -352,9 +370,31 @@ static enum err start_from_web(const struct nbem *m, const struct nbem_params *p
         memset(z + d * m->n_comp, 0, m->n_comp * sizeof *z);
         z[d * m->n_comp] = 1;
     }
-    free(web.logp);
-    free(zw);
-    return ERR_OK;
+}
+
+/* Each page's term occurrences, once, into occ[0..n). */
+static void occurrences_of(const struct nbem_doc *docs, size_t n, double *occ)
+{
+    for (size_t d = 0; d < n; d++) {
+        occ[d] = 0;
+        for (uint32_t i = 0; i < docs[d].n; i++)
+            occ[d] += docs[d].count[i];
+    }
+}
+
+enum err nbem_web_margins(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                          uint32_t n_terms, double *margin)
+{
+    enum err e = check(p, docs, n, n_terms);
+    if (e)
+        return e;
+    double *occ = malloc((n ? n : 1) * sizeof *occ);
+    if (!occ)
+        return err_set(ERR_NOMEM, "out of memory");
+    occurrences_of(docs, n, occ);
+    e = web_margins(p, docs, n, n_terms, occ, margin);
+    free(occ);
+    return e;
 }
 
 enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
@@ -365,7 +405,8 @@ enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size
     if (e)
         return e;
     struct nbem *m = calloc(1, sizeof *m);
-    double *z = NULL, *tot = NULL, *occ = NULL;
+    double *z = NULL, *tot = NULL, *occ = NULL, *margin = NULL;
+    unsigned char *barred = NULL; /* web_gate's: pages that may not join the target */
     if (!m)
         return err_set(ERR_NOMEM, "out of memory");
     m->n_terms = n_terms;
@@ -380,20 +421,24 @@ enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size
         e = err_set(ERR_NOMEM, "out of memory");
         goto out;
     }
-    for (size_t d = 0; d < n; d++) { /* each page's term occurrences, once */
-        occ[d] = 0;
-        for (uint32_t i = 0; i < docs[d].n; i++)
-            occ[d] += docs[d].count[i];
-    }
+    occurrences_of(docs, n, occ);
     start(p, docs, n, m->n_comp, z);
     m_step(m, p, docs, n, occ, z, tot);
     if (p->web_start) {
-        if ((e = start_from_web(m, p, docs, n, occ, z, tot)))
+        if (!(margin = malloc((n ? n : 1) * sizeof *margin)) ||
+            (isfinite(p->web_gate) && !(barred = calloc(n ? n : 1, 1)))) {
+            e = err_set(ERR_NOMEM, "out of memory");
             goto out;
+        }
+        if ((e = web_margins(p, docs, n, n_terms, occ, margin)))
+            goto out;
+        start_from_web(m, docs, n, margin, z);
+        for (size_t d = 0; barred && d < n; d++)
+            barred[d] = docs[d].label == NBEM_UNLABELED && !(margin[d] > -p->web_gate);
         m_step(m, p, docs, n, occ, z, tot);
     }
     for (uint32_t it = 0; it < p->iterations; it++) {
-        e_step(m, docs, n, z);
+        e_step(m, docs, n, barred, z);
         m_step(m, p, docs, n, occ, z, tot);
     }
     *out = m;
@@ -402,6 +447,8 @@ out:
     free(z);
     free(tot);
     free(occ);
+    free(margin);
+    free(barred);
     nbem_free(m);
     return e;
 }

@@ -37,7 +37,12 @@
  * web does start in the target component instead (a two-component model: the target
  * examples against every other page, its mixture weight from the unlabelled pages), unless
  * an "other" component with start examples (a neighbour the user named) explains the page
- * better than the target examples do.
+ * better than the target examples do. A page's web margin is its log-likelihood under the
+ * target examples minus that under the whole web (priors included: positive means the
+ * examples explain it better). With web_gate finite too, an unlabelled page whose web
+ * margin is below -web_gate never joins the target component (its z_d0 stays 0): EM
+ * cannot drift into a neighbour topic whose pages the examples do not explain, however
+ * many of them the crawl read.
  */
 #define NBEM_TARGET    0 /* label of a target example page */
 #define NBEM_OTHER     1 /* label of an "other" example page */
@@ -55,10 +60,22 @@ struct nbem_params {
     uint32_t web_start; /* 1: the unlabelled pages the target examples explain better than
                          * the whole web start in the target component (below); 0: every
                          * unlabelled page starts in a random "other" one */
+    double web_gate;    /* with web_start: unlabelled pages of a web margin below -web_gate
+                         * never join the target (>= 0 nats; INFINITY: none) */
 };
 
 /* The defaults chosen by measurement (docs/classifier.md). */
 void nbem_params_default(struct nbem_params *p);
+
+struct nbem_doc;
+
+/*
+ * Every page's web margin (above) into margin[0..n), as nbem_fit's web start computes it
+ * (the examples against every other page, the labels as given): what sitejudge reads on
+ * relevant example pages it leaves out, to choose web_gate. Errors as nbem_fit's.
+ */
+enum err nbem_web_margins(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                          uint32_t n_terms, double *margin) WARN_UNUSED;
 
 /* One page: distinct term ids (< n_terms) with their counts. Borrowed during nbem_fit. */
 struct nbem_doc {

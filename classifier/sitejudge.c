@@ -45,9 +45,11 @@ enum err sitejudge_new(const struct sitejudge_params *p, struct sitejudge **out)
 {
     *out = NULL;
     if (p->min_sites < 1 || !(p->weight_cap > 0) || !(p->threshold > 0 && p->threshold < 1) ||
-        !(p->spy_quantile >= 0 && p->spy_quantile < 1) || (p->other_clusters && !p->cluster_sites))
+        !(p->spy_quantile >= 0 && p->spy_quantile < 1) ||
+        (p->other_clusters && !p->cluster_sites) || !(p->web_gate_quantile < 1))
         return err_set(ERR_INVAL, "judge: min_sites >= 1, weight_cap > 0, 0 < threshold < 1,"
-                                  " 0 <= spy_quantile < 1, cluster_sites >= 1 with other_clusters");
+                                  " 0 <= spy_quantile < 1, cluster_sites >= 1 with other_clusters,"
+                                  " web_gate_quantile < 1");
     struct sitejudge *sj = calloc(1, sizeof *sj);
     if (!sj)
         return err_set(ERR_NOMEM, "out of memory");
@@ -194,6 +196,22 @@ static int spy_site(const struct sitejudge *sj, size_t s)
     return sj->label[s] == NBEM_TARGET && sj->site_start[s + 1] > sj->site_start[s];
 }
 
+/* The web gate's folds (choose_web_gate). */
+#define WEB_GATE_FOLDS 3
+
+/* docs into d, the relevant example websites of fold f (of folds, dealt in turn) left
+ * out: their pages unlabelled. */
+static void leave_out(const struct sitejudge *sj, const struct nbem_doc *docs, uint32_t folds,
+                      uint32_t f, struct nbem_doc *d)
+{
+    memcpy(d, docs, sj->n_docs * sizeof *d);
+    size_t t = 0;
+    for (size_t s = 0; s < sj->n_sites; s++)
+        if (spy_site(sj, s) && t++ % folds == f)
+            for (size_t k = sj->site_start[s]; k < sj->site_start[s + 1]; k++)
+                d[k].label = NBEM_UNLABELED;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -222,15 +240,10 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
     if (p->spy_iterations)
         em.iterations = p->spy_iterations;
     for (uint32_t f = 0; !e && f < folds; f++) {
-        memcpy(d, docs, rows * sizeof *d);
-        size_t t = 0;
-        for (size_t s = 0; s < sj->n_sites; s++)
-            if (spy_site(sj, s) && t++ % folds == f)
-                for (size_t k = sj->site_start[s]; k < sj->site_start[s + 1]; k++)
-                    d[k].label = NBEM_UNLABELED;
+        leave_out(sj, docs, folds, f, d);
         struct nbem *m = NULL;
         e = nbem_fit(&em, d, rows, sj->n_terms, &m);
-        t = 0;
+        size_t t = 0;
         for (size_t s = 0; !e && s < sj->n_sites; s++)
             if (spy_site(sj, s) && t++ % folds == f) {
                 double sc = site_score(sj, m, s);
@@ -256,6 +269,49 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
     }
     free(d);
     free(score);
+    return e;
+}
+
+/*
+ * The web gate (sitejudge_fit in sitejudge.h): the relevant example websites dealt in
+ * WEB_GATE_FOLDS folds, each fold's pages given the web margin of a model that did not
+ * learn from them; the gate g stops the lowest web_gate_quantile of those margins (-g
+ * is their quantile, g >= 0).
+ */
+static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_doc *docs,
+                                double *gate)
+{
+    const struct sitejudge_params *p = &sj->p;
+    *gate = INFINITY;
+    size_t n_targets = 0;
+    for (size_t s = 0; s < sj->n_sites; s++)
+        n_targets += spy_site(sj, s);
+    if (!p->em.web_start || !(p->web_gate_quantile > 0) || n_targets < 2)
+        return ERR_OK;
+    uint32_t folds = WEB_GATE_FOLDS < n_targets ? WEB_GATE_FOLDS : (uint32_t)n_targets;
+    size_t rows = sj->n_docs, n = 0;
+    struct nbem_doc *d = malloc((rows ? rows : 1) * sizeof *d);
+    double *margin = malloc((rows ? rows : 1) * sizeof *margin);
+    double *held = malloc((rows ? rows : 1) * sizeof *held);
+    enum err e = d && margin && held ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    for (uint32_t f = 0; !e && f < folds; f++) {
+        leave_out(sj, docs, folds, f, d);
+        e = nbem_web_margins(&p->em, d, rows, sj->n_terms, margin);
+        size_t t = 0;
+        for (size_t s = 0; !e && s < sj->n_sites; s++)
+            if (spy_site(sj, s) && t++ % folds == f)
+                for (size_t k = sj->site_start[s]; k < sj->site_start[s + 1]; k++)
+                    if (docs[k].n > 0)
+                        held[n++] = margin[k];
+    }
+    if (!e && n) {
+        qsort(held, n, sizeof *held, cmp_double);
+        double q = held[(size_t)(p->web_gate_quantile * (double)(n - 1))];
+        *gate = q < 0 ? -q : 0;
+    }
+    free(d);
+    free(margin);
+    free(held);
     return e;
 }
 
@@ -338,7 +394,7 @@ static enum err cluster_others(const struct sitejudge *sj, struct nbem_doc *docs
 
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
 {
-    *out = (struct sitejudge_fit){.threshold = NAN};
+    *out = (struct sitejudge_fit){.threshold = NAN, .web_gate = INFINITY};
     if (sj->fitted)
         return err_set(ERR_INVAL, "judge: fit once");
     sj->fitted = 1;
@@ -359,6 +415,9 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
                     sj->p.min_sites);
     if (!e)
         e = cluster_others(sj, docs);
+    if (!e)
+        e = choose_web_gate(sj, docs, &sj->p.em.web_gate);
+    out->web_gate = sj->p.em.web_gate;
     if (!e)
         e = spy_threshold(sj, docs, &out->threshold, &out->spies);
     if (!e)

@@ -20,18 +20,21 @@
 
 struct sitejudge_params {
     struct nbem_params em;
-    uint32_t min_sites;      /* terms of fewer websites are left out (>= 1) */
-    double weight_cap;       /* a page weighs its known term occurrences, at most this (> 0) */
-    double threshold;        /* relevant when the score is above; with spies, the highest
-                              * threshold they may give (0 < threshold < 1) */
-    uint32_t spy_folds;      /* 0: threshold as given; else the spies' (below) */
-    uint32_t spy_iterations; /* the spies' fits' EM iterations; 0: em.iterations */
-    double spy_quantile;     /* [0, 1) */
-    double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
-    double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
-    uint32_t other_clusters; /* the "other" example websites start in at most this many
-                              * clusters, one "other" component each (0: at random) ... */
-    uint32_t cluster_sites;  /* ... one cluster per this many of them (>= 1) */
+    uint32_t min_sites;       /* terms of fewer websites are left out (>= 1) */
+    double weight_cap;        /* a page weighs its known term occurrences, at most this (> 0) */
+    double threshold;         /* relevant when the score is above; with spies, the highest
+                               * threshold they may give (0 < threshold < 1) */
+    uint32_t spy_folds;       /* 0: threshold as given; else the spies' (below) */
+    uint32_t spy_iterations;  /* the spies' fits' EM iterations; 0: em.iterations */
+    double spy_quantile;      /* [0, 1) */
+    double spy_prior;         /* the spies' quantile shrinks towards this threshold ... */
+    double spy_prior_weight;  /* ... as if this many spies had scored it (>= 0) */
+    uint32_t other_clusters;  /* the "other" example websites start in at most this many
+                               * clusters, one "other" component each (0: at random) ... */
+    uint32_t cluster_sites;   /* ... one cluster per this many of them (>= 1) */
+    double web_gate_quantile; /* with em.web_start: em.web_gate is chosen so that this share
+                               * of the relevant examples' pages, left out, would pass it
+                               * (sitejudge_fit); <= 0: em.web_gate as given */
 };
 
 /* The lowest threshold spies may give. */
@@ -68,6 +71,7 @@ struct sitejudge_fit {
     double threshold;    /* the verdicts' */
     size_t spies;        /* relevant example websites that chose it (0: p->threshold) */
     double target_prior; /* the topic's share of the unlabelled pages, as the model sees it */
+    double web_gate;     /* the web gate the fits had (INFINITY: none) */
 };
 
 /*
@@ -84,7 +88,12 @@ struct sitejudge_fit {
  * em.other_components) clusters, and each cluster's pages start EM in an "other"
  * component of their own: a neighbour topic the user named by a few "other" examples
  * then has a component sharp on it from the start, which keeps the neighbour's crawled
- * pages out of the topic's (docs/classifier.md). ERR_NOTFOUND when no page of a relevant
+ * pages out of the topic's (docs/classifier.md). Then, with em.web_start and
+ * web_gate_quantile > 0, the web gate (classifier/nbem.h, web_gate) of the spies' fits and
+ * the model: the relevant example websites dealt to 3 folds (as the spies), each fold's
+ * pages get the web margin of a model that did not learn from them (nbem_web_margins),
+ * and em.web_gate is minus their web_gate_quantile quantile, at least 0; fewer than two
+ * relevant example websites: no gate (INFINITY). ERR_NOTFOUND when no page of a relevant
  * example keeps a term (nothing to learn the topic from).
  */
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out) WARN_UNUSED;

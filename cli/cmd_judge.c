@@ -1,4 +1,5 @@
 /* `sitescout judge`: a job's websites judged again by a model learnt from its crawl. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,11 +65,17 @@ void cmd_judge_usage(void)
            "  --web-start 0|1     1: the crawled pages the relevant examples explain better\n"
            "                      than the whole web does start EM in the topic's\n"
            "                      component; 0: all start in random \"other\" ones\n"
-           "                      (default %u)\n",
+           "                      (default %u)\n"
+           "  --web-gate Q        with the web start, a crawled page the relevant examples\n"
+           "                      explain much worse than the whole web never joins the\n"
+           "                      topic's component; the gate would stop the share Q of\n"
+           "                      the examples' own pages, each left out of the model\n"
+           "                      (0: no gate; default %g)\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
-           d.spy_prior_weight, d.other_clusters, d.cluster_sites, d.em.web_start);
+           d.spy_prior_weight, d.other_clusters, d.cluster_sites, d.em.web_start,
+           d.web_gate_quantile);
 }
 
 /* A dry run's verdicts scored as if written: *after. */
@@ -124,6 +131,7 @@ int cmd_judge(int argc, char **argv)
         OPTS_INT("other-clusters", &clusters, 0, NBEM_MAX_OTHER, "0..64"),
         OPTS_INT("cluster-sites", &cluster_sites, 1, 1000000, "1..1000000"),
         OPTS_INT("web-start", &web_start, 0, 1, "0 or 1"),
+        OPTS_DOUBLE("web-gate", &p.web_gate_quantile, 0, 0.99, "a number in [0, 0.99]"),
     };
     const struct opts_parser parser = {"judge", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
                                        .max_args = 0};
@@ -174,10 +182,13 @@ int cmd_judge(int argc, char **argv)
                (long long)job, r.crawl_pages, (long long)p.min_pages);
         return CLI_OK;
     }
+    char gate[40] = "no web gate";
+    if (isfinite(r.web_gate))
+        snprintf(gate, sizeof gate, "web gate %.1f", r.web_gate);
     printf("job %lld: %zu websites judged by a model learnt from %zu pages (%zu terms, topic"
-           " share %.3f, threshold %.3f from %zu spies) in %.2f s: %lld verdicts changed, %lld"
-           " relevant%s\n",
-           (long long)job, r.sites, r.pages, r.terms, r.target_prior, r.threshold, r.spies,
+           " share %.3f, threshold %.3f from %zu spies, %s) in %.2f s: %lld verdicts changed,"
+           " %lld relevant%s\n",
+           (long long)job, r.sites, r.pages, r.terms, r.target_prior, r.threshold, r.spies, gate,
            r.seconds, (long long)r.changed, (long long)r.relevant,
            dry_run ? " (dry run: nothing written)" : "");
     if (labels)

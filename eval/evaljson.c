@@ -117,6 +117,8 @@ static void set_classifiers(json_t *root, const struct evaluate_result *r)
     json_object_set_new(cm, "terms", json_integer((json_int_t)r->crawl.terms));
     json_object_set_new(cm, "threshold", jnum(r->crawl.threshold));
     json_object_set_new(cm, "spies", json_integer((json_int_t)r->crawl.spies));
+    json_object_set_new(cm, "web_gate",
+                        isfinite(r->crawl.web_gate) ? json_real(r->crawl.web_gate) : json_null());
     json_object_set_new(cm, "target_prior", jnum(r->crawl.target_prior));
     json_object_set_new(cm, "unscored", json_integer((json_int_t)r->crawl.unscored));
     json_object_set_new(cm, "with_examination", jstats(&r->crawl.with_examination));

@@ -530,6 +530,7 @@ static enum err judge_crawl_model(struct run *run, const struct corpus *c, struc
         res->crawl.threshold = fit.threshold;
         res->crawl.target_prior = fit.target_prior;
         res->crawl.spies = fit.spies;
+        res->crawl.web_gate = fit.web_gate;
     }
     sitejudge_free(sj);
     res->seconds_judge = monotime_s() - t0;

@@ -108,6 +108,7 @@ struct evaluate_result {
         uint32_t terms;
         double threshold, target_prior;
         size_t spies;
+        double web_gate; /* the fit's web gate in nats (INFINITY: none) */
         size_t unscored; /* held-out websites with no page of a known term (not relevant) */
         /* the verdicts a crawl gives: the crawl model's and the examination's, both relevant
          * (job/jobjudge.c's rule) */

@@ -30,6 +30,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .spy_prior_weight = 10,
                                   .other_clusters = 10,
                                   .cluster_sites = 6,
+                                  .web_gate_quantile = 0.1,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
 }
@@ -46,7 +47,8 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
                                      .spy_prior = p->spy_prior,
                                      .spy_prior_weight = p->spy_prior_weight,
                                      .other_clusters = p->other_clusters,
-                                     .cluster_sites = p->cluster_sites};
+                                     .cluster_sites = p->cluster_sites,
+                                     .web_gate_quantile = p->web_gate_quantile};
 }
 
 static uint32_t label_of(const char *role)
@@ -183,23 +185,26 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
                            const struct jobjudge_result *res, const struct sitejudge *sj,
                            int64_t *id)
 {
-    char cv[512], params[640];
+    char cv[512], params[700], gate[32] = "null"; /* JSON has no infinity: no gate */
+    if (isfinite(res->web_gate))
+        snprintf(gate, sizeof gate, "%.6g", res->web_gate);
     snprintf(cv, sizeof cv,
              "{\"pages\": %zu, \"terms\": %zu, \"sites\": %zu, \"target_prior\": %.6g,"
-             " \"threshold\": %.6g, \"spies\": %zu, \"cpu_seconds\": %.3f}",
+             " \"threshold\": %.6g, \"spies\": %zu, \"web_gate\": %s, \"cpu_seconds\": %.3f}",
              res->pages, res->terms, res->sites, res->target_prior, res->threshold, res->spies,
-             res->cpu_seconds);
+             gate, res->cpu_seconds);
     snprintf(
         params, sizeof params,
         "{\"other_components\": %u, \"iterations\": %u, \"alpha\": %.6g,"
         " \"page_tokens\": %.6g, \"seed\": %llu, \"min_sites\": %u, \"weight_cap\": %.6g,"
         " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
         " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"other_clusters\": %u,"
-        " \"cluster_sites\": %u, \"web_start\": %u, \"min_pages\": %lld}",
+        " \"cluster_sites\": %u, \"web_start\": %u, \"web_gate_quantile\": %.6g,"
+        " \"min_pages\": %lld}",
         p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
         p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
-        p->cluster_sites, p->em.web_start, (long long)p->min_pages);
+        p->cluster_sites, p->em.web_start, p->web_gate_quantile, (long long)p->min_pages);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
     enum err e = model_bytes(sj, &data);
@@ -297,7 +302,7 @@ int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *ter
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
                       struct jobjudge_result *out)
 {
-    *out = (struct jobjudge_result){.threshold = NAN};
+    *out = (struct jobjudge_result){.threshold = NAN, .web_gate = INFINITY};
     double t0 = monotime_s(), cpu0 = cputime_thread_s();
     struct store_rows *r = NULL;
     struct sitejudge *sj = NULL;
@@ -332,6 +337,7 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
         out->target_prior = fit.target_prior;
         out->threshold = fit.threshold;
         out->spies = fit.spies;
+        out->web_gate = fit.web_gate;
         out->cpu_seconds = cputime_thread_s() - cpu0;
     }
     if (!e && !dry_run)

@@ -18,20 +18,22 @@ struct store;
 
 struct jobjudge_params {
     struct nbem_params em;
-    uint32_t min_sites;      /* terms of fewer websites are left out (>= 1) */
-    double weight_cap;       /* a page weighs its known term occurrences, at most this (> 0) */
-    double threshold;        /* relevant when the weighted mean of Pr[target|page] is above; with
-                              * spies, the highest threshold they may give (0 < threshold < 1) */
-    uint32_t spy_folds;      /* 0: threshold as given; else the spies' (sitejudge.h) */
-    uint32_t spy_iterations; /* the spies' fits' EM iterations; 0: em.iterations */
-    double spy_quantile;     /* [0, 1) */
-    double spy_prior;        /* the spies' quantile shrinks towards this threshold ... */
-    double spy_prior_weight; /* ... as if this many spies had scored it (>= 0) */
-    uint32_t other_clusters; /* the "other" examples start in at most this many clusters
-                              * (0: at random; sitejudge.h) ... */
-    uint32_t cluster_sites;  /* ... one per this many "other" example websites (>= 1) */
-    int64_t min_pages;       /* fewer pages read by the crawl: no model, the verdicts stay */
-    int keep_model;          /* hand the model out (jobjudge_result.model) */
+    uint32_t min_sites;       /* terms of fewer websites are left out (>= 1) */
+    double weight_cap;        /* a page weighs its known term occurrences, at most this (> 0) */
+    double threshold;         /* relevant when the weighted mean of Pr[target|page] is above; with
+                               * spies, the highest threshold they may give (0 < threshold < 1) */
+    uint32_t spy_folds;       /* 0: threshold as given; else the spies' (sitejudge.h) */
+    uint32_t spy_iterations;  /* the spies' fits' EM iterations; 0: em.iterations */
+    double spy_quantile;      /* [0, 1) */
+    double spy_prior;         /* the spies' quantile shrinks towards this threshold ... */
+    double spy_prior_weight;  /* ... as if this many spies had scored it (>= 0) */
+    uint32_t other_clusters;  /* the "other" examples start in at most this many clusters
+                               * (0: at random; sitejudge.h) ... */
+    uint32_t cluster_sites;   /* ... one per this many "other" example websites (>= 1) */
+    double web_gate_quantile; /* the web gate lets this share of the relevant examples'
+                               * pages through, left out (sitejudge.h); 0: no gate */
+    int64_t min_pages;        /* fewer pages read by the crawl: no model, the verdicts stay */
+    int keep_model;           /* hand the model out (jobjudge_result.model) */
 };
 
 /* The lowest threshold spies may give. */
@@ -70,6 +72,7 @@ struct jobjudge_result {
     double target_prior;          /* the topic's share of the crawl's pages, as the model sees it */
     double threshold;             /* the verdicts' */
     size_t spies;                 /* relevant example websites that chose it (0: p->threshold) */
+    double web_gate;              /* the fit's web gate in nats (INFINITY: none) */
     struct jobjudge_model *model; /* with p->keep_model: the model (jobjudge_model_free) */
     double seconds;
     double cpu_seconds; /* the judging thread's CPU until its model was saved (reading the

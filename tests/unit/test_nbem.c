@@ -128,6 +128,10 @@ static void test_bad_params(void **state)
     expect_fit_fails(&p, c.d, c.n, V, "alpha infinite");
     p = ok, p.iterations = 0;
     expect_fit_fails(&p, c.d, c.n, V, "iterations 0");
+    p = ok, p.web_gate = -1;
+    expect_fit_fails(&p, c.d, c.n, V, "web gate < 0");
+    p = ok, p.web_gate = NAN;
+    expect_fit_fails(&p, c.d, c.n, V, "web gate NaN");
     expect_fit_fails(&ok, c.d, c.n, 0, "no term");
 
     struct corpus b = c;
@@ -468,15 +472,15 @@ static void test_scores_every_width(void **state)
  * of the topic on 4 of the 5 seeds (on all 5 they join without that rule).
  */
 struct web {
-    uint32_t term[64][6], count[64][6];
-    struct nbem_doc d[64];
+    uint32_t term[96][6], count[96][6];
+    struct nbem_doc d[96];
     size_t n, topical, neighbour, other;
 };
 
 static void web_page(struct web *w, uint32_t label, uint32_t n, const uint32_t *term,
                      const uint32_t *count)
 {
-    assert_true(w->n < 64 && n <= 6);
+    assert_true(w->n < 96 && n <= 6);
     memcpy(w->term[w->n], term, n * sizeof *term);
     memcpy(w->count[w->n], count, n * sizeof *count);
     w->d[w->n] = (struct nbem_doc){w->term[w->n], w->count[w->n], n, label, 0};
@@ -560,6 +564,87 @@ static void test_web_start(void **state)
     }
 }
 
+/*
+ * The web gate (nbem.h, web_gate). Three examples of the topic (terms 0-3 three times,
+ * term 4 twice); 12 crawled pages of the topic unlike them (terms 0, 1, 4 once and two
+ * of their own); 40 pages of a neighbour (terms 0-2, its terms 30 and 31, one of its
+ * own); 32 pages of four other subjects; 4 "other" examples. The examples explain the
+ * topic's crawled pages a little worse than the whole web does (web margin about -2) and
+ * the neighbour's much worse (about -10). Without a gate, EM takes the topic's pages into
+ * the topic on some seeds; a gate of 0 nats bars them on every seed; a gate wider than
+ * their margin (3) changes nothing.
+ */
+static void gate_web(struct web *w)
+{
+    w->n = 0;
+    for (int k = 0; k < 3; k++)
+        web_page(w, NBEM_TARGET, 5, (const uint32_t[]){0, 1, 2, 3, 4},
+                 (const uint32_t[]){3, 3, 3, 3, 2});
+    w->topical = w->n;
+    for (uint32_t k = 0; k < 12; k++)
+        web_page(w, NBEM_UNLABELED, 5, (const uint32_t[]){0, 1, 4, 100 + 2 * k, 101 + 2 * k},
+                 (const uint32_t[]){1, 1, 1, 1, 1});
+    w->neighbour = w->n;
+    for (uint32_t k = 0; k < 40; k++)
+        web_page(w, NBEM_UNLABELED, 6, (const uint32_t[]){0, 1, 2, 30, 31, 200 + k},
+                 (const uint32_t[]){1, 1, 1, 1, 1, 1});
+    w->other = w->n;
+    for (uint32_t s = 0; s < 4; s++)
+        for (uint32_t k = 0; k < 8; k++) {
+            uint32_t b = 10 + 4 * s;
+            web_page(w, NBEM_UNLABELED, 5,
+                     (const uint32_t[]){b, b + 1, b + 2, b + 3, 300 + k + 8 * s},
+                     (const uint32_t[]){3, 3, 3, 3, 1});
+        }
+    for (int k = 0; k < 4; k++)
+        web_page(w, NBEM_OTHER, 4, (const uint32_t[]){10, 11, 12, 13},
+                 (const uint32_t[]){3, 3, 3, 3});
+}
+
+static void test_web_gate(void **state)
+{
+    (void)state;
+    static struct web w;
+    gate_web(&w);
+    struct nbem_params p;
+    nbem_params_default(&p);
+    double margin[128];
+    assert_true(w.n <= 128);
+    assert_int_equal(nbem_web_margins(&p, w.d, w.n, 400, margin), ERR_OK);
+    for (size_t d = w.topical; d < w.neighbour; d++)
+        if (!(margin[d] < 0 && margin[d] > -3))
+            fail_msg("topical page %zu: web margin %g, want in (-3, 0)", d, margin[d]);
+    for (size_t d = w.neighbour; d < w.other; d++)
+        if (!(margin[d] < -5))
+            fail_msg("neighbour page %zu: web margin %g, want below -5", d, margin[d]);
+    for (size_t d = 0; d < 3; d++)
+        if (!(margin[d] > 0))
+            fail_msg("example page %zu: web margin %g, want above 0", d, margin[d]);
+    int joined = 0;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        size_t topical[3], neighbour[3];
+        const double gates[3] = {INFINITY, 0, 3};
+        for (int g = 0; g < 3; g++) {
+            p.seed = seed;
+            p.web_gate = gates[g];
+            struct nbem *m = NULL;
+            assert_int_equal(nbem_fit(&p, w.d, w.n, 400, &m), ERR_OK);
+            topical[g] = topic_pages(m, &w, w.topical, 12);
+            neighbour[g] = topic_pages(m, &w, w.neighbour, 40);
+            nbem_free(m);
+        }
+        joined += topical[0] > 0;
+        if (topical[1] || neighbour[1])
+            fail_msg("seed %llu, gate 0: %zu topical and %zu neighbour pages in the topic, want 0",
+                     (unsigned long long)seed, topical[1], neighbour[1]);
+        if (topical[2] != topical[0] || neighbour[2] != neighbour[0])
+            fail_msg("seed %llu: gate 3 gives %zu/%zu pages in the topic, no gate %zu/%zu",
+                     (unsigned long long)seed, topical[2], neighbour[2], topical[0], neighbour[0]);
+    }
+    if (!joined)
+        fail_msg("without a gate the topical pages never joined the topic: the test shows nothing");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_bytes_round_trip),
         cmocka_unit_test(test_scores_every_width),
         cmocka_unit_test(test_web_start),
+        cmocka_unit_test(test_web_gate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -406,6 +406,56 @@ static void test_errors(void **state)
     sitejudge_free(NULL);
 }
 
+static double fit_gate(const struct sitejudge_params *p, int mixed)
+{
+    struct sitejudge *sj = build_fold(p, -1, mixed);
+    struct sitejudge_fit fit;
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    sitejudge_free(sj);
+    return fit.web_gate;
+}
+
+/* The web gate (sitejudge.h, web_gate_quantile): none at quantile 0 or without the web
+ * start; with it, at least 0 nats, wider for a lower quantile; above 0 where the relevant
+ * examples have pages of other topics (left out, the examples' model explains those
+ * worse than the whole web). A relevant example alone cannot be left out: no gate. */
+static void test_web_gate(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    params(&p);
+    assert_true(isinf(fit_gate(&p, 0)));
+    p.web_gate_quantile = 0.1;
+    double pure = fit_gate(&p, 0), mixed = fit_gate(&p, 1);
+    assert_true(isfinite(pure) && pure >= 0);
+    if (!(isfinite(mixed) && mixed > 0))
+        fail_msg("examples with pages of other topics: web gate %g, want above 0", mixed);
+    p.web_gate_quantile = 0.5;
+    double half = fit_gate(&p, 1);
+    if (!(half <= mixed))
+        fail_msg("web gate %g at quantile 0.5, %g at 0.1: want the first no wider", half, mixed);
+    p.web_gate_quantile = 0.1;
+    p.em.web_start = 0;
+    assert_true(isinf(fit_gate(&p, 1)));
+
+    params(&p);
+    p.web_gate_quantile = 0.1;
+    struct sitejudge *sj = NULL;
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    add_website(sj, NBEM_TARGET, 0, 0, 3);
+    for (int i = 0; i < 6; i++)
+        add_website(sj, i < 3 ? NBEM_OTHER : NBEM_UNLABELED, i < 3 ? 1 : i % 2, 1 + i, 3);
+    struct sitejudge_fit fit;
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_true(isinf(fit.web_gate));
+    sitejudge_free(sj);
+
+    p.web_gate_quantile = 1;
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+    p.web_gate_quantile = NAN;
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+}
+
 /* The confidence maps the threshold to 1/2 (as job/jobjudge.h's). */
 static void test_confidence(void **state)
 {
@@ -419,7 +469,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scores_and_cut),     cmocka_unit_test(test_spy_threshold),
         cmocka_unit_test(test_neighbour_clusters), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_confidence),
+        cmocka_unit_test(test_web_gate),           cmocka_unit_test(test_confidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
