@@ -487,6 +487,22 @@ static void web_page(struct web *w, uint32_t label, uint32_t n, const uint32_t *
     w->n++;
 }
 
+/* w->other onwards: 8 crawled pages of each of four other subjects, subject s's pages
+ * each of its width terms 10 + width s ... (count[i] times) and one of their own (from
+ * own). */
+static void subjects(struct web *w, uint32_t width, const uint32_t *count, uint32_t own)
+{
+    w->other = w->n;
+    for (uint32_t s = 0; s < 4; s++)
+        for (uint32_t k = 0; k < 8; k++) {
+            uint32_t term[6], cnt[6];
+            for (uint32_t i = 0; i < width; i++)
+                term[i] = 10 + width * s + i, cnt[i] = count[i];
+            term[width] = own + k + 8 * s, cnt[width] = 1;
+            web_page(w, NBEM_UNLABELED, width + 1, term, cnt);
+        }
+}
+
 /* Pages with Pr[target] above 1/2 among the n pages from first. */
 static size_t topic_pages(const struct nbem *m, const struct web *w, size_t first, size_t n)
 {
@@ -516,14 +532,7 @@ static void make_web(struct web *w, int neighbour_named)
         web_page(w, NBEM_UNLABELED, 6,
                  (const uint32_t[]){0, 1, 4, 100 + 3 * k, 101 + 3 * k, 102 + 3 * k},
                  (const uint32_t[]){1, 1, 1, 1, 1, 1});
-    w->other = w->n;
-    for (uint32_t s = 0; s < 4; s++)
-        for (uint32_t k = 0; k < 8; k++) {
-            uint32_t b = 10 + 5 * s;
-            web_page(w, NBEM_UNLABELED, 6,
-                     (const uint32_t[]){b, b + 1, b + 2, b + 3, b + 4, 150 + k + 8 * s},
-                     (const uint32_t[]){4, 3, 4, 3, 4, 1});
-        }
+    subjects(w, 5, (const uint32_t[]){4, 3, 4, 3, 4}, 150);
 }
 
 static void test_web_start(void **state)
@@ -588,14 +597,7 @@ static void gate_web(struct web *w)
     for (uint32_t k = 0; k < 40; k++)
         web_page(w, NBEM_UNLABELED, 6, (const uint32_t[]){0, 1, 2, 30, 31, 200 + k},
                  (const uint32_t[]){1, 1, 1, 1, 1, 1});
-    w->other = w->n;
-    for (uint32_t s = 0; s < 4; s++)
-        for (uint32_t k = 0; k < 8; k++) {
-            uint32_t b = 10 + 4 * s;
-            web_page(w, NBEM_UNLABELED, 5,
-                     (const uint32_t[]){b, b + 1, b + 2, b + 3, 300 + k + 8 * s},
-                     (const uint32_t[]){3, 3, 3, 3, 1});
-        }
+    subjects(w, 4, (const uint32_t[]){3, 3, 3, 3}, 300);
     for (int k = 0; k < 4; k++)
         web_page(w, NBEM_OTHER, 4, (const uint32_t[]){10, 11, 12, 13},
                  (const uint32_t[]){3, 3, 3, 3});
