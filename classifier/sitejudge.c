@@ -190,10 +190,17 @@ static double site_score(const struct sitejudge *sj, const struct nbem *m, size_
     return weight > 0 ? sum / weight : NAN;
 }
 
-/* A relevant example website that can be a spy: one with pages. */
+/* A relevant example website that can be a spy (or be left out for the web gate): one
+ * with a page that keeps a term. (Left out alone, one without would leave no relevant
+ * page to learn from: nbem_fit's ERR_INVAL, the judging lost.) */
 static int spy_site(const struct sitejudge *sj, size_t s)
 {
-    return sj->label[s] == NBEM_TARGET && sj->site_start[s + 1] > sj->site_start[s];
+    if (sj->label[s] != NBEM_TARGET)
+        return 0;
+    for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++)
+        if (sj->start[d + 1] > sj->start[d])
+            return 1;
+    return 0;
 }
 
 /* The web gate's folds (choose_web_gate). */

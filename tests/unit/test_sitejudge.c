@@ -456,6 +456,29 @@ static void test_web_gate(void **state)
     assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
 }
 
+/* A relevant example whose pages keep no term after the vocabulary's cut (its words are
+ * its own) is neither a spy nor left out for the web gate: a fold of it alone would leave
+ * no relevant page to learn from. */
+static void test_example_without_terms(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    params(&p);
+    p.web_gate_quantile = 0.1;
+    struct sitejudge *sj = NULL;
+    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    add_website(sj, NBEM_TARGET, 0, 0, 3);
+    assert_int_equal(sitejudge_add_site(sj, NBEM_TARGET), ERR_OK);
+    assert_int_equal(sitejudge_add_page(sj, "zzownword:3"), ERR_OK);
+    for (int i = 0; i < 8; i++)
+        add_website(sj, i < 4 ? NBEM_OTHER : NBEM_UNLABELED, i < 4 ? 1 + i % 3 : i % 2, 2 + i, 3);
+    struct sitejudge_fit fit;
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_int_equal(fit.spies, 0); /* one spy site left: the threshold as given */
+    assert_true(isinf(fit.web_gate));
+    sitejudge_free(sj);
+}
+
 /* The confidence maps the threshold to 1/2 (as job/jobjudge.h's). */
 static void test_confidence(void **state)
 {
@@ -469,7 +492,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scores_and_cut),     cmocka_unit_test(test_spy_threshold),
         cmocka_unit_test(test_neighbour_clusters), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_web_gate),           cmocka_unit_test(test_confidence),
+        cmocka_unit_test(test_web_gate),           cmocka_unit_test(test_example_without_terms),
+        cmocka_unit_test(test_confidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
