@@ -434,7 +434,7 @@ enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size
             goto out;
         start_from_web(m, docs, n, margin, z);
         for (size_t d = 0; barred && d < n; d++)
-            barred[d] = docs[d].label == NBEM_UNLABELED && !(margin[d] > -p->web_gate);
+            barred[d] = docs[d].label == NBEM_UNLABELED && !(margin[d] >= -p->web_gate);
         m_step(m, p, docs, n, occ, z, tot);
     }
     for (uint32_t it = 0; it < p->iterations; it++) {

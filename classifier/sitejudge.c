@@ -225,6 +225,15 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The q quantile (0 <= q < 1) of sorted[0..n), n >= 1, interpolated between neighbours. */
+static double quantile_of(const double *sorted, size_t n, double q)
+{
+    double at = q * (double)(n - 1);
+    size_t lo = (size_t)at;
+    double frac = at - (double)lo;
+    return lo + 1 < n ? sorted[lo] * (1 - frac) + sorted[lo + 1] * frac : sorted[lo];
+}
+
 /* The threshold from spies (sitejudge_fit in sitejudge.h). */
 static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc *docs,
                               double *threshold, size_t *n_spies)
@@ -261,10 +270,7 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
     }
     if (!e && n) {
         qsort(score, n, sizeof *score, cmp_double);
-        double at = p->spy_quantile * (double)(n - 1);
-        size_t lo = (size_t)at;
-        double frac = at - (double)lo;
-        double q = lo + 1 < n ? score[lo] * (1 - frac) + score[lo + 1] * frac : score[lo];
+        double q = quantile_of(score, n, p->spy_quantile);
         /* A few spies' quantile is noise: it shrinks towards a prior threshold. */
         *threshold = ((double)n * q + p->spy_prior_weight * p->spy_prior) /
                      ((double)n + p->spy_prior_weight);
@@ -283,17 +289,20 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
  * The web gate (sitejudge_fit in sitejudge.h): the relevant example websites dealt in
  * WEB_GATE_FOLDS folds, each fold's pages given the web margin of a model that did not
  * learn from them; the gate g stops the lowest web_gate_quantile of those margins (-g
- * is their quantile, g >= 0).
+ * is their quantile, g >= 0). Without the web start or with web_gate_quantile <= 0,
+ * *gate stays as given.
  */
 static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_doc *docs,
                                 double *gate)
 {
     const struct sitejudge_params *p = &sj->p;
+    if (!p->em.web_start || !(p->web_gate_quantile > 0))
+        return ERR_OK; /* em.web_gate as given */
     *gate = INFINITY;
     size_t n_targets = 0;
     for (size_t s = 0; s < sj->n_sites; s++)
         n_targets += spy_site(sj, s);
-    if (!p->em.web_start || !(p->web_gate_quantile > 0) || n_targets < 2)
+    if (n_targets < 2)
         return ERR_OK;
     uint32_t folds = WEB_GATE_FOLDS < n_targets ? WEB_GATE_FOLDS : (uint32_t)n_targets;
     size_t rows = sj->n_docs, n = 0;
@@ -313,7 +322,7 @@ static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_do
     }
     if (!e && n) {
         qsort(held, n, sizeof *held, cmp_double);
-        double q = held[(size_t)(p->web_gate_quantile * (double)(n - 1))];
+        double q = quantile_of(held, n, p->web_gate_quantile);
         *gate = q < 0 ? -q : 0;
     }
     free(d);

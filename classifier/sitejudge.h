@@ -32,8 +32,8 @@ struct sitejudge_params {
     uint32_t other_clusters;  /* the "other" example websites start in at most this many
                                * clusters, one "other" component each (0: at random) ... */
     uint32_t cluster_sites;   /* ... one cluster per this many of them (>= 1) */
-    double web_gate_quantile; /* with em.web_start: em.web_gate is chosen so that this share
-                               * of the relevant examples' pages, left out, would pass it
+    double web_gate_quantile; /* with em.web_start: em.web_gate is chosen so that it would
+                               * stop this share of the relevant examples' pages, left out
                                * (sitejudge_fit); <= 0: em.web_gate as given */
 };
 

@@ -114,9 +114,11 @@ enum err jobscore_get_changed(struct store *s, int64_t job, const struct labels 
     enum err e = crawlstore_found(s, job, 0, &found, &n);
     if (e)
         return e;
-    for (size_t i = 0; i < n; i++) /* the stored verdicts that stay */
-        if (!change_of(c, n_c, found[i].host) || change_of(c, n_c, found[i].host)->relevant)
+    for (size_t i = 0; i < n; i++) { /* the stored verdicts that stay */
+        const struct jobscore_change *ch = change_of(c, n_c, found[i].host);
+        if (!ch || ch->relevant)
             found[kept++] = found[i];
+    }
     size_t added = 0;
     for (size_t i = 0; i < n_c; i++)
         added += c[i].relevant != 0;

@@ -30,8 +30,8 @@ struct jobjudge_params {
     uint32_t other_clusters;  /* the "other" examples start in at most this many clusters
                                * (0: at random; sitejudge.h) ... */
     uint32_t cluster_sites;   /* ... one per this many "other" example websites (>= 1) */
-    double web_gate_quantile; /* the web gate lets this share of the relevant examples'
-                               * pages through, left out (sitejudge.h); 0: no gate */
+    double web_gate_quantile; /* the web gate would stop this share of the relevant
+                               * examples' pages, left out (sitejudge.h); 0: no gate */
     int64_t min_pages;        /* fewer pages read by the crawl: no model, the verdicts stay */
     int keep_model;           /* hand the model out (jobjudge_result.model) */
 };

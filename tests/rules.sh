@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The house rules a grep can keep (docs/testing.md, "House rules"; STYLE.md): text becomes
 # a number only in common/num, arrays grow only through common/grow (and common/buf),
-# SQL is written only in store/, and every store/ transaction takes its job's row first
+# SQL is written only in store/, and every transaction takes its job's row first
 # (tests/txlock.py). Each grep rule lists the files it lets off, with the reason;
 # an entry that no longer breaks its rule fails too, so the list stays true.
 # Usage: tests/rules.sh (from anywhere; reads the tree it sits in). Exit 0 when kept.
@@ -60,7 +60,7 @@ sql='"(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH|CREATE|ALTER|DROP|TRUNCATE|LOC
 sql+='|\b(store_exec|store_exec_rows|store_exec_script|store_query|store_query_prepared|PQexec[A-Za-z]*)[[:space:]]*\('
 rule "SQL only in store/" "$sql" "${allowed[@]}"
 
-# 4. Every transaction of store/ takes its job's row first (JOB_LOCK or the jobs row by
+# 4. Every transaction takes its job's row first (JOB_LOCK or the jobs row by
 #    id, FOR [NO KEY] UPDATE): two transactions on one job never wait on each other's rows
 #    (tests/txlock.py says which it read).
 if out=$(python3 tests/txlock.py 2>&1); then

@@ -415,19 +415,26 @@ static double fit_gate(const struct sitejudge_params *p, int mixed)
     return fit.web_gate;
 }
 
-/* The web gate (sitejudge.h, web_gate_quantile): none at quantile 0 or without the web
- * start; with it, at least 0 nats, wider for a lower quantile; above 0 where the relevant
- * examples have pages of other topics (left out, the examples' model explains those
- * worse than the whole web). A relevant example alone cannot be left out: no gate. */
+/* The web gate (sitejudge.h, web_gate_quantile): as given at quantile 0, none without the
+ * web start; with it, wider for a lower quantile, and wider where the relevant examples
+ * have pages of other topics (left out, the examples' model explains those worse than
+ * the whole web) than where they are all of the topic. A relevant example alone cannot
+ * be left out: no gate. */
 static void test_web_gate(void **state)
 {
     (void)state;
     struct sitejudge_params p;
     params(&p);
     assert_true(isinf(fit_gate(&p, 0)));
+    p.em.web_gate = 7; /* quantile 0: the gate as given */
+    assert_true(fit_gate(&p, 1) == 7);
+    p.em.web_gate = INFINITY;
     p.web_gate_quantile = 0.1;
     double pure = fit_gate(&p, 0), mixed = fit_gate(&p, 1);
-    assert_true(isfinite(pure) && pure >= 0);
+    if (!(isfinite(pure) && pure < mixed))
+        fail_msg("web gate %g with examples of the topic alone, %g with mixed ones: want"
+                 " the first narrower",
+                 pure, mixed);
     if (!(isfinite(mixed) && mixed > 0))
         fail_msg("examples with pages of other topics: web gate %g, want above 0", mixed);
     p.web_gate_quantile = 0.5;
