@@ -206,15 +206,34 @@ static int spy_site(const struct sitejudge *sj, size_t s)
 /* The web gate's folds (choose_web_gate). */
 #define WEB_GATE_FOLDS 3
 
-/* docs into d, the relevant example websites of fold f (of folds, dealt in turn) left
- * out: their pages unlabelled. */
-static void leave_out(const struct sitejudge *sj, const struct nbem_doc *docs, uint32_t folds,
+/*
+ * The spy websites (spy_site) dealt to min(max_folds, their number) folds in turn: fold[s]
+ * is website s's fold, -1 for a website that is no spy; *n_spies their number. Returns the
+ * folds, 0 with fewer than two spies (nothing to leave out).
+ */
+static uint32_t deal_folds(const struct sitejudge *sj, uint32_t max_folds, int *fold,
+                           size_t *n_spies)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < sj->n_sites; s++)
+        n += spy_site(sj, s);
+    *n_spies = n;
+    uint32_t folds = max_folds < n ? max_folds : (uint32_t)n;
+    if (n < 2)
+        folds = 0;
+    size_t t = 0;
+    for (size_t s = 0; s < sj->n_sites; s++)
+        fold[s] = folds && spy_site(sj, s) ? (int)(t++ % folds) : -1;
+    return folds;
+}
+
+/* docs into d, the websites of fold f (deal_folds) left out: their pages unlabelled. */
+static void leave_out(const struct sitejudge *sj, const struct nbem_doc *docs, const int *fold,
                       uint32_t f, struct nbem_doc *d)
 {
     memcpy(d, docs, sj->n_docs * sizeof *d);
-    size_t t = 0;
     for (size_t s = 0; s < sj->n_sites; s++)
-        if (spy_site(sj, s) && t++ % folds == f)
+        if (fold[s] == (int)f)
             for (size_t k = sj->site_start[s]; k < sj->site_start[s + 1]; k++)
                 d[k].label = NBEM_UNLABELED;
 }
@@ -241,12 +260,15 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
     const struct sitejudge_params *p = &sj->p;
     *threshold = p->threshold;
     *n_spies = 0;
-    size_t n_targets = 0;
-    for (size_t s = 0; s < sj->n_sites; s++)
-        n_targets += spy_site(sj, s);
-    uint32_t folds = p->spy_folds < n_targets ? p->spy_folds : (uint32_t)n_targets;
-    if (folds < 1 || n_targets < 2)
+    int *fold = malloc((sj->n_sites ? sj->n_sites : 1) * sizeof *fold);
+    if (!fold)
+        return err_set(ERR_NOMEM, "out of memory");
+    size_t n_targets;
+    uint32_t folds = deal_folds(sj, p->spy_folds, fold, &n_targets);
+    if (!folds) {
+        free(fold);
         return ERR_OK;
+    }
     size_t rows = sj->n_docs;
     struct nbem_doc *d = malloc(rows * sizeof *d);
     double *score = malloc(n_targets * sizeof *score);
@@ -256,12 +278,11 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
     if (p->spy_iterations)
         em.iterations = p->spy_iterations;
     for (uint32_t f = 0; !e && f < folds; f++) {
-        leave_out(sj, docs, folds, f, d);
+        leave_out(sj, docs, fold, f, d);
         struct nbem *m = NULL;
         e = nbem_fit(&em, d, rows, sj->n_terms, &m);
-        size_t t = 0;
         for (size_t s = 0; !e && s < sj->n_sites; s++)
-            if (spy_site(sj, s) && t++ % folds == f) {
+            if (fold[s] == (int)f) {
                 double sc = site_score(sj, m, s);
                 if (!isnan(sc))
                     score[n++] = sc;
@@ -280,6 +301,7 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
             *threshold = p->threshold;
         *n_spies = n;
     }
+    free(fold);
     free(d);
     free(score);
     return e;
@@ -299,23 +321,21 @@ static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_do
     if (!p->em.web_start || !(p->web_gate_quantile > 0))
         return ERR_OK; /* em.web_gate as given */
     *gate = INFINITY;
-    size_t n_targets = 0;
-    for (size_t s = 0; s < sj->n_sites; s++)
-        n_targets += spy_site(sj, s);
-    if (n_targets < 2)
-        return ERR_OK;
-    uint32_t folds = WEB_GATE_FOLDS < n_targets ? WEB_GATE_FOLDS : (uint32_t)n_targets;
+    int *fold = malloc((sj->n_sites ? sj->n_sites : 1) * sizeof *fold);
+    if (!fold)
+        return err_set(ERR_NOMEM, "out of memory");
+    size_t n_targets;
+    uint32_t folds = deal_folds(sj, WEB_GATE_FOLDS, fold, &n_targets);
     size_t rows = sj->n_docs, n = 0;
     struct nbem_doc *d = malloc((rows ? rows : 1) * sizeof *d);
     double *margin = malloc((rows ? rows : 1) * sizeof *margin);
     double *held = malloc((rows ? rows : 1) * sizeof *held);
     enum err e = d && margin && held ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
     for (uint32_t f = 0; !e && f < folds; f++) {
-        leave_out(sj, docs, folds, f, d);
+        leave_out(sj, docs, fold, f, d);
         e = nbem_web_margins(&p->em, d, rows, sj->n_terms, margin);
-        size_t t = 0;
         for (size_t s = 0; !e && s < sj->n_sites; s++)
-            if (spy_site(sj, s) && t++ % folds == f)
+            if (fold[s] == (int)f)
                 for (size_t k = sj->site_start[s]; k < sj->site_start[s + 1]; k++)
                     if (docs[k].n > 0)
                         held[n++] = margin[k];
@@ -325,6 +345,7 @@ static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_do
         double q = quantile_of(held, n, p->web_gate_quantile);
         *gate = q < 0 ? -q : 0;
     }
+    free(fold);
     free(d);
     free(margin);
     free(held);

@@ -114,23 +114,18 @@ enum err jobscore_get_changed(struct store *s, int64_t job, const struct labels 
     enum err e = crawlstore_found(s, job, 0, &found, &n);
     if (e)
         return e;
-    for (size_t i = 0; i < n; i++) { /* the stored verdicts that stay */
-        const struct jobscore_change *ch = change_of(c, n_c, found[i].host);
-        if (!ch || ch->relevant)
-            found[kept++] = found[i];
-    }
-    size_t added = 0;
-    for (size_t i = 0; i < n_c; i++)
-        added += c[i].relevant != 0;
-    struct crawlstore_found *all = malloc((kept + added ? kept + added : 1) * sizeof *all);
+    struct crawlstore_found *all = malloc((n + n_c ? n + n_c : 1) * sizeof *all);
     if (!all) {
         free(found);
         return err_set(ERR_NOMEM, "out of memory");
     }
-    if (kept)
-        memcpy(all, found, kept * sizeof *all);
+    for (size_t i = 0; i < n; i++) { /* the stored verdicts that stay */
+        const struct jobscore_change *ch = change_of(c, n_c, found[i].host);
+        if (!ch || ch->relevant)
+            all[kept++] = found[i];
+    }
     free(found);
-    for (size_t i = 0; i < n_c; i++) {
+    for (size_t i = 0; i < n_c; i++) { /* and the websites the changes make relevant */
         int stored = 0;
         for (size_t k = 0; k < kept && !stored; k++)
             stored = strcmp(all[k].host, c[i].host) == 0;
