@@ -67,7 +67,9 @@ struct lloyd {
     const struct tfidf_vec *pts;
     size_t n;
     uint32_t dim, k;
-    double *c;        /* dim x k, term-major: c[t * k + j] */
+    double *c;            /* dim x k, term-major: c[t * k + j] */
+    const uint32_t *rows; /* the terms any point has, ascending: the rows of c not always 0 */
+    size_t n_rows;
     double *sims;     /* k: one point's similarities, then centroid norms */
     size_t *count;    /* k: points per cluster */
     uint32_t *assign; /* n: each point's cluster */
@@ -105,11 +107,13 @@ static size_t assign_points(struct lloyd *l)
     return changed;
 }
 
-/* Centroids = sums of their points (not yet normalised), with the cluster sizes. */
+/* Centroids = sums of their points (not yet normalised), with the cluster sizes; the rows
+ * no point has stay 0 from the start (calloc). */
 static void sum_clusters(struct lloyd *l)
 {
     uint32_t k = l->k;
-    memset(l->c, 0, (size_t)l->dim * k * sizeof *l->c);
+    for (size_t r = 0; r < l->n_rows; r++)
+        memset(l->c + (size_t)l->rows[r] * k, 0, k * sizeof *l->c);
     memset(l->count, 0, (size_t)k * sizeof *l->count);
     for (size_t i = 0; i < l->n; i++) {
         l->count[l->assign[i]]++;
@@ -144,21 +148,22 @@ static void refill_empty(struct lloyd *l)
     }
 }
 
-/* Scale every centroid to unit length (an all-zero one stays zero). */
+/* Scale every centroid to unit length (an all-zero one stays zero). Only the rows some
+ * point has can be non-zero: the others (most of a vocabulary) are skipped, the same sums. */
 static void normalize_centroids(struct lloyd *l)
 {
     uint32_t k = l->k;
     double *c = l->c, *norm = l->sims;
     for (uint32_t j = 0; j < k; j++)
         norm[j] = 0;
-    for (size_t t = 0; t < l->dim; t++)
-        for (uint32_t j = 0; j < k; j++)
-            norm[j] += c[t * k + j] * c[t * k + j];
+    for (size_t r = 0; r < l->n_rows; r++)
+        for (uint32_t j = 0, t = l->rows[r]; j < k; j++)
+            norm[j] += c[(size_t)t * k + j] * c[(size_t)t * k + j];
     for (uint32_t j = 0; j < k; j++)
         norm[j] = norm[j] > 0 ? 1.0 / sqrt(norm[j]) : 0;
-    for (size_t t = 0; t < l->dim; t++)
-        for (uint32_t j = 0; j < k; j++)
-            c[t * k + j] *= norm[j];
+    for (size_t r = 0; r < l->n_rows; r++)
+        for (uint32_t j = 0, t = l->rows[r]; j < k; j++)
+            c[(size_t)t * k + j] *= norm[j];
 }
 
 /*
@@ -216,14 +221,20 @@ static double objective_of(const struct tfidf_vec *pts, size_t n, const double *
 }
 
 /* One seeding + Lloyd run; *objective = sum of each point's similarity to its centroid. */
-static enum err run_once(const struct tfidf_vec *pts, size_t n, uint32_t dim,
-                         const struct kmeans_params *p, uint64_t *rngp, double **centroids,
-                         uint32_t *k_out, uint32_t *assign_out, double *objective)
+static enum err run_once(const struct tfidf_vec *pts, size_t n, uint32_t dim, const uint32_t *rows,
+                         size_t n_rows, const struct kmeans_params *p, uint64_t *rngp,
+                         double **centroids, uint32_t *k_out, uint32_t *assign_out,
+                         double *objective)
 {
     enum err e = ERR_OK;
     *centroids = NULL;
     *k_out = 0;
-    struct lloyd l = {.pts = pts, .n = n, .dim = dim, .k = p->k < n ? p->k : (uint32_t)n};
+    struct lloyd l = {.pts = pts,
+                      .n = n,
+                      .dim = dim,
+                      .rows = rows,
+                      .n_rows = n_rows,
+                      .k = p->k < n ? p->k : (uint32_t)n};
     double *dense = calloc(dim, sizeof *dense);
     double *mind = malloc(n * sizeof *mind);
     size_t *seeds = malloc((size_t)l.k * sizeof *seeds);
@@ -270,6 +281,32 @@ out:
     return e;
 }
 
+/* The terms (ids < dim) any of the n points has, ascending, into a malloc'd *rows. */
+static enum err used_rows(const struct tfidf_vec *pts, size_t n, uint32_t dim, uint32_t **rows,
+                          size_t *n_rows)
+{
+    unsigned char *used = calloc(dim, 1);
+    *rows = NULL;
+    *n_rows = 0;
+    if (!used)
+        return err_set(ERR_NOMEM, "out of memory in k-means");
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t e = 0; e < pts[i].n; e++) {
+            count += !used[pts[i].id[e]];
+            used[pts[i].id[e]] = 1;
+        }
+    if (!(*rows = malloc((count ? count : 1) * sizeof **rows))) {
+        free(used);
+        return err_set(ERR_NOMEM, "out of memory in k-means");
+    }
+    for (uint32_t t = 0; t < dim; t++)
+        if (used[t])
+            (*rows)[(*n_rows)++] = t;
+    free(used);
+    return ERR_OK;
+}
+
 enum err kmeans_run(const struct tfidf_vec *pts, size_t n, uint32_t dim,
                     const struct kmeans_params *p, double **centroids, uint32_t *k_out,
                     uint32_t *assign)
@@ -279,16 +316,17 @@ enum err kmeans_run(const struct tfidf_vec *pts, size_t n, uint32_t dim,
     if (n == 0 || p->k == 0 || p->max_iter == 0 || p->n_init == 0 || dim == 0)
         return err_set(ERR_INVAL,
                        "k-means needs points, k >= 1, max_iter >= 1, n_init >= 1 and dim >= 1");
-    uint32_t *tmp = assign ? malloc(n * sizeof *tmp) : NULL;
+    uint32_t *tmp = assign ? malloc(n * sizeof *tmp) : NULL, *rows = NULL;
+    size_t n_rows = 0;
     if (assign && !tmp)
         return err_set(ERR_NOMEM, "out of memory in k-means");
     uint64_t rng = p->seed;
     double best = -1;
-    enum err e = ERR_OK;
-    for (uint32_t r = 0; r < p->n_init; r++) {
+    enum err e = used_rows(pts, n, dim, &rows, &n_rows);
+    for (uint32_t r = 0; !e && r < p->n_init; r++) {
         double *c = NULL, obj = 0;
         uint32_t k;
-        if ((e = run_once(pts, n, dim, p, &rng, &c, &k, tmp, &obj)))
+        if ((e = run_once(pts, n, dim, rows, n_rows, p, &rng, &c, &k, tmp, &obj)))
             break;
         /* Strictly better only: ties keep the earlier run, so results stay deterministic. */
         if (obj > best) {
@@ -303,6 +341,7 @@ enum err kmeans_run(const struct tfidf_vec *pts, size_t n, uint32_t dim,
         }
     }
     free(tmp);
+    free(rows);
     if (e) {
         free(*centroids);
         *centroids = NULL;

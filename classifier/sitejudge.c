@@ -353,7 +353,8 @@ static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_do
 }
 
 /* Website s's term vector for clustering: 1 + ln(count) of each term over its pages, unit
- * length; sum is n_terms zeros, left so. */
+ * length, by term id (a scan of sum, not a sort: a vector of a few thousand terms sorted
+ * by qsort cost more than the scan of the vocabulary); sum is n_terms zeros, left so. */
 static enum err site_vector(const struct sitejudge *sj, size_t s, double *sum, struct tfidf_vec *v)
 {
     tfidf_vec_init(v);
@@ -361,17 +362,14 @@ static enum err site_vector(const struct sitejudge *sj, size_t s, double *sum, s
     for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++)
         for (size_t i = sj->start[d]; i < sj->start[d + 1]; i++)
             sum[sj->term[i]] += sj->count[i];
-    for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++)
-        for (size_t i = sj->start[d]; i < sj->start[d + 1]; i++) {
-            uint32_t t = sj->term[i];
-            if (!e && sum[t] > 0)
+    for (uint32_t t = 0; t < sj->n_terms; t++)
+        if (sum[t] > 0) {
+            if (!e)
                 e = tfidf_vec_push(v, t, 1 + log(sum[t]));
             sum[t] = 0;
         }
-    if (!e) {
-        tfidf_vec_sort(v);
+    if (!e)
         tfidf_normalize(v);
-    }
     return e;
 }
 

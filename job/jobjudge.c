@@ -24,7 +24,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .weight_cap = 200,
                                   .threshold = 0.5,
                                   .spy_folds = 3,
-                                  .spy_iterations = 5,
+                                  .spy_iterations = 3,
                                   .spy_quantile = 0.1,
                                   .spy_prior = 0.1,
                                   .spy_prior_weight = 10,
