@@ -274,23 +274,49 @@ static enum err page_id(void *ctx, const char *term, size_t len, uint32_t count)
     return ERR_OK;
 }
 
+/* jobjudge_model_page with pi as scratch. */
+static int page_view(const struct jobjudge_model *jm, struct page_ids *pi, const char *terms,
+                     double *pr, double *weight)
+{
+    *pr = NAN;
+    *weight = 0;
+    if (!terms)
+        return 0;
+    pi->v = &jm->v;
+    pi->n = 0;
+    if (termvec_decode(terms, page_id, pi) != ERR_OK)
+        return 0;
+    uint32_t known;
+    *pr = nbem_target(jm->m, pi->term, pi->count, pi->n, &known);
+    *weight = known < jm->weight_cap ? known : jm->weight_cap;
+    return 1;
+}
+
+int jobjudge_model_page(const struct jobjudge_model *jm, const char *terms, double *pr,
+                        double *weight)
+{
+    struct page_ids *pi = malloc(sizeof *pi);
+    int ok = pi && page_view(jm, pi, terms, pr, weight);
+    free(pi);
+    return ok;
+}
+
+double jobjudge_model_threshold(const struct jobjudge_model *jm)
+{
+    return jm->threshold;
+}
+
 int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *terms, size_t n,
                          double *conf)
 {
     struct page_ids *pi = malloc(sizeof *pi);
     double sum = 0, weight = 0;
     for (size_t i = 0; pi && i < n; i++) {
-        if (!terms[i])
-            continue;
-        pi->v = &jm->v;
-        pi->n = 0;
-        if (termvec_decode(terms[i], page_id, pi) != ERR_OK)
-            continue;
-        uint32_t known;
-        double pr = nbem_target(jm->m, pi->term, pi->count, pi->n, &known);
-        double w = known < jm->weight_cap ? known : jm->weight_cap;
-        sum += w * pr;
-        weight += w;
+        double pr, w;
+        if (page_view(jm, pi, terms[i], &pr, &w)) {
+            sum += w * pr;
+            weight += w;
+        }
     }
     free(pi);
     if (!(weight > 0))
@@ -392,19 +418,13 @@ static double json_member(const char *text, const char *key, double def)
     return x;
 }
 
-enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id, struct jobjudge_model **out)
+/* A stored crawl model's record as a model (its vocabulary, bytes, threshold, cap). */
+static enum err model_of_record(const struct models_record *rec, struct jobjudge_model **out)
 {
     *out = NULL;
-    *id = 0;
-    struct models_record *rec;
-    enum err e = models_load_latest(s, job, MODELS_CRAWL, &rec);
-    if (e)
-        return e;
     struct jobjudge_model *jm = calloc(1, sizeof *jm);
-    if (!jm) {
-        models_record_free(rec);
+    if (!jm)
         return err_set(ERR_NOMEM, "out of memory");
-    }
     vocab_init(&jm->v);
     struct jobjudge_params d;
     jobjudge_params_default(&d);
@@ -412,7 +432,7 @@ enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id, struct j
     jm->weight_cap = json_member(rec->params, "weight_cap", d.weight_cap);
     const unsigned char *at = rec->data;
     size_t left = rec->len;
-    e = vocab_read(jm, &at, &left);
+    enum err e = vocab_read(jm, &at, &left);
     if (!e)
         e = nbem_deserialize(at, left, &jm->m);
     if (!e && nbem_terms(jm->m) != jm->v.n)
@@ -421,13 +441,42 @@ enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id, struct j
     if (!e && !(jm->threshold > 0 && jm->threshold < 1 && jm->weight_cap > 0))
         e = err_set(ERR_PARSE, "crawl model %lld: threshold %g, weight cap %g", (long long)rec->id,
                     jm->threshold, jm->weight_cap);
-    if (!e)
-        *id = rec->id;
-    models_record_free(rec);
     if (e) {
         jobjudge_model_free(jm);
         return e;
     }
     *out = jm;
     return ERR_OK;
+}
+
+enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id, struct jobjudge_model **out)
+{
+    *out = NULL;
+    *id = 0;
+    struct models_record *rec;
+    enum err e = models_load_latest(s, job, MODELS_CRAWL, &rec);
+    if (e)
+        return e;
+    e = model_of_record(rec, out);
+    if (!e)
+        *id = rec->id;
+    models_record_free(rec);
+    return e;
+}
+
+enum err jobjudge_model_load_id(struct store *s, int64_t job, int64_t id,
+                                struct jobjudge_model **out)
+{
+    *out = NULL;
+    struct models_record *rec;
+    enum err e = models_load(s, id, &rec);
+    if (e)
+        return e;
+    if (rec->job_id != job || strcmp(rec->kind, MODELS_CRAWL) != 0)
+        e = err_set(ERR_NOTFOUND, "job %lld has no crawl model %lld", (long long)job,
+                    (long long)id);
+    else
+        e = model_of_record(rec, out);
+    models_record_free(rec);
+    return e;
 }

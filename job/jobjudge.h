@@ -107,6 +107,17 @@ int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *ter
 void jobjudge_model_free(struct jobjudge_model *jm);
 
 /*
+ * One page (its terms, as stored; NULL for none) as the model sees it: *pr its
+ * Pr[target | page], *weight its weight in its website's score (its term occurrences the
+ * model knows, at most the weight cap). A website's score is the weighted mean of its
+ * pages' *pr; its confidence jobjudge_confidence(score, jobjudge_model_threshold). Answers
+ * 0 (*pr NaN, *weight 0) for a page without terms or with terms that do not decode.
+ */
+int jobjudge_model_page(const struct jobjudge_model *jm, const char *terms, double *pr,
+                        double *weight);
+double jobjudge_model_threshold(const struct jobjudge_model *jm);
+
+/*
  * The job's last crawl model as stored (models, kind 'crawl': its vocabulary and
  * nbem_serialize's bytes, save_model's layout), with the threshold and weight cap it
  * judged at: what a runner that did not fit it judges with (a helper, a lead resumed).
@@ -114,5 +125,10 @@ void jobjudge_model_free(struct jobjudge_model *jm);
  */
 enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id,
                              struct jobjudge_model **out) WARN_UNUSED;
+
+/* The job's crawl model of row id (the one that gave a verdict, sites.model_id), as
+ * jobjudge_model_load; ERR_NOTFOUND: no such row, or not a crawl model of this job. */
+enum err jobjudge_model_load_id(struct store *s, int64_t job, int64_t id,
+                                struct jobjudge_model **out) WARN_UNUSED;
 
 #endif

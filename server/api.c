@@ -29,6 +29,7 @@
 #include "server/httpcheck.h"
 #include "server/httpneg.h"
 #include "server/apicontrol.h"
+#include "server/apiexplain.h"
 #include "server/apigraph.h"
 #include "server/apilabels.h"
 #include "server/apirefresh.h"
@@ -444,6 +445,8 @@ static void site_pages(struct api_call *c, int64_t id)
         return;
     char *json;
     enum err e = apistore_site_pages(c->s, id, c->params[1], &json);
+    if (!e)
+        e = apiexplain_crawl_model(c->s, id, c->params[1], &json);
     reply_json(c, e, 200, json);
 }
 

@@ -24,6 +24,18 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
         1, p, out);
 }
 
+enum err judgestore_site_terms(struct store *s, int64_t job, const char *host, int64_t model_id,
+                               struct store_rows **out)
+{
+    char j[24], m[24];
+    const char *p[] = {NUM(j, job), host, NUM(m, model_id)};
+    return store_query(s,
+                       "SELECT CASE WHEN p.fetched_at <= m.created_at THEN p.terms END"
+                       " FROM pages p JOIN models m ON m.id = $3 AND m.job_id = p.job_id"
+                       " WHERE p.job_id = $1 AND p.host = $2 ORDER BY p.id",
+                       3, p, out);
+}
+
 enum err judgestore_topic(struct store *s, int64_t job, char *out, size_t cap)
 {
     char j[24];

@@ -45,6 +45,15 @@ struct store_rows;
  */
 enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
 
+/*
+ * The pages of job's website host as the crawl model model_id judged them, in the order
+ * read: column 0 the page's terms, NULL for a page without or stored after the model (it
+ * had no part in that verdict). No rows when the job has no such website or model.
+ * *out is the caller's (store_rows_free).
+ */
+enum err judgestore_site_terms(struct store *s, int64_t job, const char *host, int64_t model_id,
+                               struct store_rows **out) WARN_UNUSED;
+
 /* Whether job judges its websites with a crawl model: its params say judge crawl_model
  * and strategy website (only the website crawler judges, job/jobrun.c). ERR_NOTFOUND: no
  * job. */

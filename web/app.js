@@ -926,8 +926,13 @@ function judgedWords(d) {
   const figures = [m.pages == null ? null : `learnt from ${fmtInt(m.pages)} pages`,
     m.threshold == null ? null : `threshold ${fmtNum(m.threshold, 3)}`].filter(Boolean).join('; ');
   const last = d.pages.length ? d.pages[d.pages.length - 1].posterior : null;
+  const cm = d.crawl_model;
+  const score = cm ? ` Its score, the mean of its pages' Pr[target | page] by this model weighted by `
+    + `each page's weight, is ${fmtNum(cm.score, 3)}: ${cm.score > cm.threshold ? 'above' : 'not above'} `
+    + `the threshold ${fmtNum(cm.threshold, 3)}, so ${cm.score > cm.threshold ? 'relevant' : 'not relevant'}.` : '';
   return `Judged by the crawl model #${j.model_id}${figures ? ` (${figures})` : ''} at ${fmtTime(j.at)}, `
-    + 'from the pages read. Below, how the page classifier judged it while it was read'
+    + `from the pages read.${score} Below, ${cm ? "each page as the crawl model sees it (the last two columns) and " : ''}`
+    + 'how the page classifier judged it while it was read'
     + `${last == null ? '' : ` (Pr[target | pages] ${fmtNum(last, 4)})`}.`;
 }
 
@@ -967,8 +972,13 @@ function renderSite(id, d) {
     cell(tr, p.error ? `${p.error}${p.status ? ` (${p.status})` : ''}` : String(p.status ?? ''));
     cell(tr, p.confidence == null ? 'not classified' : fmtNum(p.confidence, 3), 'num');
     cell(tr, fmtNum(p.posterior, 4), 'num');
+    if (d.crawl_model) {
+      cell(tr, p.model_pr == null ? '–' : fmtNum(p.model_pr, 3), 'num model-col');
+      cell(tr, p.model_weight == null ? '–' : fmtInt(p.model_weight), 'num model-col');
+    }
     tbody.appendChild(tr);
   }
+  for (const th of document.querySelectorAll('#spages-table th.model-col')) th.hidden = !d.crawl_model;
   $('#spages-count').textContent = `(${fmtInt(d.pages.length)})`;
   $('#spages-empty').hidden = d.pages.length !== 0;
 

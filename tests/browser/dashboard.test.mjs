@@ -303,6 +303,13 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     const cells = await page.$$eval('#spages-table tbody tr', (trs) => trs.map((tr) => [
       tr.children[0].textContent, tr.children[1].textContent, tr.children[4].textContent]));
     assert.deepEqual(cells, d.pages.map((p) => [String(p.n), p.url, p.posterior.toFixed(4)]));
+    // Each page as the crawl model that judged it sees it: Pr[target | page] and weight.
+    const model = await page.$$eval('#spages-table tbody tr', (trs) => trs.map((tr) => [
+      tr.children[5].textContent, tr.children[6].textContent]));
+    assert.deepEqual(model, d.pages.map((p) => p.model_pr == null ? ['–', '–']
+      : [p.model_pr.toFixed(3), p.model_weight.toLocaleString('en')]));
+    assert.ok(model.some(([pr]) => pr !== '–'), 'some page scored by the crawl model');
+    assert.ok(await page.isVisible('#spages-table th.model-col'), 'the crawl model columns shown');
     // Who judged it, and when: the crawl model, with its figures; then the last
     // posterior is the examination's, said on that line.
     assert.equal(d.judged.by, 'crawl_model');
@@ -312,7 +319,10 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     assert.match(await page.textContent('#s-judged'), new RegExp(
       `^Judged by the crawl model #${d.judged.model_id} \\(learnt from ${m.pages.toLocaleString('en')} pages`
       + `${m.threshold == null ? '' : `; threshold ${m.threshold.toFixed(3)}`}\\) at .*\\d.*, from the pages read\\. `
-      + `Below, how the page classifier judged it while it was read \\(Pr\\[target \\| pages\\] ${cells.at(-1)[2]}\\)\\.$`));
+      + `Its score, the mean of its pages' Pr\\[target \\| page\\] by this model weighted by each page's weight, `
+      + `is ${d.crawl_model.score.toFixed(3)}: above the threshold ${d.crawl_model.threshold.toFixed(3)}, so relevant\\. `
+      + `Below, each page as the crawl model sees it \\(the last two columns\\) and `
+      + `how the page classifier judged it while it was read \\(Pr\\[target \\| pages\\] ${cells.at(-1)[2]}\\)\\.$`));
     // Why: the verdict and the stop reason in words.
     assert.match(await page.textContent('#s-how'), /p_threshold/);
     assert.equal(await page.getAttribute('#s-stop', 'data-reason'), d.stop.reason);

@@ -64,11 +64,25 @@ assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", judged["at"]), ju
 if judged["by"] == "examination":
     assert judged["model_id"] is None and judged["model"] is None, judged
     assert abs(examined - d["confidence"]) <= 1e-9, (pages[-1], d["confidence"])
+    assert d["crawl_model"] is None and all(p["model_pr"] is None for p in pages), d
 else:
     assert judged["by"] == "crawl_model" and judged["model_id"] > 0, judged
     m = judged["model"]
     assert m["pages"] > 0 and m["terms"] > 0 and 0 < m["target_prior"] < 1, m
     assert judged["at"] >= m["created_at"], (judged["at"], m["created_at"])
+    # The model's view of each page: its Pr[target | page] and weight; their weighted
+    # mean is the website's score, which with the threshold gives the verdict's
+    # confidence (the stored model's floats: equal to 1e-3).
+    cm = d["crawl_model"]
+    assert cm["model_id"] == judged["model_id"] and cm["threshold"] == m["threshold"], cm
+    counted = [p for p in pages if p["model_pr"] is not None]
+    assert counted and all(0 <= p["model_pr"] <= 1 and p["model_weight"] > 0 for p in counted), pages
+    assert all(p["model_weight"] is None for p in pages if p["model_pr"] is None), pages
+    score = sum(p["model_pr"] * p["model_weight"] for p in counted) / sum(p["model_weight"] for p in counted)
+    assert abs(score - cm["score"]) <= 1e-9, (score, cm)
+    assert abs(cm["confidence"] - d["confidence"]) <= 1e-3, (cm, d["confidence"])
+    if abs(cm["confidence"] - 0.5) > 1e-3:
+        assert (cm["score"] > cm["threshold"]) == d["relevant"], (cm, d["relevant"])
 assert d["prior"] is not None and 0 < d["prior"] < 1
 # An unclassified page leaves the posterior; so does every page after the verdict.
 prev, classified = d["prior"], 0
@@ -104,7 +118,7 @@ assert all(e["weight"] is not None for e in d["edges_in"])
 print(stop["reason"], stop["verdict_by"], judged["by"], judged["model_id"])
 PY
 done >"$SCRATCH/reasons.txt"
-ok "$n_hosts websites: pages in order, the last posterior the examination's confidence, a stop reason consistent with the site, in-edges as stored"
+ok "$n_hosts websites: pages in order, the last posterior the examination's confidence, a stop reason consistent with the site, in-edges as stored, the crawl model's view of each page giving its verdict"
 echo "stop reasons: $(cut -d' ' -f1-2 "$SCRATCH/reasons.txt" | sort | uniq -c | tr -s ' \n' ' ')"
 # The job (judge=crawl_model, judge_pages=200) judged every website again at 200 pages and
 # at the crawl's end (300): each verdict is the job's last crawl model's, as the job says.
