@@ -274,7 +274,8 @@ static enum err page_id(void *ctx, const char *term, size_t len, uint32_t count)
     return ERR_OK;
 }
 
-/* jobjudge_model_page with pi as scratch. */
+/* One page as jobjudge_model_pages sees it (pi: scratch); 0 when its terms are none or do
+ * not decode. */
 static int page_view(const struct jobjudge_model *jm, struct page_ids *pi, const char *terms,
                      double *pr, double *weight)
 {
@@ -292,13 +293,24 @@ static int page_view(const struct jobjudge_model *jm, struct page_ids *pi, const
     return 1;
 }
 
-int jobjudge_model_page(const struct jobjudge_model *jm, const char *terms, double *pr,
-                        double *weight)
+double jobjudge_model_pages(const struct jobjudge_model *jm, const char *const *terms, size_t n,
+                            double *pr, double *weight)
 {
     struct page_ids *pi = malloc(sizeof *pi);
-    int ok = pi && page_view(jm, pi, terms, pr, weight);
+    double sum = 0, total = 0;
+    for (size_t i = 0; i < n; i++) {
+        double p = NAN, w = 0;
+        if (pi && page_view(jm, pi, terms[i], &p, &w) && w > 0) {
+            sum += w * p;
+            total += w;
+        }
+        if (pr)
+            pr[i] = w > 0 ? p : NAN;
+        if (weight)
+            weight[i] = w;
+    }
     free(pi);
-    return ok;
+    return total > 0 ? sum / total : NAN;
 }
 
 double jobjudge_model_threshold(const struct jobjudge_model *jm)
@@ -306,22 +318,18 @@ double jobjudge_model_threshold(const struct jobjudge_model *jm)
     return jm->threshold;
 }
 
+double jobjudge_model_weight_cap(const struct jobjudge_model *jm)
+{
+    return jm->weight_cap;
+}
+
 int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *terms, size_t n,
                          double *conf)
 {
-    struct page_ids *pi = malloc(sizeof *pi);
-    double sum = 0, weight = 0;
-    for (size_t i = 0; pi && i < n; i++) {
-        double pr, w;
-        if (page_view(jm, pi, terms[i], &pr, &w)) {
-            sum += w * pr;
-            weight += w;
-        }
-    }
-    free(pi);
-    if (!(weight > 0))
+    double score = jobjudge_model_pages(jm, terms, n, NULL, NULL);
+    if (isnan(score))
         return 0;
-    *conf = jobjudge_confidence(sum / weight, jm->threshold);
+    *conf = jobjudge_confidence(score, jm->threshold);
     return 1;
 }
 

@@ -107,15 +107,18 @@ int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *ter
 void jobjudge_model_free(struct jobjudge_model *jm);
 
 /*
- * One page (its terms, as stored; NULL for none) as the model sees it: *pr its
- * Pr[target | page], *weight its weight in its website's score (its term occurrences the
- * model knows, at most the weight cap). A website's score is the weighted mean of its
- * pages' *pr; its confidence jobjudge_confidence(score, jobjudge_model_threshold). Answers
- * 0 (*pr NaN, *weight 0) for a page without terms or with terms that do not decode.
+ * Each of n pages (its terms, as stored; NULL for none) as the model sees it: pr[i] its
+ * Pr[target | page], weight[i] its weight in its website's score (its term occurrences
+ * the model knows, at most the model's weight cap); NaN and 0 for a page that weighs
+ * nothing (no terms, none the model knows, terms that do not decode). pr and weight may
+ * be NULL. Returns the website's score, the weighted mean of the pr (NaN: no page
+ * weighs); jobjudge_confidence(score, jobjudge_model_threshold) is its confidence, as
+ * jobjudge_model_score gives it.
  */
-int jobjudge_model_page(const struct jobjudge_model *jm, const char *terms, double *pr,
-                        double *weight);
+double jobjudge_model_pages(const struct jobjudge_model *jm, const char *const *terms, size_t n,
+                            double *pr, double *weight);
 double jobjudge_model_threshold(const struct jobjudge_model *jm);
+double jobjudge_model_weight_cap(const struct jobjudge_model *jm);
 
 /*
  * The job's last crawl model as stored (models, kind 'crawl': its vocabulary and

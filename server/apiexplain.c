@@ -1,4 +1,8 @@
-/* A crawl model's verdict explained page by page (apiexplain.h). */
+/*
+ * A crawl model's verdict explained page by page (apiexplain.h). jansson: json_pack's "o"
+ * and json_object_set_new steal the reference they are given; every other value here is
+ * a borrowed one (json_object_get) or the answer's, json_decref'd once.
+ */
 #include "server/apiexplain.h"
 
 #include <jansson.h>
@@ -6,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "job/jobjudge.h"
 #include "store/judgestore.h"
 #include "store/store.h"
@@ -28,31 +33,48 @@ static int64_t judging_model(json_t *o)
 }
 
 /*
- * Each page of the answer's pages its view by jm (the page terms r, in the same order:
- * both are the website's pages by id); the website's score into *score (NaN: no page
- * counted).
+ * Each page of the answer's pages its view by jm. r is the verdict's pages (url, terms),
+ * by id as the answer's: read in a later statement, it may have pages the answer has not
+ * (read deeper since), so the two are walked together by url. The website's score into
+ * *score (NaN: no page counted).
  */
 static enum err add_pages(json_t *pages, const struct jobjudge_model *jm,
                           const struct store_rows *r, double *score)
 {
-    double sum = 0, weight = 0;
-    size_t i;
-    json_t *page;
-    json_array_foreach(pages, i, page)
-    {
-        double pr = NAN, w = 0;
-        int counted = jm && (int)i < store_rows_count(r) &&
-                      jobjudge_model_page(jm, store_rows_get(r, (int)i, 0), &pr, &w) && w > 0;
-        if (json_object_set_new(page, "model_pr", counted ? number(pr) : json_null()) ||
-            json_object_set_new(page, "model_weight", counted ? json_real(w) : json_null()))
-            return err_set(ERR_NOMEM, "out of memory");
-        if (counted) {
-            sum += w * pr;
-            weight += w;
-        }
+    size_t n = json_array_size(pages);
+    const char **terms = calloc(n ? n : 1, sizeof *terms);
+    double *pr = malloc((n ? n : 1) * sizeof *pr), *w = malloc((n ? n : 1) * sizeof *w);
+    enum err e = terms && pr && w ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    int row = 0, rows = r ? store_rows_count(r) : 0;
+    for (size_t i = 0; !e && i < n; i++) {
+        const char *url = json_string_value(json_object_get(json_array_get(pages, i), "url"));
+        if (url && row < rows && strcmp(url, store_rows_get(r, row, 0)) == 0)
+            terms[i] = store_rows_get(r, row++, 1);
     }
-    *score = weight > 0 ? sum / weight : NAN;
-    return ERR_OK;
+    *score = !e && jm ? jobjudge_model_pages(jm, terms, n, pr, w) : NAN;
+    for (size_t i = 0; !e && i < n; i++) {
+        int counted = jm && w[i] > 0;
+        json_t *page = json_array_get(pages, i);
+        if (json_object_set_new(page, "model_pr", counted ? number(pr[i]) : json_null()) ||
+            json_object_set_new(page, "model_weight", counted ? json_real(w[i]) : json_null()))
+            e = err_set(ERR_NOMEM, "out of memory");
+    }
+    free(terms);
+    free(pr);
+    free(w);
+    return e;
+}
+
+/* The answer's crawl_model member: the model's figures and the website's score (veto: the
+ * examination said not relevant, which no crawl model overrules). */
+static json_t *model_view(const struct jobjudge_model *jm, int64_t id, double score, json_t *o)
+{
+    double t = jobjudge_model_threshold(jm);
+    int vetoed = score > t && json_is_false(json_object_get(o, "examined_relevant"));
+    return json_pack("{s:I, s:o, s:f, s:o, s:f, s:b}", "model_id", (json_int_t)id, "score",
+                     number(score), "threshold", t, "confidence",
+                     number(jobjudge_confidence(score, t)), "weight_cap",
+                     jobjudge_model_weight_cap(jm), "vetoed", vetoed);
 }
 
 enum err apiexplain_crawl_model(struct store *s, int64_t job, const char *host, char **json)
@@ -60,27 +82,27 @@ enum err apiexplain_crawl_model(struct store *s, int64_t job, const char *host, 
     json_error_t jerr;
     json_t *o = json_loads(*json, 0, &jerr);
     json_t *pages = json_object_get(o, "pages");
-    if (!o || !json_is_array(pages)) {
-        json_decref(o);
-        return err_set(ERR_PARSE, "a verdict's explanation: %s", o ? "no pages" : jerr.text);
-    }
-    int64_t id = judging_model(o);
     struct jobjudge_model *jm = NULL;
     struct store_rows *r = NULL;
     enum err e = ERR_OK;
-    if (id > 0 && (e = jobjudge_model_load_id(s, job, id, &jm)) == ERR_NOTFOUND)
-        e = ERR_OK; /* its model was deleted since: no view of it */
+    if (!o || !json_is_array(pages)) {
+        e = err_set(ERR_IO, "a verdict's explanation: the store's answer %s",
+                    o ? "has no pages" : "is not JSON");
+        goto out;
+    }
+    int64_t id = judging_model(o);
+    if (id > 0 && (e = jobjudge_model_load_id(s, job, id, &jm)) != ERR_OK && e != ERR_DB) {
+        /* Deleted since, or stored before models kept their bytes: no view of it. */
+        log_warn("job %lld: %s: crawl model %lld not read: %s", (long long)job, host, (long long)id,
+                 err_msg());
+        e = ERR_OK;
+    }
     if (!e && jm)
         e = judgestore_site_terms(s, job, host, id, &r);
     double score = NAN;
     if (!e)
         e = add_pages(pages, jm, r, &score);
-    json_t *cm = json_null();
-    if (!e && jm && isfinite(score)) {
-        double t = jobjudge_model_threshold(jm);
-        cm = json_pack("{s:I, s:o, s:f, s:o}", "model_id", (json_int_t)id, "score", number(score),
-                       "threshold", t, "confidence", number(jobjudge_confidence(score, t)));
-    }
+    json_t *cm = !e && jm && isfinite(score) ? model_view(jm, id, score, o) : json_null();
     if (!e && (!cm || json_object_set_new(o, "crawl_model", cm)))
         e = err_set(ERR_NOMEM, "out of memory");
     char *text = e ? NULL : json_dumps(o, JSON_COMPACT);
@@ -90,6 +112,7 @@ enum err apiexplain_crawl_model(struct store *s, int64_t job, const char *host, 
         free(*json);
         *json = text;
     }
+out:
     jobjudge_model_free(jm);
     store_rows_free(r);
     json_decref(o);

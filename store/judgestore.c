@@ -27,12 +27,16 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
 enum err judgestore_site_terms(struct store *s, int64_t job, const char *host, int64_t model_id,
                                struct store_rows **out)
 {
+    /* A verdict's pages and its judged_at come from one statement (store/sitewrite.c, a
+     * verdict as read) or after the pages were read (judgestore_write): the pages stored
+     * by then are the verdict's. */
     char j[24], m[24];
     const char *p[] = {NUM(j, job), host, NUM(m, model_id)};
     return store_query(s,
-                       "SELECT CASE WHEN p.fetched_at <= m.created_at THEN p.terms END"
-                       " FROM pages p JOIN models m ON m.id = $3 AND m.job_id = p.job_id"
-                       " WHERE p.job_id = $1 AND p.host = $2 ORDER BY p.id",
+                       "SELECT p.url, CASE WHEN p.fetched_at <= s.judged_at THEN p.terms END"
+                       " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
+                       " WHERE s.job_id = $1 AND s.host = $2 AND s.model_id = $3"
+                       " ORDER BY p.id",
                        3, p, out);
 }
 

@@ -46,9 +46,10 @@ struct store_rows;
 enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
 
 /*
- * The pages of job's website host as the crawl model model_id judged them, in the order
- * read: column 0 the page's terms, NULL for a page without or stored after the model (it
- * had no part in that verdict). No rows when the job has no such website or model.
+ * The pages of job's website host as its verdict by the crawl model model_id saw them, in
+ * the order read: column 0 the url, 1 the page's terms, NULL for a page without or stored
+ * after the verdict (read deeper since: it had no part in it). No rows when the job has
+ * no such website, or its verdict is not (or no longer) that model's.
  * *out is the caller's (store_rows_free).
  */
 enum err judgestore_site_terms(struct store *s, int64_t job, const char *host, int64_t model_id,

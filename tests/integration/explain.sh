@@ -280,3 +280,56 @@ if [[ -n $failed ]]; then
   req "/api/jobs/$job/sites/$failed/pages" >/dev/null
   assert_eq unread "$(field "d['stop']['reason']")" "a website none of whose pages could be read: unread"
 fi
+
+# --- verdicts given as websites were read, by the crawl's last model (looked at while
+# the second job crawls: a pause or the end judges every website again): each page's view
+# by that model, the pages read deeper after the verdict left out
+JOB_PARAMS='{"judge_pages": 200}' job_body 50 4 "$SCRATCH/job2.json" 700
+curl -s -o "$SCRATCH/body" -H 'Content-Type: application/json' --data-binary "@$SCRATCH/job2.json" \
+  "$API/api/jobs" >/dev/null
+run=$(field "d['id']")
+as_read="job_id = $run and state = 'examined' and role = 'discovered' and model_id is not null
+  and judged_at = examined_at"
+declare -A seen=()
+n_read=0
+for _ in $(seq 1200); do
+  for host in $(psql_q "select host from sites where $as_read order by host"); do
+    [[ -v seen[$host] ]] && continue
+    before=$(psql_q "select count(*) from pages p join sites s on s.job_id = p.job_id
+      and s.host = p.host where s.job_id = $run and s.host = '$host' and p.terms is not null
+      and p.fetched_at <= s.judged_at")
+    assert_eq 200 "$(req "/api/jobs/$run/sites/$host/pages")" "GET pages of $host" >/dev/null
+    # Judged again meanwhile (the next judging): not a verdict as read any more.
+    [[ $(psql_q "select count(*) from sites where $as_read and host = '$host'") == 1 ]] || continue
+    seen[$host]=1
+    python3 - "$SCRATCH/body" "$before" <<'PY' || fail "$host: $(cat "$SCRATCH/body")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cm, pages = d["crawl_model"], d["pages"]
+assert d["judged"]["by"] == "crawl_model" and cm["model_id"] == d["judged"]["model_id"], d["judged"]
+counted = [p for p in pages if p["model_pr"] is not None]
+assert 0 < len(counted) <= int(sys.argv[2]), (len(counted), sys.argv[2])
+assert abs(cm["confidence"] - d["confidence"]) <= 1e-3 or cm["vetoed"], (cm, d["confidence"])
+assert cm["vetoed"] == (cm["score"] > cm["threshold"] and d["examined_relevant"] is False), cm
+if cm["vetoed"]:
+    assert d["relevant"] is False and d["confidence"] == 0.5, d
+PY
+    n_read=$((n_read + 1))
+  done
+  ((n_read >= 5)) && break
+  req "/api/jobs/$run" >/dev/null
+  [[ $(field "d['state']") == done || $(field "d['state']") == failed ]] && break
+  sleep 0.1
+done
+((n_read >= 1)) || fail "no verdict given as read seen while the second job crawled"
+ok "$n_read verdicts given as the websites were read, each explained by the model that gave it, its pages read deeper since left out"
+curl -s -o /dev/null -X POST "$API/api/jobs/$run/stop"
+
+# --- a crawl model that cannot be read (one stored before models kept their bytes): the
+# verdict still explained, without the model's view
+psql_q "update models set data = '' where job_id = $job and kind = 'crawl'" >/dev/null
+assert_eq 200 "$(req "/api/jobs/$job/sites/$(echo "$hosts" | tail -1)/pages")" \
+  "a verdict whose model cannot be read still answers"
+assert_eq "crawl_model None True" "$(field "d['judged']['by'], d['crawl_model'],
+  all(p['model_pr'] is None and p['model_weight'] is None for p in d['pages'])" | tr -d "(),'")" \
+  "... without the model's view"
