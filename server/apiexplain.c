@@ -12,8 +12,23 @@
 
 #include "common/log.h"
 #include "job/jobjudge.h"
+#include "server/modelcache.h"
 #include "store/judgestore.h"
 #include "store/store.h"
+
+/* modelcache_load for jobjudge's crawl models. */
+static enum err load_model(void *ctx, int64_t job, int64_t id, void **out)
+{
+    struct jobjudge_model *jm;
+    enum err e = jobjudge_model_load_id(ctx, job, id, &jm);
+    *out = e ? NULL : jm;
+    return e;
+}
+
+static void free_model(void *m)
+{
+    jobjudge_model_free(m);
+}
 
 /* A number, or null when it is not finite. */
 static json_t *number(double x)
@@ -91,12 +106,15 @@ enum err apiexplain_crawl_model(struct store *s, int64_t job, const char *host, 
         goto out;
     }
     int64_t id = judging_model(o);
-    if (id > 0 && (e = jobjudge_model_load_id(s, job, id, &jm)) != ERR_OK && e != ERR_DB) {
+    void *kept = NULL;
+    if (id > 0 && (e = modelcache_get(job, id, load_model, s, free_model, &kept)) != ERR_OK &&
+        e != ERR_DB) {
         /* Deleted since, or stored before models kept their bytes: no view of it. */
         log_warn("job %lld: %s: crawl model %lld not read: %s", (long long)job, host, (long long)id,
                  err_msg());
         e = ERR_OK;
     }
+    jm = kept;
     if (!e && jm)
         e = judgestore_site_terms(s, job, host, id, &r);
     double score = NAN;
@@ -113,7 +131,7 @@ enum err apiexplain_crawl_model(struct store *s, int64_t job, const char *host, 
         *json = text;
     }
 out:
-    jobjudge_model_free(jm);
+    modelcache_done(jm);
     store_rows_free(r);
     json_decref(o);
     return e;

@@ -324,10 +324,19 @@ done
 ((n_read >= 1)) || fail "no verdict given as read seen while the second job crawled"
 ok "$n_read verdicts given as the websites were read, each explained by the model that gave it, its pages read deeper since left out"
 curl -s -o /dev/null -X POST "$API/api/jobs/$run/stop"
+for _ in $(seq 600); do
+  req "/api/jobs/$run" >/dev/null
+  [[ $(field "d['state']") == done ]] && break
+  sleep 0.1
+done
+assert_eq done "$(field "d['state']")" "the second job stops"
 
 # --- a crawl model that cannot be read (one stored before models kept their bytes): the
-# verdict still explained, without the model's view
+# verdict still explained, without the model's view. (A fresh server: the running one
+# keeps the last models it read, and a stored model never changes.)
 psql_q "update models set data = '' where job_id = $job and kind = 'crawl'" >/dev/null
+kill "$SERVE_PID" && wait "$SERVE_PID" 2>/dev/null
+start_serve "$SCRATCH/serve2.out" --workers 1
 assert_eq 200 "$(req "/api/jobs/$job/sites/$(echo "$hosts" | tail -1)/pages")" \
   "a verdict whose model cannot be read still answers"
 assert_eq "crawl_model None True" "$(field "d['judged']['by'], d['crawl_model'],
