@@ -9,12 +9,13 @@
 # crawl finds is a hit, an other one it calls relevant a false positive.
 #
 # Usage: bench/alltopics_crawl.sh [--few N] [--topics a,b,...] [--budget PAGES]
-#                                 [--feedback top|border] [--out DIR] [--set key=value ...]
+#                                 [--feedback top|border|unsure] [--out DIR] [--set key=value ...]
 #   default: every topic with at least MIN_SITES (25) websites in the labels, full jobs,
 #   3,000 pages, politeness_delay_ms=0 (a --set after it wins).
 #   --feedback MODE: a simulated user labels each crawl while it runs (issue 31;
 #   bench/feedback_user.py): after 1,000 pages, then every 500, the 10 first unlabelled
-#   discovered websites of the relevant list (top) or of the border (border), at most 40,
+#   discovered websites of the relevant list (top), of the border (border) or whose
+#   verdicts are least sure, relevant or not (unsure: confidence nearest 1/2), at most 40,
 #   from the labels' ground truth, through `sitescout label`. The crawls then run at
 #   politeness_delay_ms=200 (a user needs the time; a --set wins); --out keeps each
 #   topic's rounds (TOPIC.feedback).
@@ -45,7 +46,7 @@ tuned=${TUNED:-sci.space,rec.motorcycles}
 min_sites=${MIN_SITES:-25}
 usage() {
   echo "usage: bench/alltopics_crawl.sh [--few N] [--topics a,b,...] [--budget PAGES]" \
-    "[--feedback top|border] [--out DIR] [--set key=value ...]" >&2
+    "[--feedback top|border|unsure] [--out DIR] [--set key=value ...]" >&2
   exit 2
 }
 few=0 topics="" budget=3000 out="" feedback="" sets=()
@@ -55,7 +56,7 @@ while (($#)); do
     --topics) [[ -n ${2:-} ]] || usage; topics=$2; shift 2 ;;
     --budget) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage; budget=$2; shift 2 ;;
     --out) [[ -n ${2:-} ]] || usage; out=$2; shift 2 ;;
-    --feedback) [[ ${2:-} == top || ${2:-} == border ]] || usage; feedback=$2; shift 2 ;;
+    --feedback) [[ ${2:-} =~ ^(top|border|unsure)$ ]] || usage; feedback=$2; shift 2 ;;
     --set) [[ ${2:-} == *=* ]] || usage; sets+=(--set "$2"); shift 2 ;;
     *) usage ;;
   esac
@@ -208,7 +209,8 @@ mode = "few-shot: first %s relevant and %s other example websites" % (few, few) 
     else "full jobs"
 if feedback:
     mode += ", a simulated user labelling the %s" % (
-        "relevant list's first websites" if feedback == "top" else "border's first websites")
+        {"top": "relevant list's first websites", "border": "border's first websites",
+         "unsure": "least sure verdicts"}[feedback])
 print("%d topics, %s, %s pages, politeness %s%s; %s s in all; source tree %s\n" % (
     len(rows), mode, budget, polite, (", " + sets) if sets else "", seconds, commit))
 print("| topic | found | precision | recall | top 10 | pages | retrains | judging CPU |")

@@ -5,7 +5,9 @@ Usage: bench/feedback_user.py BIN DB_URL JOB PID LABELS.tsv TOPIC MODE LOG
   MODE top: label the 10 first unlabelled discovered websites of the job's relevant list
        (relevant_websites by position): the verdicts a user would look at first;
   MODE border: label the 10 first websites of the border (by rank) that are not labelled:
-       never a verdict the crawl already made.
+       never a verdict the crawl already made;
+  MODE unsure: label the 10 unlabelled discovered websites whose verdicts are least sure
+       (relevant or not, confidence nearest 1/2: the API's sites?order=unsure).
 Labels come from the test web's ground truth (LABELS.tsv: relevant iff the website's
 topic is TOPIC), through `sitescout label` (the product's own path: the crawl's lead
 judges again). A round after 1,000 pages, then every 500, at most 40 labels in all;
@@ -40,6 +42,10 @@ if mode == "top":
     pick = ("SELECT v.host FROM relevant_websites v JOIN sites s USING (job_id, host)"
             " WHERE v.job_id = %s AND v.role = 'discovered' AND s.label IS NULL"
             " ORDER BY v.position LIMIT 10" % job)
+elif mode == "unsure":
+    pick = ("SELECT host FROM sites WHERE job_id = %s AND state = 'examined'"
+            " AND role = 'discovered' AND label IS NULL"
+            " ORDER BY abs(confidence - 0.5), examined_at, host LIMIT 10" % job)
 else:
     pick = ("SELECT host FROM sites WHERE job_id = %s AND state = 'border' AND label IS NULL"
             " ORDER BY rank DESC, discovered_at, host LIMIT 10" % job)

@@ -240,9 +240,11 @@ static void list_sites(struct api_call *c, int64_t id)
             order = APISTORE_BY_RANK;
         else if (strcmp(ov, "found") == 0)
             order = APISTORE_BY_FOUND;
+        else if (strcmp(ov, "unsure") == 0)
+            order = APISTORE_BY_UNSURE;
         else {
-            api_reply_error(c->resp, 400, "invalid", "order: must be confidence, rank or found",
-                            "order");
+            api_reply_error(c->resp, 400, "invalid",
+                            "order: must be confidence, rank, found or unsure", "order");
             return;
         }
     }

@@ -212,6 +212,7 @@ enum err apistore_sites(struct store *s, int64_t job, int relevant, const char *
         SITES_SQL("s.confidence DESC NULLS LAST, s.examined_at, s.host"),
         SITES_SQL("s.rank DESC, s.confidence DESC NULLS LAST, s.host"),
         SITES_SQL("s.examined_at, s.host"),
+        SITES_SQL("abs(s.confidence - 0.5) NULLS LAST, s.examined_at, s.host"),
     };
     char ids[32], l[32], o[32];
     const char *p[] = {NUM(ids, job),

@@ -22,7 +22,14 @@ enum err apistore_jobs(struct store *s, const char *state, int64_t limit, int64_
 /* One job: state, phase, params, counters, rates, progress, error. ERR_NOTFOUND. */
 enum err apistore_job(struct store *s, int64_t id, char **json) WARN_UNUSED;
 
-enum apistore_order { APISTORE_BY_CONFIDENCE, APISTORE_BY_RANK, APISTORE_BY_FOUND };
+/* The order of a list of sites: best first, highest border rank first, oldest first, or
+ * least sure first (confidence nearest 1/2: where a user's label changes most). */
+enum apistore_order {
+    APISTORE_BY_CONFIDENCE,
+    APISTORE_BY_RANK,
+    APISTORE_BY_FOUND,
+    APISTORE_BY_UNSURE
+};
 
 /*
  * {"sites": [...], "total": N}: the examined websites of a job (training sites

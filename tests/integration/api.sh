@@ -122,6 +122,14 @@ assert_eq "$all" "$(echo $paged)" "pages of 4 put together give the whole list"
 req GET "/api/jobs/$job/sites?relevant=true&limit=4&offset=$total" >/dev/null
 assert_eq 0 "$(field "len(d['sites'])")" "a page past the end is empty"
 assert_eq 200 "$(req GET "/api/jobs/$job/sites?order=found&limit=5")" "order=found"
+# The least sure verdicts first (relevant or not): the confidences nearest 1/2 first.
+assert_eq 200 "$(req GET "/api/jobs/$job/sites?order=unsure&limit=1000")" "order=unsure"
+assert_eq "$(psql_q "SELECT count(*) FROM sites WHERE job_id = $job AND state = 'examined' AND role IN ('start', 'discovered')") True" \
+  "$(field "d['total'], all(abs(d['sites'][i]['confidence'] - 0.5) <= abs(d['sites'][i+1]['confidence'] - 0.5) for i in range(len(d['sites'])-1))" | tr -d "(),")" \
+  "... every examined website, the confidences nearest 1/2 first"
+assert_eq True "$(field "len(set(s['relevant'] for s in d['sites'])) == 2")" "... relevant and not"
+assert_eq 400 "$(req GET "/api/jobs/$job/sites?order=best")" "an unknown order is 400"
+assert_contains "$(field "d['error']['message']")" "unsure" "... naming the orders"
 # Start sites apart from discovered ones (role=), and the one meaning of rank.
 for role in start discovered; do
   n=$(psql_q "SELECT count(*) FROM sites WHERE job_id = $job AND state = 'examined' AND relevant AND role = '$role'")
