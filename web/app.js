@@ -402,12 +402,13 @@ async function pollJob() {
   let job = null;
   try {
     job = await api('GET', `/api/jobs/${jv.id}`);
-    const [m, s, st, b, l] = await Promise.all([
+    const [m, s, st, b, l, u] = await Promise.all([
       api('GET', `/api/jobs/${jv.id}/metrics?since=${jv.since}`),
       api('GET', `/api/jobs/${jv.id}/sites?relevant=true&role=discovered&order=confidence&limit=1000`),
       api('GET', `/api/jobs/${jv.id}/sites?role=start&order=confidence&limit=1000`),
       api('GET', `/api/jobs/${jv.id}/border?limit=${BORDER_ROWS}`),
       api('GET', `/api/jobs/${jv.id}/labels`),
+      api('GET', `/api/jobs/${jv.id}/sites?role=discovered&order=unsure&limit=${UNSURE_ROWS}`),
     ]);
     if (!current()) return;
     renderJob(job);
@@ -416,6 +417,7 @@ async function pollJob() {
     renderLabels(l);
     renderSites(s);
     renderStartSites(st);
+    renderUnsure(u);
     renderRelevantSplit(job, s, st);
     renderBorder(b);
     restoreFocus($('#view-job'));
@@ -640,6 +642,28 @@ function renderStartSites(s) {
   const relevant = s.sites.filter((x) => x.relevant).length;
   $('#start-count').textContent = s.total ? `(${fmtInt(s.total)}: ${fmtInt(relevant)} relevant)` : '';
   $('#start-card').hidden = s.total === 0;
+}
+
+const UNSURE_ROWS = 10;
+
+/* The websites found whose verdicts are least sure (order=unsure), the labelled ones
+ * aside (their verdict is the user's; the API lists them last). */
+function renderUnsure(u) {
+  const tbody = $('#unsure-table tbody');
+  tbody.replaceChildren();
+  const rows = u.sites.filter((x) => siteLabel(x) === undefined);
+  for (const site of rows) {
+    const tr = document.createElement('tr');
+    const host = siteLinks(jobView.id, site.host, site.homepage);
+    if (site.judged_by === 'crawl_model') host.appendChild(judgedMark());
+    cell(tr, host);
+    cell(tr, site.relevant ? 'relevant' : 'not relevant');
+    cell(tr, fmtNum(site.confidence, 3), 'num');
+    cell(tr, fmtInt(site.pages_visited), 'num');
+    cell(tr, labelButtons(jobView.id, site.host, undefined, '#unsure-label-error', jobLabelled), 'nowrap');
+    tbody.appendChild(tr);
+  }
+  $('#unsure-card').hidden = rows.length === 0;
 }
 
 /* A host linked to its site page (#/jobs/ID/sites/HOST), then to its homepage. */

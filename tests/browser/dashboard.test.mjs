@@ -150,6 +150,17 @@ test('start the demo job from the form and watch it finish', {timeout: 150_000, 
     }
     for (const tr of await page.locator('#sites-table tbody tr a.site').allTextContents())
       assert.ok(!starts.sites.some((x) => x.host === tr), `start site ${tr} among the sites found`);
+    // The least sure verdicts (relevant or not, confidence nearest 1/2), as the API lists
+    // them, each with its ✓ and ✗.
+    const unsure = await apiGet(`/api/jobs/${id}/sites?role=discovered&order=unsure&limit=10`);
+    assert.ok(unsure.sites.length >= 2, `least sure verdicts: ${unsure.sites.length}`);
+    await page.waitForFunction((n) => document.querySelectorAll('#unsure-table tbody tr').length === n,
+                               unsure.sites.length, {timeout: 10_000});
+    assert.deepEqual(await hostsIn(page, '#unsure-table'), unsure.sites.map((x) => x.host));
+    const margins = unsure.sites.map((x) => Math.abs(x.confidence - 0.5));
+    assert.ok(margins.every((m, i) => i === 0 || margins[i - 1] <= m), `nearest 1/2 first: ${margins}`);
+    assert.equal(await page.locator('#unsure-table tbody tr .label-btns button').count(),
+                 2 * unsure.sites.length, 'a ✓ and a ✗ on each');
     // "relevant sites, all" says how it splits into the sites found and the start sites.
     await page.waitForFunction(() => document.querySelector('#j-relevant-split').textContent !== '');
     assert.equal(await page.textContent('#j-relevant-split'),
