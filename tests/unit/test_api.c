@@ -387,7 +387,7 @@ static void test_query_arguments(void **state)
                        "since: must be a number of seconds since the job started");
     assert_bad_arg(f, "/api/jobs", "state", "finished",
                    "state: must be queued, training, crawling, paused, done or failed");
-    assert_bad_arg(f, sites, "order", "size", "order: must be confidence, rank or found");
+    assert_bad_arg(f, sites, "order", "size", "order: must be confidence, rank, found or unsure");
     assert_bad_arg(f, sites, "relevant", "maybe", "relevant: must be true or false");
     assert_bad_arg(f, sites, "role", "train", "role: must be discovered or start");
     /* And good ones at the edges. */
