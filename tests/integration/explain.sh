@@ -80,9 +80,15 @@ else:
     assert all(p["model_weight"] is None for p in pages if p["model_pr"] is None), pages
     score = sum(p["model_pr"] * p["model_weight"] for p in counted) / sum(p["model_weight"] for p in counted)
     assert abs(score - cm["score"]) <= 1e-9, (score, cm)
-    assert abs(cm["confidence"] - d["confidence"]) <= 1e-3, (cm, d["confidence"])
-    if abs(cm["confidence"] - 0.5) > 1e-3:
-        assert (cm["score"] > cm["threshold"]) == d["relevant"], (cm, d["relevant"])
+    # A model's "relevant" over an examination's "not relevant" is vetoed: not relevant,
+    # at confidence 0.5 (docs/classifier.md).
+    assert cm["vetoed"] == (cm["score"] > cm["threshold"] and d["examined_relevant"] is False), cm
+    if cm["vetoed"]:
+        assert d["relevant"] is False and d["confidence"] == 0.5, d
+    else:
+        assert abs(cm["confidence"] - d["confidence"]) <= 1e-3, (cm, d["confidence"])
+        if abs(cm["confidence"] - 0.5) > 1e-3:
+            assert (cm["score"] > cm["threshold"]) == d["relevant"], (cm, d["relevant"])
 assert d["prior"] is not None and 0 < d["prior"] < 1
 # An unclassified page leaves the posterior; so does every page after the verdict.
 prev, classified = d["prior"], 0
