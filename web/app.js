@@ -952,11 +952,13 @@ function judgedWords(d) {
   const last = d.pages.length ? d.pages[d.pages.length - 1].posterior : null;
   const cm = d.crawl_model;
   const above = cm && cm.score > cm.threshold;
+  const verdict = cm && cm.vetoed
+    ? '; but the page classifier called it not relevant as it read it, and a crawl model never '
+      + 'overrules that: not relevant'
+    : `, so ${above ? 'relevant' : 'not relevant'}`;
   const score = !cm ? '' : ` Its score, the mean of its pages' Pr[target | page] by this model weighted by `
     + `each page's weight, is ${fmtNum(cm.score, 3)}: ${above ? 'above' : 'not above'} `
-    + `the threshold ${fmtNum(cm.threshold, 3)}, so ${above ? 'relevant' : 'not relevant'}`
-    + `${cm.vetoed ? ', but the page classifier called it not relevant as it read it, and a crawl model '
-      + 'takes back such verdicts, never overrules them: not relevant' : ''}.`;
+    + `the threshold ${fmtNum(cm.threshold, 3)}${verdict}.`;
   return `Judged by the crawl model #${j.model_id}${figures ? ` (${figures})` : ''} at ${fmtTime(j.at)}, `
     + `from the pages read.${score} Below, ${cm ? "each page as the crawl model sees it (the last two columns) and " : ''}`
     + 'how the page classifier judged it while it was read'
