@@ -623,22 +623,26 @@ function renderRelevantSplit(job, found, starts) {
     : '';
 }
 
+/* A row of a table of verdicts (start sites, least sure): host, verdict, confidence,
+ * pages, the label's buttons (errors said in errorSel). */
+function verdictRow(site, errorSel) {
+  const tr = document.createElement('tr');
+  const label = siteLabel(site);
+  const host = siteLinks(jobView.id, site.host, site.homepage);
+  if (label !== undefined) host.appendChild(labelMark(label));
+  else if (site.judged_by === 'crawl_model') host.appendChild(judgedMark());
+  cell(tr, host);
+  cell(tr, site.relevant ? 'relevant' : 'not relevant');
+  cell(tr, fmtNum(site.confidence, 3), 'num');
+  cell(tr, fmtInt(site.pages_visited), 'num');
+  cell(tr, labelButtons(jobView.id, site.host, label, errorSel, jobLabelled), 'nowrap');
+  return tr;
+}
+
 /* The job's own start sites with their verdicts, apart from the websites found. */
 function renderStartSites(s) {
   const tbody = $('#start-table tbody');
-  tbody.replaceChildren();
-  for (const site of s.sites) {
-    const tr = document.createElement('tr');
-    const label = siteLabel(site);
-    const host = siteLinks(jobView.id, site.host, site.homepage);
-    if (label !== undefined) host.appendChild(labelMark(label));
-    cell(tr, host);
-    cell(tr, site.relevant ? 'relevant' : 'not relevant');
-    cell(tr, site.confidence == null ? '–' : site.confidence.toFixed(3), 'num');
-    cell(tr, fmtInt(site.pages_visited), 'num');
-    cell(tr, labelButtons(jobView.id, site.host, label, '#start-label-error', jobLabelled), 'nowrap');
-    tbody.appendChild(tr);
-  }
+  tbody.replaceChildren(...s.sites.map((site) => verdictRow(site, '#start-label-error')));
   const relevant = s.sites.filter((x) => x.relevant).length;
   $('#start-count').textContent = s.total ? `(${fmtInt(s.total)}: ${fmtInt(relevant)} relevant)` : '';
   $('#start-card').hidden = s.total === 0;
@@ -649,20 +653,8 @@ const UNSURE_ROWS = 10;
 /* The websites found whose verdicts are least sure (order=unsure), the labelled ones
  * aside (their verdict is the user's; the API lists them last). */
 function renderUnsure(u) {
-  const tbody = $('#unsure-table tbody');
-  tbody.replaceChildren();
   const rows = u.sites.filter((x) => siteLabel(x) === undefined);
-  for (const site of rows) {
-    const tr = document.createElement('tr');
-    const host = siteLinks(jobView.id, site.host, site.homepage);
-    if (site.judged_by === 'crawl_model') host.appendChild(judgedMark());
-    cell(tr, host);
-    cell(tr, site.relevant ? 'relevant' : 'not relevant');
-    cell(tr, fmtNum(site.confidence, 3), 'num');
-    cell(tr, fmtInt(site.pages_visited), 'num');
-    cell(tr, labelButtons(jobView.id, site.host, undefined, '#unsure-label-error', jobLabelled), 'nowrap');
-    tbody.appendChild(tr);
-  }
+  $('#unsure-table tbody').replaceChildren(...rows.map((site) => verdictRow(site, '#unsure-label-error')));
   $('#unsure-card').hidden = rows.length === 0;
 }
 
