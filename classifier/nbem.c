@@ -400,6 +400,12 @@ enum err nbem_web_margins(const struct nbem_params *p, const struct nbem_doc *do
 enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
                   uint32_t n_terms, struct nbem **out)
 {
+    return nbem_fit_margins(p, docs, n, n_terms, NULL, out);
+}
+
+enum err nbem_fit_margins(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                          uint32_t n_terms, const double *given, struct nbem **out)
+{
     *out = NULL;
     enum err e = check(p, docs, n, n_terms);
     if (e)
@@ -425,16 +431,17 @@ enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size
     start(p, docs, n, m->n_comp, z);
     m_step(m, p, docs, n, occ, z, tot);
     if (p->web_start) {
-        if (!(margin = malloc((n ? n : 1) * sizeof *margin)) ||
+        if ((!given && !(margin = malloc((n ? n : 1) * sizeof *margin))) ||
             (isfinite(p->web_gate) && !(barred = calloc(n ? n : 1, 1)))) {
             e = err_set(ERR_NOMEM, "out of memory");
             goto out;
         }
-        if ((e = web_margins(p, docs, n, n_terms, occ, margin)))
+        if (!given && (e = web_margins(p, docs, n, n_terms, occ, margin)))
             goto out;
-        start_from_web(m, docs, n, margin, z);
+        const double *mg = given ? given : margin;
+        start_from_web(m, docs, n, mg, z);
         for (size_t d = 0; barred && d < n; d++)
-            barred[d] = docs[d].label == NBEM_UNLABELED && !(margin[d] >= -p->web_gate);
+            barred[d] = docs[d].label == NBEM_UNLABELED && !(mg[d] >= -p->web_gate);
         m_step(m, p, docs, n, occ, z, tot);
     }
     for (uint32_t it = 0; it < p->iterations; it++) {

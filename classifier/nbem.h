@@ -95,6 +95,11 @@ struct nbem; /* a fit model: read-only, shareable by threads */
  */
 enum err nbem_fit(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
                   uint32_t n_terms, struct nbem **out) WARN_UNUSED;
+
+/* nbem_fit with the pages' web margins given (nbem_web_margins' of the same p, docs and
+ * n_terms), not computed again: the same model. */
+enum err nbem_fit_margins(const struct nbem_params *p, const struct nbem_doc *docs, size_t n,
+                          uint32_t n_terms, const double *margin, struct nbem **out) WARN_UNUSED;
 void nbem_free(struct nbem *m);
 
 /*

@@ -253,9 +253,12 @@ static double quantile_of(const double *sorted, size_t n, double q)
     return lo + 1 < n ? sorted[lo] * (1 - frac) + sorted[lo + 1] * frac : sorted[lo];
 }
 
-/* The threshold from spies (sitejudge_fit in sitejudge.h). */
+/* The threshold from spies (sitejudge_fit in sitejudge.h). fold_margin: the web margins
+ * of gate_folds folds choose_web_gate left out (NULL: none), the same folds as the spies'
+ * when there are as many: their fits take them rather than compute them again. */
 static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc *docs,
-                              double *threshold, size_t *n_spies)
+                              const double *fold_margin, uint32_t gate_folds, double *threshold,
+                              size_t *n_spies)
 {
     const struct sitejudge_params *p = &sj->p;
     *threshold = p->threshold;
@@ -280,7 +283,8 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
     for (uint32_t f = 0; !e && f < folds; f++) {
         leave_out(sj, docs, fold, f, d);
         struct nbem *m = NULL;
-        e = nbem_fit(&em, d, rows, sj->n_terms, &m);
+        const double *given = fold_margin && gate_folds == folds ? fold_margin + f * rows : NULL;
+        e = nbem_fit_margins(&em, d, rows, sj->n_terms, given, &m);
         for (size_t s = 0; !e && s < sj->n_sites; s++)
             if (fold[s] == (int)f) {
                 double sc = site_score(sj, m, s);
@@ -312,12 +316,15 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
  * WEB_GATE_FOLDS folds, each fold's pages given the web margin of a model that did not
  * learn from them; the gate g stops the lowest web_gate_quantile of those margins (-g
  * is their quantile, g >= 0). Without the web start or with web_gate_quantile <= 0,
- * *gate stays as given.
+ * *gate stays as given. *fold_margin (malloc'd, NULL with no fold) gets each fold's
+ * margins, rows by rows, *n_folds their number: the spies' fits take them.
  */
 static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_doc *docs,
-                                double *gate)
+                                double *gate, double **fold_margin, uint32_t *n_folds)
 {
     const struct sitejudge_params *p = &sj->p;
+    *fold_margin = NULL;
+    *n_folds = 0;
     if (!p->em.web_start || !(p->web_gate_quantile > 0))
         return ERR_OK; /* em.web_gate as given */
     *gate = INFINITY;
@@ -328,22 +335,28 @@ static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_do
     uint32_t folds = deal_folds(sj, WEB_GATE_FOLDS, fold, &n_targets);
     size_t rows = sj->n_docs, n = 0;
     struct nbem_doc *d = malloc((rows ? rows : 1) * sizeof *d);
-    double *margin = malloc((rows ? rows : 1) * sizeof *margin);
+    size_t cells = (size_t)folds * rows;
+    double *margin = malloc((cells ? cells : 1) * sizeof *margin);
     double *held = malloc((rows ? rows : 1) * sizeof *held);
     enum err e = d && margin && held ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
     for (uint32_t f = 0; !e && f < folds; f++) {
         leave_out(sj, docs, fold, f, d);
-        e = nbem_web_margins(&p->em, d, rows, sj->n_terms, margin);
+        double *mf = margin + f * rows;
+        e = nbem_web_margins(&p->em, d, rows, sj->n_terms, mf);
         for (size_t s = 0; !e && s < sj->n_sites; s++)
             if (fold[s] == (int)f)
                 for (size_t k = sj->site_start[s]; k < sj->site_start[s + 1]; k++)
                     if (docs[k].n > 0)
-                        held[n++] = margin[k];
+                        held[n++] = mf[k];
     }
     if (!e && n) {
         qsort(held, n, sizeof *held, cmp_double);
         double q = quantile_of(held, n, p->web_gate_quantile);
         *gate = q < 0 ? -q : 0;
+    }
+    if (!e && folds) {
+        *fold_margin = margin, *n_folds = folds;
+        margin = NULL;
     }
     free(fold);
     free(d);
@@ -450,11 +463,14 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
                     sj->p.min_sites);
     if (!e)
         e = cluster_others(sj, docs);
+    double *fold_margin = NULL;
+    uint32_t gate_folds = 0;
     if (!e)
-        e = choose_web_gate(sj, docs, &sj->p.em.web_gate);
+        e = choose_web_gate(sj, docs, &sj->p.em.web_gate, &fold_margin, &gate_folds);
     out->web_gate = sj->p.em.web_gate;
     if (!e)
-        e = spy_threshold(sj, docs, &out->threshold, &out->spies);
+        e = spy_threshold(sj, docs, fold_margin, gate_folds, &out->threshold, &out->spies);
+    free(fold_margin);
     if (!e)
         e = nbem_fit(&sj->p.em, docs, sj->n_docs, sj->n_terms, &sj->m);
     if (!e) {

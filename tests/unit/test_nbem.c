@@ -603,6 +603,37 @@ static void gate_web(struct web *w)
                  (const uint32_t[]){3, 3, 3, 3});
 }
 
+/* A fit given the pages' web margins (nbem_fit_margins) is the fit that computes them:
+ * the same bytes; given other margins, another start (so they are used). */
+static void test_fit_given_margins(void **state)
+{
+    (void)state;
+    static struct web w;
+    gate_web(&w);
+    struct nbem_params p;
+    nbem_params_default(&p);
+    p.web_gate = 2;
+    double margin[128];
+    assert_true(w.n <= 128);
+    assert_int_equal(nbem_web_margins(&p, w.d, w.n, 400, margin), ERR_OK);
+    struct nbem *a = NULL, *b = NULL, *c = NULL;
+    assert_int_equal(nbem_fit(&p, w.d, w.n, 400, &a), ERR_OK);
+    assert_int_equal(nbem_fit_margins(&p, w.d, w.n, 400, margin, &b), ERR_OK);
+    for (size_t d = 0; d < w.n; d++)
+        margin[d] = -margin[d];
+    assert_int_equal(nbem_fit_margins(&p, w.d, w.n, 400, margin, &c), ERR_OK);
+    struct buf ba, bb, bc;
+    buf_init(&ba, 0), buf_init(&bb, 0), buf_init(&bc, 0);
+    assert_int_equal(nbem_serialize(a, &ba), ERR_OK);
+    assert_int_equal(nbem_serialize(b, &bb), ERR_OK);
+    assert_int_equal(nbem_serialize(c, &bc), ERR_OK);
+    assert_int_equal(ba.len, bb.len);
+    assert_memory_equal(ba.data, bb.data, ba.len);
+    assert_true(bc.len != ba.len || memcmp(bc.data, ba.data, ba.len) != 0);
+    buf_release(&ba), buf_release(&bb), buf_release(&bc);
+    nbem_free(a), nbem_free(b), nbem_free(c);
+}
+
 static void test_web_gate(void **state)
 {
     (void)state;
@@ -661,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_scores_every_width),
         cmocka_unit_test(test_web_start),
         cmocka_unit_test(test_web_gate),
+        cmocka_unit_test(test_fit_given_margins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
