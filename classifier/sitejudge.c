@@ -33,12 +33,17 @@ struct sitejudge {
     int fitted;
 };
 
-double sitejudge_confidence(double score, double threshold)
+double sitejudge_evidence(double score, double threshold)
 {
     double eps = 1e-9;
     double x = score < eps ? eps : score > 1 - eps ? 1 - eps : score;
     double t = threshold < eps ? eps : threshold > 1 - eps ? 1 - eps : threshold;
-    return 1 / (1 + exp(-(log(x / (1 - x)) - log(t / (1 - t)))));
+    return log(x / (1 - x)) - log(t / (1 - t));
+}
+
+double sitejudge_confidence(double score, double threshold)
+{
+    return 1 / (1 + exp(-sitejudge_evidence(score, threshold)));
 }
 
 enum err sitejudge_new(const struct sitejudge_params *p, struct sitejudge **out)

@@ -46,6 +46,9 @@ struct sitejudge_params {
  * the threshold maps to 1/2.
  */
 double sitejudge_confidence(double score, double threshold);
+/* Its logit, logit(score) - logit(threshold) (clamped the same): the text's evidence a
+ * website's links add to (classifier/linkjudge.h). */
+double sitejudge_evidence(double score, double threshold);
 
 struct sitejudge;
 

@@ -70,12 +70,15 @@ void cmd_judge_usage(void)
            "                      explain much worse than the whole web never joins the\n"
            "                      topic's component; the gate would stop the share Q of\n"
            "                      the examples' own pages, each left out of the model\n"
-           "                      (0: no gate; default %g)\n",
+           "                      (0: no gate; default %g)\n"
+           "  --link-rounds N     a website's verdict weighs the verdicts of the examined\n"
+           "                      websites it links to and that link to it, learnt again\n"
+           "                      N times (0: its text alone; default %u)\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
            d.spy_prior_weight, d.other_clusters, d.cluster_sites, d.em.web_start,
-           d.web_gate_quantile);
+           d.web_gate_quantile, d.link_rounds);
 }
 
 /* A dry run's verdicts scored as if written: *after. */
@@ -97,7 +100,8 @@ static enum err score_dry_run(struct store *s, int64_t job, const struct labels 
 int cmd_judge(int argc, char **argv)
 {
     int64_t job = 0;
-    int dry_run = 0, comps, iters, min_sites, folds, spy_iters, clusters, cluster_sites, web_start;
+    int dry_run = 0, comps, iters, min_sites, folds, spy_iters, clusters, cluster_sites, web_start,
+        link_rounds;
     const char *db = NULL, *labels_path = NULL;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
@@ -109,6 +113,7 @@ int cmd_judge(int argc, char **argv)
     clusters = (int)p.other_clusters;
     cluster_sites = (int)p.cluster_sites;
     web_start = (int)p.em.web_start;
+    link_rounds = (int)p.link_rounds;
     const struct opts_entry tab[] = {
         OPTS_INT64("job", &job, 1, INT64_MAX, "a job id"),
         OPTS_FLAG("dry-run", &dry_run),
@@ -132,6 +137,7 @@ int cmd_judge(int argc, char **argv)
         OPTS_INT("cluster-sites", &cluster_sites, 1, 1000000, "1..1000000"),
         OPTS_INT("web-start", &web_start, 0, 1, "0 or 1"),
         OPTS_DOUBLE("web-gate", &p.web_gate_quantile, 0, 0.99, "a number in [0, 0.99]"),
+        OPTS_INT("link-rounds", &link_rounds, 0, 100, "0..100"),
     };
     const struct opts_parser parser = {"judge", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
                                        .max_args = 0};
@@ -149,6 +155,7 @@ int cmd_judge(int argc, char **argv)
     p.other_clusters = (uint32_t)clusters;
     p.cluster_sites = (uint32_t)cluster_sites;
     p.em.web_start = (uint32_t)web_start;
+    p.link_rounds = (uint32_t)link_rounds;
     struct labels *labels = NULL;
     if (labels_path && labels_load(labels_path, &labels) != ERR_OK)
         return cli_fail("judge", "%s", err_msg());

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classifier/linkjudge.h"
 #include "classifier/sitejudge.h"
 #include "classifier/termvec.h"
 #include "classifier/vocab.h"
@@ -31,6 +32,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .other_clusters = 10,
                                   .cluster_sites = 6,
                                   .web_gate_quantile = 0.1,
+                                  .link_rounds = 3,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
 }
@@ -61,6 +63,11 @@ static uint32_t label_of(const char *role)
 double jobjudge_confidence(double score, double threshold)
 {
     return sitejudge_confidence(score, threshold);
+}
+
+double jobjudge_evidence(double score, double threshold)
+{
+    return sitejudge_evidence(score, threshold);
 }
 
 /*
@@ -119,9 +126,94 @@ static enum err judge_sites(const struct sitejudge *sj, const struct store_rows 
         double c = jobjudge_confidence(conf, threshold);
         if (!relevant && c > 0.5)
             c = 0.5; /* vetoed: not above 1/2 */
-        (*out)[(*n_out)++] = (struct judgestore_verdict){store_rows_get(r, i, 0), c, relevant};
+        (*out)[(*n_out)++] =
+            (struct judgestore_verdict){store_rows_get(r, i, 0), c, relevant, NAN, 0, 0};
     }
     return ERR_OK;
+}
+
+/* Website k of the rows (first: their first rows, in host order) named host, or -1. */
+static long site_of(const struct store_rows *r, const size_t *first, size_t n_sites,
+                    const char *host)
+{
+    size_t lo = 0, hi = n_sites;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(host, store_rows_get(r, (int)first[mid], 0));
+        if (c == 0)
+            return (long)mid;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}
+
+/*
+ * The verdicts v[0..n_v) (one per judged website, in the rows' order) weighed with their
+ * links (classifier/linkjudge.h): every examined website of the rows is a node, an example
+ * or a label with its verdict fixed, a website the model did not judge with its stored
+ * verdict; the links are the stored edges between them.
+ */
+static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge *sj,
+                            const struct store_rows *r, const size_t *first, double threshold,
+                            uint32_t rounds, struct judgestore_verdict *v, size_t n_v)
+{
+    size_t n_sites = sitejudge_sites(sj);
+    if (rounds == 0 || n_sites == 0)
+        return ERR_OK;
+    struct store_rows *lr = NULL;
+    struct linkjudge_site *ls = calloc(n_sites, sizeof *ls);
+    long *verdict = malloc(n_sites * sizeof *verdict); /* site k's index in v, or -1 */
+    struct linkjudge_edge *edges = NULL;
+    size_t n_edges = 0;
+    enum err e = ls && verdict ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    for (size_t k = 0, j = 0; !e && k < n_sites; k++) {
+        int i = (int)first[k];
+        uint32_t label = label_of(store_rows_get(r, i, 1));
+        int judged = j < n_v && strcmp(v[j].host, store_rows_get(r, i, 0)) == 0;
+        verdict[k] = judged ? (long)j : -1;
+        if (label != NBEM_UNLABELED)
+            ls[k].fixed = label == NBEM_TARGET;
+        else if (!judged)
+            ls[k].fixed = strcmp(store_rows_get(r, i, 4), "t") == 0;
+        else {
+            const char *examined = store_rows_get(r, i, 3);
+            ls[k].fixed = -1;
+            ls[k].text = jobjudge_evidence(sitejudge_score(sj, k), threshold);
+            ls[k].veto = examined && strcmp(examined, "t") != 0;
+            j++;
+        }
+    }
+    if (!e)
+        e = judgestore_links(s, job, &lr);
+    size_t rows = lr ? (size_t)store_rows_count(lr) : 0;
+    if (!e && !(edges = malloc((rows ? rows : 1) * sizeof *edges)))
+        e = err_set(ERR_NOMEM, "out of memory");
+    for (size_t k = 0; !e && k < rows; k++) {
+        long a = site_of(r, first, n_sites, store_rows_get(lr, (int)k, 0));
+        long b = site_of(r, first, n_sites, store_rows_get(lr, (int)k, 1));
+        if (a >= 0 && b >= 0) /* a website with no stored terms is no node */
+            edges[n_edges++] = (struct linkjudge_edge){(uint32_t)a, (uint32_t)b};
+    }
+    if (!e)
+        e = linkjudge_run(ls, n_sites, edges, n_edges, rounds, NULL);
+    for (size_t k = 0; !e && k < n_sites; k++) {
+        if (verdict[k] < 0)
+            continue;
+        struct judgestore_verdict *d = &v[verdict[k]];
+        d->relevant = ls[k].relevant;
+        d->confidence = linkjudge_confidence(&ls[k]);
+        d->link_evidence = ls[k].evidence;
+        d->link_count = ls[k].linked;
+        d->link_relevant = ls[k].linked_relevant;
+    }
+    free(edges);
+    free(verdict);
+    free(ls);
+    store_rows_free(lr);
+    return e;
 }
 
 /* A dry run's figures: the verdicts v would change, and the job's relevant websites after
@@ -200,11 +292,12 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
         " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"other_clusters\": %u,"
         " \"cluster_sites\": %u, \"web_start\": %u, \"web_gate_quantile\": %.6g,"
-        " \"min_pages\": %lld}",
+        " \"link_rounds\": %u, \"min_pages\": %lld}",
         p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
         p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
-        p->cluster_sites, p->em.web_start, p->web_gate_quantile, (long long)p->min_pages);
+        p->cluster_sites, p->em.web_start, p->web_gate_quantile, p->link_rounds,
+        (long long)p->min_pages);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
     enum err e = model_bytes(sj, &data);
@@ -364,6 +457,8 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
                     (long long)job);
     if (!e)
         e = judge_sites(sj, r, first, fit.threshold, &v, &n_v);
+    if (!e)
+        e = weigh_links(s, job, sj, r, first, fit.threshold, p->link_rounds, v, n_v);
     if (!e) {
         out->pages = fit.pages;
         out->terms = fit.terms;

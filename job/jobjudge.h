@@ -32,6 +32,8 @@ struct jobjudge_params {
     uint32_t cluster_sites;   /* ... one per this many "other" example websites (>= 1) */
     double web_gate_quantile; /* the web gate would stop this share of the relevant
                                * examples' pages, left out (sitejudge.h); 0: no gate */
+    uint32_t link_rounds;     /* rounds of weighing each verdict with its links'
+                               * (classifier/linkjudge.h); 0: the text alone */
     int64_t min_pages;        /* fewer pages read by the crawl: no model, the verdicts stay */
     int keep_model;           /* hand the model out (jobjudge_result.model) */
 };
@@ -52,6 +54,9 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
  * relevant means a confidence above 1/2, as with the page classifier's verdicts.
  */
 double jobjudge_confidence(double score, double threshold);
+/* Its logit, logit(score) - logit(threshold): the text's evidence, to which a judging adds
+ * the website's links' (classifier/linkjudge.h, sites.link_evidence). */
+double jobjudge_evidence(double score, double threshold);
 
 /* A website's verdict by a dry run. */
 struct jobjudge_verdict {

@@ -80,15 +80,25 @@ static enum err add_pages(json_t *pages, const struct jobjudge_model *jm,
     return e;
 }
 
-/* The answer's crawl_model member: the model's figures and the website's score (veto: the
- * examination said not relevant, which no crawl model overrules). */
+/*
+ * The answer's crawl_model member: the model's figures, the website's score and its
+ * text's evidence, logit(score) - logit(threshold); its links' evidence as the judging
+ * stored it (judged.links, classifier/linkjudge.h; none: 0 and null); the confidence
+ * from both; vetoed: both say relevant but the examination said not, which no crawl model
+ * overrules.
+ */
 static json_t *model_view(const struct jobjudge_model *jm, int64_t id, double score, json_t *o)
 {
-    double t = jobjudge_model_threshold(jm);
-    int vetoed = score > t && json_is_false(json_object_get(o, "examined_relevant"));
-    return json_pack("{s:I, s:o, s:f, s:o, s:f, s:b}", "model_id", (json_int_t)id, "score",
-                     number(score), "threshold", t, "confidence",
-                     number(jobjudge_confidence(score, t)), "weight_cap",
+    double t = jobjudge_model_threshold(jm), text = jobjudge_evidence(score, t);
+    json_t *links = json_object_get(json_object_get(o, "judged"), "links");
+    json_t *lev = json_object_get(links, "evidence");
+    double ev = json_is_number(lev) ? json_number_value(lev) : 0;
+    int vetoed = text + ev > 0 && json_is_false(json_object_get(o, "examined_relevant"));
+    double conf = 1 / (1 + exp(-(text + ev)));
+    return json_pack("{s:I, s:o, s:f, s:o, s:o, s:o, s:f, s:b}", "model_id", (json_int_t)id,
+                     "score", number(score), "threshold", t, "text_evidence", number(text),
+                     "link_evidence", json_is_number(lev) ? number(ev) : json_null(), "confidence",
+                     number(vetoed && conf > 0.5 ? 0.5 : conf), "weight_cap",
                      jobjudge_model_weight_cap(jm), "vetoed", vetoed);
 }
 

@@ -181,7 +181,10 @@ static enum err job_exists(struct store *s, int64_t job)
     "   'by', " JUDGESTORE_SQL_BY ", 'model_id', s.model_id,"                                      \
     "   'at', to_char(" JUDGESTORE_SQL_AT SQL_TIME ","                                             \
     "   'model', (SELECT json_build_object(" CRAWL_MODEL_FIGURES ")"                               \
-    "     FROM models cm WHERE cm.id = s.model_id)) END,"
+    "     FROM models cm WHERE cm.id = s.model_id),"                                               \
+    "   'links', CASE WHEN s.link_evidence IS NOT NULL AND s.label IS NULL"                        \
+    "     THEN json_build_object('evidence', s.link_evidence, 'count', s.link_count,"              \
+    "     'relevant', s.link_relevant) END) END,"
 
 /* The sites a list shows: $1 job, $2 relevant or not (NULL: both), $5 role (NULL: both). */
 #define SITES_WHERE                                                                                \

@@ -1,6 +1,7 @@
 /* What judging a job again reads and writes (judgestore.h). */
 #include "store/judgestore.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,19 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
         " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
         " ORDER BY s.host, p.id",
         1, p, out);
+}
+
+enum err judgestore_links(struct store *s, int64_t job, struct store_rows **out)
+{
+    char j[24];
+    const char *p[] = {NUM(j, job)};
+    return store_query(s,
+                       "SELECT e.src_host, e.dst_host FROM edges e"
+                       " JOIN sites a ON a.job_id = e.job_id AND a.host = e.src_host"
+                       " JOIN sites b ON b.job_id = e.job_id AND b.host = e.dst_host"
+                       " WHERE e.job_id = $1 AND e.src_host <> e.dst_host"
+                       " AND a.state = 'examined' AND b.state = 'examined'",
+                       1, p, out);
 }
 
 enum err judgestore_site_terms(struct store *s, int64_t job, const char *host, int64_t model_id,
@@ -80,7 +94,7 @@ enum err judgestore_summary(struct store *s, int64_t job, struct judgestore_summ
 }
 
 struct write_ctx {
-    const char *p[5];
+    const char *p[8];
     int64_t changed, relevant;
 };
 
@@ -95,9 +109,10 @@ static enum err write_tx(struct store *s, void *arg)
         return e;
     e = store_query(
         s,
-        "WITH it AS (SELECT * FROM unnest($3::text[], $4::float8[], $5::bool[])"
-        "  AS t(host, conf, rel)), "
+        "WITH it AS (SELECT * FROM unnest($3::text[], $4::float8[], $5::bool[],"
+        "  $6::float8[], $7::int[], $8::int[]) AS t(host, conf, rel, lev, lcount, lrel)), "
         "u AS (UPDATE sites s SET confidence = it.conf, relevant = it.rel, model_id = $2,"
+        "  link_evidence = it.lev, link_count = it.lcount, link_relevant = it.lrel,"
         "  examined_relevant = coalesce(s.examined_relevant, s.relevant),"
         "  judged_at = now(),"
         "  found_pages = CASE WHEN it.rel AND NOT s.relevant"
@@ -108,7 +123,7 @@ static enum err write_tx(struct store *s, void *arg)
         "  RETURNING it.rel <> (SELECT relevant FROM sites o WHERE o.job_id = $1"
         "   AND o.host = s.host) AS flipped) "
         "SELECT count(*) FILTER (WHERE flipped) FROM u",
-        5, w->p, &r);
+        8, w->p, &r);
     if (!e)
         w->changed = store_rows_i64(r, 0, 0, 0);
     store_rows_free(r);
@@ -125,25 +140,33 @@ enum err judgestore_write(struct store *s, int64_t job, int64_t model_id,
                           const struct judgestore_verdict *v, size_t n, int64_t *relevant,
                           int64_t *changed)
 {
-    struct buf a[3];
-    enum err e = sqlarray_init(a, 3);
+    struct buf a[6];
+    enum err e = sqlarray_init(a, 6);
     for (size_t i = 0; !e && i < n; i++) {
+        int links = !isnan(v[i].link_evidence);
         e = sqlarray_text(&a[0], v[i].host);
         if (!e)
             e = sqlarray_double(&a[1], v[i].confidence);
         if (!e)
             e = sqlarray_text(&a[2], v[i].relevant ? "true" : "false");
+        if (!e)
+            e = sqlarray_double(&a[3], v[i].link_evidence);
+        if (!e)
+            e = links ? sqlarray_long(&a[4], v[i].link_count) : sqlarray_text(&a[4], NULL);
+        if (!e)
+            e = links ? sqlarray_long(&a[5], v[i].link_relevant) : sqlarray_text(&a[5], NULL);
     }
     if (!e)
-        e = sqlarray_close(a, 3);
+        e = sqlarray_close(a, 6);
     char j[24], m[24];
     struct write_ctx w = {{NUM(j, job), model_id > 0 ? NUM(m, model_id) : NULL, buf_str(&a[0]),
-                           buf_str(&a[1]), buf_str(&a[2])},
+                           buf_str(&a[1]), buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4]),
+                           buf_str(&a[5])},
                           0,
                           0};
     if (!e)
         e = store_tx_idempotent(s, write_tx, &w);
-    sqlarray_release(a, 3);
+    sqlarray_release(a, 6);
     if (!e) {
         *relevant = w.relevant;
         *changed = w.changed;

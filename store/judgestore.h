@@ -45,6 +45,10 @@ struct store_rows;
  */
 enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
 
+/* The links between job's examined websites (source host, destination host; none from a
+ * website to itself): what the verdicts' link evidence is from. */
+enum err judgestore_links(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
+
 /*
  * The pages of job's website host as its verdict by the crawl model model_id saw them, in
  * the order read: column 0 the url, 1 the page's terms, NULL for a page without or stored
@@ -79,6 +83,8 @@ struct judgestore_verdict {
     const char *host;
     double confidence; /* Pr[target|W] by the model */
     int relevant;
+    double link_evidence; /* its links' (classifier/linkjudge.h); NaN: none (the three NULL) */
+    uint32_t link_count, link_relevant;
 };
 
 /*

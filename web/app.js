@@ -929,6 +929,11 @@ function trainingWords(d) {
     + `(${fmtInt(t.pages_classified)} classified, mean ${fmtNum(t.mean_page_confidence, 3)}).`;
 }
 
+/* A number with its sign, 2 decimals. */
+function signed(x) {
+  return `${x > 0 ? '+' : x < 0 ? '\u2212' : ''}${fmtNum(Math.abs(x), 2)}`;
+}
+
 /* Who gave the verdict, and when (docs/api.md, "A verdict explained": judged). */
 function judgedWords(d) {
   const j = d.judged;
@@ -944,13 +949,20 @@ function judgedWords(d) {
   const last = d.pages.length ? d.pages[d.pages.length - 1].posterior : null;
   const cm = d.crawl_model;
   const above = cm && cm.score > cm.threshold;
+  const links = j.links;
+  const withLinks = cm && cm.link_evidence != null;
+  const yes = cm && cm.text_evidence + (withLinks ? cm.link_evidence : 0) > 0;
   const verdict = cm && cm.vetoed
     ? '; but the page classifier called it not relevant as it read it, and a crawl model never '
       + 'overrules that: not relevant'
-    : `, so ${above ? 'relevant' : 'not relevant'}`;
+    : `, so ${yes ? 'relevant' : 'not relevant'}`;
+  const linkWords = !withLinks || !links ? ''
+    : `; its links weigh in: ${fmtInt(links.relevant)} of its ${fmtInt(links.count)} links to or from `
+      + `examined websites are to or from relevant ones, evidence ${signed(cm.link_evidence)} nats `
+      + `against the text's ${signed(cm.text_evidence)}`;
   const score = !cm ? '' : ` Its score, the mean of its pages' Pr[target | page] by this model weighted by `
     + `each page's weight, is ${fmtNum(cm.score, 3)}: ${above ? 'above' : 'not above'} `
-    + `the threshold ${fmtNum(cm.threshold, 3)}${verdict}.`;
+    + `the threshold ${fmtNum(cm.threshold, 3)}${linkWords}${verdict}.`;
   return `Judged by the crawl model #${j.model_id}${figures ? ` (${figures})` : ''} at ${fmtTime(j.at)}, `
     + `from the pages read.${score} Below, ${cm ? "each page as the crawl model sees it (the last two columns) and " : ''}`
     + 'how the page classifier judged it while it was read'

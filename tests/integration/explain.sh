@@ -80,15 +80,27 @@ else:
     assert all(p["model_weight"] is None for p in pages if p["model_pr"] is None), pages
     score = sum(p["model_pr"] * p["model_weight"] for p in counted) / sum(p["model_weight"] for p in counted)
     assert abs(score - cm["score"]) <= 1e-9, (score, cm)
-    # A model's "relevant" over an examination's "not relevant" is vetoed: not relevant,
-    # at confidence 0.5 (docs/classifier.md).
-    assert cm["vetoed"] == (cm["score"] > cm["threshold"] and d["examined_relevant"] is False), cm
+    # The text's evidence is logit(score) - logit(threshold); the links' is the
+    # judging's (judged.links); the verdict is their sum's sign. A model's "relevant" over
+    # an examination's "not relevant" is vetoed: not relevant, at confidence 0.5
+    # (docs/classifier.md).
+    logit = lambda x: math.log(min(max(x, 1e-9), 1 - 1e-9) / (1 - min(max(x, 1e-9), 1 - 1e-9)))
+    text = logit(cm["score"]) - logit(cm["threshold"])  # both clamped as the code does
+    assert abs(text - cm["text_evidence"]) <= 1e-6, (text, cm)
+    links = judged["links"]
+    assert (links is None) == (cm["link_evidence"] is None), (links, cm)
+    if links is not None:
+        assert cm["link_evidence"] == links["evidence"], (links, cm)
+        assert 0 <= links["relevant"] <= links["count"], links
+        assert links["count"] > 0 or links["evidence"] == 0, links
+    both = text + (cm["link_evidence"] or 0)
+    assert cm["vetoed"] == (both > 0 and d["examined_relevant"] is False), cm
     if cm["vetoed"]:
         assert d["relevant"] is False and d["confidence"] == 0.5, d
     else:
         assert abs(cm["confidence"] - d["confidence"]) <= 1e-3, (cm, d["confidence"])
         if abs(cm["confidence"] - 0.5) > 1e-3:
-            assert (cm["score"] > cm["threshold"]) == d["relevant"], (cm, d["relevant"])
+            assert (both > 0) == d["relevant"], (cm, d["relevant"])
 assert d["prior"] is not None and 0 < d["prior"] < 1
 # An unclassified page leaves the posterior; so does every page after the verdict.
 prev, classified = d["prior"], 0
@@ -126,6 +138,16 @@ PY
 done >"$SCRATCH/reasons.txt"
 ok "$n_hosts websites: pages in order, the last posterior the examination's confidence, a stop reason consistent with the site, in-edges as stored, the crawl model's view of each page giving its verdict"
 echo "stop reasons: $(cut -d' ' -f1-2 "$SCRATCH/reasons.txt" | sort | uniq -c | tr -s ' \n' ' ')"
+# The crawl model's verdicts weigh their links (classifier/linkjudge.h): some websites have
+# links' evidence, each counting no more links than it has to or from examined websites.
+linked=$(psql_q "select count(*) filter (where s.link_count > 0),
+  count(*) filter (where s.link_count > (select count(*) from edges e join sites o
+    on o.job_id = e.job_id and o.state = 'examined' and o.host = case when e.src_host = s.host
+    then e.dst_host else e.src_host end where e.job_id = s.job_id and e.src_host <> e.dst_host
+    and s.host in (e.src_host, e.dst_host)))
+  from sites s where s.job_id = $job and s.link_evidence is not null")
+[[ ${linked%|*} -ge 1 && ${linked#*|} == 0 ]] || fail "links' evidence (with links, over-counted): $linked"
+ok "${linked%|*} verdicts weigh their links' evidence, none counts more links than it has"
 # The job (judge=crawl_model, judge_pages=200) judged every website again at 200 pages and
 # at the crawl's end (300): each verdict is the job's last crawl model's, as the job says.
 assert_eq 200 "$(req "/api/jobs/$job")" "GET the job" >/dev/null
@@ -316,6 +338,8 @@ assert d["judged"]["by"] == "crawl_model" and cm["model_id"] == d["judged"]["mod
 counted = [p for p in pages if p["model_pr"] is not None]
 assert 0 < len(counted) <= int(sys.argv[2]), (len(counted), sys.argv[2])
 assert abs(cm["confidence"] - d["confidence"]) <= 1e-3 or cm["vetoed"], (cm, d["confidence"])
+# A verdict given as the website was read has no links' evidence (the next judging's).
+assert cm["link_evidence"] is None and d["judged"]["links"] is None, (cm, d["judged"])
 assert cm["vetoed"] == (cm["score"] > cm["threshold"] and d["examined_relevant"] is False), cm
 if cm["vetoed"]:
     assert d["relevant"] is False and d["confidence"] == 0.5, d

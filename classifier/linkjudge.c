@@ -1,0 +1,127 @@
+/* A website's verdict with its links' (linkjudge.h). */
+#include "classifier/linkjudge.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A site's verdict as its neighbours see it this round. */
+static int verdict_of(const struct linkjudge_site *s)
+{
+    return s->fixed >= 0 ? s->fixed : s->relevant;
+}
+
+/* One direction's links as lists: the neighbours of site i are nb[at[i] .. at[i + 1]). */
+struct adjacency {
+    size_t *at;
+    uint32_t *nb;
+};
+
+static enum err adjacency_build(struct adjacency *a, size_t n, const struct linkjudge_edge *edges,
+                                size_t n_edges, int reverse)
+{
+    a->at = calloc(n + 1, sizeof *a->at);
+    a->nb = malloc((n_edges ? n_edges : 1) * sizeof *a->nb);
+    if (!a->at || !a->nb)
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < n_edges; k++)
+        a->at[(reverse ? edges[k].dst : edges[k].src) + 1]++;
+    for (size_t i = 0; i < n; i++)
+        a->at[i + 1] += a->at[i];
+    size_t *fill = malloc((n ? n : 1) * sizeof *fill);
+    if (!fill)
+        return err_set(ERR_NOMEM, "out of memory");
+    memcpy(fill, a->at, n * sizeof *fill);
+    for (size_t k = 0; k < n_edges; k++) {
+        uint32_t from = reverse ? edges[k].dst : edges[k].src;
+        a->nb[fill[from]++] = reverse ? edges[k].src : edges[k].dst;
+    }
+    free(fill);
+    return ERR_OK;
+}
+
+static void adjacency_release(struct adjacency *a)
+{
+    free(a->at);
+    free(a->nb);
+}
+
+/* a1 and a0 of one direction from the verdicts: the share of relevant neighbours among
+ * the neighbours of the relevant websites, and of the others. */
+static void rates_of(const struct linkjudge_site *sites, size_t n, const struct adjacency *a,
+                     double *a1, double *a0)
+{
+    double rel[2] = {LINKJUDGE_PRIOR_LINKS / 2, LINKJUDGE_PRIOR_LINKS / 2};
+    double all[2] = {LINKJUDGE_PRIOR_LINKS, LINKJUDGE_PRIOR_LINKS};
+    for (size_t i = 0; i < n; i++) {
+        int v = verdict_of(&sites[i]);
+        for (size_t k = a->at[i]; k < a->at[i + 1]; k++) {
+            all[v] += 1;
+            rel[v] += verdict_of(&sites[a->nb[k]]);
+        }
+    }
+    *a1 = rel[1] / all[1];
+    *a0 = rel[0] / all[0];
+}
+
+/* Site i's evidence from one direction's neighbours, its counts added to s. */
+static double evidence_of(const struct linkjudge_site *sites, const struct adjacency *a, size_t i,
+                          double a1, double a0, struct linkjudge_site *s)
+{
+    double yes = a1 > a0 ? log(a1 / a0) : 0, no = a1 > a0 ? log((1 - a1) / (1 - a0)) : 0, ev = 0;
+    for (size_t k = a->at[i]; k < a->at[i + 1]; k++) {
+        int w = verdict_of(&sites[a->nb[k]]);
+        s->linked++;
+        s->linked_relevant += (uint32_t)w;
+        ev += w ? yes : no;
+    }
+    return ev;
+}
+
+double linkjudge_confidence(const struct linkjudge_site *s)
+{
+    double c = 1 / (1 + exp(-(s->text + s->evidence)));
+    return s->veto && c > 0.5 ? 0.5 : c;
+}
+
+enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct linkjudge_edge *edges,
+                       size_t n_edges, uint32_t rounds, struct linkjudge_rates *rates)
+{
+    for (size_t k = 0; k < n_edges; k++)
+        if (edges[k].src >= n || edges[k].dst >= n || edges[k].src == edges[k].dst)
+            return err_set(ERR_INVAL, "link %zu: %u -> %u is not between two of %zu websites", k,
+                           edges[k].src, edges[k].dst, n);
+    for (size_t i = 0; i < n; i++) {
+        struct linkjudge_site *s = &sites[i];
+        s->evidence = 0;
+        s->linked = s->linked_relevant = 0;
+        s->relevant = s->fixed >= 0 ? s->fixed : s->text > 0 && !s->veto;
+    }
+    struct linkjudge_rates r = {0.5, 0.5, 0.5, 0.5};
+    struct adjacency out = {0}, in = {0};
+    enum err e = ERR_OK;
+    int *next = NULL;
+    if (rounds > 0 && (e = adjacency_build(&out, n, edges, n_edges, 0)) == ERR_OK &&
+        (e = adjacency_build(&in, n, edges, n_edges, 1)) == ERR_OK &&
+        !(next = malloc((n ? n : 1) * sizeof *next)))
+        e = err_set(ERR_NOMEM, "out of memory");
+    for (uint32_t round = 0; !e && round < rounds; round++) {
+        rates_of(sites, n, &out, &r.out_relevant, &r.out_other);
+        rates_of(sites, n, &in, &r.in_relevant, &r.in_other);
+        for (size_t i = 0; i < n; i++) {
+            struct linkjudge_site *s = &sites[i];
+            s->linked = s->linked_relevant = 0;
+            s->evidence = evidence_of(sites, &out, i, r.out_relevant, r.out_other, s) +
+                          evidence_of(sites, &in, i, r.in_relevant, r.in_other, s);
+            next[i] = s->fixed >= 0 ? s->fixed : s->text + s->evidence > 0 && !s->veto;
+        }
+        for (size_t i = 0; i < n; i++) /* every verdict of a round from the last round's */
+            sites[i].relevant = next[i];
+    }
+    if (!e && rates)
+        *rates = r;
+    free(next);
+    adjacency_release(&out);
+    adjacency_release(&in);
+    return e;
+}

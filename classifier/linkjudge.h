@@ -1,0 +1,68 @@
+/*
+ * A website known by the company it keeps (issue 30, docs/classifier.md "Links"): the
+ * verdicts of the websites it links to and of those that link to it weigh in its own.
+ *
+ * Websites on a topic link to each other more than to the rest of the web (topical
+ * locality, Davison 2000; hyperlinks in classification: Chakrabarti, Dom & Indyk 1998).
+ * How much more is learnt from the job's own verdicts, for each direction: of the links
+ * out of the relevant websites, the share whose other end is relevant (a1), and of the
+ * links out of the others (a0); the same for links in. A website's link evidence is then
+ * the log-likelihood ratio of its neighbours' verdicts, each neighbour a coin of bias a1
+ * if the website is relevant, a0 if not:
+ *   evidence = sum over its neighbours (each link to or from a website given) of
+ *              ln(a1 / a0) if the neighbour is relevant, ln((1 - a1) / (1 - a0)) if not,
+ * and it is relevant when its text's evidence (logit(score) - logit(threshold)) plus its
+ * links' is above 0 and its examination did not veto it. A direction whose a1 is not
+ * above a0 says nothing (evidence 0). The verdicts and the rates are computed again from
+ * each round's verdicts (relaxation labelling), a fixed number of rounds.
+ *
+ * No database, no allocation the caller sees: job/jobjudge.c gives it a job's examined
+ * websites and the links between them.
+ */
+#ifndef SITESCOUT_CLASSIFIER_LINKJUDGE_H
+#define SITESCOUT_CLASSIFIER_LINKJUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct linkjudge_site {
+    /* in */
+    int fixed;   /* -1: this judging decides it (text, veto); 0 or 1: its verdict, kept (an
+                  * example, a label, a website the judging leaves as it is) */
+    double text; /* the text's evidence: logit(score) - logit(threshold) */
+    int veto;    /* its examination called it not relevant: never relevant */
+    /* out */
+    int relevant;             /* the verdict (fixed ones: as given) */
+    double evidence;          /* its links' log-likelihood ratio (nats) */
+    uint32_t linked;          /* its links to or from the other websites given ... */
+    uint32_t linked_relevant; /* ... of which to or from a relevant one (the last round's
+                               * verdicts, those its evidence is from) */
+};
+
+struct linkjudge_edge {
+    uint32_t src, dst; /* indexes into the sites; src != dst, each pair once */
+};
+
+/* The rates learnt in the last round (a1 = *_relevant, a0 = *_other). */
+struct linkjudge_rates {
+    double out_relevant, out_other, in_relevant, in_other;
+};
+
+/* Pseudo-links at 1/2 each rate starts from, so that a job with few links says little. */
+#define LINKJUDGE_PRIOR_LINKS 2.0
+
+/*
+ * Judges sites[0..n) with their links edges[0..n_edges) in `rounds` rounds (0: the text
+ * alone); fills each site's out fields and, if rates is not NULL, the last rates.
+ * ERR_INVAL for an edge out of range or a loop; ERR_NOMEM.
+ */
+enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct linkjudge_edge *edges,
+                       size_t n_edges, uint32_t rounds, struct linkjudge_rates *rates) WARN_UNUSED;
+
+/* The confidence a judged website is stored with: sigma(text + evidence), at most 1/2 when
+ * vetoed. */
+double linkjudge_confidence(const struct linkjudge_site *s);
+
+#endif

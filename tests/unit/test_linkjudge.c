@@ -1,0 +1,147 @@
+/* A website's verdict with its links' (classifier/linkjudge.h). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "classifier/linkjudge.h"
+
+#define FIXED(v)                                                                                   \
+    {                                                                                              \
+        .fixed = (v)                                                                               \
+    }
+#define JUDGED(t)                                                                                  \
+    {                                                                                              \
+        .fixed = -1, .text = (t)                                                                   \
+    }
+
+/*
+ * Four examples (A, B relevant; C, D not) and X, judged, its text a little for: A <-> B,
+ * C <-> D, X -> C, X -> D, A -> X. Rates with 2 pseudo-links at 1/2 (X relevant by its
+ * text in the first round): out of relevant websites A, B, X: 5 links, 3 to relevant ones,
+ * a1 = 4/7; out of C, D: 2 links, none, a0 = 1/4. Into relevant websites: 3 links, all
+ * from relevant ones, a1 = 4/5; into C, D: 4 links, 2 from relevant (X), a0 = 3/6.
+ */
+static void test_rates_and_evidence(void **state)
+{
+    (void)state;
+    struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(0.5)};
+    struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 2}, {4, 3}, {0, 4}};
+    struct linkjudge_rates r;
+    assert_int_equal(linkjudge_run(s, 5, e, 7, 1, &r), ERR_OK);
+    assert_true(fabs(r.out_relevant - 4.0 / 7) < 1e-12);
+    assert_true(fabs(r.out_other - 0.25) < 1e-12);
+    assert_true(fabs(r.in_relevant - 0.8) < 1e-12);
+    assert_true(fabs(r.in_other - 0.5) < 1e-12);
+    /* X: two links out to not relevant websites, one in from a relevant one */
+    double ev = 2 * log((1 - 4.0 / 7) / (1 - 0.25)) + log(0.8 / 0.5);
+    assert_true(fabs(s[4].evidence - ev) < 1e-12);
+    assert_int_equal(s[4].linked, 3);
+    assert_int_equal(s[4].linked_relevant, 1);
+    assert_false(s[4].relevant); /* 0.5 - 0.65 */
+    assert_true(fabs(linkjudge_confidence(&s[4]) - 1 / (1 + exp(-(0.5 + ev)))) < 1e-12);
+    /* the fixed verdicts stay, whatever their links say */
+    assert_true(s[0].relevant && s[1].relevant && !s[2].relevant && !s[3].relevant);
+}
+
+/* Rounds 0: the text alone, no evidence. */
+static void test_no_rounds(void **state)
+{
+    (void)state;
+    struct linkjudge_site s[] = {FIXED(1), JUDGED(-0.2), JUDGED(0.3)};
+    struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 0}};
+    assert_int_equal(linkjudge_run(s, 3, e, 3, 0, NULL), ERR_OK);
+    assert_false(s[1].relevant);
+    assert_true(s[2].relevant);
+    assert_true(s[1].evidence == 0 && s[2].evidence == 0 && s[1].linked == 0);
+}
+
+/*
+ * A web with topical locality: 12 relevant and 24 other websites (fixed), each linking to
+ * 3 of its own kind and 1 of the other; then two judged websites: M, whose text is a
+ * little for (a mixed website) but whose links are all to and from other websites, and
+ * W, whose text is a little against but whose links are to and from relevant ones. The
+ * links turn both; a vetoed website stays not relevant, its confidence at most 1/2.
+ */
+static void test_locality(void **state)
+{
+    (void)state;
+    enum { REL = 12, OTHER = 24, N = REL + OTHER + 3 };
+    struct linkjudge_site s[N];
+    struct linkjudge_edge e[4 * (REL + OTHER) + 12];
+    size_t ne = 0;
+    for (uint32_t i = 0; i < REL + OTHER; i++) {
+        s[i] = (struct linkjudge_site)FIXED(i < REL);
+        uint32_t base = i < REL ? 0 : REL, size = i < REL ? REL : OTHER;
+        for (uint32_t k = 1; k <= 3; k++)
+            e[ne++] = (struct linkjudge_edge){i, base + (i - base + k) % size};
+        e[ne++] = (struct linkjudge_edge){i, i < REL ? REL + i : i % REL};
+    }
+    uint32_t m = REL + OTHER, w = m + 1, v = m + 2;
+    s[m] = (struct linkjudge_site)JUDGED(0.4);
+    s[w] = (struct linkjudge_site)JUDGED(-0.4);
+    s[v] = (struct linkjudge_site){.fixed = -1, .text = -0.4, .veto = 1};
+    for (uint32_t k = 0; k < 2; k++) {
+        e[ne++] = (struct linkjudge_edge){m, REL + k};
+        e[ne++] = (struct linkjudge_edge){REL + 5 + k, m};
+        e[ne++] = (struct linkjudge_edge){w, k};
+        e[ne++] = (struct linkjudge_edge){5 + k, w};
+        e[ne++] = (struct linkjudge_edge){v, 2 + k};
+        e[ne++] = (struct linkjudge_edge){7 + k, v};
+    }
+    struct linkjudge_rates r;
+    assert_int_equal(linkjudge_run(s, N, e, ne, 3, &r), ERR_OK);
+    assert_true(r.out_relevant > 0.6 && r.out_other < 0.3);
+    assert_false(s[m].relevant);
+    assert_true(s[m].evidence < -0.4 && linkjudge_confidence(&s[m]) < 0.5);
+    assert_true(s[w].relevant);
+    assert_true(s[w].evidence > 0.4 && linkjudge_confidence(&s[w]) > 0.5);
+    assert_int_equal(s[w].linked, 4);
+    assert_int_equal(s[w].linked_relevant, 4);
+    assert_false(s[v].relevant);
+    assert_true(s[v].evidence > 0.4 && linkjudge_confidence(&s[v]) == 0.5);
+}
+
+/* A direction in which relevant websites link to relevant ones no more than the others
+ * do says nothing. */
+static void test_no_locality(void **state)
+{
+    (void)state;
+    /* every link crosses: relevant -> other, other -> relevant */
+    struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(0.1)};
+    struct linkjudge_edge e[] = {{0, 2}, {1, 3}, {2, 0}, {3, 1}, {4, 2}, {2, 4}};
+    struct linkjudge_rates r;
+    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, &r), ERR_OK);
+    assert_true(r.out_relevant <= r.out_other && r.in_relevant <= r.in_other);
+    assert_true(s[4].evidence == 0);
+    assert_true(s[4].relevant);
+    assert_int_equal(s[4].linked, 2);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct linkjudge_site s[] = {FIXED(1), JUDGED(0.1)};
+    struct linkjudge_edge out_of_range[] = {{0, 2}}, loop[] = {{1, 1}};
+    assert_int_equal(linkjudge_run(s, 2, out_of_range, 1, 1, NULL), ERR_INVAL);
+    assert_int_equal(linkjudge_run(s, 2, loop, 1, 1, NULL), ERR_INVAL);
+    assert_int_equal(linkjudge_run(s, 2, NULL, 0, 3, NULL), ERR_OK); /* no link: the text */
+    assert_true(s[1].relevant && s[1].evidence == 0);
+    assert_int_equal(linkjudge_run(NULL, 0, NULL, 0, 3, NULL), ERR_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rates_and_evidence),
+        cmocka_unit_test(test_no_rounds),
+        cmocka_unit_test(test_locality),
+        cmocka_unit_test(test_no_locality),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
