@@ -78,6 +78,7 @@ static json_t *jsite(const struct evaluate_site *s, int judge)
     if (judge) {
         json_object_set_new(o, "crawl_score", jnum(s->score));
         json_object_set_new(o, "examined_relevant", json_boolean(s->examined_relevant));
+        json_object_set_new(o, "link_evidence", jnum(s->link_evidence));
     }
     json_object_set_new(o, "homepage_pr", jnum(s->home_pr));
     json_object_set_new(o, "homepage_relevant", json_boolean(s->home_relevant));

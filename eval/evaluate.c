@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classifier/linkjudge.h"
 #include "classifier/sitecls.h"
 #include "classifier/sitejudge.h"
+#include "common/grow.h"
 #include "common/monotime.h"
+#include "common/strmap.h"
 #include "crawler/crawlloop.h"
 #include "crawler/pageinfo.h"
 #include "crawler/sitecrawl.h"
@@ -61,6 +64,9 @@ void evaluate_result_free(struct evaluate_result *r)
         }
         free(r->sites[i].trace);
         free(r->sites[i].homepage);
+        for (size_t j = 0; j < r->sites[i].n_links; j++)
+            free(r->sites[i].links[j]);
+        free(r->sites[i].links);
     }
     free(r->sites);
     for (size_t i = 0; i < r->n_train; i++)
@@ -304,6 +310,13 @@ static enum err target_next(struct run *run, struct target *t, uint64_t tag, siz
         if (run->res->judge && pg[i].terms && !(s->trace[i].terms = strdup(pg[i].terms)))
             return err_set(ERR_NOMEM, "out of memory");
     }
+    size_t ne;
+    const struct edge *edges = sitecrawl_edges(t->sc, &ne);
+    if (run->res->judge && ne && !(s->links = calloc(ne, sizeof *s->links)))
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t i = 0; run->res->judge && i < ne; i++)
+        if (!(s->links[s->n_links++] = strdup(edges[i].host)))
+            return err_set(ERR_NOMEM, "out of memory");
     sitecrawl_free(t->sc);
     t->sc = NULL;
     t->done = 1;
@@ -486,6 +499,63 @@ static enum err add_training(struct sitejudge *sj, const struct corpus *c,
 }
 
 /*
+ * The held-out websites' verdicts t[0..n) weighed with their links to each other, as a
+ * crawl's judging weighs its examined websites' (job/jobjudge.c, classifier/linkjudge.h):
+ * every held-out website is a node (one with no score: not relevant, fixed); a link is a
+ * held-out website's page linking to another's homepage host. The training websites'
+ * links are not read: they are no nodes.
+ */
+static enum err weigh_links(struct target *t, size_t n, double threshold, uint32_t rounds)
+{
+    if (rounds == 0 || n == 0)
+        return ERR_OK;
+    struct strmap index;
+    strmap_init(&index);
+    struct linkjudge_site *ls = calloc(n, sizeof *ls);
+    struct linkjudge_edge *edges = NULL;
+    size_t n_edges = 0, cap = 0;
+    enum err e = ls ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    for (size_t k = 0; !e && k < n; k++) {
+        const struct evaluate_site *s = t[k].out;
+        ls[k].fixed = isnan(s->score) ? 0 : -1;
+        ls[k].text = isnan(s->score) ? 0 : sitejudge_evidence(s->score, threshold);
+        char *host = NULL;
+        if (url_host(s->homepage, &host) != ERR_OK) {
+            err_clear();
+            continue; /* no host, no links in */
+        }
+        if (!strmap_get(&index, host, strlen(host)))
+            e = strmap_put(&index, host, strlen(host), (void *)(k + 1));
+        free(host);
+    }
+    for (size_t k = 0; !e && k < n; k++) {
+        const struct evaluate_site *s = t[k].out;
+        for (size_t j = 0; !e && j < s->n_links; j++) {
+            size_t to = (size_t)strmap_get(&index, s->links[j], strlen(s->links[j]));
+            if (!to || to - 1 == k)
+                continue;
+            e = grow_array((void **)&edges, &cap, n_edges + 1, sizeof *edges);
+            if (!e)
+                edges[n_edges++] = (struct linkjudge_edge){(uint32_t)k, (uint32_t)(to - 1)};
+        }
+    }
+    if (!e)
+        e = linkjudge_run(ls, n, edges, n_edges, rounds, NULL);
+    for (size_t k = 0; !e && k < n; k++) {
+        struct evaluate_site *s = t[k].out;
+        if (ls[k].fixed >= 0)
+            continue;
+        s->relevant = ls[k].relevant;
+        s->confidence = linkjudge_confidence(&ls[k]);
+        s->link_evidence = ls[k].evidence;
+    }
+    free(edges);
+    free(ls);
+    strmap_release(&index);
+    return e;
+}
+
+/*
  * The held-out websites judged by the crawl model, as a crawl judges (evaluate.h): the
  * training websites labelled, every page the internal crawler read of the n held-out
  * websites (t, their traces' terms) unlabelled, the job's default crawl model parameters.
@@ -522,8 +592,11 @@ static enum err judge_crawl_model(struct run *run, const struct corpus *c, struc
         s->score = sitejudge_score(sj, first + k);
         s->relevant = s->score > fit.threshold; /* NaN: no known term, not relevant */
         s->confidence = isnan(s->score) ? NAN : sitejudge_confidence(s->score, fit.threshold);
+        s->link_evidence = NAN;
         res->crawl.unscored += isnan(s->score);
     }
+    if (!e)
+        e = weigh_links(t, n, fit.threshold, jp.link_rounds);
     if (!e) {
         res->crawl.pages = fit.pages;
         res->crawl.terms = fit.terms;

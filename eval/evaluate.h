@@ -63,6 +63,10 @@ struct evaluate_site {
     /* with the crawl model (evaluate_result.judge): relevant and confidence are its */
     double score;          /* its score (sitejudge_score); NaN: no page with a known term */
     int examined_relevant; /* (a)'s verdict */
+    char **links;          /* the hosts its pages read link to (with the crawl model) */
+    size_t n_links;
+    double link_evidence; /* its links' to and from the other held-out websites
+                           * (classifier/linkjudge.h); NaN: none */
     /* (b) the homepage classifier */
     double home_pr;    /* Pr[homepage|target]; NaN when the homepage could not be read */
     int home_relevant; /* home_pr > 0.5 */

@@ -327,11 +327,18 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     assert.equal(await page.getAttribute('#s-judged', 'data-by'), 'crawl_model');
     assert.ok(await page.isVisible('#s-judged'));
     const m = d.judged.model;
+    // What its links added (docs/api.md, judged.links): said when the judging weighed them.
+    const signed = (x) => `${x > 0 ? '\\+' : x < 0 ? '\u2212' : ''}${Math.abs(x).toFixed(2)}`;
+    const l = d.judged.links;
+    assert.ok(l && d.crawl_model.link_evidence === l.evidence, 'the end judging weighed its links');
+    const linkWords = `; its links weigh in: ${l.relevant.toLocaleString('en')} of its `
+      + `${l.count.toLocaleString('en')} links to or from examined websites are to or from relevant ones, `
+      + `evidence ${signed(l.evidence)} nats against the text's ${signed(d.crawl_model.text_evidence)}`;
     assert.match(await page.textContent('#s-judged'), new RegExp(
       `^Judged by the crawl model #${d.judged.model_id} \\(learnt from ${m.pages.toLocaleString('en')} pages`
       + `${m.threshold == null ? '' : `; threshold ${m.threshold.toFixed(3)}`}\\) at .*\\d.*, from the pages read\\. `
       + `Its score, the mean of its pages' Pr\\[target \\| page\\] by this model weighted by each page's weight, `
-      + `is ${d.crawl_model.score.toFixed(3)}: above the threshold ${d.crawl_model.threshold.toFixed(3)}, so relevant\\. `
+      + `is ${d.crawl_model.score.toFixed(3)}: above the threshold ${d.crawl_model.threshold.toFixed(3)}${linkWords}, so relevant\\. `
       + `Below, each page as the crawl model sees it \\(the last two columns\\) and `
       + `how the page classifier judged it while it was read \\(Pr\\[target \\| pages\\] ${cells.at(-1)[2]}\\)\\.$`));
     // Why: the verdict and the stop reason in words.

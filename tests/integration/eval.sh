@@ -133,6 +133,7 @@ assert_contains "$out" "crawl model:         tp " "the crawl model's confusion c
 summary=$(python3 - "$SCRATCH/crawl.json" "$SCRATCH/heldout.json" <<'EOF'
 import json, sys
 r, paper = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+import math
 assert paper["judge"] == "examination" and paper["params"]["judge"] == "examination", \
     "the default stays the paper's verdicts"
 assert r["judge"] == "crawl_model" and r["params"]["judge"] == "crawl_model", r["judge"]
@@ -143,11 +144,20 @@ assert 0 < m["unlabelled_pages"] < m["pages"] == r["training"]["pages"] + m["unl
 assert [s["homepage"] for s in r["sites"]] == [s["homepage"] for s in paper["sites"]]
 w = r["website"]
 cnt = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
+clamp = lambda x: min(max(x, 1e-9), 1 - 1e-9)
+logit = lambda x: math.log(clamp(x) / (1 - clamp(x)))
+linked = 0
 for s in r["sites"]:
-    score = s["crawl_score"]
-    assert s["relevant"] == (score is not None and score > m["threshold"]), s
+    # The text's evidence and the links' (classifier/linkjudge.h): relevant when their sum
+    # is above 0; a website with no score is not relevant and weighs no links.
+    score, lev = s["crawl_score"], s["link_evidence"]
+    assert (score is None) <= (lev is None), s
+    both_ev = None if score is None else logit(score) - logit(m["threshold"]) + (lev or 0)
+    assert s["relevant"] == (both_ev is not None and both_ev > 0), s
+    linked += lev is not None and lev != 0
     cnt[("t" if s["relevant"] == s["truth"] else "f") + ("p" if s["relevant"] else "n")] += 1
 assert all(w[k] == v for k, v in cnt.items()), ("the figures follow from the verdicts", cnt, w)
+assert linked > 0, "no held-out website's links weighed in"
 both = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}  # a crawl's rule: the examination vetoes
 for s, e in zip(r["sites"], paper["sites"]):
     assert s["examined_relevant"] == e["relevant"], "the examination's verdict kept: %r" % s
