@@ -71,7 +71,8 @@ double jobjudge_evidence(double score, double threshold)
 }
 
 /*
- * The rows' websites (a website's rows are together: the query orders them by host) and
+ * The rows' websites (a website's rows are together: the query orders them by the bytes
+ * of their hosts, which the links' site_of relies on; ERR_IO if not) and
  * their pages into sj; first[k] is website k's first row (the caller frees it). *crawl_pages:
  * the pages of websites to judge.
  */
@@ -84,7 +85,12 @@ static enum err add_rows(struct sitejudge *sj, const struct store_rows *r, size_
     enum err e = ERR_OK;
     for (size_t i = 0; !e && i < rows; i++) {
         uint32_t label = label_of(store_rows_get(r, (int)i, 1));
-        if (i == 0 || strcmp(store_rows_get(r, (int)i, 0), store_rows_get(r, (int)i - 1, 0))) {
+        int order =
+            i == 0 ? 1 : strcmp(store_rows_get(r, (int)i, 0), store_rows_get(r, (int)i - 1, 0));
+        if (order < 0) /* site_of finds a link's ends by this order */
+            e = err_set(ERR_IO, "the stored pages are not in their hosts' byte order (%s after %s)",
+                        store_rows_get(r, (int)i, 0), store_rows_get(r, (int)i - 1, 0));
+        else if (order > 0) {
             size_t k = sitejudge_sites(sj);
             e = grow_array((void **)first, &cap, k + 1, sizeof **first);
             if (!e)

@@ -51,7 +51,9 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
  * A website's confidence from its score (the weighted mean of its pages' Pr[target|page])
  * and the threshold: sigma(logit(score) - logit(threshold)), both clamped to
  * [1e-9, 1 - 1e-9]. The order of the scores stays, and the threshold maps to 1/2, so that
- * relevant means a confidence above 1/2, as with the page classifier's verdicts.
+ * relevant means a confidence above 1/2, as with the page classifier's verdicts. A verdict
+ * given as a website is read has it; a judging adds the website's links' evidence to its
+ * logit (classifier/linkjudge.h).
  */
 double jobjudge_confidence(double score, double threshold);
 /* Its logit, logit(score) - logit(threshold): the text's evidence, to which a judging adds

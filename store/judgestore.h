@@ -82,7 +82,7 @@ enum err judgestore_summary(struct store *s, int64_t job,
 /* A website's verdict by a crawl model. */
 struct judgestore_verdict {
     const char *host;
-    double confidence; /* Pr[target|W] by the model */
+    double confidence; /* sigma(its text's evidence + its links'), at most 1/2 if vetoed */
     int relevant;
     double link_evidence; /* its links' (classifier/linkjudge.h); NaN: none (the three NULL) */
     uint32_t link_count, link_relevant;

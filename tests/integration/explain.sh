@@ -44,7 +44,9 @@ for host in $hosts; do
   python3 - "$SCRATCH/site.json" "$SCRATCH/edges.txt" "$p_threshold" "$host" \
     "$(psql_q "select string_agg(url, ' ' order by id) from pages where job_id = $job and host = '$host'")" \
     "$(psql_q "select max_pages_per_site from (select (params->>'max_pages_per_site')::int
-       max_pages_per_site from jobs where id = $job) j")" <<'PY' || fail "$host: $(cat "$SCRATCH/site.json")"
+       max_pages_per_site from jobs where id = $job) j")" \
+    "$(psql_q "select coalesce(link_evidence::text, 'null') from sites where job_id = $job
+       and host = '$host'")" <<'PY' || fail "$host: $(cat "$SCRATCH/site.json")"
 import json, math, re, sys
 d = json.load(open(sys.argv[1]))
 thr, host, urls, per_site = float(sys.argv[3]), sys.argv[4], sys.argv[5].split(), int(sys.argv[6])
@@ -87,10 +89,10 @@ else:
     logit = lambda x: math.log(min(max(x, 1e-9), 1 - 1e-9) / (1 - min(max(x, 1e-9), 1 - 1e-9)))
     text = logit(cm["score"]) - logit(cm["threshold"])  # both clamped as the code does
     assert abs(text - cm["text_evidence"]) <= 1e-6, (text, cm)
-    links = judged["links"]
-    assert (links is None) == (cm["link_evidence"] is None), (links, cm)
-    if links is not None:
-        assert cm["link_evidence"] == links["evidence"], (links, cm)
+    links, stored = judged["links"], None if sys.argv[7] == "null" else float(sys.argv[7])
+    assert (links is None) == (stored is None) == (cm["link_evidence"] is None), (links, stored, cm)
+    if links is not None:  # the judging's, as stored
+        assert abs(links["evidence"] - stored) <= 1e-9 and cm["link_evidence"] == links["evidence"], (links, stored, cm)
         assert 0 <= links["relevant"] <= links["count"], links
         assert links["count"] > 0 or links["evidence"] == 0, links
     both = text + (cm["link_evidence"] or 0)

@@ -106,6 +106,20 @@ static void test_locality(void **state)
     assert_true(s[v].evidence > 0.4 && linkjudge_confidence(&s[v]) == 0.5);
 }
 
+/* A vetoed website is a not relevant neighbour, however relevant its text and links. */
+static void test_vetoed_neighbour(void **state)
+{
+    (void)state;
+    struct linkjudge_site s[] = {
+        FIXED(1), FIXED(1), FIXED(0), {.fixed = -1, .text = 2, .veto = 1}, JUDGED(0.1)};
+    struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {0, 3}, {3, 0}, {4, 3}, {4, 0}};
+    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, NULL), ERR_OK);
+    assert_false(s[3].relevant);
+    assert_true(linkjudge_confidence(&s[3]) <= 0.5);
+    assert_int_equal(s[4].linked, 2);
+    assert_int_equal(s[4].linked_relevant, 1); /* A, not the vetoed website */
+}
+
 /* A direction in which relevant websites link to relevant ones no more than the others
  * do says nothing. */
 static void test_no_locality(void **state)
@@ -142,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_locality),
         cmocka_unit_test(test_no_locality),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_vetoed_neighbour),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
