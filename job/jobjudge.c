@@ -31,7 +31,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .spy_prior_weight = 10,
                                   .other_clusters = 10,
                                   .cluster_sites = 6,
-                                  .web_gate_quantile = 0.1,
+                                  .web_gate_quantile = 0.3,
                                   .link_rounds = 3,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
