@@ -36,8 +36,8 @@ struct store_rows;
 /*
  * The pages with term counts of job's examined websites, the websites in the byte order
  * of their hosts (strcmp's, whatever the database's collation), a website's pages
- * together in the order read: columns 0 host, 1 role ('train', 'train_other', 'start', 'discovered';
- * a website the user labelled is 'train' when relevant, 'train_other' when not: an
+ * together in the order read: columns 0 host, 1 role ('train', 'train_other', 'start',
+ * 'discovered'; a website the user labelled is 'train' when relevant, 'train_other' when not: an
  * example the model learns from, whose verdict no judging changes),
  * 2 terms (classifier/termvec.h), 3 its examination's verdict ('t'/'f': the page
  * classifier's, kept in sites.examined_relevant once a crawl model judged it), 4 its
