@@ -7,3 +7,24 @@
 ALTER TABLE sites ADD COLUMN link_evidence double precision,
     ADD COLUMN link_count integer,
     ADD COLUMN link_relevant integer;
+-- The view gives each verdict's link evidence too (NULL for a label's); its columns
+-- before stay as they were.
+CREATE OR REPLACE VIEW relevant_websites AS
+SELECT job_id,
+       host,
+       homepage,
+       role,
+       confidence,
+       pages_visited,
+       examined_at AS found_at,
+       row_number() OVER (PARTITION BY job_id ORDER BY confidence DESC, examined_at, host)
+           AS position,
+       CASE WHEN label IS NOT NULL THEN 'user'
+            WHEN model_id IS NULL THEN 'examination'
+            ELSE 'crawl_model' END AS judged_by,
+       CASE WHEN label IS NULL THEN model_id END AS model_id,
+       CASE WHEN label IS NOT NULL THEN labelled_at
+            ELSE coalesce(judged_at, examined_at) END AS judged_at,
+       CASE WHEN label IS NULL THEN link_evidence END AS link_evidence
+FROM sites
+WHERE state = 'examined' AND relevant AND role IN ('start', 'discovered');

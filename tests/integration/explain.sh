@@ -150,6 +150,12 @@ linked=$(psql_q "select count(*) filter (where s.link_count > 0),
   from sites s where s.job_id = $job and s.link_evidence is not null")
 [[ ${linked%|*} -ge 1 && ${linked#*|} == 0 ]] || fail "links' evidence (with links, over-counted): $linked"
 ok "${linked%|*} verdicts weigh their links' evidence, none counts more links than it has"
+# The view gives the relevant websites' link evidence as stored.
+view=$(psql_q "select count(*), count(*) filter (where w.link_evidence is not distinct from
+  s.link_evidence) from relevant_websites w join sites s using (job_id, host)
+  where w.job_id = $job and w.link_evidence is not null")
+[[ ${view%|*} -ge 1 && ${view%|*} == "${view#*|}" ]] || fail "relevant_websites.link_evidence: $view"
+ok "relevant_websites gives the link evidence of ${view%|*} verdicts"
 # The job (judge=crawl_model, judge_pages=200) judged every website again at 200 pages and
 # at the crawl's end (300): each verdict is the job's last crawl model's, as the job says.
 assert_eq 200 "$(req "/api/jobs/$job")" "GET the job" >/dev/null
