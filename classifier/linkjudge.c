@@ -11,6 +11,12 @@ static int verdict_of(const struct linkjudge_site *s)
     return s->fixed >= 0 ? s->fixed : s->relevant;
 }
 
+/* A judged site's verdict from its text, its links' evidence and its veto; a fixed one's. */
+static int verdict_now(const struct linkjudge_site *s)
+{
+    return s->fixed >= 0 ? s->fixed : s->text + s->evidence > 0 && !s->veto;
+}
+
 /* One direction's links as lists: the neighbours of site i are nb[at[i] .. at[i + 1]). */
 struct adjacency {
     size_t *at;
@@ -95,7 +101,7 @@ enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct link
         struct linkjudge_site *s = &sites[i];
         s->evidence = 0;
         s->linked = s->linked_relevant = 0;
-        s->relevant = s->fixed >= 0 ? s->fixed : s->text > 0 && !s->veto;
+        s->relevant = verdict_now(s); /* the text's alone */
     }
     struct linkjudge_rates r = {0.5, 0.5, 0.5, 0.5};
     struct adjacency out = {0}, in = {0};
@@ -113,7 +119,7 @@ enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct link
             s->linked = s->linked_relevant = 0;
             s->evidence = evidence_of(sites, &out, i, r.out_relevant, r.out_other, s) +
                           evidence_of(sites, &in, i, r.in_relevant, r.in_other, s);
-            next[i] = s->fixed >= 0 ? s->fixed : s->text + s->evidence > 0 && !s->veto;
+            next[i] = verdict_now(s);
         }
         for (size_t i = 0; i < n; i++) /* every verdict of a round from the last round's */
             sites[i].relevant = next[i];

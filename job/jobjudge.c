@@ -70,6 +70,12 @@ double jobjudge_evidence(double score, double threshold)
     return sitejudge_evidence(score, threshold);
 }
 
+double jobjudge_link_confidence(double text, double links, int vetoed)
+{
+    struct linkjudge_site s = {.text = text, .evidence = links, .veto = vetoed};
+    return linkjudge_confidence(&s);
+}
+
 /*
  * The rows' websites (a website's rows are together: the query orders them by the bytes
  * of their hosts, which the links' site_of relies on; ERR_IO if not) and

@@ -59,6 +59,9 @@ double jobjudge_confidence(double score, double threshold);
 /* Its logit, logit(score) - logit(threshold): the text's evidence, to which a judging adds
  * the website's links' (classifier/linkjudge.h, sites.link_evidence). */
 double jobjudge_evidence(double score, double threshold);
+/* The confidence a judging stores from a website's text evidence and its links'
+ * (linkjudge_confidence): sigma(text + links), at most 1/2 when vetoed. */
+double jobjudge_link_confidence(double text, double links, int vetoed);
 
 /* A website's verdict by a dry run. */
 struct jobjudge_verdict {

@@ -94,12 +94,11 @@ static json_t *model_view(const struct jobjudge_model *jm, int64_t id, double sc
     json_t *lev = json_object_get(links, "evidence");
     double ev = json_is_number(lev) ? json_number_value(lev) : 0;
     int vetoed = text + ev > 0 && json_is_false(json_object_get(o, "examined_relevant"));
-    double conf = 1 / (1 + exp(-(text + ev)));
+    double conf = jobjudge_link_confidence(text, ev, vetoed);
     return json_pack("{s:I, s:o, s:f, s:o, s:o, s:o, s:f, s:b}", "model_id", (json_int_t)id,
                      "score", number(score), "threshold", t, "text_evidence", number(text),
                      "link_evidence", json_is_number(lev) ? number(ev) : json_null(), "confidence",
-                     number(vetoed && conf > 0.5 ? 0.5 : conf), "weight_cap",
-                     jobjudge_model_weight_cap(jm), "vetoed", vetoed);
+                     number(conf), "weight_cap", jobjudge_model_weight_cap(jm), "vetoed", vetoed);
 }
 
 enum err apiexplain_crawl_model(struct store *s, int64_t job, const char *host, char **json)
