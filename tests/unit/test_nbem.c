@@ -373,6 +373,99 @@ static void test_m_step_exact(void **state)
     }
 }
 
+/*
+ * EM by hand over pages whose posteriors move at every iteration (the fit keeps the M
+ * step's counts and changes them by each page's change of posteriors: they must be the
+ * sums afresh). Two components, no web start, no page cap: the target examples z = (1, 0),
+ * the "other" example and the unlabelled pages start at (0, 1); then each iteration an E
+ * step (the unlabelled pages' posteriors by the formulas of nbem.h) and an M step.
+ */
+enum { HV = 3, HD = 7 };
+
+static void hand_m_step(const struct nbem_doc *d, double z[HD][2], double alpha, double logp[2][HV],
+                        double logprior[2])
+{
+    double u[2] = {0, 0};
+    size_t n_u = 0;
+    for (int c = 0; c < 2; c++) {
+        double n_c = 0, n_ct[HV] = {0};
+        for (int k = 0; k < HD; k++)
+            for (uint32_t i = 0; i < d[k].n; i++) {
+                n_ct[d[k].term[i]] += z[k][c] * d[k].count[i];
+                n_c += z[k][c] * d[k].count[i];
+            }
+        for (int t = 0; t < HV; t++)
+            logp[c][t] = log((alpha + n_ct[t]) / (alpha * HV + n_c));
+    }
+    for (int k = 0; k < HD; k++)
+        if (d[k].label == NBEM_UNLABELED) {
+            n_u++;
+            u[0] += z[k][0], u[1] += z[k][1];
+        }
+    for (int c = 0; c < 2; c++)
+        logprior[c] = log((1 + u[c]) / (2 + (double)n_u));
+}
+
+static double hand_target(const double logp[2][HV], const double logprior[2], const uint32_t *t,
+                          const uint32_t *n, uint32_t len)
+{
+    double s[2];
+    for (int c = 0; c < 2; c++) {
+        s[c] = logprior[c];
+        for (uint32_t i = 0; i < len; i++)
+            s[c] += n[i] * logp[c][t[i]];
+    }
+    return 1 / (1 + exp(s[1] - s[0]));
+}
+
+static void test_em_by_hand(void **state)
+{
+    (void)state;
+    static const uint32_t t1[] = {0, 1}, n1[] = {2, 1}, t2[] = {0}, n2[] = {1};
+    static const uint32_t t3[] = {1, 2}, n3[] = {1, 3};
+    static const uint32_t u1[] = {0, 2}, m1[] = {1, 1}, u2[] = {1}, m2[] = {2};
+    static const uint32_t u3[] = {0, 1, 2}, m3[] = {1, 1, 1}, u4[] = {0}, m4[] = {2};
+    const struct nbem_doc d[HD] = {
+        {t1, n1, 2, NBEM_TARGET, 0},    {t2, n2, 1, NBEM_TARGET, 0},
+        {t3, n3, 2, NBEM_OTHER, 0},     {u1, m1, 2, NBEM_UNLABELED, 0},
+        {u2, m2, 1, NBEM_UNLABELED, 0}, {u3, m3, 3, NBEM_UNLABELED, 0},
+        {u4, m4, 1, NBEM_UNLABELED, 0},
+    };
+    const double alpha = 0.5;
+    /* Many iterations too: late changes are small, and must be counted all the same. */
+    static const uint32_t runs[] = {1, 2, 3, 6, 40};
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        uint32_t iterations = runs[r];
+        double z[HD][2], logp[2][HV], logprior[2];
+        for (int k = 0; k < HD; k++)
+            z[k][0] = d[k].label == NBEM_TARGET, z[k][1] = d[k].label != NBEM_TARGET;
+        hand_m_step(d, z, alpha, logp, logprior);
+        double moved = 0;
+        for (uint32_t it = 0; it < iterations; it++) {
+            for (int k = 3; k < HD; k++) {
+                double z0 = hand_target(logp, logprior, d[k].term, d[k].count, d[k].n);
+                moved += fabs(z0 - z[k][0]);
+                z[k][0] = z0, z[k][1] = 1 - z0;
+            }
+            hand_m_step(d, z, alpha, logp, logprior);
+        }
+        assert_true(moved > 0.1); /* the posteriors moved: the counts were changed */
+        struct nbem_params p = {
+            .other_components = 1, .iterations = iterations, .alpha = alpha, .web_gate = INFINITY};
+        struct nbem *m = NULL;
+        assert_int_equal(nbem_fit(&p, d, HD, HV, &m), ERR_OK);
+        assert_float_equal(nbem_target_prior(m), exp(logprior[0]), 1e-12);
+        for (int k = 0; k < HD; k++) {
+            double want = hand_target(logp, logprior, d[k].term, d[k].count, d[k].n);
+            double got = nbem_target(m, d[k].term, d[k].count, d[k].n, NULL);
+            if (fabs(got - want) > 1e-12)
+                fail_msg("%u iterations, page %d: Pr = %.17g, want %.17g", iterations, k, got,
+                         want);
+        }
+        nbem_free(m);
+    }
+}
+
 /* Model bytes: a model read back scores every page as the model (float log-probabilities:
  * within 1e-5); bad bytes are refused. */
 static void test_bytes_round_trip(void **state)
@@ -688,6 +781,7 @@ int main(void)
         cmocka_unit_test(test_prior_without_unlabelled),
         cmocka_unit_test(test_seed),
         cmocka_unit_test(test_m_step_exact),
+        cmocka_unit_test(test_em_by_hand),
         cmocka_unit_test(test_bytes_round_trip),
         cmocka_unit_test(test_scores_every_width),
         cmocka_unit_test(test_web_start),
