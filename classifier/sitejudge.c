@@ -7,18 +7,19 @@
 #include <string.h>
 
 #include "classifier/kmeans.h"
-#include "classifier/termvec.h"
+#include "classifier/pagevecs.h"
 #include "classifier/tfidf.h"
-#include "classifier/vocab.h"
 #include "common/grow.h"
 
 /* The pages as term ids and counts: entries [start[d], start[d + 1]) are page d's; the
  * pages [site_start[s], site_start[s + 1]) are website s's. */
 struct sitejudge {
     struct sitejudge_params p;
-    struct vocab v;
-    uint32_t *df; /* per vocabulary id: websites with the term */
-    size_t *last; /* per vocabulary id: the last website (its number + 1) that had it */
+    struct pagevecs *pv; /* the pages decoded, and their vocabulary */
+    int own_pv;          /* 1: sitejudge_new made pv, sitejudge_free frees it */
+    uint32_t *df;        /* per vocabulary id: websites with the term */
+    size_t *last;        /* per vocabulary id: the last website (its number + 1) that had it */
+    size_t n_df;         /* the ids df and last have (the others: no website yet) */
     size_t cap_df, cap_last;
     uint32_t *term, *count;
     size_t n, cap_term, cap_count;
@@ -46,7 +47,8 @@ double sitejudge_confidence(double score, double threshold)
     return 1 / (1 + exp(-sitejudge_evidence(score, threshold)));
 }
 
-enum err sitejudge_new(const struct sitejudge_params *p, struct sitejudge **out)
+enum err sitejudge_new(const struct sitejudge_params *p, struct pagevecs *pv,
+                       struct sitejudge **out)
 {
     *out = NULL;
     if (p->min_sites < 1 || !(p->weight_cap > 0) || !(p->threshold > 0 && p->threshold < 1) ||
@@ -59,7 +61,15 @@ enum err sitejudge_new(const struct sitejudge_params *p, struct sitejudge **out)
     if (!sj)
         return err_set(ERR_NOMEM, "out of memory");
     sj->p = *p;
-    vocab_init(&sj->v);
+    sj->pv = pv;
+    if (!pv) {
+        enum err e = pagevecs_new(&sj->pv);
+        if (e) {
+            free(sj);
+            return e;
+        }
+        sj->own_pv = 1;
+    }
     *out = sj;
     return ERR_OK;
 }
@@ -68,7 +78,8 @@ void sitejudge_free(struct sitejudge *sj)
 {
     if (!sj)
         return;
-    vocab_release(&sj->v);
+    if (sj->own_pv)
+        pagevecs_free(sj->pv);
     free(sj->df);
     free(sj->last);
     free(sj->term);
@@ -103,62 +114,69 @@ enum err sitejudge_add_site(struct sitejudge *sj, uint32_t label)
     return ERR_OK;
 }
 
-static enum err add_term(void *ctx, const char *term, size_t len, uint32_t count)
-{
-    struct sitejudge *sj = ctx;
-    uint32_t id;
-    bool added;
-    enum err e = vocab_add(&sj->v, term, len, &id, &added);
-    if (!e && added)
-        e = grow_array((void **)&sj->df, &sj->cap_df, (size_t)id + 1, sizeof *sj->df);
-    if (!e && added)
-        e = grow_array((void **)&sj->last, &sj->cap_last, (size_t)id + 1, sizeof *sj->last);
-    if (!e)
-        e = grow_array((void **)&sj->term, &sj->cap_term, sj->n + 1, sizeof *sj->term);
-    if (!e)
-        e = grow_array((void **)&sj->count, &sj->cap_count, sj->n + 1, sizeof *sj->count);
-    if (e)
-        return e;
-    if (added)
-        sj->df[id] = 0, sj->last[id] = 0;
-    if (sj->last[id] != sj->n_sites) { /* the website being read is number n_sites - 1 */
-        sj->df[id]++;
-        sj->last[id] = sj->n_sites;
-    }
-    sj->term[sj->n] = id;
-    sj->count[sj->n++] = count;
-    return ERR_OK;
-}
-
-enum err sitejudge_add_page(struct sitejudge *sj, const char *terms)
+enum err sitejudge_add_page(struct sitejudge *sj, int64_t key, const char *terms)
 {
     if (sj->fitted || !sj->n_sites)
         return err_set(ERR_INVAL, "judge: a page before any website, or after the fit");
-    enum err e = grow_array((void **)&sj->start, &sj->cap_start, sj->n_docs + 2, sizeof *sj->start);
+    size_t page;
+    const uint32_t *term, *count;
+    enum err e = pagevecs_add(sj->pv, key, terms, &page);
+    uint32_t n = e ? 0 : pagevecs_page(sj->pv, page, &term, &count);
+    size_t ids = pagevecs_vocab(sj->pv)->n;
+    if (!e)
+        e = grow_array((void **)&sj->start, &sj->cap_start, sj->n_docs + 2, sizeof *sj->start);
+    if (!e)
+        e = grow_array((void **)&sj->term, &sj->cap_term, sj->n + n + 1, sizeof *sj->term);
+    if (!e)
+        e = grow_array((void **)&sj->count, &sj->cap_count, sj->n + n + 1, sizeof *sj->count);
+    if (!e && ids > sj->n_df) {
+        e = grow_array((void **)&sj->df, &sj->cap_df, ids, sizeof *sj->df);
+        if (!e)
+            e = grow_array((void **)&sj->last, &sj->cap_last, ids, sizeof *sj->last);
+        if (!e) {
+            memset(sj->df + sj->n_df, 0, (ids - sj->n_df) * sizeof *sj->df);
+            memset(sj->last + sj->n_df, 0, (ids - sj->n_df) * sizeof *sj->last);
+            sj->n_df = ids;
+        }
+    }
     if (e)
         return e;
     sj->start[sj->n_docs] = sj->n;
-    if ((e = termvec_decode(terms, add_term, sj)))
-        return e;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id = term[i];
+        if (sj->last[id] != sj->n_sites) { /* the website being read is number n_sites - 1 */
+            sj->df[id]++;
+            sj->last[id] = sj->n_sites;
+        }
+        sj->term[sj->n] = id;
+        sj->count[sj->n++] = count[i];
+    }
     sj->start[++sj->n_docs] = sj->n;
     sj->site_start[sj->n_sites] = sj->n_docs;
     return ERR_OK;
 }
 
 /* Keep the terms of at least min_sites websites (renumbered): a word of one website only
- * (its name, its author) says nothing of a topic. */
+ * (its name, its author) says nothing of a topic. The kept terms are numbered in the order
+ * the pages first have them, whatever their vocabulary ids: a vocabulary shared with
+ * earlier judgings (pagevecs) gives the model a fresh one would. */
 static enum err cut_vocabulary(struct sitejudge *sj)
 {
-    uint32_t *id = malloc((sj->v.n ? sj->v.n : 1) * sizeof *id), k = 0;
-    sj->kept = malloc((sj->v.n ? sj->v.n : 1) * sizeof *sj->kept);
+    size_t ids = sj->n_df;
+    uint32_t *id = malloc((ids ? ids : 1) * sizeof *id), k = 0;
+    sj->kept = malloc((ids ? ids : 1) * sizeof *sj->kept);
     if (!id || !sj->kept) {
         free(id);
         return err_set(ERR_NOMEM, "out of memory");
     }
-    for (uint32_t t = 0; t < sj->v.n; t++) {
-        id[t] = sj->df[t] >= sj->p.min_sites ? k++ : UINT32_MAX;
-        if (id[t] != UINT32_MAX)
-            sj->kept[id[t]] = t;
+    for (size_t t = 0; t < ids; t++)
+        id[t] = UINT32_MAX; /* cut, or not met yet */
+    for (size_t i = 0; i < sj->n; i++) {
+        uint32_t t = sj->term[i];
+        if (id[t] == UINT32_MAX && sj->df[t] >= sj->p.min_sites) {
+            sj->kept[k] = t;
+            id[t] = k++;
+        }
     }
     size_t out = 0;
     for (size_t d = 0; d < sj->n_docs; d++) {
@@ -506,5 +524,5 @@ struct nbem *sitejudge_take_model(struct sitejudge *sj)
 
 const char *sitejudge_term(const struct sitejudge *sj, uint32_t id, size_t *len)
 {
-    return vocab_term(&sj->v, sj->kept[id], len);
+    return vocab_term(pagevecs_vocab(sj->pv), sj->kept[id], len);
 }

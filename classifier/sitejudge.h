@@ -6,8 +6,8 @@
  * every page, and each website's score. job/jobjudge.c judges a job's stored pages with
  * it, eval/evaluate.c the held-out websites of `eval --mode heldout --judge crawl_model`.
  *
- * Ownership: the caller frees a sitejudge with sitejudge_free; the page texts are copied
- * (their terms) as they are added.
+ * Ownership: the caller frees a sitejudge with sitejudge_free; the page texts are decoded
+ * (their terms copied) as they are added.
  */
 #ifndef SITESCOUT_CLASSIFIER_SITEJUDGE_H
 #define SITESCOUT_CLASSIFIER_SITEJUDGE_H
@@ -52,8 +52,14 @@ double sitejudge_evidence(double score, double threshold);
 
 struct sitejudge;
 
-/* ERR_INVAL (with its message) for parameters out of their ranges. */
-enum err sitejudge_new(const struct sitejudge_params *p, struct sitejudge **out) WARN_UNUSED;
+struct pagevecs;
+
+/* With pv (classifier/pagevecs.h; NULL: one of its own), the pages are decoded into pv,
+ * which must outlive the sitejudge and have no other user meanwhile: a page met by an
+ * earlier sitejudge under its key is not decoded again. ERR_INVAL (with its message) for
+ * parameters out of their ranges. */
+enum err sitejudge_new(const struct sitejudge_params *p, struct pagevecs *pv,
+                       struct sitejudge **out) WARN_UNUSED;
 void sitejudge_free(struct sitejudge *sj);
 
 /*
@@ -62,10 +68,11 @@ void sitejudge_free(struct sitejudge *sj);
  * pages follow with sitejudge_add_page. Before sitejudge_fit only.
  */
 enum err sitejudge_add_site(struct sitejudge *sj, uint32_t label) WARN_UNUSED;
-/* A page of the last website added, as its term counts' text form: ERR_PARSE if it is not
- * one (termvec_decode), ERR_INVAL before any website or after sitejudge_fit. After an
- * error of sitejudge_add_site or sitejudge_add_page, only sitejudge_free is left. */
-enum err sitejudge_add_page(struct sitejudge *sj, const char *terms) WARN_UNUSED;
+/* A page of the last website added, as its term counts' text form, under key (a page's
+ * id, >= 0: pagevecs_add; < 0: none): ERR_PARSE if it is not one (termvec_decode),
+ * ERR_INVAL before any website or after sitejudge_fit. After an error of
+ * sitejudge_add_site or sitejudge_add_page, only sitejudge_free is left. */
+enum err sitejudge_add_page(struct sitejudge *sj, int64_t key, const char *terms) WARN_UNUSED;
 size_t sitejudge_sites(const struct sitejudge *sj);
 
 struct sitejudge_fit {

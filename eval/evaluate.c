@@ -492,7 +492,7 @@ static enum err add_training(struct sitejudge *sj, const struct corpus *c,
         if (!e)
             e = pagecls_term_counts(scratch, d->text, d->len, &terms);
         if (!e)
-            e = sitejudge_add_page(sj, buf_str(&terms));
+            e = sitejudge_add_page(sj, -1, buf_str(&terms));
     }
     buf_release(&terms);
     return e;
@@ -570,7 +570,7 @@ static enum err judge_crawl_model(struct run *run, const struct corpus *c, struc
     struct sitejudge_params sp;
     jobjudge_sitejudge_params(&jp, &sp);
     struct sitejudge *sj = NULL;
-    enum err e = sitejudge_new(&sp, &sj);
+    enum err e = sitejudge_new(&sp, NULL, &sj);
     if (!e)
         e = add_training(sj, c, all->site_scratch);
     size_t first = sj ? sitejudge_sites(sj) : 0;
@@ -579,7 +579,7 @@ static enum err judge_crawl_model(struct run *run, const struct corpus *c, struc
         e = sitejudge_add_site(sj, NBEM_UNLABELED);
         for (size_t j = 0; !e && j < s->n_trace; j++)
             if (s->trace[j].terms) {
-                e = sitejudge_add_page(sj, s->trace[j].terms);
+                e = sitejudge_add_page(sj, -1, s->trace[j].terms);
                 res->crawl.unlabelled_pages++;
             }
     }

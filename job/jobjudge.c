@@ -15,6 +15,7 @@
 #include "common/grow.h"
 #include "common/log.h"
 #include "common/monotime.h"
+#include "common/num.h"
 #include "store/judgestore.h"
 #include "store/models.h"
 #include "store/store.h"
@@ -104,8 +105,11 @@ static enum err add_rows(struct sitejudge *sj, const struct store_rows *r, size_
             if (!e)
                 (*first)[k] = i;
         }
+        int64_t key; /* the page's id: a page stored never changes its terms */
+        if (!e && !num_parse_i64(store_rows_get(r, (int)i, 5), 0, INT64_MAX, &key))
+            e = err_set(ERR_IO, "a stored page's id is %s", store_rows_get(r, (int)i, 5));
         if (!e)
-            e = sitejudge_add_page(sj, store_rows_get(r, (int)i, 2));
+            e = sitejudge_add_page(sj, key, store_rows_get(r, (int)i, 2));
         *crawl_pages += label == NBEM_UNLABELED;
     }
     return e;
@@ -441,6 +445,12 @@ int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *ter
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
                       struct jobjudge_result *out)
 {
+    return jobjudge_run_pages(s, job, p, NULL, dry_run, out);
+}
+
+enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_params *p,
+                            struct pagevecs *pages, int dry_run, struct jobjudge_result *out)
+{
     *out = (struct jobjudge_result){.threshold = NAN, .web_gate = INFINITY};
     double t0 = monotime_s(), cpu0 = cputime_thread_s();
     struct store_rows *r = NULL;
@@ -450,7 +460,7 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
     size_t n_v = 0;
     struct sitejudge_params sp;
     jobjudge_sitejudge_params(p, &sp);
-    enum err e = sitejudge_new(&sp, &sj);
+    enum err e = sitejudge_new(&sp, pages, &sj);
     if (e)
         return e;
     char topic[8];

@@ -105,6 +105,14 @@ void jobjudge_result_release(struct jobjudge_result *r);
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
                       struct jobjudge_result *out) WARN_UNUSED;
 
+/* jobjudge_run with the pages decoded into pages (classifier/pagevecs.h), which keeps them
+ * for the next judging of the same job: a crawl decodes each page once, not at every
+ * judging. pages must hold only this job's pages (keyed by their ids). */
+struct pagevecs;
+enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_params *p,
+                            struct pagevecs *pages, int dry_run,
+                            struct jobjudge_result *out) WARN_UNUSED;
+
 /*
  * A judging's model kept in memory, to score a website as it is examined (its pages'
  * terms, as stored): jobjudge_model_score sets *conf (as jobjudge_confidence: above 1/2

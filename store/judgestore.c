@@ -18,7 +18,7 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
         s,
         "SELECT s.host, CASE WHEN s.label THEN 'train' WHEN NOT s.label THEN 'train_other'"
         " ELSE s.role END, p.terms, coalesce(s.examined_relevant, s.relevant),"
-        " s.relevant"
+        " s.relevant, p.id"
         " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
         " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
         " ORDER BY s.host COLLATE \"C\", p.id", /* byte order: jobjudge.c finds hosts by it */

@@ -41,7 +41,7 @@ struct store_rows;
  * example the model learns from, whose verdict no judging changes),
  * 2 terms (classifier/termvec.h), 3 its examination's verdict ('t'/'f': the page
  * classifier's, kept in sites.examined_relevant once a crawl model judged it), 4 its
- * verdict now ('t'/'f').
+ * verdict now ('t'/'f'), 5 the page's id (a stored page's terms never change).
  * *out is the caller's (store_rows_free).
  */
 enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "classifier/pagevecs.h"
 #include "classifier/sitejudge.h"
 
 /*
@@ -69,7 +70,7 @@ static void add_mixed(struct sitejudge *sj, uint32_t label, int g, int site, int
     for (int p = 0; p < pages; p++) {
         char text[256];
         page_text(mixed && p ? (g + p + site) % 4 : g, site, text, sizeof text);
-        assert_int_equal(sitejudge_add_page(sj, text), ERR_OK);
+        assert_int_equal(sitejudge_add_page(sj, -1, text), ERR_OK);
     }
 }
 
@@ -102,7 +103,7 @@ static struct sitejudge *build_fold(const struct sitejudge_params *p, int fold, 
 {
     rng_state = 7;
     struct sitejudge *sj = NULL;
-    assert_int_equal(sitejudge_new(p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_new(p, NULL, &sj), ERR_OK);
     int site = 0;
     for (int i = 0; i < N_TARGETS; i++, site++)
         add_mixed(sj, i % 3 == fold ? NBEM_UNLABELED : NBEM_TARGET, 0, site, 3, mixed);
@@ -111,7 +112,7 @@ static struct sitejudge *build_fold(const struct sitejudge_params *p, int fold, 
     for (int i = 0; i < N_UNLABELLED; i++, site++)
         add_website(sj, NBEM_UNLABELED, i < 4 ? 0 : 1 + i % 3, site, 4);
     assert_int_equal(sitejudge_add_site(sj, NBEM_UNLABELED), ERR_OK);
-    assert_int_equal(sitejudge_add_page(sj, "zzlonely:3"), ERR_OK);
+    assert_int_equal(sitejudge_add_page(sj, -1, "zzlonely:3"), ERR_OK);
     assert_int_equal(sitejudge_add_site(sj, NBEM_UNLABELED), ERR_OK);
     assert_int_equal(sitejudge_sites(sj), FIRST_UNLABELLED + N_UNLABELLED + 2);
     return sj;
@@ -154,7 +155,7 @@ static void test_scores_and_cut(void **state)
     /* Fit once; nothing more to add after it. */
     assert_int_equal(sitejudge_fit(sj, &fit), ERR_INVAL);
     assert_int_equal(sitejudge_add_site(sj, NBEM_TARGET), ERR_INVAL);
-    assert_int_equal(sitejudge_add_page(sj, "home:1"), ERR_INVAL);
+    assert_int_equal(sitejudge_add_page(sj, -1, "home:1"), ERR_INVAL);
     struct nbem *m = sitejudge_take_model(sj);
     assert_non_null(m);
     assert_true(isnan(sitejudge_score(sj, FIRST_UNLABELLED)));
@@ -239,7 +240,7 @@ static void test_spy_threshold(void **state)
     /* One relevant example: no spies. */
     params(&p);
     p.min_sites = 1;
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_OK);
     rng_state = 3;
     add_website(sj, NBEM_TARGET, 0, 0, 3);
     add_website(sj, NBEM_OTHER, 1, 1, 3);
@@ -292,7 +293,7 @@ static void add_neighbour_site(struct sitejudge *sj, uint32_t label, int kind, i
             neighbour_page(site, 0, 2, 2, text, sizeof text);
         else
             page_text(kind - 1, site, text, sizeof text);
-        assert_int_equal(sitejudge_add_page(sj, text), ERR_OK);
+        assert_int_equal(sitejudge_add_page(sj, -1, text), ERR_OK);
     }
 }
 
@@ -301,7 +302,7 @@ static struct sitejudge *build_neighbour(const struct sitejudge_params *p)
 {
     rng_state = 11;
     struct sitejudge *sj = NULL;
-    assert_int_equal(sitejudge_new(p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_new(p, NULL, &sj), ERR_OK);
     int site = 0;
     for (int i = 0; i < 6; i++)
         add_neighbour_site(sj, NBEM_TARGET, 0, site++);
@@ -363,8 +364,97 @@ static void test_neighbour_clusters(void **state)
     /* Clusters need a size. */
     struct sitejudge *sj = NULL;
     p.cluster_sites = 0;
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_INVAL);
     assert_null(sj);
+}
+
+/*
+ * Pages decoded once (classifier/pagevecs.h): a judging whose pages an earlier judging of
+ * a shared pagevecs decoded, in another order (its vocabulary's ids in another order too),
+ * gives the model, threshold and scores of a judging with its own, bit for bit; and a page
+ * met again under its key is not decoded again (its text here is not a text form).
+ */
+#define SP_SITES 52
+#define SP_PAGES 4
+static void test_shared_pages(void **state)
+{
+    (void)state;
+    static char text[SP_SITES][SP_PAGES][256];
+    uint32_t label[SP_SITES];
+    rng_state = 11;
+    for (int site = 0; site < SP_SITES; site++) { /* build_neighbour's web */
+        int i = site < 6 ? site : site < 24 ? site - 6 : site - 24;
+        int kind = site < 6    ? 0
+                   : site < 24 ? (i < 6 ? 1 : 2 + i % 3)
+                               : (i < 4    ? 0
+                                  : i < 20 ? 1
+                                           : 2 + i % 3);
+        label[site] = site < 6 ? NBEM_TARGET : site < 24 ? NBEM_OTHER : NBEM_UNLABELED;
+        for (int p = 0; p < SP_PAGES; p++) {
+            if (kind == 0)
+                neighbour_page(site, 1, 2, 2, text[site][p], sizeof text[site][p]);
+            else if (kind == 1)
+                neighbour_page(site, 0, 2, 2, text[site][p], sizeof text[site][p]);
+            else
+                page_text(kind - 1, site, text[site][p], sizeof text[site][p]);
+        }
+    }
+    struct sitejudge_params p;
+    params(&p);
+    p.other_clusters = 3;
+    p.cluster_sites = 6;
+    struct pagevecs *pv = NULL;
+    assert_int_equal(pagevecs_new(&pv), ERR_OK);
+    struct sitejudge *own = NULL, *first = NULL, *again = NULL;
+    assert_int_equal(sitejudge_new(&p, NULL, &own), ERR_OK);
+    assert_int_equal(sitejudge_new(&p, pv, &first), ERR_OK);
+    assert_int_equal(sitejudge_new(&p, pv, &again), ERR_OK);
+    for (int k = 0; k < SP_SITES; k++) {
+        int back = SP_SITES - 1 - k; /* the first judging reads the websites backwards */
+        assert_int_equal(sitejudge_add_site(own, label[k]), ERR_OK);
+        assert_int_equal(sitejudge_add_site(first, label[back]), ERR_OK);
+        for (int q = 0; q < SP_PAGES; q++) {
+            assert_int_equal(sitejudge_add_page(own, -1, text[k][q]), ERR_OK);
+            assert_int_equal(sitejudge_add_page(first, back * SP_PAGES + q, text[back][q]), ERR_OK);
+        }
+    }
+    for (int k = 0; k < SP_SITES; k++) {
+        assert_int_equal(sitejudge_add_site(again, label[k]), ERR_OK);
+        for (int q = 0; q < SP_PAGES; q++)
+            assert_int_equal(sitejudge_add_page(again, k * SP_PAGES + q, "not a text form"),
+                             ERR_OK);
+    }
+    struct sitejudge_fit a, b, c;
+    assert_int_equal(sitejudge_fit(own, &a), ERR_OK);
+    assert_int_equal(sitejudge_fit(first, &b), ERR_OK);
+    assert_int_equal(sitejudge_fit(again, &c), ERR_OK);
+    assert_int_equal(a.terms, c.terms);
+    assert_int_equal(a.spies, c.spies);
+    assert_memory_equal(&a.threshold, &c.threshold, sizeof a.threshold);
+    assert_memory_equal(&a.target_prior, &c.target_prior, sizeof a.target_prior);
+    for (uint32_t t = 0; t < a.terms; t++) {
+        size_t la, lc;
+        const char *ta = sitejudge_term(own, t, &la), *tc = sitejudge_term(again, t, &lc);
+        assert_int_equal(la, lc);
+        assert_memory_equal(ta, tc, la);
+    }
+    for (size_t k = 0; k < SP_SITES; k++) {
+        double x = sitejudge_score(own, k), y = sitejudge_score(again, k);
+        if (memcmp(&x, &y, sizeof x) != 0)
+            fail_msg("website %zu: %.17g with its own pages, %.17g with the shared ones", k, x, y);
+    }
+    /* A page never met under its key is decoded: a bad text form is refused. */
+    assert_int_equal(sitejudge_add_site(own, NBEM_UNLABELED), ERR_INVAL); /* after the fit */
+    struct sitejudge *late = NULL;
+    assert_int_equal(sitejudge_new(&p, pv, &late), ERR_OK);
+    assert_int_equal(sitejudge_add_site(late, NBEM_UNLABELED), ERR_OK);
+    assert_int_equal(sitejudge_add_page(late, 5, "not a text form"), ERR_OK);
+    assert_int_equal(sitejudge_add_page(late, 100000, "not a text form"), ERR_PARSE);
+    sitejudge_free(late);
+    sitejudge_free(own);
+    sitejudge_free(first);
+    sitejudge_free(again);
+    pagevecs_free(pv);
 }
 
 /* What cannot be judged says why. */
@@ -376,30 +466,30 @@ static void test_errors(void **state)
     struct sitejudge_fit fit;
     params(&p);
     p.threshold = 1;
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_INVAL);
     assert_null(sj);
     params(&p);
     p.min_sites = 0;
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_INVAL);
 
     params(&p);
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
-    assert_int_equal(sitejudge_add_page(sj, "home:1"), ERR_INVAL); /* no website yet */
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_OK);
+    assert_int_equal(sitejudge_add_page(sj, -1, "home:1"), ERR_INVAL); /* no website yet */
     assert_int_equal(sitejudge_add_site(sj, 7), ERR_INVAL);
     sitejudge_free(sj);
 
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_OK);
     assert_int_equal(sitejudge_add_site(sj, NBEM_TARGET), ERR_OK);
-    assert_int_equal(sitejudge_add_page(sj, "home 1"), ERR_PARSE);
+    assert_int_equal(sitejudge_add_page(sj, -1, "home 1"), ERR_PARSE);
     sitejudge_free(sj);
 
     /* The relevant examples' words are of one website each: nothing to learn from. */
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_OK);
     for (int i = 0; i < 4; i++) {
         char text[32];
         snprintf(text, sizeof text, "only%d:2", i);
         assert_int_equal(sitejudge_add_site(sj, i < 2 ? NBEM_TARGET : NBEM_UNLABELED), ERR_OK);
-        assert_int_equal(sitejudge_add_page(sj, text), ERR_OK);
+        assert_int_equal(sitejudge_add_page(sj, -1, text), ERR_OK);
     }
     assert_int_equal(sitejudge_fit(sj, &fit), ERR_NOTFOUND);
     sitejudge_free(sj);
@@ -448,7 +538,7 @@ static void test_web_gate(void **state)
     params(&p);
     p.web_gate_quantile = 0.1;
     struct sitejudge *sj = NULL;
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_OK);
     add_website(sj, NBEM_TARGET, 0, 0, 3);
     for (int i = 0; i < 6; i++)
         add_website(sj, i < 3 ? NBEM_OTHER : NBEM_UNLABELED, i < 3 ? 1 : i % 2, 1 + i, 3);
@@ -458,9 +548,9 @@ static void test_web_gate(void **state)
     sitejudge_free(sj);
 
     p.web_gate_quantile = 1;
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_INVAL);
     p.web_gate_quantile = NAN;
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_INVAL);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_INVAL);
 }
 
 /* A relevant example whose pages keep no term after the vocabulary's cut (its words are
@@ -473,10 +563,10 @@ static void test_example_without_terms(void **state)
     params(&p);
     p.web_gate_quantile = 0.1;
     struct sitejudge *sj = NULL;
-    assert_int_equal(sitejudge_new(&p, &sj), ERR_OK);
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_OK);
     add_website(sj, NBEM_TARGET, 0, 0, 3);
     assert_int_equal(sitejudge_add_site(sj, NBEM_TARGET), ERR_OK);
-    assert_int_equal(sitejudge_add_page(sj, "zzownword:3"), ERR_OK);
+    assert_int_equal(sitejudge_add_page(sj, -1, "zzownword:3"), ERR_OK);
     for (int i = 0; i < 8; i++)
         add_website(sj, i < 4 ? NBEM_OTHER : NBEM_UNLABELED, i < 4 ? 1 + i % 3 : i % 2, 2 + i, 3);
     struct sitejudge_fit fit;
@@ -500,7 +590,7 @@ int main(void)
         cmocka_unit_test(test_scores_and_cut),     cmocka_unit_test(test_spy_threshold),
         cmocka_unit_test(test_neighbour_clusters), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_web_gate),           cmocka_unit_test(test_example_without_terms),
-        cmocka_unit_test(test_confidence),
+        cmocka_unit_test(test_confidence),         cmocka_unit_test(test_shared_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
