@@ -593,6 +593,8 @@ static enum err slot_start(struct ext *x, struct slot *sl)
         sp.host_known = host_known;
         sp.host_known_ctx = x;
     }
+    sp.model_conf = x->p->site_score;
+    sp.model_conf_ctx = x->p->site_score_ctx;
     if (x->p->prior_harvest)
         sp.prior_target = sitecls_prior((unsigned)x->m->relevant, (unsigned)x->m->examined,
                                         x->p->site.prior_target, (unsigned)x->p->prior_sites);

@@ -595,6 +595,69 @@ static void test_linkrank_new_links(void **state)
     assert_float_equal(lr[1], x * 1 + 1 + x * 0 + 1, 1e-9);
 }
 
+/* The crawl model's answer for the model_conf hook: conf, or none (answer 0); the pages
+ * it was last asked about and how many times. */
+struct model_says {
+    int answer;
+    double conf;
+    size_t asked, last_n;
+};
+
+static int model_conf(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf,
+                      int64_t *model)
+{
+    struct model_says *m = ctx;
+    assert_non_null(pages);
+    m->asked++;
+    m->last_n = n;
+    *conf = m->conf;
+    *model = 7;
+    return m->answer;
+}
+
+/*
+ * A relevant website of 12 pages in a chain, each with a link out, and a LinkRank
+ * threshold the examination alone reaches only past its last page: read to the cap. A
+ * crawl model that calls it off topic ends the read once SITECRAWL_MODEL_PAGES pages
+ * were fetched (not before: it is not asked before); one that has no model yet, or
+ * calls it more relevant than the examination does, changes nothing.
+ */
+static void test_model_ends_read(void **state)
+{
+    struct fixture *f = *state;
+    const struct model_says cases[] = {
+        {0, 0, 0, 0}, {1, 0.001, 0, 0}, {1, 0.999999, 0, 0}, {0, 0.001, 0, 0}, {-1, 0, 0, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct model_says m = cases[k];
+        struct sitecrawl_params p = params(0.9, 12);
+        p.l_threshold = 1000;
+        if (m.answer >= 0) {
+            p.model_conf = model_conf;
+            p.model_conf_ctx = &m;
+        }
+        struct sitecrawl *sc;
+        assert_int_equal(sitecrawl_new("http://example.com/", &p, f->m, f->s, &sc), ERR_OK);
+        for (int i = 0; i < 12 && !sitecrawl_done(sc); i++) {
+            char url[64], next[64];
+            snprintf(url, sizeof url, i ? "http://example.com/p%d.html" : "http://example.com/", i);
+            snprintf(next, sizeof next, "/p%d.html", i + 1);
+            const char *links[] = {next, "http://elsewhere.org/"};
+            feed_page(sc, url, SPACE, links, 2);
+            if (m.asked)
+                assert_true(sitecrawl_fetches(sc) >= SITECRAWL_MODEL_PAGES);
+        }
+        int cut = m.answer == 1 && m.conf < 0.5;
+        assert_int_equal(sitecrawl_fetches(sc), cut ? SITECRAWL_MODEL_PAGES : 12);
+        assert_int_equal(sitecrawl_stop(sc), cut ? SITECRAWL_LINKRANK : SITECRAWL_SITE_PAGES);
+        assert_true(sitecrawl_relevant(sc)); /* the verdict stays the examination's */
+        if (m.answer >= 0) {
+            assert_true(m.asked > 0);
+            assert_int_equal(m.last_n, (size_t)sitecrawl_fetches(sc));
+        }
+        sitecrawl_free(sc);
+    }
+}
+
 static void test_misuse(void **state)
 {
     struct fixture *f = *state;
@@ -634,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_linkrank_new_links),
         cmocka_unit_test(test_same_site_redirect_not_fetched_twice),
         cmocka_unit_test(test_two_redirects_to_one_page_read_once),
+        cmocka_unit_test(test_model_ends_read),
         cmocka_unit_test(test_misuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
