@@ -30,11 +30,12 @@ struct sitecrawl_page;
  * The pages a website is read on before the crawl model's confidence may end its read
  * (sitecrawl_params.model_conf). On its first pages (a homepage, an imprint) the model
  * often cannot tell: letting it end reads from the first page on cost few-shot recall
- * (sci.space 0.55 -> 0.28: 42 of its websites judged on 1-3 pages); from the sixth it
- * gave few-shot precision 0.960 -> 0.981 and recall 0.818 -> 0.871 over the 23 dev
- * topics (docs/benchmarks/judgement.md, session 22); the tenth gave the same.
+ * (sci.space 0.55 -> 0.28: 42 of its websites judged on 1-3 pages). From the sixth or
+ * the tenth page it gave few-shot precision 0.960 -> 0.98 and recall 0.818 -> 0.87 over
+ * the 23 dev topics alike (docs/benchmarks/judgement.md, session 22); from the tenth the
+ * README's 2 + 2 example kept its recall (0.56-0.63; from the sixth 0.38-0.44).
  */
-#define SITECRAWL_MODEL_PAGES 6
+#define SITECRAWL_MODEL_PAGES 10
 
 struct sitecrawl_params {
     double prior_target;     /* Pr[C_target] for this website */
