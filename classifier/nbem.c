@@ -249,14 +249,15 @@ static void count_pages(const struct nbem *m, const struct nbem_doc *docs, size_
 }
 
 /* logp from the counts: ln(alpha + x) - denom[c] of each count x (cnt may be m->logp),
- * the padding 0. */
+ * the padding 0. A count kept through EM may end a rounding below 0 where a fresh sum
+ * gives 0: it is taken as 0. */
 static void log_rows_scalar(struct nbem *m, const double *cnt, double alpha, const double *denom)
 {
     for (uint32_t t = 0; t < m->n_terms; t++) {
         const double *in = cnt + (size_t)t * m->stride;
         double *row = m->logp + (size_t)t * m->stride;
         for (uint32_t c = 0; c < m->n_comp; c++)
-            row[c] = log(alpha + in[c]) - denom[c];
+            row[c] = log(alpha + (in[c] > 0 ? in[c] : 0)) - denom[c];
         for (uint32_t c = m->n_comp; c < m->stride; c++)
             row[c] = 0;
     }
@@ -265,20 +266,23 @@ static void log_rows_scalar(struct nbem *m, const double *cnt, double alpha, con
 /*
  * The same with glibc's vector log (libmvec, 4 doubles a call with AVX2, within 4 ulp of
  * log): the M step's logs were a fifth of a judging's CPU. The padding's lanes are taken
- * too (whole rows, 4 lanes at a time), then set back to 0.
+ * too (whole rows, 4 lanes at a time), then set back to 0. Unlike the E step's sums, a
+ * model's last bits may then differ between CPUs with and without AVX2 (and glibc
+ * versions); on one machine a fit gives the same model every time. Built where the
+ * library is (SITESCOUT_HAVE_MVEC: classifier/CMakeLists.txt).
  */
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(SITESCOUT_HAVE_MVEC)
 __attribute__((target("avx2"))) __m256d _ZGVdN4v_log(__m256d x);
 
 __attribute__((target("avx2"))) static void log_rows_avx2(struct nbem *m, const double *cnt,
                                                           double alpha, const double *denom)
 {
-    __m256d a = _mm256_set1_pd(alpha);
+    __m256d a = _mm256_set1_pd(alpha), zero = _mm256_setzero_pd();
     for (uint32_t t = 0; t < m->n_terms; t++) {
         const double *in = cnt + (size_t)t * m->stride;
         double *row = m->logp + (size_t)t * m->stride;
         for (uint32_t c = 0; c < m->stride; c += 4) {
-            __m256d x = _ZGVdN4v_log(_mm256_add_pd(a, _mm256_load_pd(in + c)));
+            __m256d x = _ZGVdN4v_log(_mm256_add_pd(a, _mm256_max_pd(_mm256_load_pd(in + c), zero)));
             _mm256_store_pd(row + c, _mm256_sub_pd(x, _mm256_loadu_pd(denom + c)));
         }
         for (uint32_t c = m->n_comp; c < m->stride; c++)
@@ -300,7 +304,7 @@ static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbe
     const double *cnt = k->cnt;
     /* A log a cell, even for the many that count 0 (ln alpha - denom[c] for all of them):
      * a test for 0 in this loop mispredicts, and made the fit slower, not faster. */
-    double denom[ROW_MAX];
+    double denom[ROW_MAX] = {0}; /* the padding's: never a component */
     for (uint32_t c = 0; c < nc; c++)
         denom[c] = log(p->alpha * m->n_terms + k->tot[c]);
     if (want)
@@ -308,9 +312,9 @@ static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbe
             const double *in = cnt + (size_t)t * m->stride;
             double *row = m->logp + (size_t)t * m->stride;
             for (uint32_t c = 0; c < m->stride; c++)
-                row[c] = c < nc && want[c] ? log(p->alpha + in[c]) - denom[c] : 0;
+                row[c] = c < nc && want[c] ? log(p->alpha + (in[c] > 0 ? in[c] : 0)) - denom[c] : 0;
         }
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(SITESCOUT_HAVE_MVEC)
     else if (__builtin_cpu_supports("avx2"))
         log_rows_avx2(m, cnt, p->alpha, denom);
 #endif

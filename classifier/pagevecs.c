@@ -90,12 +90,13 @@ enum err pagevecs_add(struct pagevecs *pv, int64_t key, const char *terms, size_
         *page = pv->page_of[id];
         return ERR_OK;
     }
-    enum err e = decode(pv, terms);
+    /* Room for the key's page first: a key is in keys only with its page_of entry. */
+    enum err e = grow_array((void **)&pv->page_of, &pv->cap_page_of, (size_t)pv->keys.n + 1,
+                            sizeof *pv->page_of);
+    if (!e)
+        e = decode(pv, terms);
     if (!e)
         e = vocab_add(&pv->keys, digits, (size_t)len, &id, NULL);
-    if (!e)
-        e = grow_array((void **)&pv->page_of, &pv->cap_page_of, (size_t)id + 1,
-                       sizeof *pv->page_of);
     if (e)
         return e;
     *page = pv->page_of[id] = pv->pages - 1;

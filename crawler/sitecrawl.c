@@ -268,15 +268,18 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
             sitecls_decided(&sc->cls) ||
             (sc->p.max_pages_to_decide > 0 && sc->fetches >= sc->p.max_pages_to_decide);
     }
-    double conf = sitecls_confidence(&sc->cls), model;
+    int enough_links =
+        sc->p.l_threshold <= 0 ||
+        sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls)) >= sc->p.l_threshold;
+    double model;
     int64_t model_id;
-    if (sc->verdict_closed && sc->p.l_threshold > 0 && sc->p.model_conf &&
+    /* Not yet by the examination's confidence: the crawl model's, if lower, wants fewer
+     * links (asked only then: it scores every page read so far). */
+    if (!enough_links && sc->verdict_closed && sc->p.model_conf &&
         sc->fetches >= SITECRAWL_MODEL_PAGES &&
         sc->p.model_conf(sc->p.model_conf_ctx, sc->pages, sc->n_pages, &model, &model_id) &&
-        model < conf)
-        conf = model; /* the crawl model calls it less relevant: fewer links wanted */
-    int enough_links =
-        sc->p.l_threshold <= 0 || sitecls_linkrank_value(&sc->linkrank, conf) >= sc->p.l_threshold;
+        model < sitecls_confidence(&sc->cls))
+        enough_links = sitecls_linkrank_value(&sc->linkrank, model) >= sc->p.l_threshold;
     if (sc->verdict_closed && enough_links) {
         sc->done = 1;
         sc->stop = sc->p.l_threshold <= 0 ? SITECRAWL_VERDICT : SITECRAWL_LINKRANK;
