@@ -856,7 +856,8 @@ const VERDICT_BY = {
 
 const STOP_WORDS = {
   verdict: 'Reading stopped at the verdict.',
-  linkrank: 'After the verdict, reading went on for links until LinkRank reached its threshold.',
+  linkrank: 'After the verdict, reading went on for links until LinkRank reached its threshold'
+    + ' (from the tenth page on, sooner for a website the crawl model calls off topic).',
   max_pages_per_site: 'Reading stopped at the page limit per website (max_pages_per_site).',
   no_more_pages: 'Reading stopped: no page of the website was left to read.',
   job_max_pages: 'Reading stopped: the job\'s page budget (max_pages) had no page to spare for more links.',
