@@ -31,7 +31,7 @@ struct ctx {
     int helper;                         /* examines websites beside the job's lead (jobrun_help) */
     struct jobjudge_model *crawl_model; /* the lead's last judging's model (job/jobjudge.h) */
     int64_t crawl_model_id;             /* its row in `models` */
-    struct pagevecs *judge_pages;       /* the judgings' pages, decoded once (pagevecs.h) */
+    struct pagevecs *judged_terms;      /* the judgings' pages, decoded once (pagevecs.h) */
     double crawl_model_checked;         /* monotime_s of the last look for a newer one */
     double next_poll;                   /* training: when to look at the job row again */
     enum crawl_stop train_stop;         /* a stop or pause asked for during training */

@@ -168,10 +168,10 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
     if (e)
         return e;
     p.keep_model = 1; /* the websites examined until the next judging weigh their links by it */
-    if (!c->judge_pages && pagevecs_new(&c->judge_pages) != ERR_OK)
+    if (!c->judged_terms && pagevecs_new(&c->judged_terms) != ERR_OK)
         log_warn("job %lld: judging without keeping its pages: %s", (long long)c->id, err_msg());
     struct jobjudge_result r;
-    e = jobjudge_run_pages(c->s, c->id, &p, c->judge_pages, 0, &r);
+    e = jobjudge_run_pages(c->s, c->id, &p, c->judged_terms, 0, &r);
     if (labels && e != ERR_DB) { /* a judging that cannot learn from them will not later */
         enum err m = labelstore_judged(c->s, c->id, &mark);
         e = e ? e : m;
@@ -483,8 +483,8 @@ static void ctx_release(struct ctx *c)
     pagecls_free(c->model);
     jobjudge_model_free(c->crawl_model);
     c->crawl_model = NULL;
-    pagevecs_free(c->judge_pages);
-    c->judge_pages = NULL;
+    pagevecs_free(c->judged_terms);
+    c->judged_terms = NULL;
     pagecls_free(c->home_model);
     keyphrases_free(c->keys);
     weighttable_free(c->table);
