@@ -248,18 +248,19 @@ static void count_pages(const struct nbem *m, const struct nbem_doc *docs, size_
     }
 }
 
-/* logp from the counts: ln(alpha + x) - denom[c] of each count x (cnt may be m->logp),
- * the padding 0. A count kept through EM may end a rounding below 0 where a fresh sum
- * gives 0: it is taken as 0. */
-static void log_rows_scalar(struct nbem *m, const double *cnt, double alpha, const double *denom)
+/* logp from the counts: ln(alpha + x) - denom[c] of each count x (cnt may be m->logp) of
+ * the components c with want[c] (want NULL: all), the others and the padding 0. A count
+ * kept through EM may end a rounding below 0 where a fresh sum gives 0: it is taken as 0. */
+static void log_rows_scalar(struct nbem *m, const double *cnt, double alpha, const double *denom,
+                            const unsigned char *want)
 {
     for (uint32_t t = 0; t < m->n_terms; t++) {
         const double *in = cnt + (size_t)t * m->stride;
         double *row = m->logp + (size_t)t * m->stride;
-        for (uint32_t c = 0; c < m->n_comp; c++)
-            row[c] = log(alpha + (in[c] > 0 ? in[c] : 0)) - denom[c];
-        for (uint32_t c = m->n_comp; c < m->stride; c++)
-            row[c] = 0;
+        for (uint32_t c = 0; c < m->stride; c++)
+            row[c] = c < m->n_comp && (!want || want[c])
+                         ? log(alpha + (in[c] > 0 ? in[c] : 0)) - denom[c]
+                         : 0;
     }
 }
 
@@ -307,19 +308,12 @@ static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbe
     double denom[ROW_MAX] = {0}; /* the padding's: never a component */
     for (uint32_t c = 0; c < nc; c++)
         denom[c] = log(p->alpha * m->n_terms + k->tot[c]);
-    if (want)
-        for (uint32_t t = 0; t < m->n_terms; t++) {
-            const double *in = cnt + (size_t)t * m->stride;
-            double *row = m->logp + (size_t)t * m->stride;
-            for (uint32_t c = 0; c < m->stride; c++)
-                row[c] = c < nc && want[c] ? log(p->alpha + (in[c] > 0 ? in[c] : 0)) - denom[c] : 0;
-        }
 #if defined(__x86_64__) && defined(SITESCOUT_HAVE_MVEC)
-    else if (__builtin_cpu_supports("avx2"))
+    if (!want && __builtin_cpu_supports("avx2"))
         log_rows_avx2(m, cnt, p->alpha, denom);
-#endif
     else
-        log_rows_scalar(m, cnt, p->alpha, denom);
+#endif
+        log_rows_scalar(m, cnt, p->alpha, denom, want);
     /* The mixture weights: the unlabelled pages' (all pages' when there are none). */
     size_t n_u = 0;
     for (size_t d = 0; d < n; d++)

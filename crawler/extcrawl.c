@@ -348,11 +348,11 @@ static enum err slot_judged(struct ext *x, struct slot *sl, const char *cut)
         .edges = edges,
         .n_edges = n_edges,
     };
-    if (x->p->site_score) {
+    if (x->p->site.model_conf) {
         size_t n_read;
         const struct sitecrawl_page *read = sitecrawl_pages(sc, &n_read);
-        v.link_set =
-            x->p->site_score(x->p->site_score_ctx, read, n_read, &v.link_confidence, &v.model_id);
+        v.link_set = x->p->site.model_conf(x->p->site.model_conf_ctx, read, n_read,
+                                           &v.link_confidence, &v.model_id);
     }
     if (v.link_set && v.model_id) /* the last judging's model gives the verdict */
         verdict_by_model(&v);
@@ -593,8 +593,6 @@ static enum err slot_start(struct ext *x, struct slot *sl)
         sp.host_known = host_known;
         sp.host_known_ctx = x;
     }
-    sp.model_conf = x->p->site_score;
-    sp.model_conf_ctx = x->p->site_score_ctx;
     if (x->p->prior_harvest)
         sp.prior_target = sitecls_prior((unsigned)x->m->relevant, (unsigned)x->m->examined,
                                         x->p->site.prior_target, (unsigned)x->p->prior_sites);

@@ -32,13 +32,9 @@ struct extcrawl_params {
     int linkrank_fixed; /* 1: LinkRank's threshold is l_threshold throughout (paper
                          * §4.3.4), and no website is read deeper (a deeper read goes on to
                          * the threshold grown as the border runs low); 0: it grows */
-    /* Issue 30: a website's confidence by the job's last crawl model, from its pages'
-     * terms (1: *conf and *model set, model the model's id in `models`; 0: no model
-     * yet). A website examined after a judging weighs its links by it, and is relevant
-     * when the model and the examination say so. NULL: never. */
-    int (*site_score)(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf,
-                      int64_t *model);
-    void *site_score_ctx;
+    /* site.model_conf (issue 30), when set, also judges each website examined: it weighs
+     * its links by that confidence, and is relevant when the model and the examination
+     * say so. */
 };
 
 /*

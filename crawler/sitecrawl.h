@@ -52,8 +52,9 @@ struct sitecrawl_params {
      * (new to this examination and host_known says no), not every transversal link. */
     int (*host_known)(void *ctx, const char *host);
     void *host_known_ctx;
-    /* Issue 30: when set, a website's confidence by the job's crawl model from its pages
-     * read so far (1: *conf set; 0: no model yet; extcrawl_params.site_score). Once the
+    /* Issue 30: when set, a website's confidence by the job's last crawl model from its
+     * pages read so far (1: *conf and *model set, model the model's id in `models`; 0: no
+     * model yet; the examination's verdict by it: crawler/extcrawl.h). Once the
      * verdict is final and SITECRAWL_MODEL_PAGES pages were fetched, LinkRank divides by
      * the lower of it and the examination's confidence: a website the crawl model calls
      * off topic is not read on for links the examination alone would have wanted (with

@@ -247,7 +247,7 @@ static void model_refresh(struct ctx *c)
              (long long)c->id, (long long)id);
 }
 
-/* extcrawl_params.site_score: a website's confidence by the last judging's model. */
+/* sitecrawl_params.model_conf: a website's confidence by the last judging's model. */
 static int jobrun_site_score(void *arg, const struct sitecrawl_page *pages, size_t n, double *conf,
                              int64_t *model)
 {
@@ -310,7 +310,9 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
                  .c = jp->c,
                  .max_pages = jp->max_pages_per_site,
                  .max_pages_to_decide = jp->max_pages_to_decide,
-                 .min_pages_relevant = jp->min_pages_relevant},
+                 .min_pages_relevant = jp->min_pages_relevant,
+                 .model_conf = judging ? jobrun_site_score : NULL,
+                 .model_conf_ctx = c},
         .p_err = pagecls_p_err(c->model),
         .prior_harvest = jp->prior == 1,
         .prior_sites = jp->prior_sites,
@@ -318,8 +320,6 @@ static enum err jobrun_crawl(struct ctx *c, enum crawl_stop *stop)
         .new_links_only = jp->linkrank_links == 1,
         .deepen_sites = jp->deepen_sites,
         .linkrank_fixed = jp->linkrank_threshold == 1,
-        .site_score = judging ? jobrun_site_score : NULL,
-        .site_score_ctx = c,
     };
     if (home_only) {
         /* Each website judged by its homepage alone, by the homepage classifier: with
