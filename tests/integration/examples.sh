@@ -181,21 +181,29 @@ assert_contains "$(cat "$SCRATCH/block.out")" "HTTP/1.1 201" "... the job was cr
 kill "$serve" && wait "$serve" 2>/dev/null || true
 
 # --- docs/crawl.md: the crawl with labels (the README's replay); the figures the page
-# states for it ("about 1,250 pages ... about 20 relevant websites") within 10%.
+# states for it ("about 990 pages ... 17 to 20 relevant websites") within 10%.
 run_block docs/crawl.md 1 "docs/crawl.md: crawl with labels" -e "$(drop_cmd 'crawl --resume')"
 [[ -s $SCRATCH/tmp/sitescout-report.json ]] || fail "crawl.md's --report wrote nothing"
 read -r pages relevant < <(sed -nE 's/^ *pages downloaded ([0-9]+), websites examined [0-9]+, relevant ([0-9]+).*/\1 \2/p' \
   "$SCRATCH/block.out" | head -1) || fail "the crawl printed no figures: $(tail -5 "$SCRATCH/block.out")"
-read -r doc_pages doc_relevant < <(python3 -c "
+read -r doc_pages doc_low doc_high < <(python3 -c "
 import re, sys
 t = ' '.join(open(sys.argv[1]).read().split())
-m = re.search(r'after about ([\d,]+) pages with them.*?about (\d+) relevant websites', t)
-print(m.group(1).replace(',', ''), m.group(2)) if m else print('? ?')" "$SRC/docs/crawl.md")
+m = re.search(r'after about ([\d,]+) pages with them.*?finds (\d+) to (\d+) relevant websites', t)
+print(m.group(1).replace(',', ''), m.group(2), m.group(3)) if m else print('? ? ?')" "$SRC/docs/crawl.md")
 [[ $doc_pages != '?' ]] || fail "docs/crawl.md no longer states the demo job's figures as the test reads them"
 within() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > 0.1 * b)" "$1" "$2"; }
 within "$pages" "$doc_pages" || fail "the demo crawl downloaded $pages pages; docs/crawl.md says about $doc_pages"
-within "$relevant" "$doc_relevant" || fail "the demo crawl found $relevant relevant websites; docs/crawl.md says about $doc_relevant"
-ok "... $pages pages and $relevant relevant websites, as docs/crawl.md says (about $doc_pages, about $doc_relevant)"
+# The relevant websites: the range the page states, widened by 10% (a borderline website or
+# two turns with the pages the crawl happened to read: the answers' order varies).
+python3 -c "import sys; n, lo, hi = map(float, sys.argv[1:]); sys.exit(not 0.9 * lo <= n <= 1.1 * hi)" \
+  "$relevant" "$doc_low" "$doc_high" ||
+  fail "the demo crawl found $relevant relevant websites; docs/crawl.md says $doc_low to $doc_high"
+ok "... $pages pages and $relevant relevant websites, as docs/crawl.md says (about $doc_pages, $doc_low to $doc_high)"
+precision=$(sed -nE 's/^ *against the labels: precision ([0-9.]+),.*/\1/p' "$SCRATCH/block.out" | head -1)
+python3 -c "import sys; sys.exit(float(sys.argv[1]) < 0.9)" "${precision:-0}" ||
+  fail "the demo crawl's precision is ${precision:-not printed}; docs/crawl.md says none is wrong"
+ok "... none wrong: precision $precision against the labels"
 
 # --- docs/experiment.md: the small experiment on the demo web (the dev web's skipped).
 run_block docs/experiment.md 1 "docs/experiment.md: the demo experiment" -e "$(drop_cmd '../shared/webs/dev.warc.gz')"
