@@ -103,9 +103,11 @@ static int64_t slot_committed(const struct slot *sl)
 }
 
 /*
- * Pages a website may need for its verdict, from the start; never more than the whole
- * budget (a budget below it still examines websites, one at a time, and one cut short
- * goes back to the border).
+ * Pages a website may need from the start, which the budget keeps for it when it is
+ * claimed: those of its verdict (max_pages_per_site, or max_pages_to_decide if lower)
+ * and, while a crawl model judges the job, at least SITECRAWL_MODEL_PAGES (below);
+ * never more than the whole budget (a budget below it still examines websites, one at
+ * a time, and one cut short goes back to the border).
  */
 static int64_t decide_cap(const struct ext *x)
 {
@@ -113,12 +115,33 @@ static int64_t decide_cap(const struct ext *x)
     int64_t cap = sp->max_pages, max = x->m->lim.max_pages;
     if (sp->max_pages_to_decide > 0 && sp->max_pages_to_decide < cap)
         cap = sp->max_pages_to_decide;
+    if (sp->model_conf && cap < SITECRAWL_MODEL_PAGES)
+        cap = sp->max_pages < SITECRAWL_MODEL_PAGES ? sp->max_pages : SITECRAWL_MODEL_PAGES;
     return max > 0 && max < cap ? max : cap;
 }
 
 /*
+ * The pages of the cap the website in sl may still need: all of it while undecided.
+ * Once its verdict is final, while a crawl model judges the job and the verdict is
+ * relevant, those up to SITECRAWL_MODEL_PAGES: the crawl model decides whether it is
+ * listed, and on a website's first few pages it often cannot tell (few-shot crawls
+ * ended with ~40 websites cut by the budget; 4.4% of the relevant ones were wrong,
+ * against 1.7% overall: docs/benchmarks/judgement.md, session 23). Else none.
+ */
+static int64_t slot_need(const struct ext *x, const struct slot *sl, int64_t cap)
+{
+    int64_t need = 0;
+    if (!sitecrawl_verdict_final(sl->sc))
+        need = cap - slot_committed(sl);
+    else if (x->p->site.model_conf && sitecrawl_relevant(sl->sc))
+        need = (cap < SITECRAWL_MODEL_PAGES ? cap : SITECRAWL_MODEL_PAGES) -
+               sitecrawl_fetches(sl->sc) - sl->waiting;
+    return need > 0 ? need : 0;
+}
+
+/*
  * Pages the budget can pay for beyond those downloaded or on their way, and beyond
- * what the undecided websites in flight may still need; INT64_MAX without a budget.
+ * what the websites in flight may still need (slot_need); INT64_MAX without a budget.
  * The budget is this runner's allowance: alone, all the job's budget has left.
  */
 static int64_t pages_spare(const struct ext *x)
@@ -128,10 +151,8 @@ static int64_t pages_spare(const struct ext *x)
     int64_t spare = x->granted - x->recorded, cap = decide_cap(x);
     for (int i = 0; i < x->p->concurrency; i++) {
         const struct slot *sl = &x->slots[i];
-        if (!sl->sc)
-            continue;
-        int64_t used = slot_committed(sl), need = cap - used;
-        spare -= used + (need > 0 && !sitecrawl_verdict_final(sl->sc) ? need : 0);
+        if (sl->sc)
+            spare -= slot_committed(sl) + slot_need(x, sl, cap);
     }
     return spare;
 }
@@ -241,11 +262,11 @@ static enum advance slot_advance(struct ext *x, struct slot *sl, enum err *e)
     const char *url = sitecrawl_next(sl->sc);
     if (!url)
         return ADVANCE_DONE;
-    /* Undecided, its own need is part of the reserve (spare >= 0 then, barring a
-     * resumed job over its budget); decided, it may only take a spare page. */
-    int final = sitecrawl_verdict_final(sl->sc);
+    /* Its own need is part of the reserve (spare >= 0 then, barring a resumed job over
+     * its budget); else it may only take a spare page. */
+    int final = sitecrawl_verdict_final(sl->sc), needs = !final || slot_need(x, sl, decide_cap(x));
     int64_t spare = pages_spare(x);
-    if (final ? spare <= 0 : spare < 0)
+    if (needs ? spare < 0 : spare <= 0)
         return final ? ADVANCE_DONE : ADVANCE_OVER_BUDGET;
     *e = crawlmeter_request(x->m); /* counted before it is made: a kill loses no count */
     if (!*e)

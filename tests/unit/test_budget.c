@@ -25,6 +25,7 @@
 #include "crawler/fetch.h"
 #include "crawler/pagecrawl.h"
 #include "crawler/seed.h"
+#include "crawler/sitecrawl.h"
 #include "store/crawlstore.h"
 #include "store/joblease.h"
 #include "store/store.h"
@@ -196,6 +197,57 @@ static int64_t scalar(struct fixture *f, const char *sql, int64_t job)
     return v;
 }
 
+/* A crawl model that agrees with every examination: it changes no read (sitecrawl.h). */
+static int model_agrees(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf,
+                        int64_t *model)
+{
+    (void)ctx, (void)pages, (void)n;
+    *conf = 1;
+    *model = 1;
+    return 1;
+}
+
+/*
+ * With a crawl model judging the job, the budget keeps the pages a website judged
+ * relevant needs for the model's verdict: none is cut by the budget before its
+ * SITECRAWL_MODEL_PAGES-th page. Without one, the budget cuts such websites (the
+ * control: the demo web's relevant websites have more pages than that).
+ */
+static void website_crawler_keeps_the_crawl_models_pages(void **state)
+{
+    struct fixture *f = *state;
+    char cut_early[200];
+    snprintf(cut_early, sizeof cut_early,
+             "SELECT count(*) FROM sites WHERE job_id = $1 AND relevant AND read_stop = "
+             "'job_max_pages' AND pages_visited < %d",
+             SITECRAWL_MODEL_PAGES);
+    int64_t cut[2];
+    for (int with_model = 0; with_model < 2; with_model++) {
+        struct fetcher *fetcher;
+        int64_t job = new_job(f, &fetcher);
+        struct crawlrun_config c = config(f, job, fetcher, 3 * BUDGET);
+        struct extcrawl_params p = website_params();
+        p.site.l_threshold = 1e9;       /* relevant websites read on until cut ... */
+        p.site.max_pages_to_decide = 3; /* ... and many at once */
+        if (with_model)
+            p.site.model_conf = model_agrees;
+        enum crawl_stop why;
+        assert_int_equal(extcrawl_run(&c, f->model, &p, &why), ERR_OK);
+        assert_int_equal(why, CRAWL_MAX_PAGES);
+        struct crawlstore_counts n;
+        assert_int_equal(crawlstore_counts(f->s, job, &n), ERR_OK);
+        assert_int_equal(n.pages, fetched(fetcher));
+        assert_true(n.pages <= 3 * BUDGET);
+        cut[with_model] = scalar(f, cut_early, job);
+        fetcher_free(fetcher);
+    }
+    print_message("relevant websites cut before the model's pages: without a model %lld, with "
+                  "%lld\n",
+                  (long long)cut[0], (long long)cut[1]);
+    assert_true(cut[0] > 0);
+    assert_int_equal(cut[1], 0);
+}
+
 /* A whole crawl of the demo web, no budget: the job's id; pages_downloaded in *pages. */
 static int64_t crawl_all(struct fixture *f, int deepen_sites, int linkrank_fixed, int64_t *pages)
 {
@@ -365,6 +417,7 @@ int main(void)
         cmocka_unit_test(website_crawler_with_a_tiny_budget),
         cmocka_unit_test(website_crawler_reads_relevant_websites_deeper),
         cmocka_unit_test(website_crawler_with_the_papers_linkrank),
+        cmocka_unit_test(website_crawler_keeps_the_crawl_models_pages),
         cmocka_unit_test(page_crawlers_keep_the_budget),
         cmocka_unit_test(seed_strategies_keep_the_budget),
     };
