@@ -333,7 +333,8 @@ static void m_step(struct nbem *m, const struct nbem_params *p, const struct nbe
     m->prior0 = exp(m->log_prior[0]);
 }
 
-/* The E step: each page but the target examples gets its posteriors; an "other" example,
+/* The E step: each page but the examples with a component (the target examples, and the
+ * "other" ones with a start component: nbem.h) gets its posteriors; an "other" example,
  * or a page barred from the target (web_gate), only over the "other" components. The
  * statistics k follow each page's change (count_page). */
 static void e_step(const struct nbem *m, const struct nbem_doc *docs, size_t n,
@@ -341,7 +342,7 @@ static void e_step(const struct nbem *m, const struct nbem_doc *docs, size_t n,
                    struct counts *k)
 {
     for (size_t d = 0; d < n; d++) {
-        if (docs[d].label == NBEM_TARGET)
+        if (docs[d].label == NBEM_TARGET || (docs[d].label == NBEM_OTHER && docs[d].start_comp))
             continue;
         double *zd = z + d * m->n_comp, was[1 + NBEM_MAX_OTHER];
         memcpy(was, zd, m->n_comp * sizeof *zd);

@@ -75,6 +75,24 @@ enum err sitejudge_add_site(struct sitejudge *sj, uint32_t label) WARN_UNUSED;
 enum err sitejudge_add_page(struct sitejudge *sj, int64_t key, const char *terms) WARN_UNUSED;
 size_t sitejudge_sites(const struct sitejudge *sj);
 
+/*
+ * The "other" example websites' clusters of a fit (sitejudge_fit), kept for the next
+ * judging of the same run: the websites by their first page's key, in the order added,
+ * each one's cluster (UINT32_MAX: none, no term of the vocabulary), and the k asked for.
+ * Zeroed, it holds none; sitejudge_clusters_release frees what it holds and zeroes it.
+ */
+struct sitejudge_clusters {
+    int64_t *keys;
+    uint32_t *assign;
+    size_t n;
+    uint32_t k;
+};
+void sitejudge_clusters_release(struct sitejudge_clusters *c);
+/* sj's fit takes its clusters from c when they are of the same "other" websites (the same
+ * first page keys, every one >= 0, in the same order) and the same k; else it clusters
+ * them and leaves its clusters in c. c must outlive sj and have no other user meanwhile. */
+void sitejudge_keep_clusters(struct sitejudge *sj, struct sitejudge_clusters *c);
+
 struct sitejudge_fit {
     size_t pages;        /* pages learnt from: every page added */
     uint32_t terms;      /* the vocabulary after the min_sites cut */

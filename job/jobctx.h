@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "classifier/sitejudge.h"
 #include "common/err.h"
 #include "crawler/crawl.h"
 #include "job/jobrun.h"
@@ -32,9 +33,10 @@ struct ctx {
     struct jobjudge_model *crawl_model; /* the lead's last judging's model (job/jobjudge.h) */
     int64_t crawl_model_id;             /* its row in `models` */
     struct pagevecs *judged_terms;      /* the judgings' pages, decoded once (pagevecs.h) */
-    double crawl_model_checked;         /* monotime_s of the last look for a newer one */
-    double next_poll;                   /* training: when to look at the job row again */
-    enum crawl_stop train_stop;         /* a stop or pause asked for during training */
+    struct sitejudge_clusters judged_clusters; /* their "other" examples' clusters (sitejudge.h) */
+    double crawl_model_checked;                /* monotime_s of the last look for a newer one */
+    double next_poll;                          /* training: when to look at the job row again */
+    enum crawl_stop train_stop;                /* a stop or pause asked for during training */
 };
 
 /*

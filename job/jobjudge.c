@@ -445,11 +445,12 @@ int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *ter
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
                       struct jobjudge_result *out)
 {
-    return jobjudge_run_pages(s, job, p, NULL, dry_run, out);
+    return jobjudge_run_pages(s, job, p, NULL, NULL, dry_run, out);
 }
 
 enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_params *p,
-                            struct pagevecs *pages, int dry_run, struct jobjudge_result *out)
+                            struct pagevecs *pages, struct sitejudge_clusters *clusters,
+                            int dry_run, struct jobjudge_result *out)
 {
     *out = (struct jobjudge_result){.threshold = NAN, .web_gate = INFINITY};
     double t0 = monotime_s(), cpu0 = cputime_thread_s();
@@ -463,6 +464,8 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     enum err e = sitejudge_new(&sp, pages, &sj);
     if (e)
         return e;
+    if (clusters)
+        sitejudge_keep_clusters(sj, clusters);
     char topic[8];
     e = judgestore_topic(s, job, topic, sizeof topic); /* ERR_NOTFOUND: no such job */
     if (!e)

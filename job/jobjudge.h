@@ -107,11 +107,14 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
 
 /* jobjudge_run with the pages decoded into pages (classifier/pagevecs.h), which keeps them
  * for the next judging of the same job: a crawl decodes each page once, not at every
- * judging. pages must hold only this job's pages (keyed by their ids). */
+ * judging. pages must hold only this job's pages (keyed by their ids). With clusters
+ * (NULL: none), the "other" examples' clusters are kept there for the next judging too
+ * (sitejudge_keep_clusters): a crawl clusters its examples once. */
 struct pagevecs;
+struct sitejudge_clusters;
 enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_params *p,
-                            struct pagevecs *pages, int dry_run,
-                            struct jobjudge_result *out) WARN_UNUSED;
+                            struct pagevecs *pages, struct sitejudge_clusters *clusters,
+                            int dry_run, struct jobjudge_result *out) WARN_UNUSED;
 
 /*
  * A judging's model kept in memory, to score a website as it is examined (its pages'

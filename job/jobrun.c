@@ -171,7 +171,7 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
     if (!c->judged_terms && pagevecs_new(&c->judged_terms) != ERR_OK)
         log_warn("job %lld: judging without keeping its pages: %s", (long long)c->id, err_msg());
     struct jobjudge_result r;
-    e = jobjudge_run_pages(c->s, c->id, &p, c->judged_terms, 0, &r);
+    e = jobjudge_run_pages(c->s, c->id, &p, c->judged_terms, &c->judged_clusters, 0, &r);
     if (labels && e != ERR_DB) { /* a judging that cannot learn from them will not later */
         enum err m = labelstore_judged(c->s, c->id, &mark);
         e = e ? e : m;
@@ -485,6 +485,7 @@ static void ctx_release(struct ctx *c)
     c->crawl_model = NULL;
     pagevecs_free(c->judged_terms);
     c->judged_terms = NULL;
+    sitejudge_clusters_release(&c->judged_clusters);
     pagecls_free(c->home_model);
     keyphrases_free(c->keys);
     weighttable_free(c->table);

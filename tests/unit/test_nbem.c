@@ -374,6 +374,47 @@ static void test_m_step_exact(void **state)
 }
 
 /*
+ * An "other" example with a start component (a cluster of the user's "other" websites)
+ * stays in it through EM: it is the user's word on what that component is, and its E
+ * step would cost a full job's judging a third of its pages. Two other components, each
+ * started by one "other" example whose terms overlap the other's (a soft E step would
+ * move part of each), no unlabelled page: every M step gives
+ *   p(t|c) = (alpha + n_ct) / (alpha V + n_c), prior[c] = (1 + sum_d z_dc) / (3 + |D|).
+ */
+static void test_started_others_stay(void **state)
+{
+    (void)state;
+    enum { SV = 4 };
+    static const uint32_t t1[] = {0, 1}, n1[] = {3, 1}; /* target */
+    static const uint32_t ta[] = {1, 2}, na[] = {2, 2}; /* other, component 1 */
+    static const uint32_t tb[] = {2, 3}, nb[] = {1, 3}; /* other, component 2 */
+    const struct nbem_doc d[] = {
+        {t1, n1, 2, NBEM_TARGET, 0},
+        {ta, na, 2, NBEM_OTHER, 1},
+        {tb, nb, 2, NBEM_OTHER, 2},
+    };
+    const double alpha = 0.5, n_ct[3][SV] = {{3, 1, 0, 0}, {0, 2, 2, 0}, {0, 0, 1, 3}};
+    const double n_c[3] = {4, 4, 4}, prior[3] = {2.0 / 6, 2.0 / 6, 2.0 / 6};
+    for (uint32_t iterations = 1; iterations <= 5; iterations += 4) {
+        struct nbem_params p = {
+            .other_components = 2, .iterations = iterations, .alpha = alpha, .web_gate = INFINITY};
+        struct nbem *m = NULL;
+        assert_int_equal(nbem_fit(&p, d, 3, SV, &m), ERR_OK);
+        for (uint32_t t = 0; t < SV; t++) {
+            double s[3], sum = 0;
+            for (int c = 0; c < 3; c++)
+                sum += s[c] = prior[c] * (alpha + n_ct[c][t]) / (alpha * SV + n_c[c]);
+            uint32_t one = 1;
+            double got = nbem_target(m, &t, &one, 1, NULL);
+            if (fabs(got - s[0] / sum) > 1e-12)
+                fail_msg("%u iterations, term %u: Pr = %.17g, want %.17g", iterations, t, got,
+                         s[0] / sum);
+        }
+        nbem_free(m);
+    }
+}
+
+/*
  * EM by hand over pages whose posteriors move at every iteration (the fit keeps the M
  * step's counts and changes them by each page's change of posteriors: they must be the
  * sums afresh). Two components, no web start, no page cap: the target examples z = (1, 0),
@@ -782,6 +823,7 @@ int main(void)
         cmocka_unit_test(test_seed),
         cmocka_unit_test(test_m_step_exact),
         cmocka_unit_test(test_em_by_hand),
+        cmocka_unit_test(test_started_others_stay),
         cmocka_unit_test(test_bytes_round_trip),
         cmocka_unit_test(test_scores_every_width),
         cmocka_unit_test(test_web_start),

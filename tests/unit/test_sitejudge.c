@@ -281,6 +281,9 @@ static void neighbour_page(int site, int n_topic, int n_shared, int n_neighbour,
     finish_page(terms, n, site, out, cap);
 }
 
+/* With keyed set, add_neighbour_site's pages have keys (4 site + page); else none. */
+static int keyed;
+
 /* kind 0: the topic, 1: the neighbour, 2..4: other topics (words[1..3]). */
 static void add_neighbour_site(struct sitejudge *sj, uint32_t label, int kind, int site)
 {
@@ -293,12 +296,14 @@ static void add_neighbour_site(struct sitejudge *sj, uint32_t label, int kind, i
             neighbour_page(site, 0, 2, 2, text, sizeof text);
         else
             page_text(kind - 1, site, text, sizeof text);
-        assert_int_equal(sitejudge_add_page(sj, -1, text), ERR_OK);
+        assert_int_equal(sitejudge_add_page(sj, keyed ? 4 * site + p : -1, text), ERR_OK);
     }
 }
 
 #define NB_FIRST_UNLABELLED 24 /* 6 relevant + 18 other examples */
-static struct sitejudge *build_neighbour(const struct sitejudge_params *p)
+/* The neighbour's web; the last `unlabel` "other" examples as websites to judge instead
+ * (the same websites, pages and keys). */
+static struct sitejudge *build_neighbour_as(const struct sitejudge_params *p, int unlabel)
 {
     rng_state = 11;
     struct sitejudge *sj = NULL;
@@ -307,18 +312,22 @@ static struct sitejudge *build_neighbour(const struct sitejudge_params *p)
     for (int i = 0; i < 6; i++)
         add_neighbour_site(sj, NBEM_TARGET, 0, site++);
     for (int i = 0; i < 18; i++) /* 6 of the neighbour, 12 of three other topics */
-        add_neighbour_site(sj, NBEM_OTHER, i < 6 ? 1 : 2 + i % 3, site++);
+        add_neighbour_site(sj, i < 18 - unlabel ? NBEM_OTHER : NBEM_UNLABELED,
+                           i < 6 ? 1 : 2 + i % 3, site++);
     for (int i = 0; i < 28; i++) /* 4 of the topic, 16 of the neighbour, 8 of others */
         add_neighbour_site(sj, NBEM_UNLABELED, i < 4 ? 0 : i < 20 ? 1 : 2 + i % 3, site++);
     return sj;
 }
 
 /* The websites to judge that pass the threshold: of the topic (*topic), of the neighbour
- * (*neighbour), of the other topics (*others). */
-static void neighbour_verdicts(const struct sitejudge_params *p, int *topic, int *neighbour,
-                               int *others)
+ * (*neighbour), of the other topics (*others); with kept clusters c (NULL: none) and the
+ * last `unlabel` "other" examples as websites to judge. */
+static void neighbour_verdicts_kept(const struct sitejudge_params *p, struct sitejudge_clusters *c,
+                                    int unlabel, int *topic, int *neighbour, int *others)
 {
-    struct sitejudge *sj = build_neighbour(p);
+    struct sitejudge *sj = build_neighbour_as(p, unlabel);
+    if (c)
+        sitejudge_keep_clusters(sj, c);
     struct sitejudge_fit fit;
     assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
     *topic = *neighbour = *others = 0;
@@ -327,6 +336,12 @@ static void neighbour_verdicts(const struct sitejudge_params *p, int *topic, int
         *(i < 4 ? topic : i < 20 ? neighbour : others) += relevant;
     }
     sitejudge_free(sj);
+}
+
+static void neighbour_verdicts(const struct sitejudge_params *p, int *topic, int *neighbour,
+                               int *others)
+{
+    neighbour_verdicts_kept(p, NULL, 0, topic, neighbour, others);
 }
 
 static void test_neighbour_clusters(void **state)
@@ -366,6 +381,55 @@ static void test_neighbour_clusters(void **state)
     p.cluster_sites = 0;
     assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_INVAL);
     assert_null(sj);
+}
+
+/*
+ * The "other" examples' clusters kept from one judging to the next of a run (sitejudge.h,
+ * sitejudge_keep_clusters): a judging of the same "other" websites takes them, as its own
+ * (here marked "no cluster", its verdicts are those of EM's random start: the neighbour's
+ * websites pass); one of other "other" websites, or of websites without keys, clusters
+ * its own (the neighbour's websites stay out).
+ */
+static void test_kept_clusters(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    params(&p);
+    p.em.web_start = 0;
+    p.other_clusters = 10; /* 18 "other" examples: 3 clusters */
+    p.cluster_sites = 6;
+    struct sitejudge_clusters c = {0};
+    int topic, neighbour, others;
+    keyed = 1;
+    neighbour_verdicts_kept(&p, &c, 0, &topic, &neighbour, &others);
+    assert_int_equal(neighbour, 0); /* as test_neighbour_clusters */
+    assert_int_equal(c.n, 18);
+    assert_int_equal(c.k, 3);
+    for (size_t i = 0; i < c.n; i++) {
+        assert_true(c.assign[i] < 3);
+        assert_int_equal(c.keys[i], 4 * (6 + (int64_t)i)); /* each website's first page */
+    }
+    for (size_t i = 0; i < c.n; i++)
+        c.assign[i] = UINT32_MAX;
+    neighbour_verdicts_kept(&p, &c, 0, &topic, &neighbour, &others);
+    assert_true(neighbour >= 6); /* the kept "no cluster" was taken */
+    assert_int_equal(c.assign[0], UINT32_MAX);
+
+    keyed = 0; /* no keys: its own clusters, c left alone */
+    neighbour_verdicts_kept(&p, &c, 0, &topic, &neighbour, &others);
+    assert_int_equal(neighbour, 0);
+    assert_int_equal(c.n, 18);
+    assert_int_equal(c.assign[0], UINT32_MAX);
+
+    keyed = 1; /* a labelled "other" website fewer: its own clusters, kept */
+    neighbour_verdicts_kept(&p, &c, 1, &topic, &neighbour, &others);
+    assert_int_equal(neighbour, 0);
+    assert_int_equal(c.n, 17);
+    assert_true(c.assign[0] < 3);
+    keyed = 0;
+    sitejudge_clusters_release(&c);
+    assert_null(c.keys);
+    assert_int_equal(c.n, 0);
 }
 
 /*
@@ -591,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_neighbour_clusters), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_web_gate),           cmocka_unit_test(test_example_without_terms),
         cmocka_unit_test(test_confidence),         cmocka_unit_test(test_shared_pages),
+        cmocka_unit_test(test_kept_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
