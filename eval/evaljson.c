@@ -162,6 +162,7 @@ static json_t *jreport(const struct jobspec *job, const struct evaluate_result *
     json_object_set_new(root, "prior_target", jnum(r->prior_target));
     json_object_set_new(root, "p_threshold", jnum(job->params.p_threshold));
     json_object_set_new(root, "page_cap", json_integer(r->page_cap));
+    json_object_set_new(root, "l_threshold", json_real(r->l_threshold));
     json_object_set_new(root, "page_accuracy", jnum(r->page_cv.accuracy));
     json_object_set_new(root, "p_err", jnum(r->page_cv.p_err));
     json_object_set_new(root, "p_err_used_mean", jnum(r->p_err_mean));

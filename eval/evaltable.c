@@ -31,8 +31,12 @@ void evaltable_print(const struct jobspec *job, const struct evaluate_result *r)
         printf("excluded: %zu training websites gave no page (first: %s)\n", r->n_excluded,
                r->excluded[0]);
     printf("website classifier: prior Pr[target] %.2f, p_threshold %.2f, at most %d fetches per "
-           "site, no LinkRank continuation\n",
+           "site, ",
            r->prior_target, p->p_threshold, r->page_cap);
+    if (r->l_threshold > 0)
+        printf("read on until LinkRank %g (as a crawl reads)\n", r->l_threshold);
+    else
+        printf("no LinkRank continuation\n");
     if (r->judge)
         printf(
             "website verdicts: the crawl model's (the 'web' columns), learnt from %zu pages (%zu "

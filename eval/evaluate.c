@@ -271,9 +271,9 @@ static enum err target_start(struct run *run, struct target *t, const char *home
         .prior_target = jp->prior_target,
         .p_err = pagecls_p_err(t->m->site),
         .p_threshold = jp->p_threshold,
-        .l_threshold = 0, /* Table 2: no LinkRank continuation */
+        .l_threshold = run->res->l_threshold, /* Table 2: 0, no LinkRank continuation */
         .min_pages_relevant = jp->min_pages_relevant,
-        .c = 1,
+        .c = run->res->l_threshold > 0 ? jp->c : 1,
         /* Without LinkRank continuation the crawl ends with the classification. A
          * followed homepage redirect has used one fetch of the budget. */
         .max_pages =
@@ -705,9 +705,18 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
     run.res->crawl.threshold = NAN;
     run.res->crawl.target_prior = NAN;
     run.res->prior_target = job->params.prior_target;
-    /* 0 = no budget in a crawl; for eval, the paper's Table 2 reads 3.2-7.4 pages per site. */
+    /* 0 = no budget in a crawl; for eval, the paper's Table 2 reads 3.2-7.4 pages per site.
+     * The crawl model judges the websites a crawl read: each is read as a crawl reads it,
+     * on for links (LinkRank, the paper's fixed threshold: there is no border) within the
+     * crawl's cap. The held-out F1 0.837 -> 0.872, 3.5 -> 4.4 pages a website (issue 30's
+     * 23 topics, docs/eval.md). */
     int budget =
         job->params.max_pages_to_decide ? job->params.max_pages_to_decide : EVALUATE_DEFAULT_BUDGET;
+    if (job->params.judge) {
+        budget = job->params.max_pages_to_decide ? job->params.max_pages_to_decide
+                                                 : job->params.max_pages_per_site;
+        run.res->l_threshold = job->params.l_threshold;
+    }
     run.res->page_cap =
         budget < job->params.max_pages_per_site ? budget : job->params.max_pages_per_site;
     struct fetch_config fc = o->fetch;

@@ -85,7 +85,10 @@ struct evaluate_result {
     enum evaluate_mode mode;
     unsigned folds; /* EVALUATE_CV: folds used */
     double prior_target;
-    int page_cap; /* fetches per site at most: min(max_pages_to_decide, max_pages_per_site) */
+    int page_cap;       /* fetches per site at most: min(max_pages_to_decide, max_pages_per_site);
+                         * with the crawl model, max_pages_per_site (a crawl's cap) */
+    double l_threshold; /* LinkRank read to after the verdict: 0 (the paper's Table 2), the
+                         * job's l_threshold with the crawl model (a crawl's reading) */
     /* training data */
     size_t train_sites;    /* training websites with at least one page */
     size_t train_relevant; /* ... of which relevant */
