@@ -30,7 +30,7 @@ static const struct warning warnings[] = {
     {"few_relevant_examples", n_relevant, JOBWARN_FEW_RELEVANT, "relevant",
      "with few examples the crawl finds less of the topic and "
      "can mistake a neighbouring topic for it (measured on 23 topics with 5 relevant and 5 "
-     "other examples: precision 0.98, recall 0.87; with 2 relevant examples on the demo "
+     "other examples: precision 0.98, recall 0.86; with 2 relevant examples on the demo "
      "web, precision 0.45, recall 0.4). Add relevant websites: with 25-30 of them and 100 "
      "others, precision was 0.99 and recall 0.92. Label the wrong verdicts you see: the job "
      "learns from them."},
