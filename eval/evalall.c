@@ -28,8 +28,8 @@ int evalall_listed(const char *list, const char *topic)
 static void summarize_part(const struct evalall *a, int with_tuned, struct evalall_part *p)
 {
     memset(p, 0, sizeof *p);
-    p->worst_f1 = NAN;
-    double f1 = 0, pages = 0, home = 0;
+    p->worst_f1 = p->worst_rule_f1 = NAN;
+    double f1 = 0, pages = 0, home = 0, rule = 0;
     for (size_t i = 0; i < a->n_topics; i++) {
         const struct evalall_topic *t = &a->topics[i];
         if (!t->res || (t->tuned && !with_tuned))
@@ -40,6 +40,12 @@ static void summarize_part(const struct evalall *a, int with_tuned, struct evala
             p->worst_f1 = f;
             p->worst_topic = t->topic;
         }
+        double fr = evalstats_f1(&t->res->crawl.with_examination);
+        if (!p->topics || fr < p->worst_rule_f1) {
+            p->worst_rule_f1 = fr;
+            p->worst_rule_topic = t->topic;
+        }
+        rule += fr;
         p->topics++;
         f1 += f;
         pages += t->res->pages_per_site;
@@ -49,6 +55,9 @@ static void summarize_part(const struct evalall *a, int with_tuned, struct evala
     p->mean_f1 = p->topics ? f1 / n : NAN;
     p->mean_pages_per_site = p->topics ? pages / n : NAN;
     p->mean_home_f1 = p->topics ? home / n : NAN;
+    p->mean_rule_f1 = p->topics && a->judge ? rule / n : NAN;
+    if (!a->judge)
+        p->worst_rule_f1 = NAN, p->worst_rule_topic = NULL;
 }
 
 void evalall_summarize(struct evalall *a)

@@ -41,6 +41,11 @@ struct evalall_part {
     const char *worst_topic;    /* borrowed from the rows; NULL over no topic */
     double mean_pages_per_site; /* mean of the topics' pages per website */
     double mean_home_f1;        /* homepage F1 */
+    /* With the crawl model (evalall.judge): the mean and worst F1 of a crawl's rule, relevant
+     * when the crawl model and the examination both say so (evaluate.h, with_examination);
+     * NaN without it */
+    double mean_rule_f1, worst_rule_f1;
+    const char *worst_rule_topic;
 };
 
 struct evalall {

@@ -46,6 +46,10 @@ static void print_part(const char *what, const struct evalall_part *p)
            "mean homepage F1 %.3f\n",
            what, p->topics, p->topics == 1 ? "" : "s", p->mean_f1, p->worst_f1, p->worst_topic,
            p->mean_pages_per_site, p->mean_home_f1);
+    if (p->worst_rule_topic)
+        printf("%s, a crawl's rule (the crawl model and the examination both say relevant): mean "
+               "website F1 %.3f, worst %.3f (%s)\n",
+               what, p->mean_rule_f1, p->worst_rule_f1, p->worst_rule_topic);
 }
 
 void evalalltable_print(const struct evalall *a, const char *source)

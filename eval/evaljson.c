@@ -219,6 +219,10 @@ static json_t *jpart(const struct evalall_part *p)
                         p->worst_topic ? json_string(p->worst_topic) : json_null());
     json_object_set_new(o, "mean_pages_per_site", jnum(p->mean_pages_per_site));
     json_object_set_new(o, "mean_homepage_f1", jnum(p->mean_home_f1));
+    json_object_set_new(o, "mean_rule_f1", jnum(p->mean_rule_f1));
+    json_object_set_new(o, "worst_rule_f1", jnum(p->worst_rule_f1));
+    json_object_set_new(o, "worst_rule_topic",
+                        p->worst_rule_topic ? json_string(p->worst_rule_topic) : json_null());
     return o;
 }
 

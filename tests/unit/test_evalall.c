@@ -65,6 +65,10 @@ static void test_summary(void **state)
            h2 = 2.0 * 1 / (2 * 1 + 2 + 3);
     assert_float_equal(a->all.mean_home_f1, (h0 + h1 + h2) / 3, 1e-12);
 
+    /* Examination verdicts: no crawl's rule figures. */
+    assert_true(isnan(a->all.mean_rule_f1) && isnan(a->all.worst_rule_f1));
+    assert_null(a->all.worst_rule_topic);
+
     assert_int_equal(a->untuned.topics, 1);
     assert_float_equal(a->untuned.mean_f1, 0.8, 1e-12);
     assert_float_equal(a->untuned.worst_f1, 0.8, 1e-12);
@@ -78,6 +82,29 @@ static void test_summary(void **state)
     assert_true(isnan(a->untuned.mean_f1));
     assert_true(isnan(a->untuned.worst_f1));
     assert_null(a->untuned.worst_topic);
+    evalall_free(a);
+}
+
+/* The crawl model's verdicts: a crawl's rule (crawl model and examination) summarized
+ * beside them, its worst topic its own. */
+static void test_crawl_rule(void **state)
+{
+    (void)state;
+    struct evalall *a = calloc(1, sizeof *a);
+    assert_non_null(a);
+    a->topics = calloc(2, sizeof *a->topics);
+    assert_non_null(a->topics);
+    a->n_topics = 2;
+    a->judge = 1;
+    row(&a->topics[0], "t0", 0, 8, 2, 2, 3.0); /* F1 0.8, by the rule 1 */
+    row(&a->topics[1], "t1", 0, 9, 0, 1, 3.0); /* F1 0.947, by the rule 0.5 */
+    a->topics[0].res->crawl.with_examination = (struct evalstats){10, 0, 0, 10};
+    a->topics[1].res->crawl.with_examination = (struct evalstats){1, 0, 2, 10};
+    evalall_summarize(a);
+    assert_float_equal(a->all.mean_rule_f1, (1.0 + 0.5) / 2, 1e-12);
+    assert_float_equal(a->all.worst_rule_f1, 0.5, 1e-12);
+    assert_string_equal(a->all.worst_rule_topic, "t1");
+    assert_string_equal(a->all.worst_topic, "t0");
     evalall_free(a);
 }
 
@@ -104,6 +131,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listed),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_crawl_rule),
         cmocka_unit_test(test_worst_tie),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
