@@ -73,12 +73,15 @@ void cmd_judge_usage(void)
            "                      (0: no gate; default %g)\n"
            "  --link-rounds N     a website's verdict weighs the verdicts of the examined\n"
            "                      websites it links to and that link to it, learnt again\n"
-           "                      N times (0: its text alone; default %u)\n",
+           "                      N times (0: its text alone; default %u)\n"
+           "  --fit-pages N       learn from at most about N crawled pages, every k-th\n"
+           "                      website's (every website is still judged; 0: from all;\n"
+           "                      default %u)\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
            d.spy_prior_weight, d.other_clusters, d.cluster_sites, d.em.web_start,
-           d.web_gate_quantile, d.link_rounds);
+           d.web_gate_quantile, d.link_rounds, d.fit_pages);
 }
 
 /* A dry run's verdicts scored as if written: *after. */
@@ -101,7 +104,7 @@ int cmd_judge(int argc, char **argv)
 {
     int64_t job = 0;
     int dry_run = 0, comps, iters, min_sites, folds, spy_iters, clusters, cluster_sites, web_start,
-        link_rounds;
+        link_rounds, fit_pages;
     const char *db = NULL, *labels_path = NULL;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
@@ -114,6 +117,7 @@ int cmd_judge(int argc, char **argv)
     cluster_sites = (int)p.cluster_sites;
     web_start = (int)p.em.web_start;
     link_rounds = (int)p.link_rounds;
+    fit_pages = (int)p.fit_pages;
     const struct opts_entry tab[] = {
         OPTS_INT64("job", &job, 1, INT64_MAX, "a job id"),
         OPTS_FLAG("dry-run", &dry_run),
@@ -138,6 +142,7 @@ int cmd_judge(int argc, char **argv)
         OPTS_INT("web-start", &web_start, 0, 1, "0 or 1"),
         OPTS_DOUBLE("web-gate", &p.web_gate_quantile, 0, 0.99, "a number in [0, 0.99]"),
         OPTS_INT("link-rounds", &link_rounds, 0, 100, "0..100"),
+        OPTS_INT("fit-pages", &fit_pages, 0, 1000000000, "0..1000000000"),
     };
     const struct opts_parser parser = {"judge", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
                                        .max_args = 0};
@@ -156,6 +161,7 @@ int cmd_judge(int argc, char **argv)
     p.cluster_sites = (uint32_t)cluster_sites;
     p.em.web_start = (uint32_t)web_start;
     p.link_rounds = (uint32_t)link_rounds;
+    p.fit_pages = (uint32_t)fit_pages;
     struct labels *labels = NULL;
     if (labels_path && labels_load(labels_path, &labels) != ERR_OK)
         return cli_fail("judge", "%s", err_msg());

@@ -33,6 +33,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .other_clusters = 10,
                                   .cluster_sites = 6,
                                   .web_gate_quantile = 0.3,
+                                  .fit_pages = 0,
                                   .link_rounds = 3,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
@@ -51,7 +52,8 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
                                      .spy_prior_weight = p->spy_prior_weight,
                                      .other_clusters = p->other_clusters,
                                      .cluster_sites = p->cluster_sites,
-                                     .web_gate_quantile = p->web_gate_quantile};
+                                     .web_gate_quantile = p->web_gate_quantile,
+                                     .fit_pages = p->fit_pages};
 }
 
 static uint32_t label_of(const char *role)
@@ -308,12 +310,12 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
         " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"other_clusters\": %u,"
         " \"cluster_sites\": %u, \"web_start\": %u, \"web_gate_quantile\": %.6g,"
-        " \"link_rounds\": %u, \"min_pages\": %lld}",
+        " \"link_rounds\": %u, \"min_pages\": %lld, \"fit_pages\": %u}",
         p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
         p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
         p->cluster_sites, p->em.web_start, p->web_gate_quantile, p->link_rounds,
-        (long long)p->min_pages);
+        (long long)p->min_pages, p->fit_pages);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
     enum err e = model_bytes(sj, &data);

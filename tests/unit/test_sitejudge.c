@@ -384,6 +384,40 @@ static void test_neighbour_clusters(void **state)
 }
 
 /*
+ * fit_pages: with more unlabelled pages than it, the fits learn from every k-th unlabelled
+ * website only, and every website is still scored; with as many or more, nothing changes
+ * (the same model, bit for bit). The neighbour's web has 28 websites to judge of 4 pages.
+ */
+static void test_fit_pages(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    params(&p);
+    double all[52];
+    struct sitejudge_fit f;
+    size_t examples = 0;
+    for (int round = 0; round < 3; round++) {
+        p.fit_pages = round == 0 ? 0 : round == 1 ? 112 : 40; /* 112: all 28 x 4 pages */
+        struct sitejudge *sj = build_neighbour_as(&p, 0);
+        assert_int_equal(sitejudge_fit(sj, &f), ERR_OK);
+        if (round == 0)
+            examples = f.pages - 112;
+        for (size_t s = 0; s < 52; s++) {
+            double x = sitejudge_score(sj, s);
+            if (round < 2)
+                all[s] = round == 0 ? x : all[s];
+            if (round == 1 && memcmp(&x, &all[s], sizeof x) != 0)
+                fail_msg("website %zu: %.17g with fit_pages 112, %.17g with 0", s, x, all[s]);
+            if (round == 2)
+                assert_false(isnan(x)); /* left out of the fit, still scored */
+        }
+        sitejudge_free(sj);
+    }
+    /* 40 of 112: every third website to judge, 10 of 28, their 40 pages. */
+    assert_int_equal(f.pages, examples + 40);
+}
+
+/*
  * The "other" examples' clusters kept from one judging to the next of a run (sitejudge.h,
  * sitejudge_keep_clusters): a judging of the same "other" websites takes them, as its own
  * (here marked "no cluster", its verdicts are those of EM's random start: the neighbour's
@@ -655,7 +689,7 @@ int main(void)
         cmocka_unit_test(test_neighbour_clusters), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_web_gate),           cmocka_unit_test(test_example_without_terms),
         cmocka_unit_test(test_confidence),         cmocka_unit_test(test_shared_pages),
-        cmocka_unit_test(test_kept_clusters),
+        cmocka_unit_test(test_kept_clusters),      cmocka_unit_test(test_fit_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
