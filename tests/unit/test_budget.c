@@ -197,6 +197,21 @@ static int64_t scalar(struct fixture *f, const char *sql, int64_t job)
     return v;
 }
 
+/* The website crawler run on job as asked, stopped for `want`: its pages, every answered
+ * fetch counted. */
+static int64_t run_website(struct fixture *f, int64_t job, struct fetcher *fetcher,
+                           const struct crawlrun_config *c, const struct extcrawl_params *p,
+                           enum crawl_stop want)
+{
+    enum crawl_stop why;
+    assert_int_equal(extcrawl_run(c, f->model, p, &why), ERR_OK);
+    assert_int_equal(why, want);
+    struct crawlstore_counts n;
+    assert_int_equal(crawlstore_counts(f->s, job, &n), ERR_OK);
+    assert_int_equal(n.pages, fetched(fetcher)); /* every fetch answered counts */
+    return n.pages;
+}
+
 /* A crawl model that agrees with every examination: it changes no read (sitecrawl.h). */
 static int model_agrees(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf,
                         int64_t *model)
@@ -231,13 +246,7 @@ static void website_crawler_keeps_the_crawl_models_pages(void **state)
         p.site.max_pages_to_decide = 3; /* ... and many at once */
         if (with_model)
             p.site.model_conf = model_agrees;
-        enum crawl_stop why;
-        assert_int_equal(extcrawl_run(&c, f->model, &p, &why), ERR_OK);
-        assert_int_equal(why, CRAWL_MAX_PAGES);
-        struct crawlstore_counts n;
-        assert_int_equal(crawlstore_counts(f->s, job, &n), ERR_OK);
-        assert_int_equal(n.pages, fetched(fetcher));
-        assert_true(n.pages <= 3 * BUDGET);
+        assert_true(run_website(f, job, fetcher, &c, &p, CRAWL_MAX_PAGES) <= 3 * BUDGET);
         cut[with_model] = scalar(f, cut_early, job);
         fetcher_free(fetcher);
     }
@@ -259,15 +268,10 @@ static int64_t crawl_all(struct fixture *f, int deepen_sites, int linkrank_fixed
     p.linkrank_fixed = linkrank_fixed;
     p.concurrency = 2; /* a border of more than 8 websites per website in flight: LinkRank
                         * as the paper has it, until the border runs low */
-    enum crawl_stop why;
-    assert_int_equal(extcrawl_run(&c, f->model, &p, &why), ERR_OK);
-    assert_int_equal(why, CRAWL_BORDER_EMPTY);
-    struct crawlstore_counts n;
-    assert_int_equal(crawlstore_counts(f->s, job, &n), ERR_OK);
-    assert_int_equal(n.pages, fetched(fetcher));
+    *pages = run_website(f, job, fetcher, &c, &p, CRAWL_BORDER_EMPTY);
     /* Each website's pages are its own fetches, deeper reads included ... */
     assert_int_equal(scalar(f, "SELECT sum(pages_visited) FROM sites WHERE job_id = $1", job),
-                     n.pages);
+                     *pages);
     /* ... and no page was downloaded twice. */
     assert_int_equal(scalar(f,
                             "SELECT count(*) FROM (SELECT host, url FROM pages WHERE job_id = $1"
@@ -275,7 +279,6 @@ static int64_t crawl_all(struct fixture *f, int deepen_sites, int linkrank_fixed
                             job),
                      0);
     fetcher_free(fetcher);
-    *pages = n.pages;
     return job;
 }
 
