@@ -37,6 +37,7 @@
 
 struct nbem {
     uint32_t n_terms, n_comp;
+    double u_weight; /* while fitting: an unlabelled page's weight in the M step (0: 1) */
     uint32_t stride; /* n_comp rounded up to a multiple of ROW_LANES */
     double page_tokens;
     double *logp; /* logp[t * stride + c] = ln p(t|c): a term's components side by side */
@@ -52,7 +53,8 @@ void nbem_params_default(struct nbem_params *p)
                               .page_tokens = 200,
                               .seed = 1,
                               .web_start = 1,
-                              .web_gate = INFINITY};
+                              .web_gate = INFINITY,
+                              .unlabelled_weight = 1};
 }
 
 void nbem_free(struct nbem *m)
@@ -216,6 +218,8 @@ static void count_page(const struct nbem *m, struct counts *k, const struct nbem
                        double occ, const double *dz)
 {
     double scale = page_scale(m->page_tokens, occ);
+    if (doc->label == NBEM_UNLABELED && m->u_weight > 0)
+        scale *= m->u_weight; /* the mixture weights count it whole (u_mass) */
     uint32_t active[1 + NBEM_MAX_OTHER], n_active = 0;
     double w[1 + NBEM_MAX_OTHER];
     for (uint32_t c = 0; c < m->n_comp; c++)
@@ -371,6 +375,9 @@ static enum err check(const struct nbem_params *p, const struct nbem_doc *docs, 
                        NBEM_MAX_OTHER);
     if (n_terms < 1)
         return err_set(ERR_INVAL, "crawl model: no term to learn from");
+    if (!(p->unlabelled_weight >= 0 && p->unlabelled_weight <= 1))
+        return err_set(ERR_INVAL, "crawl model: an unlabelled page's weight must be in [0, 1]"
+                                  " (0: 1)");
     if (!(p->web_gate >= 0))
         return err_set(ERR_INVAL, "crawl model: web gate must be >= 0 (infinite: none)");
     int target = 0;
@@ -524,6 +531,7 @@ enum err nbem_fit_margins(const struct nbem_params *p, const struct nbem_doc *do
         return err_set(ERR_NOMEM, "out of memory");
     m->n_terms = n_terms;
     m->n_comp = 1 + p->other_components;
+    m->u_weight = p->unlabelled_weight;
     m->stride = row_stride(m->n_comp);
     m->page_tokens = p->page_tokens;
     m->logp = aligned_alloc(64, (size_t)m->stride * n_terms * sizeof *m->logp);

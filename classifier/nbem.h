@@ -61,11 +61,14 @@ struct nbem_params {
     double page_tokens;        /* a page counts as this many term occurrences at most (its
                                 * counts scaled down, in both steps); 0: no cap */
     uint64_t seed;
-    uint32_t web_start; /* 1: the unlabelled pages the target examples explain better than
-                         * the whole web start in the target component (below); 0: every
-                         * unlabelled page starts in a random "other" one */
-    double web_gate;    /* with web_start: unlabelled pages of a web margin below -web_gate
-                         * never join the target (>= 0 nats; INFINITY: none) */
+    uint32_t web_start;       /* 1: the unlabelled pages the target examples explain better than
+                               * the whole web start in the target component (below); 0: every
+                               * unlabelled page starts in a random "other" one */
+    double web_gate;          /* with web_start: unlabelled pages of a web margin below -web_gate
+                               * never join the target (>= 0 nats; INFINITY: none) */
+    double unlabelled_weight; /* an unlabelled page's counts weigh this much in the M step,
+                               * (0, 1] (0: 1); the mixture weights count it whole (EM-λ,
+                               * Nigam et al. 2000, section 5.3.1) */
 };
 
 /* The defaults chosen by measurement (docs/classifier.md). */

@@ -35,8 +35,8 @@ struct sitejudge_params {
     double web_gate_quantile; /* with em.web_start: em.web_gate is chosen so that it would
                                * stop this share of the relevant examples' pages, left out
                                * (sitejudge_fit); <= 0: em.web_gate as given */
-    uint32_t fit_pages;       /* the fits learn from at most about this many unlabelled
-                               * pages (sitejudge_fit); 0: from all */
+    uint32_t fit_pages;       /* the unlabelled pages weigh in the fits as this many pages
+                               * at most (sitejudge_fit); 0: each weighs 1 */
 };
 
 /* The lowest threshold spies may give. */
@@ -96,7 +96,7 @@ void sitejudge_clusters_release(struct sitejudge_clusters *c);
 void sitejudge_keep_clusters(struct sitejudge *sj, struct sitejudge_clusters *c);
 
 struct sitejudge_fit {
-    size_t pages;        /* pages learnt from: every page added but those fit_pages left out */
+    size_t pages;        /* pages learnt from: every page added */
     uint32_t terms;      /* the vocabulary after the min_sites cut */
     double threshold;    /* the verdicts' */
     size_t spies;        /* relevant example websites that chose it (0: p->threshold) */
@@ -124,9 +124,9 @@ struct sitejudge_fit {
  * pages get the web margin of a model that did not learn from them (nbem_web_margins),
  * and em.web_gate is minus their web_gate_quantile quantile, at least 0; fewer than two
  * relevant example websites: no gate (INFINITY). With fit_pages and more unlabelled pages
- * than that, the fits (web gate, spies, model) learn from every k-th unlabelled website
- * only (in the order added, k = ceil(unlabelled pages / fit_pages)); every website is still
- * scored. ERR_NOTFOUND when no page of a relevant example keeps a term (nothing to learn
+ * than that, each unlabelled page weighs fit_pages / their number in the fits' M steps
+ * (em.unlabelled_weight, as given, is replaced; the web gate's margins weigh every page
+ * whole). ERR_NOTFOUND when no page of a relevant example keeps a term (nothing to learn
  * the topic from).
  */
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out) WARN_UNUSED;

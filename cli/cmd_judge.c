@@ -74,9 +74,8 @@ void cmd_judge_usage(void)
            "  --link-rounds N     a website's verdict weighs the verdicts of the examined\n"
            "                      websites it links to and that link to it, learnt again\n"
            "                      N times (0: its text alone; default %u)\n"
-           "  --fit-pages N       learn from at most about N crawled pages, every k-th\n"
-           "                      website's (every website is still judged; 0: from all;\n"
-           "                      default %u)\n",
+           "  --fit-pages N       the crawled pages weigh in the model as N pages at most\n"
+           "                      (each N / their number; 0: each weighs 1; default %u)\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,

@@ -33,7 +33,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .other_clusters = 10,
                                   .cluster_sites = 6,
                                   .web_gate_quantile = 0.3,
-                                  .fit_pages = 0,
+                                  .fit_pages = 3000,
                                   .link_rounds = 3,
                                   .min_pages = 250};
     nbem_params_default(&p->em);

@@ -32,8 +32,8 @@ struct jobjudge_params {
     uint32_t cluster_sites;   /* ... one per this many "other" example websites (>= 1) */
     double web_gate_quantile; /* the web gate would stop this share of the relevant
                                * examples' pages, left out (sitejudge.h); 0: no gate */
-    uint32_t fit_pages;       /* learn from at most about this many crawled pages
-                               * (sitejudge.h); 0: from all (the default) */
+    uint32_t fit_pages;       /* the crawled pages weigh as this many pages at most
+                               * (sitejudge.h); 0: each weighs 1 */
     uint32_t link_rounds;     /* rounds of weighing each verdict with its links'
                                * (classifier/linkjudge.h); 0: the text alone */
     int64_t min_pages;        /* fewer pages read by the crawl: no model, the verdicts stay */

@@ -423,18 +423,20 @@ static void test_started_others_stay(void **state)
  */
 enum { HV = 3, HD = 7 };
 
-static void hand_m_step(const struct nbem_doc *d, double z[HD][2], double alpha, double logp[2][HV],
-                        double logprior[2])
+static void hand_m_step(const struct nbem_doc *d, double z[HD][2], double alpha, double lambda,
+                        double logp[2][HV], double logprior[2])
 {
     double u[2] = {0, 0};
     size_t n_u = 0;
     for (int c = 0; c < 2; c++) {
         double n_c = 0, n_ct[HV] = {0};
-        for (int k = 0; k < HD; k++)
+        for (int k = 0; k < HD; k++) {
+            double w = d[k].label == NBEM_UNLABELED ? lambda : 1; /* EM-λ */
             for (uint32_t i = 0; i < d[k].n; i++) {
-                n_ct[d[k].term[i]] += z[k][c] * d[k].count[i];
-                n_c += z[k][c] * d[k].count[i];
+                n_ct[d[k].term[i]] += w * z[k][c] * d[k].count[i];
+                n_c += w * z[k][c] * d[k].count[i];
             }
+        }
         for (int t = 0; t < HV; t++)
             logp[c][t] = log((alpha + n_ct[t]) / (alpha * HV + n_c));
     }
@@ -475,12 +477,15 @@ static void test_em_by_hand(void **state)
     const double alpha = 0.5;
     /* Many iterations too: late changes are small, and must be counted all the same. */
     static const uint32_t runs[] = {1, 2, 3, 6, 40};
-    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
-        uint32_t iterations = runs[r];
+    /* Each unlabelled page weighs 1, or 0.4 (nbem_params.unlabelled_weight: its counts
+     * in the M step; the mixture weights count it whole). */
+    for (size_t r = 0; r < 2 * sizeof runs / sizeof *runs; r++) {
+        uint32_t iterations = runs[r % (sizeof runs / sizeof *runs)];
+        double lambda = r < sizeof runs / sizeof *runs ? 1 : 0.4;
         double z[HD][2], logp[2][HV], logprior[2];
         for (int k = 0; k < HD; k++)
             z[k][0] = d[k].label == NBEM_TARGET, z[k][1] = d[k].label != NBEM_TARGET;
-        hand_m_step(d, z, alpha, logp, logprior);
+        hand_m_step(d, z, alpha, lambda, logp, logprior);
         double moved = 0;
         for (uint32_t it = 0; it < iterations; it++) {
             for (int k = 3; k < HD; k++) {
@@ -488,11 +493,14 @@ static void test_em_by_hand(void **state)
                 moved += fabs(z0 - z[k][0]);
                 z[k][0] = z0, z[k][1] = 1 - z0;
             }
-            hand_m_step(d, z, alpha, logp, logprior);
+            hand_m_step(d, z, alpha, lambda, logp, logprior);
         }
         assert_true(moved > 0.1); /* the posteriors moved: the counts were changed */
-        struct nbem_params p = {
-            .other_components = 1, .iterations = iterations, .alpha = alpha, .web_gate = INFINITY};
+        struct nbem_params p = {.other_components = 1,
+                                .iterations = iterations,
+                                .alpha = alpha,
+                                .web_gate = INFINITY,
+                                .unlabelled_weight = lambda};
         struct nbem *m = NULL;
         assert_int_equal(nbem_fit(&p, d, HD, HV, &m), ERR_OK);
         assert_float_equal(nbem_target_prior(m), exp(logprior[0]), 1e-12);
@@ -500,8 +508,8 @@ static void test_em_by_hand(void **state)
             double want = hand_target(logp, logprior, d[k].term, d[k].count, d[k].n);
             double got = nbem_target(m, d[k].term, d[k].count, d[k].n, NULL);
             if (fabs(got - want) > 1e-12)
-                fail_msg("%u iterations, page %d: Pr = %.17g, want %.17g", iterations, k, got,
-                         want);
+                fail_msg("%u iterations, weight %g, page %d: Pr = %.17g, want %.17g", iterations,
+                         lambda, k, got, want);
         }
         nbem_free(m);
     }

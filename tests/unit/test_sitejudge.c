@@ -384,37 +384,44 @@ static void test_neighbour_clusters(void **state)
 }
 
 /*
- * fit_pages: with more unlabelled pages than it, the fits learn from every k-th unlabelled
- * website only, and every website is still scored; with as many or more, nothing changes
- * (the same model, bit for bit). The neighbour's web has 28 websites to judge of 4 pages.
+ * fit_pages: with more unlabelled pages than it, each weighs fit_pages / their number in
+ * the fits, the model of em.unlabelled_weight set so, bit for bit; with as many or more,
+ * nothing changes. The neighbour's web has 28 websites to judge of 4 pages (112).
  */
+static void fit_scores(const struct sitejudge_params *p, double *score, size_t *pages)
+{
+    struct sitejudge *sj = build_neighbour_as(p, 0);
+    struct sitejudge_fit f;
+    assert_int_equal(sitejudge_fit(sj, &f), ERR_OK);
+    for (size_t s = 0; s < 52; s++)
+        score[s] = sitejudge_score(sj, s);
+    *pages = f.pages;
+    sitejudge_free(sj);
+}
+
 static void test_fit_pages(void **state)
 {
     (void)state;
     struct sitejudge_params p;
     params(&p);
-    double all[52];
-    struct sitejudge_fit f;
-    size_t examples = 0;
-    for (int round = 0; round < 3; round++) {
-        p.fit_pages = round == 0 ? 0 : round == 1 ? 112 : 40; /* 112: all 28 x 4 pages */
-        struct sitejudge *sj = build_neighbour_as(&p, 0);
-        assert_int_equal(sitejudge_fit(sj, &f), ERR_OK);
-        if (round == 0)
-            examples = f.pages - 112;
-        for (size_t s = 0; s < 52; s++) {
-            double x = sitejudge_score(sj, s);
-            if (round < 2)
-                all[s] = round == 0 ? x : all[s];
-            if (round == 1 && memcmp(&x, &all[s], sizeof x) != 0)
-                fail_msg("website %zu: %.17g with fit_pages 112, %.17g with 0", s, x, all[s]);
-            if (round == 2)
-                assert_false(isnan(x)); /* left out of the fit, still scored */
-        }
-        sitejudge_free(sj);
-    }
-    /* 40 of 112: every third website to judge, 10 of 28, their 40 pages. */
-    assert_int_equal(f.pages, examples + 40);
+    double plain[52], all[52], cut[52], weighed[52];
+    size_t n_plain, n_all, n_cut, n_weighed;
+    fit_scores(&p, plain, &n_plain);
+    p.fit_pages = 112;
+    fit_scores(&p, all, &n_all);
+    assert_memory_equal(plain, all, sizeof plain);
+    p.fit_pages = 28;
+    fit_scores(&p, cut, &n_cut);
+    p.fit_pages = 0;
+    p.em.unlabelled_weight = 0.25;
+    fit_scores(&p, weighed, &n_weighed);
+    assert_memory_equal(cut, weighed, sizeof cut);
+    assert_int_equal(n_cut, n_plain); /* every page learnt from */
+    assert_int_equal(n_all, n_plain);
+    int moved = 0;
+    for (size_t s = 0; s < 52; s++)
+        moved |= memcmp(&cut[s], &plain[s], sizeof cut[s]) != 0;
+    assert_true(moved);
 }
 
 /*
