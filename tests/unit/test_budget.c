@@ -243,7 +243,8 @@ static void website_crawler_keeps_the_crawl_models_pages(void **state)
         struct crawlrun_config c = config(f, job, fetcher, 3 * BUDGET);
         struct extcrawl_params p = website_params();
         p.site.l_threshold = 1e9;       /* relevant websites read on until cut ... */
-        p.site.max_pages_to_decide = 3; /* ... and many at once */
+        p.site.max_pages_to_decide = 3; /* ... and many at once, ... */
+        p.site.prior_target = 0.95;     /* ... most of them relevant */
         if (with_model)
             p.site.model_conf = model_agrees;
         assert_true(run_website(f, job, fetcher, &c, &p, CRAWL_MAX_PAGES) <= 3 * BUDGET);
