@@ -475,6 +475,44 @@ static enum err keep_clusters(const struct sitejudge *sj, const size_t *site,
     return ERR_OK;
 }
 
+/* k-means clusters of the websites site[0..n) into assign[0..n) (UINT32_MAX: a website
+ * with no term of the vocabulary, not clustered). */
+static enum err kmeans_sites(const struct sitejudge *sj, const size_t *site, size_t n, uint32_t k,
+                             uint32_t *assign)
+{
+    struct tfidf_vec *v = calloc(n ? n : 1, sizeof *v);
+    size_t *row = malloc((n ? n : 1) * sizeof *row); /* the website of each vector */
+    uint32_t *got = malloc((n ? n : 1) * sizeof *got);
+    double *sum = calloc(sj->n_terms ? sj->n_terms : 1, sizeof *sum);
+    enum err e = v && row && got && sum ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; !e && i < n; i++) {
+        assign[i] = UINT32_MAX;
+        e = site_vector(sj, site[i], sum, &v[m]);
+        if (v[m].n)
+            row[m++] = i;
+        else
+            tfidf_vec_release(&v[m]);
+    }
+    double *centroids = NULL;
+    uint32_t k_out = 0;
+    if (!e && m)
+        e = kmeans_run(
+            v, m, sj->n_terms,
+            &(struct kmeans_params){.k = k, .max_iter = 20, .n_init = 3, .seed = sj->p.em.seed},
+            &centroids, &k_out, got);
+    for (size_t i = 0; !e && i < m; i++)
+        assign[row[i]] = got[i];
+    for (size_t i = 0; i < m; i++)
+        tfidf_vec_release(&v[i]);
+    free(centroids);
+    free(v);
+    free(row);
+    free(got);
+    free(sum);
+    return e;
+}
+
 /*
  * The "other" example websites' start components (sitejudge_fit in sitejudge.h): k-means
  * clusters of the websites, a cluster's pages all in one "other" component. With kept
@@ -497,38 +535,11 @@ static enum err cluster_others(const struct sitejudge *sj, struct nbem_doc *docs
     if (k > p->em.other_components)
         k = p->em.other_components;
     uint32_t *assign = malloc((n_other ? n_other : 1) * sizeof *assign);
-    struct tfidf_vec *v = calloc(n_other ? n_other : 1, sizeof *v);
-    size_t *row = malloc((n_other ? n_other : 1) * sizeof *row); /* v's row of each website */
-    double *sum = calloc(sj->n_terms ? sj->n_terms : 1, sizeof *sum);
-    enum err e = assign && v && row && sum ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    enum err e = assign ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
     if (!e && k && clusters_kept(sj, site, n_other, (uint32_t)k)) {
         memcpy(assign, sj->kept_clusters->assign, n_other * sizeof *assign);
     } else if (!e && k) {
-        size_t n = 0; /* the websites with a term of the vocabulary are clustered */
-        for (size_t i = 0; !e && i < n_other; i++) {
-            assign[i] = UINT32_MAX;
-            e = site_vector(sj, site[i], sum, &v[n]);
-            if (v[n].n)
-                row[n++] = i;
-            else
-                tfidf_vec_release(&v[n]);
-        }
-        uint32_t *got = malloc((n ? n : 1) * sizeof *got);
-        double *centroids = NULL;
-        uint32_t k_out = 0;
-        if (!e && !got)
-            e = err_set(ERR_NOMEM, "out of memory");
-        if (!e && n)
-            e = kmeans_run(v, n, sj->n_terms,
-                           &(struct kmeans_params){
-                               .k = (uint32_t)k, .max_iter = 20, .n_init = 3, .seed = p->em.seed},
-                           &centroids, &k_out, got);
-        for (size_t i = 0; !e && i < n; i++)
-            assign[row[i]] = got[i];
-        for (size_t i = 0; i < n; i++)
-            tfidf_vec_release(&v[i]);
-        free(centroids);
-        free(got);
+        e = kmeans_sites(sj, site, n_other, (uint32_t)k, assign);
         if (!e && sj->kept_clusters)
             e = keep_clusters(sj, site, assign, n_other, (uint32_t)k);
     }
@@ -538,9 +549,6 @@ static enum err cluster_others(const struct sitejudge *sj, struct nbem_doc *docs
                 docs[d].start_comp = 1 + assign[i];
     free(site);
     free(assign);
-    free(v);
-    free(row);
-    free(sum);
     return e;
 }
 

@@ -92,50 +92,29 @@ static enum err know_edges(struct ext *x, const struct edge *edges, size_t n)
 
 /*
  * The hard page budget (issue 13). A website is claimed only when the budget can pay
- * for the pages its verdict may need (max_pages_per_site, or max_pages_to_decide if
- * lower) beyond what the undecided websites in flight may still need; so no website is
- * ever cut short undecided. A website whose verdict is final goes on gathering links
- * (LinkRank) only with pages nobody else may need; when there are none, it is stored.
+ * for the pages it may need (decide_cap) beyond what the websites in flight may still
+ * need (slot_need); so no website is ever cut short undecided. A website whose verdict
+ * is final goes on gathering links (LinkRank) only with pages nobody else may need; when
+ * there are none, it is stored.
  */
 static int64_t slot_committed(const struct slot *sl)
 {
     return sitecrawl_fetches(sl->sc) - sl->fetches_stored + sl->waiting;
 }
 
-/*
- * Pages a website may need from the start, which the budget keeps for it when it is
- * claimed: those of its verdict (max_pages_per_site, or max_pages_to_decide if lower)
- * and, while a crawl model judges the job, at least SITECRAWL_MODEL_PAGES (below);
- * never more than the whole budget (a budget below it still examines websites, one at
- * a time, and one cut short goes back to the border).
- */
+/* sitecrawl_claim_pages, never more than the whole budget (a budget below it still
+ * examines websites, one at a time, and one cut short goes back to the border). */
 static int64_t decide_cap(const struct ext *x)
 {
-    const struct sitecrawl_params *sp = &x->p->site;
-    int64_t cap = sp->max_pages, max = x->m->lim.max_pages;
-    if (sp->max_pages_to_decide > 0 && sp->max_pages_to_decide < cap)
-        cap = sp->max_pages_to_decide;
-    if (sp->model_conf && cap < SITECRAWL_MODEL_PAGES)
-        cap = sp->max_pages < SITECRAWL_MODEL_PAGES ? sp->max_pages : SITECRAWL_MODEL_PAGES;
+    int64_t cap = sitecrawl_claim_pages(&x->p->site), max = x->m->lim.max_pages;
     return max > 0 && max < cap ? max : cap;
 }
 
-/*
- * The pages of the cap the website in sl may still need: all of it while undecided.
- * Once its verdict is final, while a crawl model judges the job and the verdict is
- * relevant, those up to SITECRAWL_MODEL_PAGES: the crawl model decides whether it is
- * listed, and on a website's first few pages it often cannot tell (few-shot crawls
- * ended with ~40 websites cut by the budget; 4.4% of the relevant ones were wrong,
- * against 1.7% overall: docs/benchmarks/judgement.md, session 23). Else none.
- */
-static int64_t slot_need(const struct ext *x, const struct slot *sl, int64_t cap)
+/* sitecrawl_pages_needed less the page on its way (a website read deeper, the only one
+ * with fetches stored, has a final verdict). */
+static int64_t slot_need(const struct slot *sl, int64_t cap)
 {
-    int64_t need = 0;
-    if (!sitecrawl_verdict_final(sl->sc))
-        need = cap - slot_committed(sl);
-    else if (x->p->site.model_conf && sitecrawl_relevant(sl->sc))
-        need = (cap < SITECRAWL_MODEL_PAGES ? cap : SITECRAWL_MODEL_PAGES) -
-               sitecrawl_fetches(sl->sc) - sl->waiting;
+    int64_t need = sitecrawl_pages_needed(sl->sc, (int)cap) - sl->waiting;
     return need > 0 ? need : 0;
 }
 
@@ -152,7 +131,7 @@ static int64_t pages_spare(const struct ext *x)
     for (int i = 0; i < x->p->concurrency; i++) {
         const struct slot *sl = &x->slots[i];
         if (sl->sc)
-            spare -= slot_committed(sl) + slot_need(x, sl, cap);
+            spare -= slot_committed(sl) + slot_need(sl, cap);
     }
     return spare;
 }
@@ -264,7 +243,7 @@ static enum advance slot_advance(struct ext *x, struct slot *sl, enum err *e)
         return ADVANCE_DONE;
     /* Its own need is part of the reserve (spare >= 0 then, barring a resumed job over
      * its budget); else it may only take a spare page. */
-    int final = sitecrawl_verdict_final(sl->sc), needs = !final || slot_need(x, sl, decide_cap(x));
+    int final = sitecrawl_verdict_final(sl->sc), needs = !final || slot_need(sl, decide_cap(x));
     int64_t spare = pages_spare(x);
     if (needs ? spare < 0 : spare <= 0)
         return final ? ADVANCE_DONE : ADVANCE_OVER_BUDGET;

@@ -331,6 +331,26 @@ int sitecrawl_fetches(const struct sitecrawl *sc)
     return sc->fetches;
 }
 
+int sitecrawl_claim_pages(const struct sitecrawl_params *p)
+{
+    int cap = p->max_pages;
+    if (p->max_pages_to_decide > 0 && p->max_pages_to_decide < cap)
+        cap = p->max_pages_to_decide;
+    if (p->model_conf && cap < SITECRAWL_MODEL_PAGES)
+        cap = p->max_pages < SITECRAWL_MODEL_PAGES ? p->max_pages : SITECRAWL_MODEL_PAGES;
+    return cap;
+}
+
+int sitecrawl_pages_needed(const struct sitecrawl *sc, int cap)
+{
+    int need = 0;
+    if (!sc->verdict_closed)
+        need = cap - sc->fetches;
+    else if (sc->p.model_conf && sitecrawl_relevant(sc))
+        need = (cap < SITECRAWL_MODEL_PAGES ? cap : SITECRAWL_MODEL_PAGES) - sc->fetches;
+    return need > 0 ? need : 0;
+}
+
 double sitecrawl_linkrank(const struct sitecrawl *sc)
 {
     return sitecls_linkrank_value(&sc->linkrank, sitecls_confidence(&sc->cls));
