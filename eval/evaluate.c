@@ -273,7 +273,7 @@ static enum err target_start(struct run *run, struct target *t, const char *home
         .p_threshold = jp->p_threshold,
         .l_threshold = run->res->l_threshold, /* Table 2: 0, no LinkRank continuation */
         .min_pages_relevant = jp->min_pages_relevant,
-        .c = run->res->l_threshold > 0 ? jp->c : 1,
+        .c = jp->c, /* read only with LinkRank continuation */
         /* Without LinkRank continuation the crawl ends with the classification. A
          * followed homepage redirect has used one fetch of the budget. */
         .max_pages =
