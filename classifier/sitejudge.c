@@ -297,6 +297,25 @@ static double quantile_of(const double *sorted, size_t n, double q)
     return lo + 1 < n ? sorted[lo] * (1 - frac) + sorted[lo + 1] * frac : sorted[lo];
 }
 
+/* sitejudge.h; why as logits with many spies: docs/classifier.md ("A website's verdict"). */
+double sitejudge_spy_threshold(const struct sitejudge_params *p, double q, size_t n)
+{
+    double w = p->spy_prior_weight, t, lowest;
+    if (p->spy_many && n >= p->spy_many && q < p->spy_prior) {
+        double l =
+            ((double)n * sitejudge_evidence(q, 0.5) + w * sitejudge_evidence(p->spy_prior, 0.5)) /
+            ((double)n + w);
+        t = 1 / (1 + exp(-l));
+        lowest = SITEJUDGE_MIN_THRESHOLD_MANY;
+    } else {
+        t = ((double)n * q + w * p->spy_prior) / ((double)n + w);
+        lowest = SITEJUDGE_MIN_THRESHOLD;
+    }
+    if (t < lowest)
+        t = lowest;
+    return t > p->threshold ? p->threshold : t;
+}
+
 /* The threshold from spies (sitejudge_fit in sitejudge.h). fold_margin: the web margins
  * of gate_folds folds choose_web_gate left out (NULL: none), the same folds as the spies'
  * when there are as many: their fits take them rather than compute them again. */
@@ -340,13 +359,7 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
     if (!e && n) {
         qsort(score, n, sizeof *score, cmp_double);
         double q = quantile_of(score, n, p->spy_quantile);
-        /* A few spies' quantile is noise: it shrinks towards a prior threshold. */
-        *threshold = ((double)n * q + p->spy_prior_weight * p->spy_prior) /
-                     ((double)n + p->spy_prior_weight);
-        if (*threshold < SITEJUDGE_MIN_THRESHOLD)
-            *threshold = SITEJUDGE_MIN_THRESHOLD;
-        if (*threshold > p->threshold)
-            *threshold = p->threshold;
+        *threshold = sitejudge_spy_threshold(p, q, n);
         *n_spies = n;
     }
     free(fold);

@@ -28,7 +28,9 @@ struct sitejudge_params {
     uint32_t spy_iterations;  /* the spies' fits' EM iterations; 0: em.iterations */
     double spy_quantile;      /* [0, 1) */
     double spy_prior;         /* the spies' quantile shrinks towards this threshold ... */
-    double spy_prior_weight;  /* ... as if this many spies had scored it (>= 0) */
+    double spy_prior_weight;  /* ... as if this many spies had scored it (>= 0) ... */
+    uint32_t spy_many;        /* ... as probabilities with fewer spies than this, as logits
+                               * with as many or more (0: always as probabilities) */
     uint32_t other_clusters;  /* the "other" example websites start in at most this many
                                * clusters, one "other" component each (0: at random) ... */
     uint32_t cluster_sites;   /* ... one cluster per this many of them (>= 1) */
@@ -39,8 +41,9 @@ struct sitejudge_params {
                                * at most (sitejudge_fit); 0: each weighs 1 */
 };
 
-/* The lowest threshold spies may give. */
-#define SITEJUDGE_MIN_THRESHOLD 0.01
+/* The lowest threshold a few spies may give, and many (spy_many). */
+#define SITEJUDGE_MIN_THRESHOLD      0.01
+#define SITEJUDGE_MIN_THRESHOLD_MANY 1e-9
 
 /*
  * A website's confidence from its score and the threshold: sigma(logit(score) -
@@ -51,6 +54,19 @@ double sitejudge_confidence(double score, double threshold);
 /* Its logit, logit(score) - logit(threshold) (clamped the same): the text's evidence a
  * website's links add to (classifier/linkjudge.h). */
 double sitejudge_evidence(double score, double threshold);
+
+/*
+ * The threshold n spies give (n >= 1), their spy_quantile quantile being q: q shrunk
+ * towards spy_prior as if spy_prior_weight spies had scored it, at most p->threshold. A
+ * few spies' quantile is noise, and biased low (a handful of examples, one left out, make
+ * a weaker model than all of them): with fewer than spy_many spies (or spy_many 0), or q
+ * at least spy_prior, it is shrunk as probabilities, (n q + w prior) / (n + w), and at
+ * least SITEJUDGE_MIN_THRESHOLD. Many spies' quantile below the prior is shrunk as
+ * logits, sigma((n logit(q) + w logit(prior)) / (n + w)) (q clamped to [1e-9, 1 - 1e-9]),
+ * and at least SITEJUDGE_MIN_THRESHOLD_MANY: when a part of the topic's websites scores
+ * orders of magnitude below the rest, an average of probabilities would erase it.
+ */
+double sitejudge_spy_threshold(const struct sitejudge_params *p, double q, size_t n);
 
 struct sitejudge;
 
@@ -109,10 +125,9 @@ struct sitejudge_fit {
  * spies (Liu et al. 2002): the relevant example websites with pages are dealt in turn to
  * spy_folds folds (fewer when there are fewer such websites); for each fold a model is fit
  * with that fold's websites among the unlabelled ones, and scores them as it scores the
- * websites to judge. The threshold is the spy_quantile quantile of those scores, shrunk
- * towards spy_prior (as if spy_prior_weight spies had scored it), then kept within
- * [SITEJUDGE_MIN_THRESHOLD, p->threshold]. Fewer than two relevant example websites, or
- * spy_folds 0: p->threshold. Before the spies and the fit, the "other" example websites
+ * websites to judge. The threshold is sitejudge_spy_threshold of the spy_quantile
+ * quantile of those scores. Fewer than two relevant example websites, or spy_folds 0:
+ * p->threshold. Before the spies and the fit, the "other" example websites
  * with pages are clustered (spherical k-means of their 1 + ln(count) term vectors, seeded
  * by em.seed) into k = min(their number / cluster_sites, other_clusters,
  * em.other_components) clusters, and each cluster's pages start EM in an "other"

@@ -57,7 +57,10 @@ void cmd_judge_usage(void)
            "                      default %u)\n"
            "  --spy-quantile Q    the threshold: this quantile of the spies' scores\n"
            "                      (default %g), shrunk towards --spy-prior (default %g)\n"
-           "                      as if --spy-prior-weight spies (default %g) had scored it\n"
+           "                      as if --spy-prior-weight spies (default %g) had scored it:\n"
+           "                      as probabilities with fewer spies than --spy-many N, at\n"
+           "                      least 0.01; as logits with N or more, at least 1e-9\n"
+           "                      (0: always as probabilities; default %u)\n"
            "  --other-clusters N  the \"other\" example websites start EM in at most N\n"
            "                      clusters, one \"other\" component each (0: at random;\n"
            "                      default %u) ...\n"
@@ -79,7 +82,7 @@ void cmd_judge_usage(void)
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
-           d.spy_prior_weight, d.other_clusters, d.cluster_sites, d.em.web_start,
+           d.spy_prior_weight, d.spy_many, d.other_clusters, d.cluster_sites, d.em.web_start,
            d.web_gate_quantile, d.link_rounds, d.fit_pages);
 }
 
@@ -103,7 +106,7 @@ int cmd_judge(int argc, char **argv)
 {
     int64_t job = 0;
     int dry_run = 0, comps, iters, min_sites, folds, spy_iters, clusters, cluster_sites, web_start,
-        link_rounds, fit_pages;
+        link_rounds, fit_pages, spy_many;
     const char *db = NULL, *labels_path = NULL;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
@@ -117,6 +120,7 @@ int cmd_judge(int argc, char **argv)
     web_start = (int)p.em.web_start;
     link_rounds = (int)p.link_rounds;
     fit_pages = (int)p.fit_pages;
+    spy_many = (int)p.spy_many;
     const struct opts_entry tab[] = {
         OPTS_INT64("job", &job, 1, INT64_MAX, "a job id"),
         OPTS_FLAG("dry-run", &dry_run),
@@ -136,6 +140,7 @@ int cmd_judge(int argc, char **argv)
         OPTS_DOUBLE("spy-quantile", &p.spy_quantile, 0, 0.99, "a number in [0, 0.99]"),
         OPTS_DOUBLE("spy-prior", &p.spy_prior, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
         OPTS_DOUBLE("spy-prior-weight", &p.spy_prior_weight, 0, 1e6, "a number >= 0"),
+        OPTS_INT("spy-many", &spy_many, 0, 1000000, "0..1000000"),
         OPTS_INT("other-clusters", &clusters, 0, NBEM_MAX_OTHER, "0..64"),
         OPTS_INT("cluster-sites", &cluster_sites, 1, 1000000, "1..1000000"),
         OPTS_INT("web-start", &web_start, 0, 1, "0 or 1"),
@@ -161,6 +166,7 @@ int cmd_judge(int argc, char **argv)
     p.em.web_start = (uint32_t)web_start;
     p.link_rounds = (uint32_t)link_rounds;
     p.fit_pages = (uint32_t)fit_pages;
+    p.spy_many = (uint32_t)spy_many;
     struct labels *labels = NULL;
     if (labels_path && labels_load(labels_path, &labels) != ERR_OK)
         return cli_fail("judge", "%s", err_msg());

@@ -30,6 +30,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .spy_quantile = 0.1,
                                   .spy_prior = 0.1,
                                   .spy_prior_weight = 10,
+                                  .spy_many = 20,
                                   .other_clusters = 10,
                                   .cluster_sites = 6,
                                   .web_gate_quantile = 0.3,
@@ -50,6 +51,7 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
                                      .spy_quantile = p->spy_quantile,
                                      .spy_prior = p->spy_prior,
                                      .spy_prior_weight = p->spy_prior_weight,
+                                     .spy_many = p->spy_many,
                                      .other_clusters = p->other_clusters,
                                      .cluster_sites = p->cluster_sites,
                                      .web_gate_quantile = p->web_gate_quantile,
@@ -310,12 +312,12 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
         " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"other_clusters\": %u,"
         " \"cluster_sites\": %u, \"web_start\": %u, \"web_gate_quantile\": %.6g,"
-        " \"link_rounds\": %u, \"min_pages\": %lld, \"fit_pages\": %u}",
+        " \"link_rounds\": %u, \"min_pages\": %lld, \"fit_pages\": %u, \"spy_many\": %u}",
         p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
         p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
         p->cluster_sites, p->em.web_start, p->web_gate_quantile, p->link_rounds,
-        (long long)p->min_pages, p->fit_pages);
+        (long long)p->min_pages, p->fit_pages, p->spy_many);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
     enum err e = model_bytes(sj, &data);

@@ -26,7 +26,8 @@ struct jobjudge_params {
     uint32_t spy_iterations;  /* the spies' fits' EM iterations; 0: em.iterations */
     double spy_quantile;      /* [0, 1) */
     double spy_prior;         /* the spies' quantile shrinks towards this threshold ... */
-    double spy_prior_weight;  /* ... as if this many spies had scored it (>= 0) */
+    double spy_prior_weight;  /* ... as if this many spies had scored it (>= 0) ... */
+    uint32_t spy_many;        /* ... as logits from this many spies on (sitejudge.h) */
     uint32_t other_clusters;  /* the "other" examples start in at most this many clusters
                                * (0: at random; sitejudge.h) ... */
     uint32_t cluster_sites;   /* ... one per this many "other" example websites (>= 1) */

@@ -163,6 +163,43 @@ static void test_scores_and_cut(void **state)
     sitejudge_free(sj);
 }
 
+/* The spies' threshold by its formula (sitejudge_spy_threshold): as probabilities with a
+ * few spies, or a quantile at or above the prior; as logits with many spies and a quantile
+ * below the prior; each within its floor and the cap. */
+static void test_spy_threshold_formula(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    params(&p); /* prior 0.1, weight 10, cap 0.5 */
+    p.spy_many = 20;
+    /* 5 spies, quantile 0.4: (5 * 0.4 + 10 * 0.1) / 15 */
+    assert_true(fabs(sitejudge_spy_threshold(&p, 0.4, 5) - 0.2) < 1e-12);
+    /* 5 spies, quantile ~0: the probabilities' floor of the prior, 1 / 15 */
+    assert_true(fabs(sitejudge_spy_threshold(&p, 1e-15, 5) - 1.0 / 15) < 1e-12);
+    /* 30 spies, quantile 0.4 (above the prior): as probabilities, 4 / 40 + 1 / 40 */
+    assert_true(fabs(sitejudge_spy_threshold(&p, 0.4, 30) - 13.0 / 40) < 1e-12);
+    /* 30 spies, quantile 1e-6 (below the prior): as logits */
+    double l = (30 * log(1e-6 / (1 - 1e-6)) + 10 * log(0.1 / 0.9)) / 40;
+    double want = 1 / (1 + exp(-l));
+    assert_true(want < 1e-4 && want > SITEJUDGE_MIN_THRESHOLD_MANY);
+    assert_true(fabs(sitejudge_spy_threshold(&p, 1e-6, 30) - want) < 1e-15);
+    assert_true(sitejudge_spy_threshold(&p, 1e-6, 20) < 1e-3); /* spy_many spies: as logits */
+    /* ... and 19 spies with the same quantile: as probabilities, (19e-6 + 1) / 29 */
+    assert_true(fabs(sitejudge_spy_threshold(&p, 1e-6, 19) - (19e-6 + 1) / 29) < 1e-12);
+    /* spy_many 0: always as probabilities */
+    p.spy_many = 0;
+    assert_true(fabs(sitejudge_spy_threshold(&p, 1e-6, 30) - (30e-6 + 1) / 40) < 1e-12);
+    /* floors: a quantile of 0 with no prior weight */
+    p.spy_prior_weight = 0;
+    assert_true(sitejudge_spy_threshold(&p, 0, 30) == SITEJUDGE_MIN_THRESHOLD);
+    p.spy_many = 20;
+    double t = sitejudge_spy_threshold(&p, 0, 30); /* q clamped to 1e-9, the floor */
+    assert_true(t >= SITEJUDGE_MIN_THRESHOLD_MANY && t < SITEJUDGE_MIN_THRESHOLD_MANY * 1.000001);
+    assert_true(sitejudge_spy_threshold(&p, 0, 5) == SITEJUDGE_MIN_THRESHOLD);
+    /* the cap */
+    assert_true(sitejudge_spy_threshold(&p, 0.9, 30) == 0.5);
+}
+
 /* The threshold as documented: shrunk towards spy_prior as if spy_prior_weight spies had
  * scored it, at most p->threshold, at least SITEJUDGE_MIN_THRESHOLD; as given without
  * spies (no fold, or fewer than two relevant examples). */
@@ -692,11 +729,17 @@ static void test_confidence(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scores_and_cut),     cmocka_unit_test(test_spy_threshold),
-        cmocka_unit_test(test_neighbour_clusters), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_web_gate),           cmocka_unit_test(test_example_without_terms),
-        cmocka_unit_test(test_confidence),         cmocka_unit_test(test_shared_pages),
-        cmocka_unit_test(test_kept_clusters),      cmocka_unit_test(test_fit_pages),
+        cmocka_unit_test(test_scores_and_cut),
+        cmocka_unit_test(test_spy_threshold),
+        cmocka_unit_test(test_neighbour_clusters),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_web_gate),
+        cmocka_unit_test(test_example_without_terms),
+        cmocka_unit_test(test_confidence),
+        cmocka_unit_test(test_shared_pages),
+        cmocka_unit_test(test_kept_clusters),
+        cmocka_unit_test(test_fit_pages),
+        cmocka_unit_test(test_spy_threshold_formula),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
