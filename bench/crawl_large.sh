@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Long crawls on dev-large (issue 13): for each target topic and strategy, one crawl of
 # BUDGET pages through the replay web; prints pages, speed (training included), peak RSS,
+# the judgings' share of the crawl's CPU (crawl model judgings; "-" without),
 # precision and recall of the relevant test websites, and the truly relevant websites
 # found by each checkpoint (from the page count at which each was judged relevant).
 # dev-large is built on demand (bench/dev_large.sh) into a cache outside the checkout.
@@ -42,8 +43,8 @@ proxy="http://$(sed -n 's/^listening on //p' "$tmp/replay")"
 dbargs=()
 [[ -n ${SITESCOUT_DB:-} ]] || "$bin" db start >/dev/null
 
-printf '%-30s %-8s %6s %6s %7s %6s %6s %6s %6s  %s\n' topic strategy pages sites pages/s \
-  rss_mb prec recall judged "truly relevant by pages ($checkpoints)"
+printf '%-30s %-8s %6s %6s %7s %6s %6s %6s %6s %7s  %s\n' topic strategy pages sites pages/s \
+  rss_mb prec recall judged judging "truly relevant by pages ($checkpoints)"
 for t in ${topics//,/ }; do
   for s in ${strategies//,/ }; do
     /usr/bin/time -f "%M" -o "$tmp/rss" "$bin" crawl --job "$web.jobs.json" --topic "$t" \
@@ -71,9 +72,11 @@ for line in open(found):
         hits.append(int(pages))
 by = [sum(1 for p in hits if p <= int(c)) for c in cps.split(",")]
 f = lambda v: "-" if v is None else f"{v:.3f}"
+cpu, judge_cpu = r.get("cpu_seconds"), r.get("judge_cpu_seconds")
+share = judge_cpu / cpu if cpu and judge_cpu is not None else None
 print(f"{t:30s} {s:8s} {r['pages_downloaded']:6d} {r['sites_examined']:6d} "
       f"{r['pages_downloaded'] / r['seconds']:7.0f} {int(rss) / 1024:6.1f} "
-      f"{f(r['precision']):>6s} {f(r['recall']):>6s} {r['relevant_found']:6d}  "
+      f"{f(r['precision']):>6s} {f(r['recall']):>6s} {r['relevant_found']:6d} {f(share):>7s}  "
       + " ".join(str(b) for b in by))
 PY
   done

@@ -53,6 +53,11 @@ void cmd_judge_usage(void)
            "  --spy-folds N       choose the threshold with spies: the relevant examples in N\n"
            "                      folds, each fold's scored by a model that did not learn\n"
            "                      from it (0: --threshold as given; default %u)\n"
+           "  --spy-pages N       spies only when the crawl read N pages or more (those\n"
+           "                      learnt from) and the job has --spy-many relevant\n"
+           "                      examples or more; else one fit at --early-threshold\n"
+           "                      (0: whatever it read and has; default %lld)\n"
+           "  --early-threshold X ... that threshold, between 0 and 1 (default %g)\n"
            "  --spy-iterations N  EM iterations of the spies' fits (0: --iterations;\n"
            "                      default %u)\n"
            "  --spy-quantile Q    the threshold: this quantile of the spies' scores\n"
@@ -81,9 +86,10 @@ void cmd_judge_usage(void)
            "                      (each N / their number; 0: each weighs 1; default %u)\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
-           (long long)d.min_pages, d.spy_folds, d.spy_iterations, d.spy_quantile, d.spy_prior,
-           d.spy_prior_weight, d.spy_many, d.other_clusters, d.cluster_sites, d.em.web_start,
-           d.web_gate_quantile, d.link_rounds, d.fit_pages);
+           (long long)d.min_pages, d.spy_folds, (long long)d.spy_pages, d.early_threshold,
+           d.spy_iterations, d.spy_quantile, d.spy_prior, d.spy_prior_weight, d.spy_many,
+           d.other_clusters, d.cluster_sites, d.em.web_start, d.web_gate_quantile, d.link_rounds,
+           d.fit_pages);
 }
 
 /* A dry run's verdicts scored as if written: *after. */
@@ -136,6 +142,9 @@ int cmd_judge(int argc, char **argv)
         OPTS_DOUBLE("threshold", &p.threshold, 1e-9, 1 - 1e-9, "a number between 0 and 1"),
         OPTS_INT("spy-folds", &folds, 0, 100, "0..100"),
         OPTS_INT("spy-iterations", &spy_iters, 0, 1000, "0..1000"),
+        OPTS_INT64("spy-pages", &p.spy_pages, 0, INT64_MAX, "a whole number >= 0"),
+        OPTS_DOUBLE("early-threshold", &p.early_threshold, 1e-9, 1 - 1e-9,
+                    "a number between 0 and 1"),
         OPTS_INT64("min-pages", &p.min_pages, 0, INT64_MAX, "a whole number >= 0"),
         OPTS_DOUBLE("spy-quantile", &p.spy_quantile, 0, 0.99, "a number in [0, 0.99]"),
         OPTS_DOUBLE("spy-prior", &p.spy_prior, 1e-9, 1 - 1e-9, "a number between 0 and 1"),

@@ -22,7 +22,11 @@ struct jobjudge_params {
     double weight_cap;        /* a page weighs its known term occurrences, at most this (> 0) */
     double threshold;         /* relevant when the weighted mean of Pr[target|page] is above; with
                                * spies, the highest threshold they may give (0 < threshold < 1) */
-    uint32_t spy_folds;       /* 0: threshold as given; else the spies' (sitejudge.h) */
+    uint32_t spy_folds;       /* 0: threshold as given; else the spies' (sitejudge.h) ... */
+    int64_t spy_pages;        /* ... when the crawl read this many pages or more and the job has
+                               * spy_many relevant examples or more (0: whatever it read and
+                               * has); else one fit at early_threshold */
+    double early_threshold;   /* (0 < early_threshold < 1) */
     uint32_t spy_iterations;  /* the spies' fits' EM iterations; 0: em.iterations */
     double spy_quantile;      /* [0, 1) */
     double spy_prior;         /* the spies' quantile shrinks towards this threshold ... */

@@ -30,8 +30,8 @@ enum err joblabels_params(struct store *s, int64_t job, int final, struct jobjud
     enum err e = judgestore_summary(s, job, &last);
     if (e)
         return e;
-    p->threshold = last.models && last.threshold > 0 ? last.threshold : RUNNING_THRESHOLD;
-    p->spy_folds = 0;
+    p->early_threshold = last.models && last.threshold > 0 ? last.threshold : RUNNING_THRESHOLD;
+    p->spy_pages = INT64_MAX; /* one fit at early_threshold, whatever the crawl read */
     return ERR_OK;
 }
 

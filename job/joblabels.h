@@ -31,8 +31,9 @@ enum err joblabels_set(struct store *s, int64_t job, const char *host, int label
 /*
  * The parameters of a judging of job: the defaults; at the crawl's end (final), the
  * spies choose the threshold; otherwise (while the crawl runs, a label's judging) one fit
- * at the threshold they chose last (0.1 before any, joblabels.c). Every judging of a job
- * judges, whatever the pages read (the crawl chooses when).
+ * at the threshold they chose last (0.1 before any, joblabels.c): its early_threshold,
+ * spy_pages INT64_MAX (a crawl's judging may lower it: job/jobrun.c). Every judging of a
+ * job judges, whatever the pages read (the crawl chooses when).
  */
 enum err joblabels_params(struct store *s, int64_t job, int final,
                           struct jobjudge_params *p) WARN_UNUSED;

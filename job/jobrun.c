@@ -167,6 +167,10 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
         e = joblabels_params(c->s, c->id, final, &p);
     if (e)
         return e;
+    /* From judge_spy_pages on, spies while the crawl runs too (docs/classifier.md, "When");
+     * a label's judging is one fit: it shows within seconds. */
+    if (!final && !labels && c->js->params.judge_spy_pages > 0)
+        p.spy_pages = c->js->params.judge_spy_pages;
     p.keep_model = 1; /* the websites examined until the next judging weigh their links by it */
     if (!c->judged_terms && pagevecs_new(&c->judged_terms) != ERR_OK)
         log_warn("job %lld: judging without keeping its pages: %s", (long long)c->id, err_msg());

@@ -112,6 +112,8 @@ static const struct pdef pdefs[] = {
     {"judge", P_CHOICE, OFF(judge), 0, 0, 0, 0, NULL, judge_name},
     {"judge_pages", P_INT64, OFF(judge_pages), 0, 1e9, 0, 0,
      "an integer from 0 to 1000000000 (0: only at the crawl's end)", NULL},
+    {"judge_spy_pages", P_INT64, OFF(judge_spy_pages), 0, 1e9, 0, 0,
+     "an integer from 0 to 1000000000 (0: spies only at the crawl's end)", NULL},
 };
 #undef OFF
 #define N_PDEFS (sizeof pdefs / sizeof pdefs[0])
@@ -152,6 +154,7 @@ void jobspec_params_default(struct jobspec_params *p)
     p->svm_c = pc.svm_c;
     p->judge = 1;
     p->judge_pages = 500;
+    p->judge_spy_pages = 4000;
 }
 
 /* A choice's value of this name, or -1. */

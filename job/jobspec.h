@@ -87,10 +87,14 @@ struct jobspec_params {
      * the crawl's pages judges every examined website again, at judge_pages pages and
      * each doubling of them, and at the crawl's end); 1 */
     int judge;
-    int64_t judge_pages; /* crawl_model: the first judging at this many pages, then at each
-                          * doubling and at the end; a crawl that read fewer pages is not
-                          * judged (too little of the web to learn from); 0 = only at the
-                          * end, whatever it read; 500 */
+    int64_t judge_pages;     /* crawl_model: the first judging at this many pages, then at each
+                              * doubling and at the end; a crawl that read fewer pages is not
+                              * judged (too little of the web to learn from); 0 = only at the
+                              * end, whatever it read; 500 */
+    int64_t judge_spy_pages; /* crawl_model: from this many pages on, the judgings while the
+                              * crawl runs choose their threshold with spies, as the end's
+                              * does, with 20 relevant examples or more (job/jobjudge.h,
+                              * spy_pages); 0 = only the end's; 4000 */
 };
 
 /* Name of a choice parameter's value, e.g. ("edge_weights", 2) -> "combined"; or NULL. */

@@ -4,8 +4,10 @@
 # paper's (judge = examination). The crawl model's relevant websites are mostly on topic,
 # the examination's are not; every relevant website says which model judged it, each
 # judging is a stored model, the job's count matches the view; `sitescout judge` judges
-# the paper's job again and its errors are one line each; a crawl killed -9 just after a
-# judging keeps its counts and, resumed, ends judged by its last model.
+# the paper's job again and its errors are one line each; spies choose the threshold at
+# the crawl's end, and while it runs from judge_spy_pages pages with 20 relevant examples
+# or more; a crawl (of 20 + 5 examples) killed -9 just after a judging keeps its counts
+# and, resumed, ends judged by its last model.
 source "$(dirname "$0")/lib.sh"
 make_scratch
 start_private_pg
@@ -13,12 +15,13 @@ WEB=$SHARED/webs
 start_replay "$SCRATCH/access.log" --warc "$WEB/dev.warc.gz"
 TOPIC=rec.sport.hockey # not a topic the judging was tuned on (docs/classifier.md)
 
-python3 - "$WEB/dev-alltopics.jobs.json" "$TOPIC" "$SCRATCH/few.json" <<'PY'
+python3 - "$WEB/dev-alltopics.jobs.json" "$TOPIC" "$SCRATCH" <<'PY'
 import json, sys
 jobs = json.load(open(sys.argv[1]))
-j = jobs[sys.argv[2]]
-j["relevant_sites"], j["other_sites"] = j["relevant_sites"][:5], j["other_sites"][:5]
-json.dump({sys.argv[2]: j}, open(sys.argv[3], "w"))
+for name, n in (("few", 5), ("twenty", 20)):
+    j = dict(jobs[sys.argv[2]])
+    j["relevant_sites"], j["other_sites"] = j["relevant_sites"][:n], j["other_sites"][:5]
+    json.dump({sys.argv[2]: j}, open("%s/%s.json" % (sys.argv[3], name), "w"))
 PY
 
 # The share of a job's discovered relevant websites whose topic is TOPIC (the labels').
@@ -58,6 +61,9 @@ assert_eq 4 "$models" "one crawl model a judging: at 500, 1,000 and 2,000 pages 
 assert_eq 0 "$(psql_q "select count(*) from models where job_id = $model_job and kind = 'crawl'
   and (length(data) < 1000 or (cv->>'threshold')::float8 is null)")" \
   "each crawl model is stored whole (its vocabulary and parameters) with its threshold"
+assert_eq "0 0 0 1" "$(psql_q "select string_agg(((cv->>'spies')::int > 0)::int::text, ' ' order by id)
+  from models where job_id = $model_job and kind = 'crawl'")" \
+  "3,000 pages, under judge_spy_pages (4,000): spies at the end only"
 python3 - "$SCRATCH/model.json" <<'PY' || fail "the report's judging figures: $(cat "$SCRATCH/model.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -129,9 +135,27 @@ assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $pape
   "$(psql_q "select relevant_found from jobs where id = $paper_job")" \
   "judged again, the job's relevant count is the view's"
 
-# --- kill -9 just after a judging, then resume: nothing half-written, judged again at the end
-( exec "$BIN" crawl --db "$DB_URL" --job "$SCRATCH/few.json" --topic "$TOPIC" --proxy "$PROXY" \
-  --set politeness_delay_ms=0 --set max_pages=3000 ) >"$SCRATCH/killed.out" 2>&1 &
+# --- spies while the crawl runs, from judge_spy_pages pages with 20 relevant examples (spy_many)
+spied=$("$BIN" judge --db "$DB_URL" --job "$model_job" --dry-run) || fail "judge: $spied"
+judged() { # judged OPTIONS...: the threshold and spies of a dry run of the few-shot job
+  "$BIN" judge --db "$DB_URL" --job "$model_job" --dry-run "$@" |
+    grep -o 'threshold [0-9.]* from [0-9]* spies' || fail "judge $*"
+}
+assert_eq "threshold 0.200 from 0 spies" "$(judged --spy-pages 1000000 --early-threshold 0.2 \
+  --spy-many 5)" "under --spy-pages, one fit at --early-threshold"
+assert_eq "threshold 0.200 from 0 spies" "$(judged --spy-pages 2000 --early-threshold 0.2)" \
+  "5 relevant examples, fewer than --spy-many (20): one fit at --early-threshold"
+[[ $spied =~ from\ ([0-9]+)\ spies && ${BASH_REMATCH[1]} -gt 0 ]] || fail "judge: no spies: $spied"
+ok "from --spy-pages on (default 0: always), the spies choose: ${BASH_REMATCH[1]} spies"
+assert_eq "$(grep -o 'threshold [0-9.]* from [0-9]* spies' <<<"$spied")" \
+  "$(judged --spy-pages 2000 --spy-many 5)" \
+  "a crawl of 2,000 pages or more, 5 relevant examples: spies from --spy-pages 2000 --spy-many 5"
+
+# --- kill -9 just after a judging, then resume: nothing half-written, judged again at the end;
+# 20 relevant examples (spy_many), spies from 600 pages on (judge_spy_pages), not at 500
+( exec "$BIN" crawl --db "$DB_URL" --job "$SCRATCH/twenty.json" --topic "$TOPIC" --proxy "$PROXY" \
+  --set politeness_delay_ms=0 --set max_pages=3000 --set judge_spy_pages=600 ) \
+  >"$SCRATCH/killed.out" 2>&1 &
 pid=$!
 at_exit "kill -9 $pid"
 killed_job=""
@@ -162,6 +186,11 @@ assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $kill
 read -r found prec <<<"$(precision "$killed_job")"
 python3 -c "import sys; sys.exit(0 if $prec >= 0.8 else 1)" ||
   fail "killed and resumed, precision $prec (0.8 or more expected)"
+spies=$(psql_q "select string_agg(((cv->>'spies')::int > 0)::int::text, ' ' order by id)
+  from models where job_id = $killed_job and kind = 'crawl'")
+[[ $spies =~ ^(0\ )+1(\ 1)+$ ]] ||
+  fail "judge_spy_pages=600: the judgings' spies (1: some) $spies (0 at 500 pages, 1 from 1,000)"
+ok "judge_spy_pages=600: spies while the crawl runs from 1,000 pages on ($spies)"
 ok "killed and resumed: $found relevant websites, precision $prec"
 
 # --- errors: one line, non-zero
