@@ -73,7 +73,7 @@ for line in open(found):
 by = [sum(1 for p in hits if p <= int(c)) for c in cps.split(",")]
 f = lambda v: "-" if v is None else f"{v:.3f}"
 cpu, judge_cpu = r.get("cpu_seconds"), r.get("judge_cpu_seconds")
-share = judge_cpu / cpu if cpu and judge_cpu is not None else None
+share = judge_cpu / cpu if cpu and judge_cpu else None  # no judging (examination): "-"
 print(f"{t:30s} {s:8s} {r['pages_downloaded']:6d} {r['sites_examined']:6d} "
       f"{r['pages_downloaded'] / r['seconds']:7.0f} {int(rss) / 1024:6.1f} "
       f"{f(r['precision']):>6s} {f(r['recall']):>6s} {r['relevant_found']:6d} {f(share):>7s}  "
