@@ -476,138 +476,69 @@ enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params
     return jobjudge_run_pages(s, job, p, NULL, NULL, dry_run, out);
 }
 
-/* A judging in its three steps (jobjudge.h, jobjudge_begin). */
-struct jobjudge_work {
-    struct jobjudge_params p;
-    int64_t job;
-    struct store_rows *r;
-    struct sitejudge *sj;
-    size_t *first;
-    struct judgestore_verdict *v;
-    size_t n_v;
-    struct sitejudge_fit fit;
-    struct jobjudge_result out;
-    int learnt; /* the fit step learnt and judged (not: too few crawled pages) */
-    double t0;
-    enum err fit_err; /* the fit step's, with its message (it may run in another thread) */
-    char fit_msg[512];
-};
-
-enum err jobjudge_begin(struct store *s, int64_t job, const struct jobjudge_params *p,
-                        struct pagevecs *pages, struct sitejudge_clusters *clusters,
-                        struct jobjudge_work **out)
-{
-    *out = NULL;
-    struct jobjudge_work *w = calloc(1, sizeof *w);
-    if (!w)
-        return err_set(ERR_NOMEM, "out of memory");
-    double cpu0 = cputime_thread_s();
-    w->p = *p;
-    w->job = job;
-    w->t0 = monotime_s();
-    w->out = (struct jobjudge_result){.threshold = NAN, .web_gate = INFINITY};
-    struct sitejudge_params sp;
-    jobjudge_sitejudge_params(p, &sp);
-    char topic[8];
-    enum err e = judgestore_topic(s, job, topic, sizeof topic); /* ERR_NOTFOUND: no such job */
-    if (!e)
-        e = judgestore_pages(s, job, &w->r);
-    if (!e && sp.spy_folds && !spies_now(p, w->r)) {
-        sp.spy_folds = 0;
-        sp.threshold = p->early_threshold;
-    }
-    if (!e)
-        e = sitejudge_new(&sp, pages, &w->sj);
-    if (!e && clusters)
-        sitejudge_keep_clusters(w->sj, clusters);
-    w->out.cpu_seconds = cputime_thread_s() - cpu0;
-    if (e) {
-        jobjudge_work_free(w);
-        return e;
-    }
-    *out = w;
-    return ERR_OK;
-}
-
-enum err jobjudge_fit(struct jobjudge_work *w)
-{
-    double cpu0 = cputime_thread_s();
-    enum err e = add_rows(w->sj, w->r, &w->first, &w->out.crawl_pages);
-    if (!e && (int64_t)w->out.crawl_pages >= w->p.min_pages) {
-        if ((e = sitejudge_fit(w->sj, &w->fit)) == ERR_NOTFOUND)
-            e = err_set(ERR_NOTFOUND,
-                        "job %lld has no stored page of a relevant example to learn from (jobs"
-                        " made before sitescout kept each page's terms cannot be judged again)",
-                        (long long)w->job);
-        if (!e)
-            e = judge_sites(w->sj, w->r, w->first, w->fit.threshold, &w->v, &w->n_v);
-        w->learnt = !e;
-    } /* else too little of the web to learn from: the verdicts stay */
-    w->out.cpu_seconds += cputime_thread_s() - cpu0;
-    w->fit_err = e;
-    snprintf(w->fit_msg, sizeof w->fit_msg, "%s", e ? err_msg() : "");
-    return e;
-}
-
-enum err jobjudge_end(struct store *s, struct jobjudge_work *w, int dry_run,
-                      struct jobjudge_result *result)
-{
-    double cpu0 = cputime_thread_s();
-    struct jobjudge_result *out = &w->out;
-    const struct jobjudge_params *p = &w->p;
-    enum err e = w->fit_err ? err_set(w->fit_err, "%s", w->fit_msg) : ERR_OK;
-    if (!e && w->learnt)
-        e = weigh_links(s, w->job, w->sj, w->r, w->first, w->fit.threshold, p->link_rounds, w->v,
-                        w->n_v);
-    if (!e && w->learnt) {
-        out->pages = w->fit.pages;
-        out->terms = w->fit.terms;
-        out->sites = w->n_v;
-        out->target_prior = w->fit.target_prior;
-        out->threshold = w->fit.threshold;
-        out->spies = w->fit.spies;
-        out->web_gate = w->fit.web_gate;
-        out->cpu_seconds += cputime_thread_s() - cpu0;
-    }
-    if (!e && w->learnt && !dry_run)
-        e = save_model(s, w->job, p, out, w->sj, &out->model_id);
-    if (!e && w->learnt && !dry_run)
-        e = judgestore_write(s, w->job, out->model_id, w->v, w->n_v, &out->relevant, &out->changed);
-    if (!e && w->learnt && p->keep_model)
-        e = model_keep(w->sj, out->threshold, p->weight_cap, &out->model);
-    if (!e && w->learnt && dry_run) /* what a judging would change: the verdicts, the count */
-        e = dry_counts(w->r, w->first, sitejudge_sites(w->sj), w->v, w->n_v, out);
-    out->seconds = monotime_s() - w->t0;
-    *result = *out;
-    out->model = NULL, out->verdicts = NULL; /* the caller's now */
-    return e;
-}
-
-void jobjudge_work_free(struct jobjudge_work *w)
-{
-    if (!w)
-        return;
-    jobjudge_model_free(w->out.model);
-    jobjudge_result_release(&w->out);
-    free(w->v);
-    free(w->first);
-    sitejudge_free(w->sj);
-    store_rows_free(w->r);
-    free(w);
-}
-
 enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_params *p,
                             struct pagevecs *pages, struct sitejudge_clusters *clusters,
                             int dry_run, struct jobjudge_result *out)
 {
     *out = (struct jobjudge_result){.threshold = NAN, .web_gate = INFINITY};
-    struct jobjudge_work *w;
-    enum err e = jobjudge_begin(s, job, p, pages, clusters, &w);
-    if (e)
-        return e;
-    jobjudge_fit(w); /* its error, if any, is jobjudge_end's */
-    e = jobjudge_end(s, w, dry_run, out);
-    jobjudge_work_free(w);
+    double t0 = monotime_s(), cpu0 = cputime_thread_s();
+    struct store_rows *r = NULL;
+    struct sitejudge *sj = NULL;
+    size_t *first = NULL;
+    struct judgestore_verdict *v = NULL;
+    size_t n_v = 0;
+    struct sitejudge_params sp;
+    jobjudge_sitejudge_params(p, &sp);
+    char topic[8];
+    enum err e = judgestore_topic(s, job, topic, sizeof topic); /* ERR_NOTFOUND: no such job */
+    if (!e)
+        e = judgestore_pages(s, job, &r);
+    if (!e && sp.spy_folds && !spies_now(p, r)) {
+        sp.spy_folds = 0;
+        sp.threshold = p->early_threshold;
+    }
+    if (!e)
+        e = sitejudge_new(&sp, pages, &sj);
+    if (!e && clusters)
+        sitejudge_keep_clusters(sj, clusters);
+    if (!e)
+        e = add_rows(sj, r, &first, &out->crawl_pages);
+    if (!e && (int64_t)out->crawl_pages < p->min_pages)
+        goto out; /* too little of the web to learn from: the verdicts stay */
+    struct sitejudge_fit fit;
+    if (!e && (e = sitejudge_fit(sj, &fit)) == ERR_NOTFOUND)
+        e = err_set(ERR_NOTFOUND,
+                    "job %lld has no stored page of a relevant example to learn from (jobs"
+                    " made before sitescout kept each page's terms cannot be judged again)",
+                    (long long)job);
+    if (!e)
+        e = judge_sites(sj, r, first, fit.threshold, &v, &n_v);
+    if (!e)
+        e = weigh_links(s, job, sj, r, first, fit.threshold, p->link_rounds, v, n_v);
+    if (!e) {
+        out->pages = fit.pages;
+        out->terms = fit.terms;
+        out->sites = n_v;
+        out->target_prior = fit.target_prior;
+        out->threshold = fit.threshold;
+        out->spies = fit.spies;
+        out->web_gate = fit.web_gate;
+        out->cpu_seconds = cputime_thread_s() - cpu0;
+    }
+    if (!e && !dry_run)
+        e = save_model(s, job, p, out, sj, &out->model_id);
+    if (!e && !dry_run)
+        e = judgestore_write(s, job, out->model_id, v, n_v, &out->relevant, &out->changed);
+    if (!e && p->keep_model)
+        e = model_keep(sj, out->threshold, p->weight_cap, &out->model);
+    if (!e && dry_run) /* what a judging would change: the verdicts, and the job's count */
+        e = dry_counts(r, first, sitejudge_sites(sj), v, n_v, out);
+out:
+    out->seconds = monotime_s() - t0;
+    free(v);
+    free(first);
+    sitejudge_free(sj);
+    store_rows_free(r);
     return e;
 }
 

@@ -124,25 +124,6 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
                             int dry_run, struct jobjudge_result *out) WARN_UNUSED;
 
 /*
- * jobjudge_run_pages in three steps, so that the fit (nearly all of a judging's CPU) can
- * run beside the crawl (job/jobrun.c): jobjudge_begin reads the job's pages from s;
- * jobjudge_fit decodes them (into pages), fits the model and judges, touching no
- * database (any thread, one at a time, with no other user of pages and clusters
- * meanwhile); jobjudge_end weighs the verdicts' links, stores the model and writes the
- * verdicts through s, and hands out the result (its error, if the fit failed, is the
- * fit's). The websites examined after jobjudge_begin keep the verdicts they have. A work
- * is freed with jobjudge_work_free, ended or not.
- */
-struct jobjudge_work;
-enum err jobjudge_begin(struct store *s, int64_t job, const struct jobjudge_params *p,
-                        struct pagevecs *pages, struct sitejudge_clusters *clusters,
-                        struct jobjudge_work **out) WARN_UNUSED;
-enum err jobjudge_fit(struct jobjudge_work *w);
-enum err jobjudge_end(struct store *s, struct jobjudge_work *w, int dry_run,
-                      struct jobjudge_result *out) WARN_UNUSED;
-void jobjudge_work_free(struct jobjudge_work *w);
-
-/*
  * A judging's model kept in memory, to score a website as it is examined (its pages'
  * terms, as stored): jobjudge_model_score sets *conf (as jobjudge_confidence: above 1/2
  * means the model would call it relevant) and answers 1, or 0 when no page has a term it
