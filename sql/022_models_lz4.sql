@@ -3,12 +3,12 @@
 -- judging (about 1 MB for 10,000 terms), and pglz took 25 ms of each, lz4 5 ms, stored
 -- in 417 KB against 340 KB (docs/benchmarks/judgement.md, session 24). The crawl waits
 -- for the write. Models stored before keep their compression; a server without lz4
--- keeps pglz.
+-- keeps pglz (the statement is run as a string: a server before 14 would not parse it).
 DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression'
                AND 'lz4' = ANY (enumvals)) THEN
-        ALTER TABLE models ALTER COLUMN data SET COMPRESSION lz4;
+        EXECUTE 'ALTER TABLE models ALTER COLUMN data SET COMPRESSION lz4';
     END IF;
 END
 $$;
