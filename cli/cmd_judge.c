@@ -213,7 +213,7 @@ int cmd_judge(int argc, char **argv)
     if (isfinite(r.web_gate))
         snprintf(gate, sizeof gate, "web gate %.1f", r.web_gate);
     printf("job %lld: %zu websites judged by a model learnt from %zu pages (%zu terms, topic"
-           " share %.3f, threshold %.3f from %zu spies, %s) in %.2f s: %lld verdicts changed,"
+           " share %.3f, threshold %.3g from %zu spies, %s) in %.2f s: %lld verdicts changed,"
            " %lld relevant%s\n",
            (long long)job, r.sites, r.pages, r.terms, r.target_prior, r.threshold, r.spies, gate,
            r.seconds, (long long)r.changed, (long long)r.relevant,

@@ -217,7 +217,7 @@ void crawlui_summary(struct crawlui *ui, double seconds)
     struct judgestore_summary js;
     if (judgestore_summary(ui->s, ui->job, &js) == ERR_OK && js.models)
         printf("  verdicts by the crawl model, judged %lld time%s (the last learnt from %lld"
-               " pages, threshold %.3f)\n",
+               " pages, threshold %.3g)\n",
                (long long)js.models, js.models == 1 ? "" : "s", (long long)js.pages, js.threshold);
     else
         printf("  verdicts by the page classifier, while each website was read\n");

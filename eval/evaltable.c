@@ -40,7 +40,7 @@ void evaltable_print(const struct jobspec *job, const struct evaluate_result *r)
     if (r->judge)
         printf(
             "website verdicts: the crawl model's (the 'web' columns), learnt from %zu pages (%zu "
-            "of the held-out websites), %u terms, topic share %.3f; threshold %.3f from %zu "
+            "of the held-out websites), %u terms, topic share %.3f; threshold %.3g from %zu "
             "spies; %zu websites without a known term\n",
             r->crawl.pages, r->crawl.unlabelled_pages, r->crawl.terms, r->crawl.target_prior,
             r->crawl.threshold, r->crawl.spies, r->crawl.unscored);

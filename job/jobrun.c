@@ -194,7 +194,7 @@ static enum err jobrun_judge(void *arg, int final, int64_t *relevant)
         return ERR_OK;
     }
     log_info("job %lld: judged %zu websites again with a model learnt from %zu pages (topic"
-             " share %.3f, threshold %.3f from %zu spies) in %.2f s: %lld verdicts changed, %lld"
+             " share %.3f, threshold %.3g from %zu spies) in %.2f s: %lld verdicts changed, %lld"
              " relevant",
              (long long)c->id, r.sites, r.pages, r.target_prior, r.threshold, r.spies, r.seconds,
              (long long)r.changed, (long long)r.relevant);

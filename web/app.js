@@ -64,6 +64,10 @@ function setConn(ok) {
 const fmtInt = (n) => (n == null ? '–' : Number(n).toLocaleString('en'));
 const fmtPct = (x) => (x == null ? '–' : `${(100 * x).toFixed(1)} %`);
 const fmtNum = (x, d = 1) => (x == null ? '–' : Number(x).toFixed(d));
+// A crawl model's threshold: three decimals, or two significant digits below 0.001 (a topic
+// of unlike websites may have one of 1e-7: docs/classifier.md, "A website's verdict").
+const fmtThreshold = (x) => (x == null ? '–'
+  : Number(x) >= 0.001 ? Number(x).toFixed(3) : Number(x).toPrecision(2));
 
 function fmtTime(iso) {
   if (!iso) return '–';
@@ -563,7 +567,7 @@ function judgeWords(j) {
   return `Verdicts: the crawl model judged the websites again ${jd.models === 1 ? 'once' : `${fmtInt(jd.models)} times`}; `
     + `the last, model #${l.model_id} at ${fmtTime(l.created_at)}, `
     + `learnt from ${fmtInt(l.pages)} pages (${fmtInt(l.terms)} terms; topic share ${fmtNum(l.target_prior, 3)}`
-    + `${l.threshold == null ? '' : `; threshold ${fmtNum(l.threshold, 3)}`}).`;
+    + `${l.threshold == null ? '' : `; threshold ${fmtThreshold(l.threshold)}`}).`;
 }
 
 function addMetrics(samples) {
@@ -946,7 +950,7 @@ function judgedWords(d) {
   if (j.by !== 'crawl_model') return `Judged by the page classifier while it was read, at ${fmtTime(j.at)}.`;
   const m = j.model || {};
   const figures = [m.pages == null ? null : `learnt from ${fmtInt(m.pages)} pages`,
-    m.threshold == null ? null : `threshold ${fmtNum(m.threshold, 3)}`].filter(Boolean).join('; ');
+    m.threshold == null ? null : `threshold ${fmtThreshold(m.threshold)}`].filter(Boolean).join('; ');
   const last = d.pages.length ? d.pages[d.pages.length - 1].posterior : null;
   const cm = d.crawl_model;
   const above = cm && cm.score > cm.threshold;
@@ -963,7 +967,7 @@ function judgedWords(d) {
       + `against the text's ${signed(cm.text_evidence)}`;
   const score = !cm ? '' : ` Its score, the mean of its pages' Pr[target | page] by this model weighted by `
     + `each page's weight, is ${fmtNum(cm.score, 3)}: ${above ? 'above' : 'not above'} `
-    + `the threshold ${fmtNum(cm.threshold, 3)}${linkWords}${verdict}.`;
+    + `the threshold ${fmtThreshold(cm.threshold)}${linkWords}${verdict}.`;
   return `Judged by the crawl model #${j.model_id}${figures ? ` (${figures})` : ''} at ${fmtTime(j.at)}, `
     + `from the pages read.${score} Below, ${cm ? "each page as the crawl model sees it (the last two columns) and " : ''}`
     + 'how the page classifier judged it while it was read'

@@ -327,6 +327,8 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
     assert.equal(await page.getAttribute('#s-judged', 'data-by'), 'crawl_model');
     assert.ok(await page.isVisible('#s-judged'));
     const m = d.judged.model;
+    // A threshold as the page writes it: three decimals, two significant digits below 0.001.
+    const thr = (x) => (x >= 0.001 ? x.toFixed(3) : x.toPrecision(2)).replace('.', '\\.').replace('+', '\\+');
     // What its links added (docs/api.md, judged.links): said when the judging weighed them.
     const signed = (x) => `${x > 0 ? '\\+' : x < 0 ? '\u2212' : ''}${Math.abs(x).toFixed(2)}`;
     const l = d.judged.links;
@@ -336,9 +338,9 @@ test('the border view and a website\'s verdict explained', {timeout: 60_000,
       + `evidence ${signed(l.evidence)} nats against the text's ${signed(d.crawl_model.text_evidence)}`;
     assert.match(await page.textContent('#s-judged'), new RegExp(
       `^Judged by the crawl model #${d.judged.model_id} \\(learnt from ${m.pages.toLocaleString('en')} pages`
-      + `${m.threshold == null ? '' : `; threshold ${m.threshold.toFixed(3)}`}\\) at .*\\d.*, from the pages read\\. `
+      + `${m.threshold == null ? '' : `; threshold ${thr(m.threshold)}`}\\) at .*\\d.*, from the pages read\\. `
       + `Its score, the mean of its pages' Pr\\[target \\| page\\] by this model weighted by each page's weight, `
-      + `is ${d.crawl_model.score.toFixed(3)}: above the threshold ${d.crawl_model.threshold.toFixed(3)}${linkWords}, so relevant\\. `
+      + `is ${d.crawl_model.score.toFixed(3)}: above the threshold ${thr(d.crawl_model.threshold)}${linkWords}, so relevant\\. `
       + `Below, each page as the crawl model sees it \\(the last two columns\\) and `
       + `how the page classifier judged it while it was read \\(Pr\\[target \\| pages\\] ${cells.at(-1)[2]}\\)\\.$`));
     // Why: the verdict and the stop reason in words.

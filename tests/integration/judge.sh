@@ -139,15 +139,15 @@ assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $pape
 spied=$("$BIN" judge --db "$DB_URL" --job "$model_job" --dry-run) || fail "judge: $spied"
 judged() { # judged OPTIONS...: the threshold and spies of a dry run of the few-shot job
   "$BIN" judge --db "$DB_URL" --job "$model_job" --dry-run "$@" |
-    grep -o 'threshold [0-9.]* from [0-9]* spies' || fail "judge $*"
+    grep -o 'threshold [0-9.e+-]* from [0-9]* spies' || fail "judge $*"
 }
-assert_eq "threshold 0.200 from 0 spies" "$(judged --spy-pages 1000000 --early-threshold 0.2 \
+assert_eq "threshold 0.2 from 0 spies" "$(judged --spy-pages 1000000 --early-threshold 0.2 \
   --spy-many 5)" "under --spy-pages, one fit at --early-threshold"
-assert_eq "threshold 0.200 from 0 spies" "$(judged --spy-pages 2000 --early-threshold 0.2)" \
+assert_eq "threshold 0.2 from 0 spies" "$(judged --spy-pages 2000 --early-threshold 0.2)" \
   "5 relevant examples, fewer than --spy-many (20): one fit at --early-threshold"
 [[ $spied =~ from\ ([0-9]+)\ spies && ${BASH_REMATCH[1]} -gt 0 ]] || fail "judge: no spies: $spied"
 ok "from --spy-pages on (default 0: always), the spies choose: ${BASH_REMATCH[1]} spies"
-assert_eq "$(grep -o 'threshold [0-9.]* from [0-9]* spies' <<<"$spied")" \
+assert_eq "$(grep -o 'threshold [0-9.e+-]* from [0-9]* spies' <<<"$spied")" \
   "$(judged --spy-pages 2000 --spy-many 5)" \
   "a crawl of 2,000 pages or more, 5 relevant examples: spies from --spy-pages 2000 --spy-many 5"
 
