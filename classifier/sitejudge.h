@@ -24,7 +24,11 @@ struct sitejudge_params {
     double weight_cap;        /* a page weighs its known term occurrences, at most this (> 0) */
     double threshold;         /* relevant when the score is above; with spies, the highest
                                * threshold they may give (0 < threshold < 1) */
-    uint32_t spy_folds;       /* 0: threshold as given; else the spies' (below) */
+    uint32_t spy_folds;       /* 0: threshold as given; else the spies' (below) ... */
+    int64_t spy_pages;        /* ... when there are this many unlabelled pages or more and
+                               * spy_many relevant example websites or more (0: always);
+                               * else one fit at early_threshold */
+    double early_threshold;   /* (0 < early_threshold < 1 when spy_pages > 0) */
     uint32_t spy_iterations;  /* the spies' fits' EM iterations; 0: em.iterations */
     double spy_quantile;      /* [0, 1) */
     double spy_prior;         /* the spies' quantile shrinks towards this threshold ... */
@@ -127,9 +131,10 @@ struct sitejudge_fit {
  * with that fold's websites among the unlabelled ones, and scores them as it scores the
  * websites to judge. The threshold is sitejudge_spy_threshold of the spy_quantile
  * quantile of those scores. Fewer than two relevant example websites, or spy_folds 0:
- * p->threshold. Before the spies and the fit, the "other" example websites
- * with pages are clustered (spherical k-means of their 1 + ln(count) term vectors, seeded
- * by em.seed) into k = min(their number / cluster_sites, other_clusters,
+ * p->threshold. Fewer unlabelled pages than spy_pages, or (then) fewer relevant example
+ * websites than spy_many: no spies, early_threshold. Before the spies and the fit, the "other"
+ * example websites with pages are clustered (spherical k-means of their 1 + ln(count) term vectors,
+ * seeded by em.seed) into k = min(their number / cluster_sites, other_clusters,
  * em.other_components) clusters, and each cluster's pages start EM in an "other"
  * component of their own: a neighbour topic the user named by a few "other" examples
  * then has a component sharp on it from the start, which keeps the neighbour's crawled

@@ -710,13 +710,11 @@ enum err evaluate_run(const struct jobspec *job, const struct evaluate_opts *o,
      * on for links (LinkRank, the paper's fixed threshold: there is no border) within the
      * crawl's cap. The held-out F1 0.837 -> 0.872, 3.5 -> 4.4 pages a website (issue 30's
      * 23 topics, docs/eval.md). */
-    int budget =
-        job->params.max_pages_to_decide ? job->params.max_pages_to_decide : EVALUATE_DEFAULT_BUDGET;
-    if (job->params.judge) {
-        budget = job->params.max_pages_to_decide ? job->params.max_pages_to_decide
-                                                 : job->params.max_pages_per_site;
+    int budget = job->params.max_pages_to_decide ? job->params.max_pages_to_decide
+                 : job->params.judge             ? job->params.max_pages_per_site
+                                                 : EVALUATE_DEFAULT_BUDGET;
+    if (job->params.judge)
         run.res->l_threshold = job->params.l_threshold;
-    }
     run.res->page_cap =
         budget < job->params.max_pages_per_site ? budget : job->params.max_pages_per_site;
     struct fetch_config fc = o->fetch;

@@ -48,6 +48,8 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
                                      .weight_cap = p->weight_cap,
                                      .threshold = p->threshold,
                                      .spy_folds = p->spy_folds,
+                                     .spy_pages = p->spy_pages,
+                                     .early_threshold = p->early_threshold,
                                      .spy_iterations = p->spy_iterations,
                                      .spy_quantile = p->spy_quantile,
                                      .spy_prior = p->spy_prior,
@@ -118,26 +120,6 @@ static enum err add_rows(struct sitejudge *sj, const struct store_rows *r, size_
         *crawl_pages += label == NBEM_UNLABELED;
     }
     return e;
-}
-
-/* Spies for this judging (p->spy_folds > 0): yes, unless the crawl read fewer than
- * p->spy_pages pages (add_rows' *crawl_pages, counted before the pages are decoded) or, then, the
- * job has fewer relevant examples than spy_many: a few spies' threshold is shrunk as probabilities,
- * down to 0.067 with five of them, below the early threshold (0.1), and let neighbours in while
- * few-shot crawls ran (9,000 pages: pc.hardware's precision 0.59-0.61 against 0.44-0.58;
- * docs/classifier.md, "When"). */
-static int spies_now(const struct jobjudge_params *p, const struct store_rows *r)
-{
-    if (p->spy_pages <= 0)
-        return 1;
-    size_t pages = 0, targets = 0, rows = (size_t)store_rows_count(r);
-    for (size_t i = 0; i < rows; i++) {
-        uint32_t label = label_of(store_rows_get(r, (int)i, 1));
-        pages += label == NBEM_UNLABELED;
-        targets += label == NBEM_TARGET && (i == 0 || strcmp(store_rows_get(r, (int)i, 0),
-                                                             store_rows_get(r, (int)i - 1, 0)));
-    }
-    return (int64_t)pages >= p->spy_pages && (!p->spy_many || targets >= p->spy_many);
 }
 
 /* Each crawled website's verdict by the fit sj at threshold. */
@@ -489,18 +471,15 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     size_t n_v = 0;
     struct sitejudge_params sp;
     jobjudge_sitejudge_params(p, &sp);
+    enum err e = sitejudge_new(&sp, pages, &sj);
+    if (e)
+        return e;
+    if (clusters)
+        sitejudge_keep_clusters(sj, clusters);
     char topic[8];
-    enum err e = judgestore_topic(s, job, topic, sizeof topic); /* ERR_NOTFOUND: no such job */
+    e = judgestore_topic(s, job, topic, sizeof topic); /* ERR_NOTFOUND: no such job */
     if (!e)
         e = judgestore_pages(s, job, &r);
-    if (!e && sp.spy_folds && !spies_now(p, r)) {
-        sp.spy_folds = 0;
-        sp.threshold = p->early_threshold;
-    }
-    if (!e)
-        e = sitejudge_new(&sp, pages, &sj);
-    if (!e && clusters)
-        sitejudge_keep_clusters(sj, clusters);
     if (!e)
         e = add_rows(sj, r, &first, &out->crawl_pages);
     if (!e && (int64_t)out->crawl_pages < p->min_pages)

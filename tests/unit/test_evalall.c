@@ -40,14 +40,21 @@ static void row(struct evalall_topic *t, const char *topic, int tuned, unsigned 
     t->res->pages_per_site = pages;
 }
 
+/* An evalall of n zeroed topics (evalall_free frees it). */
+static struct evalall *with_topics(size_t n)
+{
+    struct evalall *a = calloc(1, sizeof *a);
+    assert_non_null(a);
+    a->topics = calloc(n, sizeof *a->topics);
+    assert_non_null(a->topics);
+    a->n_topics = n;
+    return a;
+}
+
 static void test_summary(void **state)
 {
     (void)state;
-    struct evalall *a = calloc(1, sizeof *a);
-    assert_non_null(a);
-    a->topics = calloc(4, sizeof *a->topics);
-    assert_non_null(a->topics);
-    a->n_topics = 4;
+    struct evalall *a = with_topics(4);
     row(&a->topics[0], "t0", 1, 10, 0, 0, 3.0); /* F1 1, tuned */
     row(&a->topics[1], "t1", 0, 8, 2, 2, 5.0);  /* F1 0.8 */
     row(&a->topics[2], "t2", 1, 1, 1, 2, 7.0);  /* F1 0.4, tuned: the worst of all */
@@ -90,11 +97,7 @@ static void test_summary(void **state)
 static void test_crawl_rule(void **state)
 {
     (void)state;
-    struct evalall *a = calloc(1, sizeof *a);
-    assert_non_null(a);
-    a->topics = calloc(2, sizeof *a->topics);
-    assert_non_null(a->topics);
-    a->n_topics = 2;
+    struct evalall *a = with_topics(2);
     a->judge = 1;
     row(&a->topics[0], "t0", 0, 8, 2, 2, 3.0); /* F1 0.8, by the rule 1 */
     row(&a->topics[1], "t1", 0, 9, 0, 1, 3.0); /* F1 0.947, by the rule 0.5 */
@@ -112,11 +115,7 @@ static void test_crawl_rule(void **state)
 static void test_worst_tie(void **state)
 {
     (void)state;
-    struct evalall *a = calloc(1, sizeof *a);
-    assert_non_null(a);
-    a->topics = calloc(3, sizeof *a->topics);
-    assert_non_null(a->topics);
-    a->n_topics = 3;
+    struct evalall *a = with_topics(3);
     row(&a->topics[0], "first", 0, 5, 5, 0, 1.0);
     row(&a->topics[1], "second", 0, 5, 5, 0, 1.0);
     row(&a->topics[2], "better", 0, 5, 0, 0, 1.0);

@@ -200,6 +200,17 @@ static void test_spy_threshold_formula(void **state)
     assert_true(sitejudge_spy_threshold(&p, 0.9, 30) == 0.5);
 }
 
+/* The web's fit by p: its spies, and its threshold (NaN: any). */
+static void fit_spies(const struct sitejudge_params *p, size_t spies, double threshold)
+{
+    struct sitejudge_fit fit;
+    struct sitejudge *sj = build(p);
+    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+    assert_int_equal(fit.spies, spies);
+    assert_true(isnan(threshold) || fit.threshold == threshold);
+    sitejudge_free(sj);
+}
+
 /* The threshold as documented: shrunk towards spy_prior as if spy_prior_weight spies had
  * scored it, at most p->threshold, at least SITEJUDGE_MIN_THRESHOLD; as given without
  * spies (no fold, or fewer than two relevant examples). */
@@ -265,14 +276,24 @@ static void test_spy_threshold(void **state)
     }
     assert_true(by_iterations[0] != by_iterations[1]);
 
+    /* spy_pages: spies with that many unlabelled pages (65 here) and spy_many relevant
+     * examples (6); else one fit at early_threshold. */
+    params(&p);
+    p.early_threshold = 0.23;
+    p.spy_pages = 66;
+    fit_spies(&p, 0, 0.23);
+    p.spy_pages = 65;
+    p.spy_many = 7;
+    fit_spies(&p, 0, 0.23);
+    p.spy_many = 6;
+    fit_spies(&p, N_TARGETS, NAN);
+    p.early_threshold = 0; /* with spy_pages, out of range */
+    assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_INVAL);
+
     params(&p);
     p.spy_folds = 0;
     p.threshold = 0.37;
-    sj = build(&p);
-    assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
-    assert_int_equal(fit.spies, 0);
-    assert_true(fit.threshold == 0.37);
-    sitejudge_free(sj);
+    fit_spies(&p, 0, 0.37);
 
     /* One relevant example: no spies. */
     params(&p);
