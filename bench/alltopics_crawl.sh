@@ -141,10 +141,11 @@ while read -r t; do
     --report "$keep/$t.json" --set politeness_delay_ms=$polite --set max_pages="$budget" \
     "${sets[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null &
   crawl=$!
-  if [[ -n $feedback ]]; then # the user, once the job exists
+  if [[ -n $feedback ]]; then # the user, once the job exists (this bench's: its replay's proxy)
     run=""
     for _ in $(seq 600); do
-      run=$("$bin" db psql -X -q -At -c "SELECT min(id) FROM jobs WHERE id > $before")
+      run=$("$bin" db psql -X -q -At -c "SELECT min(id) FROM jobs WHERE id > $before
+        AND proxy = '$proxy'")
       [[ -n $run ]] && break
       sleep 0.1
     done

@@ -8,6 +8,7 @@
 
 #include "classifier/kmeans.h"
 #include "classifier/pagevecs.h"
+#include "classifier/sitelike.h"
 #include "classifier/tfidf.h"
 #include "common/grow.h"
 
@@ -103,7 +104,7 @@ size_t sitejudge_sites(const struct sitejudge *sj)
 
 enum err sitejudge_add_site(struct sitejudge *sj, uint32_t label)
 {
-    if (sj->fitted || label > NBEM_UNLABELED)
+    if (sj->fitted || label > SITEJUDGE_REJECTED)
         return err_set(ERR_INVAL, "judge: a website after the fit, or a bad label");
     enum err e =
         grow_array((void **)&sj->label, &sj->cap_label, sj->n_sites + 1, sizeof *sj->label);
@@ -423,33 +424,22 @@ static enum err choose_web_gate(const struct sitejudge *sj, const struct nbem_do
     return e;
 }
 
-/* Website s's term vector for clustering: 1 + ln(count) of each term over its pages, unit
- * length, by term id (a scan of sum, not a sort: a vector of a few thousand terms sorted
- * by qsort cost more than the scan of the vocabulary); sum is n_terms zeros, left so. */
-static enum err site_vector(const struct sitejudge *sj, size_t s, double *sum, struct tfidf_vec *v)
+/* The websites as sitelike sees them (sitelike.h); at: n_sites + 1, the caller's. */
+static struct sitelike_sites like_sites(const struct sitejudge *sj, size_t *at)
 {
-    tfidf_vec_init(v);
-    enum err e = ERR_OK;
-    for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++)
-        for (size_t i = sj->start[d]; i < sj->start[d + 1]; i++)
-            sum[sj->term[i]] += sj->count[i];
-    for (uint32_t t = 0; t < sj->n_terms; t++)
-        if (sum[t] > 0) {
-            if (!e)
-                e = tfidf_vec_push(v, t, 1 + log(sum[t]));
-            sum[t] = 0;
-        }
-    if (!e)
-        tfidf_normalize(v);
-    return e;
+    for (size_t s = 0; s <= sj->n_sites; s++)
+        at[s] = sj->start[sj->site_start[s]];
+    return (struct sitelike_sites){sj->term, sj->count, at, sj->label, sj->n_sites, sj->n_terms};
 }
 
-/* The "other" example websites with pages, in order: their numbers into site[0..*n). */
+/* The "other" example websites (the rejected ones too) with pages, in order: their numbers
+ * into site[0..*n). */
 static size_t other_sites(const struct sitejudge *sj, size_t *site)
 {
     size_t n = 0;
     for (size_t s = 0; s < sj->n_sites; s++)
-        if (sj->label[s] == NBEM_OTHER && sj->site_start[s + 1] > sj->site_start[s])
+        if ((sj->label[s] == NBEM_OTHER || sj->label[s] == SITEJUDGE_REJECTED) &&
+            sj->site_start[s + 1] > sj->site_start[s])
             site[n++] = s;
     return n;
 }
@@ -498,11 +488,13 @@ static enum err kmeans_sites(const struct sitejudge *sj, const size_t *site, siz
     size_t *row = malloc((n ? n : 1) * sizeof *row); /* the website of each vector */
     uint32_t *got = malloc((n ? n : 1) * sizeof *got);
     double *sum = calloc(sj->n_terms ? sj->n_terms : 1, sizeof *sum);
-    enum err e = v && row && got && sum ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    size_t *at = malloc((sj->n_sites + 1) * sizeof *at);
+    enum err e = v && row && got && sum && at ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    struct sitelike_sites w = at ? like_sites(sj, at) : (struct sitelike_sites){0};
     size_t m = 0;
     for (size_t i = 0; !e && i < n; i++) {
         assign[i] = UINT32_MAX;
-        e = site_vector(sj, site[i], sum, &v[m]);
+        e = sitelike_vector(&w, site[i], sum, &v[m]);
         if (v[m].n)
             row[m++] = i;
         else
@@ -524,6 +516,7 @@ static enum err kmeans_sites(const struct sitejudge *sj, const size_t *site, siz
     free(row);
     free(got);
     free(sum);
+    free(at);
     return e;
 }
 
@@ -614,6 +607,22 @@ static int spies_due(const struct sitejudge *sj)
     return unlabelled_pages(sj) >= (size_t)p->spy_pages && (!p->spy_many || targets >= p->spy_many);
 }
 
+enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like)
+{
+    if (!sj->fitted) { /* no vocabulary yet */
+        for (size_t s = 0; s < sj->n_sites; s++)
+            like[s] = SITEJUDGE_NONE;
+        return ERR_OK;
+    }
+    size_t *at = malloc((sj->n_sites + 1) * sizeof *at);
+    if (!at)
+        return err_set(ERR_NOMEM, "out of memory");
+    struct sitelike_sites w = like_sites(sj, at);
+    enum err e = sitelike_rejected(&w, SITEJUDGE_REJECTED, NBEM_TARGET, NBEM_UNLABELED, like);
+    free(at);
+    return e;
+}
+
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
 {
     *out = (struct sitejudge_fit){.threshold = NAN, .web_gate = INFINITY};
@@ -627,9 +636,10 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
     size_t targets = 0;
     for (size_t s = 0; !e && s < sj->n_sites; s++)
         for (size_t d = sj->site_start[s]; d < sj->site_start[s + 1]; d++) {
-            docs[d] =
-                (struct nbem_doc){sj->term + sj->start[d], sj->count + sj->start[d],
-                                  (uint32_t)(sj->start[d + 1] - sj->start[d]), sj->label[s], 0};
+            docs[d] = (struct nbem_doc){
+                sj->term + sj->start[d], sj->count + sj->start[d],
+                (uint32_t)(sj->start[d + 1] - sj->start[d]),
+                sj->label[s] == SITEJUDGE_REJECTED ? NBEM_OTHER : sj->label[s], 0};
             targets += docs[d].label == NBEM_TARGET && docs[d].n > 0;
         }
     if (sj->p.fit_pages)

@@ -86,9 +86,12 @@ void sitejudge_free(struct sitejudge *sj);
 
 /*
  * A website, number sitejudge_sites() before the call: label NBEM_TARGET (a relevant
- * example), NBEM_OTHER (an other example) or NBEM_UNLABELED (a website to judge). Its
- * pages follow with sitejudge_add_page. Before sitejudge_fit only.
+ * example), NBEM_OTHER (an other example), SITEJUDGE_REJECTED (a website the user said is
+ * not relevant: an "other" example to the model, and sitejudge_rejected_like's) or
+ * NBEM_UNLABELED (a website to judge). Its pages follow with sitejudge_add_page. Before
+ * sitejudge_fit only.
  */
+#define SITEJUDGE_REJECTED 3
 enum err sitejudge_add_site(struct sitejudge *sj, uint32_t label) WARN_UNUSED;
 /* A page of the last website added, as its term counts' text form, under key (a page's
  * id, >= 0: pagevecs_add; < 0: none): ERR_PARSE if it is not one (termvec_decode),
@@ -155,6 +158,19 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out) WARN_UNU
  * their known term occurrences (at most weight_cap each); NaN when no page of it has a term
  * the model knows. Relevant when above the fit's threshold. */
 double sitejudge_score(const struct sitejudge *sj, size_t site);
+
+/*
+ * After sitejudge_fit: for each website s to judge (NBEM_UNLABELED) more like a website the
+ * user rejected (SITEJUDGE_REJECTED) than like every relevant one (the relevant examples and
+ * the websites labelled relevant: NBEM_TARGET), like[s] is the number of the rejected
+ * website most like it; SITEJUDGE_NONE for the others (all with no rejected website);
+ * like[0..sitejudge_sites()). Likeness: the cosine of the websites' 1 + ln(count) vectors
+ * over their pages, in the fit's vocabulary. Why: the websites a user rejects are the
+ * topic's near neighbours the model took for it, and the next website of such a neighbour
+ * is more like them than like the topic's (docs/classifier.md, "Labels").
+ */
+#define SITEJUDGE_NONE SIZE_MAX
+enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like) WARN_UNUSED;
 
 /* After sitejudge_fit: the model, and its term ids' terms (for storing the model). */
 const struct nbem *sitejudge_model(const struct sitejudge *sj);

@@ -65,6 +65,8 @@ static uint32_t label_of(const char *role)
 {
     if (strcmp(role, "train") == 0)
         return NBEM_TARGET;
+    if (strcmp(role, "rejected") == 0)
+        return SITEJUDGE_REJECTED;
     return strcmp(role, "train_other") == 0 ? NBEM_OTHER : NBEM_UNLABELED;
 }
 
@@ -122,10 +124,27 @@ static enum err add_rows(struct sitejudge *sj, const struct store_rows *r, size_
     return e;
 }
 
-/* Each crawled website's verdict by the fit sj at threshold. */
+/* Website k (its first row i) vetoed: the examination said not relevant, or it is more
+ * like a website the user rejected than like any relevant one (like:
+ * sitejudge_rejected_like's). */
+static int vetoed(const struct store_rows *r, int i, const size_t *like, size_t k)
+{
+    const char *examined = store_rows_get(r, i, 3);
+    return (examined && strcmp(examined, "t") != 0) || like[k] != SITEJUDGE_NONE;
+}
+
+/* The rejected website that vetoed website k (like: vetoed's) when it would be relevant
+ * otherwise (yes), else NULL: sites.like_rejected. */
+static const char *rejected_host(const struct store_rows *r, const size_t *first,
+                                 const size_t *like, size_t k, int yes)
+{
+    return yes && like[k] != SITEJUDGE_NONE ? store_rows_get(r, (int)first[like[k]], 0) : NULL;
+}
+
+/* Each crawled website's verdict by the fit sj at threshold (like: vetoed's). */
 static enum err judge_sites(const struct sitejudge *sj, const struct store_rows *r,
-                            const size_t *first, double threshold, struct judgestore_verdict **out,
-                            size_t *n_out)
+                            const size_t *first, double threshold, const size_t *like,
+                            struct judgestore_verdict **out, size_t *n_out)
 {
     *out = NULL;
     *n_out = 0;
@@ -143,14 +162,20 @@ static enum err judge_sites(const struct sitejudge *sj, const struct store_rows 
         /* Relevant when the crawl model says so and the examination did too: where the
          * user gave enough examples for the page classifier to know the neighbours, it
          * vetoes the crawl model's mistakes among them; with few, it calls nearly every
-         * website relevant and the crawl model decides (docs/classifier.md). */
-        const char *examined = store_rows_get(r, i, 3);
-        int relevant = conf > threshold && (!examined || strcmp(examined, "t") == 0);
+         * website relevant and the crawl model decides (docs/classifier.md). A website
+         * more like one the user rejected than like any relevant one is vetoed too. */
+        int relevant = conf > threshold && !vetoed(r, i, like, k);
         double c = jobjudge_confidence(conf, threshold);
         if (!relevant && c > 0.5)
             c = 0.5; /* vetoed: not above 1/2 */
         (*out)[(*n_out)++] =
-            (struct judgestore_verdict){store_rows_get(r, i, 0), c, relevant, NAN, 0, 0};
+            (struct judgestore_verdict){store_rows_get(r, i, 0),
+                                        c,
+                                        relevant,
+                                        NAN,
+                                        0,
+                                        0,
+                                        rejected_host(r, first, like, k, conf > threshold)};
     }
     return ERR_OK;
 }
@@ -181,7 +206,8 @@ static long site_of(const struct store_rows *r, const size_t *first, size_t n_si
  */
 static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge *sj,
                             const struct store_rows *r, const size_t *first, double threshold,
-                            uint32_t rounds, struct judgestore_verdict *v, size_t n_v)
+                            const size_t *like, uint32_t rounds, struct judgestore_verdict *v,
+                            size_t n_v)
 {
     size_t n_sites = sitejudge_sites(sj);
     if (rounds == 0 || n_sites == 0)
@@ -202,10 +228,9 @@ static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge
         else if (!judged)
             ls[k].fixed = strcmp(store_rows_get(r, i, 4), "t") == 0;
         else {
-            const char *examined = store_rows_get(r, i, 3);
             ls[k].fixed = -1;
             ls[k].text = jobjudge_evidence(sitejudge_score(sj, k), threshold);
-            ls[k].veto = examined && strcmp(examined, "t") != 0;
+            ls[k].veto = vetoed(r, i, like, k);
             j++;
         }
     }
@@ -231,6 +256,7 @@ static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge
         d->link_evidence = ls[k].evidence;
         d->link_count = ls[k].linked;
         d->link_relevant = ls[k].linked_relevant;
+        d->like_rejected = rejected_host(r, first, like, k, ls[k].text + ls[k].evidence > 0);
     }
     free(edges);
     free(verdict);
@@ -467,6 +493,7 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     struct store_rows *r = NULL;
     struct sitejudge *sj = NULL;
     size_t *first = NULL;
+    size_t *like = NULL; /* sitejudge_rejected_like's */
     struct judgestore_verdict *v = NULL;
     size_t n_v = 0;
     struct sitejudge_params sp;
@@ -490,10 +517,14 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
                     "job %lld has no stored page of a relevant example to learn from (jobs"
                     " made before sitescout kept each page's terms cannot be judged again)",
                     (long long)job);
+    if (!e && !(like = malloc((sitejudge_sites(sj) + 1) * sizeof *like)))
+        e = err_set(ERR_NOMEM, "out of memory");
     if (!e)
-        e = judge_sites(sj, r, first, fit.threshold, &v, &n_v);
+        e = sitejudge_rejected_like(sj, like);
     if (!e)
-        e = weigh_links(s, job, sj, r, first, fit.threshold, p->link_rounds, v, n_v);
+        e = judge_sites(sj, r, first, fit.threshold, like, &v, &n_v);
+    if (!e)
+        e = weigh_links(s, job, sj, r, first, fit.threshold, like, p->link_rounds, v, n_v);
     if (!e) {
         out->pages = fit.pages;
         out->terms = fit.terms;
@@ -515,6 +546,7 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
 out:
     out->seconds = monotime_s() - t0;
     free(v);
+    free(like);
     free(first);
     sitejudge_free(sj);
     store_rows_free(r);

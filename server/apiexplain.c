@@ -85,7 +85,8 @@ static enum err add_pages(json_t *pages, const struct jobjudge_model *jm,
  * text's evidence, logit(score) - logit(threshold); its links' evidence as the judging
  * stored it (judged.links, classifier/linkjudge.h; none: 0 and null); the confidence
  * from both; vetoed: both say relevant but the examination said not, which no crawl model
- * overrules.
+ * overrules, or the judging found it more like a website the user rejected than like any
+ * relevant one (judged.like_rejected).
  */
 static json_t *model_view(const struct jobjudge_model *jm, int64_t id, double score, json_t *o)
 {
@@ -93,7 +94,9 @@ static json_t *model_view(const struct jobjudge_model *jm, int64_t id, double sc
     json_t *links = json_object_get(json_object_get(o, "judged"), "links");
     json_t *lev = json_object_get(links, "evidence");
     double ev = json_is_number(lev) ? json_number_value(lev) : 0;
-    int vetoed = text + ev > 0 && json_is_false(json_object_get(o, "examined_relevant"));
+    json_t *like = json_object_get(json_object_get(o, "judged"), "like_rejected");
+    int vetoed = text + ev > 0 &&
+                 (json_is_false(json_object_get(o, "examined_relevant")) || json_is_string(like));
     double conf = jobjudge_link_confidence(text, ev, vetoed);
     return json_pack("{s:I, s:o, s:f, s:o, s:o, s:o, s:f, s:b}", "model_id", (json_int_t)id,
                      "score", number(score), "threshold", t, "text_evidence", number(text),

@@ -184,7 +184,8 @@ static enum err job_exists(struct store *s, int64_t job)
     "     FROM models cm WHERE cm.id = s.model_id),"                                               \
     "   'links', CASE WHEN s.link_evidence IS NOT NULL AND s.label IS NULL"                        \
     "     THEN json_build_object('evidence', s.link_evidence, 'count', s.link_count,"              \
-    "     'relevant', s.link_relevant) END) END,"
+    "     'relevant', s.link_relevant) END,"                                                       \
+    "   'like_rejected', CASE WHEN s.label IS NULL THEN s.like_rejected END) END,"
 
 /* The sites a list shows: $1 job, $2 relevant or not (NULL: both), $5 role (NULL: both). */
 #define SITES_WHERE                                                                                \

@@ -16,7 +16,7 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
     const char *p[] = {NUM(j, job)};
     return store_query(
         s,
-        "SELECT s.host, CASE WHEN s.label THEN 'train' WHEN NOT s.label THEN 'train_other'"
+        "SELECT s.host, CASE WHEN s.label THEN 'train' WHEN NOT s.label THEN 'rejected'"
         " ELSE s.role END, p.terms, coalesce(s.examined_relevant, s.relevant),"
         " s.relevant, p.id"
         " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
@@ -94,7 +94,7 @@ enum err judgestore_summary(struct store *s, int64_t job, struct judgestore_summ
 }
 
 struct write_ctx {
-    const char *p[8];
+    const char *p[9];
     int64_t changed, relevant;
 };
 
@@ -116,9 +116,11 @@ static enum err write_tx(struct store *s, void *arg)
     e = store_query(
         s,
         "WITH it AS (SELECT * FROM unnest($3::text[], $4::float8[], $5::bool[],"
-        "  $6::float8[], $7::int[], $8::int[]) AS t(host, conf, rel, lev, lcount, lrel)), "
+        "  $6::float8[], $7::int[], $8::int[], $9::text[])"
+        "  AS t(host, conf, rel, lev, lcount, lrel, lrej)), "
         "u AS (UPDATE sites s SET confidence = it.conf, relevant = it.rel, model_id = $2,"
         "  link_evidence = it.lev, link_count = it.lcount, link_relevant = it.lrel,"
+        "  like_rejected = it.lrej,"
         "  examined_relevant = coalesce(s.examined_relevant, s.relevant),"
         "  judged_at = now(),"
         "  found_pages = CASE WHEN it.rel AND NOT s.relevant"
@@ -129,7 +131,7 @@ static enum err write_tx(struct store *s, void *arg)
         "  RETURNING it.rel <> (SELECT relevant FROM sites o WHERE o.job_id = $1"
         "   AND o.host = s.host) AS flipped) "
         "SELECT count(*) FILTER (WHERE flipped) FROM u",
-        8, w->p, &r);
+        9, w->p, &r);
     if (!e)
         w->changed = store_rows_i64(r, 0, 0, 0);
     store_rows_free(r);
@@ -146,8 +148,8 @@ enum err judgestore_write(struct store *s, int64_t job, int64_t model_id,
                           const struct judgestore_verdict *v, size_t n, int64_t *relevant,
                           int64_t *changed)
 {
-    struct buf a[6];
-    enum err e = sqlarray_init(a, 6);
+    struct buf a[7];
+    enum err e = sqlarray_init(a, 7);
     for (size_t i = 0; !e && i < n; i++) {
         int links = !isnan(v[i].link_evidence);
         e = sqlarray_text(&a[0], v[i].host);
@@ -161,18 +163,20 @@ enum err judgestore_write(struct store *s, int64_t job, int64_t model_id,
             e = links ? sqlarray_long(&a[4], v[i].link_count) : sqlarray_text(&a[4], NULL);
         if (!e)
             e = links ? sqlarray_long(&a[5], v[i].link_relevant) : sqlarray_text(&a[5], NULL);
+        if (!e)
+            e = sqlarray_text(&a[6], v[i].like_rejected);
     }
     if (!e)
-        e = sqlarray_close(a, 6);
+        e = sqlarray_close(a, 7);
     char j[24], m[24];
     struct write_ctx w = {{NUM(j, job), model_id > 0 ? NUM(m, model_id) : NULL, buf_str(&a[0]),
                            buf_str(&a[1]), buf_str(&a[2]), buf_str(&a[3]), buf_str(&a[4]),
-                           buf_str(&a[5])},
+                           buf_str(&a[5]), buf_str(&a[6])},
                           0,
                           0};
     if (!e)
         e = store_tx_idempotent(s, write_tx, &w);
-    sqlarray_release(a, 6);
+    sqlarray_release(a, 7);
     if (!e) {
         *relevant = w.relevant;
         *changed = w.changed;

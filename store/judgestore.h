@@ -37,7 +37,7 @@ struct store_rows;
  * The pages with term counts of job's examined websites, the websites in the byte order
  * of their hosts (strcmp's, whatever the database's collation), a website's pages
  * together in the order read: columns 0 host, 1 role ('train', 'train_other', 'start',
- * 'discovered'; a website the user labelled is 'train' when relevant, 'train_other' when not: an
+ * 'discovered'; a website the user labelled is 'train' when relevant, 'rejected' when not: an
  * example the model learns from, whose verdict no judging changes),
  * 2 terms (classifier/termvec.h), 3 its examination's verdict ('t'/'f': the page
  * classifier's, kept in sites.examined_relevant once a crawl model judged it), 4 its
@@ -86,6 +86,8 @@ struct judgestore_verdict {
     int relevant;
     double link_evidence; /* its links' (classifier/linkjudge.h); NaN: none (the three NULL) */
     uint32_t link_count, link_relevant;
+    const char *like_rejected; /* the website the user rejected it is more like than any
+                                * relevant one, which vetoes it (sites.like_rejected); NULL */
 };
 
 /*

@@ -957,10 +957,13 @@ function judgedWords(d) {
   const links = j.links;
   const withLinks = cm && cm.link_evidence != null;
   const yes = cm && cm.text_evidence + (withLinks ? cm.link_evidence : 0) > 0;
-  const verdict = cm && cm.vetoed
-    ? '; but the page classifier called it not relevant as it read it, and a crawl model never '
-      + 'overrules that: not relevant'
-    : `, so ${yes ? 'relevant' : 'not relevant'}`;
+  const verdict = cm && cm.vetoed && j.like_rejected
+    ? `; but it is more like ${j.like_rejected}, which you labelled not relevant, than like any `
+      + 'relevant website: not relevant'
+    : cm && cm.vetoed
+      ? '; but the page classifier called it not relevant as it read it, and a crawl model never '
+        + 'overrules that: not relevant'
+      : `, so ${yes ? 'relevant' : 'not relevant'}`;
   const linkWords = !withLinks || !links ? ''
     : `; its links weigh in: ${fmtInt(links.relevant)} of its ${fmtInt(links.count)} links to or from `
       + `examined websites are to or from relevant ones, evidence ${signed(cm.link_evidence)} nats `

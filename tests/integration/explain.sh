@@ -84,8 +84,8 @@ else:
     assert abs(score - cm["score"]) <= 1e-9, (score, cm)
     # The text's evidence is logit(score) - logit(threshold); the links' is the
     # judging's (judged.links); the verdict is their sum's sign. A model's "relevant" over
-    # an examination's "not relevant" is vetoed: not relevant, at confidence 0.5
-    # (docs/classifier.md).
+    # an examination's "not relevant", or for a website more like one the user rejected
+    # (judged.like_rejected), is vetoed: not relevant, at confidence 0.5 (docs/classifier.md).
     logit = lambda x: math.log(min(max(x, 1e-9), 1 - 1e-9) / (1 - min(max(x, 1e-9), 1 - 1e-9)))
     text = logit(cm["score"]) - logit(cm["threshold"])  # both clamped as the code does
     assert abs(text - cm["text_evidence"]) <= 1e-6, (text, cm)
@@ -96,7 +96,8 @@ else:
         assert 0 <= links["relevant"] <= links["count"], links
         assert links["count"] > 0 or links["evidence"] == 0, links
     both = text + (cm["link_evidence"] or 0)
-    assert cm["vetoed"] == (both > 0 and d["examined_relevant"] is False), cm
+    assert cm["vetoed"] == (both > 0 and (d["examined_relevant"] is False
+                                          or judged["like_rejected"] is not None)), cm
     if cm["vetoed"]:
         assert d["relevant"] is False and d["confidence"] == 0.5, d
     else:
@@ -348,6 +349,7 @@ assert 0 < len(counted) <= int(sys.argv[2]), (len(counted), sys.argv[2])
 assert abs(cm["confidence"] - d["confidence"]) <= 1e-3 or cm["vetoed"], (cm, d["confidence"])
 # A verdict given as the website was read has no links' evidence (the next judging's).
 assert cm["link_evidence"] is None and d["judged"]["links"] is None, (cm, d["judged"])
+assert d["judged"]["like_rejected"] is None, d["judged"]  # no judging yet, no label
 assert cm["vetoed"] == (cm["score"] > cm["threshold"] and d["examined_relevant"] is False), cm
 if cm["vetoed"]:
     assert d["relevant"] is False and d["confidence"] == 0.5, d

@@ -193,6 +193,42 @@ spies=$(psql_q "select string_agg(((cv->>'spies')::int > 0)::int::text, ' ' orde
 ok "judge_spy_pages=600: spies while the crawl runs from 1,000 pages on ($spies)"
 ok "killed and resumed: $found relevant websites, precision $prec"
 
+# --- the user rejects three websites the crawl model listed (say, of a kind of the topic the
+# user does not want): the job learns from them, and a website that would be listed but is
+# more like one of them than like any relevant one is not (sites.like_rejected names which;
+# docs/classifier.md, "Labels")
+read -r -a rejected <<<"$(psql_q "select host from relevant_websites where job_id = $model_job
+  and role = 'discovered' order by host limit 3" | tr '\n' ' ')"
+assert_eq 3 "${#rejected[@]}" "three listed websites to reject"
+for h in "${rejected[@]}"; do
+  out=$("$BIN" label --db "$DB_URL" --job "$model_job" "$h" not) || fail "label $h not: $out"
+done
+like=$(psql_q "select count(*) from sites where job_id = $model_job and like_rejected is not null")
+[[ $like -ge 1 ]] || fail "no website judged more like a rejected one than like any relevant one"
+assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $model_job
+  and like_rejected is not null and (relevant or confidence <> 0.5 or label is not null
+  or like_rejected not in ('${rejected[0]}', '${rejected[1]}', '${rejected[2]}'))")" \
+  "the $like websites more like a rejected one than like any relevant one: not listed, at 0.5"
+assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $model_job")" \
+  "$(psql_q "select relevant_found from jobs where id = $model_job")" \
+  "judged again with the rejections, the job's relevant count is the view's"
+# What a user sees: the verdict explained names the rejected website and the veto.
+start_serve "$SCRATCH/serve.out" --workers 0
+vetoed=$(psql_q "select host from sites where job_id = $model_job and like_rejected is not null
+  order by host limit 1")
+curl -sf "$API/api/jobs/$model_job/sites/$vetoed/pages" >"$SCRATCH/vetoed.json" ||
+  fail "GET the verdict of $vetoed"
+python3 - "$SCRATCH/vetoed.json" "$(psql_q "select like_rejected from sites where job_id = $model_job
+  and host = '$vetoed'")" <<'PY' || fail "the verdict of $vetoed explained: $(cat "$SCRATCH/vetoed.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+j, cm = d["judged"], d["crawl_model"]
+assert d["relevant"] is False and j["by"] == "crawl_model" and j["like_rejected"] == sys.argv[2], j
+assert cm["vetoed"] is True and cm["text_evidence"] + (cm["link_evidence"] or 0) > 0, cm
+PY
+ok "the verdict of $vetoed explained: vetoed, more like ${vetoed:+the rejected} $(psql_q "select like_rejected
+  from sites where job_id = $model_job and host = '$vetoed'")"
+
 # --- errors: one line, non-zero
 set +e
 out=$("$BIN" judge --db "$DB_URL" --job 999999 2>&1)

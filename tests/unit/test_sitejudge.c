@@ -441,6 +441,65 @@ static void test_neighbour_clusters(void **state)
     assert_null(sj);
 }
 
+/* A website of 4 pages: kind 0 the topic's (2 of its words, 2 shared), 1 the neighbour's
+ * (2 shared, 2 of its own), 2..4 other topics' (words[1..3]). */
+static void add_near_site(struct sitejudge *sj, uint32_t label, int kind, int site)
+{
+    assert_int_equal(sitejudge_add_site(sj, label), ERR_OK);
+    for (int p = 0; p < 4; p++) {
+        char text[256];
+        if (kind < 2)
+            neighbour_page(site, kind ? 0 : 2, 2, kind ? 2 : 0, text, sizeof text);
+        else
+            page_text(kind - 1, site, text, sizeof text);
+        assert_int_equal(sitejudge_add_page(sj, -1, text), ERR_OK);
+    }
+}
+
+/*
+ * sitejudge_rejected_like: with two of the neighbour's websites rejected by the user (the
+ * "other" examples all of other topics), each website to judge of the neighbour is more
+ * like one of them than like any relevant example, and named by it; those of the topic
+ * and of the other topics are not. With no website rejected, none is; before the fit,
+ * none either.
+ */
+static void test_rejected_like(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    params(&p);
+    for (int rejected = 0; rejected <= 2; rejected += 2) {
+        rng_state = 5;
+        struct sitejudge *sj = NULL;
+        assert_int_equal(sitejudge_new(&p, NULL, &sj), ERR_OK);
+        int site = 0;
+        for (int i = 0; i < 6; i++)
+            add_near_site(sj, NBEM_TARGET, 0, site++);
+        for (int i = 0; i < 12; i++)
+            add_near_site(sj, NBEM_OTHER, 2 + i % 3, site++);
+        for (int i = 0; i < rejected; i++)
+            add_near_site(sj, SITEJUDGE_REJECTED, 1, site++);
+        int first = site;
+        for (int i = 0; i < 28; i++) /* 4 of the topic, 16 of the neighbour, 8 of others */
+            add_near_site(sj, NBEM_UNLABELED, i < 4 ? 0 : i < 20 ? 1 : 2 + i % 3, site++);
+        size_t like[64];
+        assert_int_equal(sitejudge_rejected_like(sj, like), ERR_OK);
+        for (int s = 0; s < site; s++)
+            assert_true(like[s] == SITEJUDGE_NONE); /* not fitted yet */
+        struct sitejudge_fit fit;
+        assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
+        assert_int_equal(sitejudge_rejected_like(sj, like), ERR_OK);
+        for (int s = 0; s < site; s++) {
+            int neighbour = s >= first + 4 && s < first + 20;
+            if (rejected && neighbour)
+                assert_true(like[s] == 18 || like[s] == 19); /* the rejected websites */
+            else
+                assert_true(like[s] == SITEJUDGE_NONE);
+        }
+        sitejudge_free(sj);
+    }
+}
+
 /*
  * fit_pages: with more unlabelled pages than it, each weighs fit_pages / their number in
  * the fits, the model of em.unlabelled_weight set so, bit for bit; with as many or more,
@@ -761,6 +820,7 @@ int main(void)
         cmocka_unit_test(test_kept_clusters),
         cmocka_unit_test(test_fit_pages),
         cmocka_unit_test(test_spy_threshold_formula),
+        cmocka_unit_test(test_rejected_like),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

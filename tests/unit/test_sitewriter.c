@@ -466,7 +466,7 @@ static void *label_main(void *arg)
         l->out.changed = !l->e;
         store_rows_free(rows);
     } else if (!l->e && l->model) {
-        struct judgestore_verdict v = {"h3.test", 0.9, 1, NAN, 0, 0};
+        struct judgestore_verdict v = {"h3.test", 0.9, 1, NAN, 0, 0, NULL};
         int64_t relevant, changed;
         l->e = judgestore_write(s, l->job, l->model, &v, 1, &relevant, &changed);
         l->out.changed = changed == 1;
