@@ -609,7 +609,7 @@ static int spies_due(const struct sitejudge *sj)
 
 enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like)
 {
-    if (!sj->fitted) { /* no vocabulary yet */
+    if (!sj->m) { /* not fitted (or the fit failed): no vocabulary */
         for (size_t s = 0; s < sj->n_sites; s++)
             like[s] = SITEJUDGE_NONE;
         return ERR_OK;

@@ -120,11 +120,14 @@ enum err sitelike_rejected(const struct sitelike_sites *w, uint32_t rejected, ui
     for (size_t s = 0; !e && s < w->n; s++) {
         if (w->label[s] != judged || !likeness(w, s, &lr, sum, dot))
             continue;
-        size_t best = 0;
-        for (size_t j = 1; j < lr.n_lab; j++)
+        size_t best = 0; /* the rejected website most like it */
+        double rel = -1; /* and its likeness to the relevant ones */
+        for (size_t j = 1; j < lr.n_rej; j++)
             if (dot[j] > dot[best])
                 best = j;
-        if (best < lr.n_rej)
+        for (size_t j = lr.n_rej; j < lr.n_lab; j++)
+            rel = dot[j] > rel ? dot[j] : rel;
+        if (dot[best] > rel)
             like[s] = lr.lab[best];
     }
     label_rows_release(&lr);

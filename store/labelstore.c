@@ -32,7 +32,7 @@ static const char set_sql[] =
     "   WHEN o.old_label IS NULL THEN s.relevant ELSE s.unlabelled_relevant END,"
     "  unlabelled_confidence = CASE WHEN $3::bool IS NULL THEN NULL"
     "   WHEN o.old_label IS NULL THEN s.confidence ELSE s.unlabelled_confidence END,"
-    "  label = $3::bool, like_rejected = NULL,"
+    "  label = $3::bool,"
     "  labelled_at = CASE WHEN $3::bool IS NULL THEN NULL"
     "   WHEN o.old_label IS NOT DISTINCT FROM $3::bool THEN s.labelled_at ELSE now() END,"
     "  relevant = o.rel, confidence = o.conf,"

@@ -203,10 +203,11 @@ assert_eq 3 "${#rejected[@]}" "three listed websites to reject"
 for h in "${rejected[@]}"; do
   out=$("$BIN" label --db "$DB_URL" --job "$model_job" "$h" not) || fail "label $h not: $out"
 done
-like=$(psql_q "select count(*) from sites where job_id = $model_job and like_rejected is not null")
+like=$(psql_q "select count(*) from sites where job_id = $model_job and like_rejected is not null
+  and label is null")
 [[ $like -ge 1 ]] || fail "no website judged more like a rejected one than like any relevant one"
 assert_eq 0 "$(psql_q "select count(*) from sites where job_id = $model_job
-  and like_rejected is not null and (relevant or confidence <> 0.5 or label is not null
+  and like_rejected is not null and label is null and (relevant or confidence <> 0.5
   or like_rejected not in ('${rejected[0]}', '${rejected[1]}', '${rejected[2]}'))")" \
   "the $like websites more like a rejected one than like any relevant one: not listed, at 0.5"
 assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $model_job")" \
@@ -215,7 +216,7 @@ assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $mode
 # What a user sees: the verdict explained names the rejected website and the veto.
 start_serve "$SCRATCH/serve.out" --workers 0
 vetoed=$(psql_q "select host from sites where job_id = $model_job and like_rejected is not null
-  order by host limit 1")
+  and label is null order by host limit 1")
 curl -sf "$API/api/jobs/$model_job/sites/$vetoed/pages" >"$SCRATCH/vetoed.json" ||
   fail "GET the verdict of $vetoed"
 python3 - "$SCRATCH/vetoed.json" "$(psql_q "select like_rejected from sites where job_id = $model_job
