@@ -32,6 +32,23 @@ enum err sitelike_vector(const struct sitelike_sites *w, size_t s, double *sum,
                          struct tfidf_vec *v) WARN_UNUSED;
 
 /*
+ * The websites of w labelled rejected or relevant, kept to compare other websites with
+ * (sitelike_rows_match, read-only: any number of threads at once); *out NULL when none
+ * is labelled rejected.
+ */
+struct sitelike_rows;
+enum err sitelike_rows_new(const struct sitelike_sites *w, uint32_t rejected, uint32_t relevant,
+                           struct sitelike_rows **out) WARN_UNUSED;
+void sitelike_rows_free(struct sitelike_rows *r);
+/* A website as its n (term id, count) entries (a term may come more than once; ids not
+ * below w's n_terms are not known): the number in w of the rejected website most like it
+ * when that one is more like it than every relevant one, else SIZE_MAX (also with no
+ * term of theirs). scratch: sitelike_rows_scratch(r) doubles, zeros, left so. */
+size_t sitelike_rows_match(const struct sitelike_rows *r, const uint32_t *term,
+                           const uint32_t *count, size_t n, double *scratch);
+size_t sitelike_rows_scratch(const struct sitelike_rows *r);
+
+/*
  * For each website s labelled judged: like[s] the website labelled rejected it is most
  * like, when that one is more like it (cosine) than every website labelled relevant;
  * SIZE_MAX otherwise (all, with no website labelled rejected; also a website with no
