@@ -623,6 +623,20 @@ enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like)
     return e;
 }
 
+enum err sitejudge_rejected_rows(const struct sitejudge *sj, struct sitelike_rows **out)
+{
+    *out = NULL;
+    if (!sj->m)
+        return ERR_OK;
+    size_t *at = malloc((sj->n_sites + 1) * sizeof *at);
+    if (!at)
+        return err_set(ERR_NOMEM, "out of memory");
+    struct sitelike_sites w = like_sites(sj, at);
+    enum err e = sitelike_rows_new(&w, SITEJUDGE_REJECTED, NBEM_TARGET, out);
+    free(at);
+    return e;
+}
+
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
 {
     *out = (struct sitejudge_fit){.threshold = NAN, .web_gate = INFINITY};

@@ -171,6 +171,12 @@ double sitejudge_score(const struct sitejudge *sj, size_t site);
  */
 #define SITEJUDGE_NONE SIZE_MAX
 enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like) WARN_UNUSED;
+/* After sitejudge_fit: the rejected and relevant websites as sitelike rows in the model's
+ * term ids (classifier/sitelike.h), to match a website read later (its pages' terms as
+ * the model's ids); a match is a website's number here. *out NULL with no rejected one. */
+struct sitelike_rows;
+enum err sitejudge_rejected_rows(const struct sitejudge *sj,
+                                 struct sitelike_rows **out) WARN_UNUSED;
 
 /* After sitejudge_fit: the model, and its term ids' terms (for storing the model). */
 const struct nbem *sitejudge_model(const struct sitejudge *sj);

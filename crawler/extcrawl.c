@@ -352,7 +352,7 @@ static enum err slot_judged(struct ext *x, struct slot *sl, const char *cut)
         size_t n_read;
         const struct sitecrawl_page *read = sitecrawl_pages(sc, &n_read);
         v.link_set = x->p->site.model_conf(x->p->site.model_conf_ctx, read, n_read,
-                                           &v.link_confidence, &v.model_id);
+                                           &v.link_confidence, &v.model_id, &v.like_rejected);
     }
     if (v.link_set && v.model_id) /* the last judging's model gives the verdict */
         verdict_by_model(&v);

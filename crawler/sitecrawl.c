@@ -277,7 +277,7 @@ enum err sitecrawl_feed(struct sitecrawl *sc, const struct fetch_result *r)
      * links (asked only then: it scores every page read so far). */
     if (!enough_links && sc->verdict_closed && sc->p.model_conf &&
         sc->fetches >= SITECRAWL_MODEL_PAGES &&
-        sc->p.model_conf(sc->p.model_conf_ctx, sc->pages, sc->n_pages, &model, &model_id) &&
+        sc->p.model_conf(sc->p.model_conf_ctx, sc->pages, sc->n_pages, &model, &model_id, NULL) &&
         model < sitecls_confidence(&sc->cls))
         enough_links = sitecls_linkrank_value(&sc->linkrank, model) >= sc->p.l_threshold;
     if (sc->verdict_closed && enough_links) {

@@ -59,9 +59,11 @@ struct sitecrawl_params {
      * the lower of it and the examination's confidence: a website the crawl model calls
      * off topic is not read on for links the examination alone would have wanted (with
      * a handful of examples it calls nearly every website relevant, and each was read to
-     * its last page). */
+     * its last page). *like_rejected (when not NULL): the website the user rejected whose
+     * likeness vetoed the model's "relevant" (then *conf is 1/2), else NULL; the model's
+     * string, good until the crawl asks again. */
     int (*model_conf)(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf,
-                      int64_t *model);
+                      int64_t *model, const char **like_rejected);
     void *model_conf_ctx;
 };
 

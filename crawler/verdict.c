@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/log.h"
 #include "store/crawlstore.h"
 #include "store/sitewriter.h"
 
@@ -47,6 +48,7 @@ static enum err write_weighted(const struct dest *d, enum edges_weights mode,
         .fetches_before = v->fetches_before,
         .model_id = v->model_id,
         .exam_relevant = v->exam_relevant,
+        .like_rejected = v->like_rejected,
     };
     enum err e = d->w ? d->queue(d->w, &res) : d->store(d->s, d->job, &res);
     free(ce);
@@ -85,7 +87,11 @@ enum err verdict_queue_unread(struct store *s, struct sitewriter *w, int64_t job
 
 void verdict_by_model(struct verdict *v)
 {
+    if (v->like_rejected)
+        log_info("%s is more like %s, which the user rejected, than like any relevant website:"
+                 " not relevant",
+                 v->host, v->like_rejected);
     v->exam_relevant = v->relevant;
-    v->relevant = v->relevant && v->link_confidence > 0.5;
+    v->relevant = v->relevant && v->link_confidence > 0.5 && !v->like_rejected;
     v->confidence = v->relevant || v->link_confidence <= 0.5 ? v->link_confidence : 0.5;
 }

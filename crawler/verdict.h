@@ -41,14 +41,15 @@ struct verdict {
     double link_confidence;
     int64_t model_id;
     int exam_relevant;
+    const char *like_rejected; /* with model_id: a rejected website's likeness vetoes it */
 };
 
 /*
  * v's verdict given by the crawl model v->model_id whose confidence is
  * v->link_confidence, as a judging gives it (job/jobjudge.c): relevant when the model
- * (confidence above 1/2) and the examination (v->relevant) say so, the confidence the
- * model's, at most 1/2 when the examination vetoed it. The examination's verdict goes
- * to v->exam_relevant.
+ * (confidence above 1/2) and the examination (v->relevant) say so and no rejected
+ * website's likeness vetoed it (v->like_rejected), the confidence the model's, at most
+ * 1/2 when the examination vetoed it. The examination's verdict goes to v->exam_relevant.
  */
 void verdict_by_model(struct verdict *v);
 

@@ -10,6 +10,7 @@
 
 #include "classifier/linkjudge.h"
 #include "classifier/sitejudge.h"
+#include "classifier/sitelike.h"
 #include "classifier/termvec.h"
 #include "classifier/vocab.h"
 #include "common/grow.h"
@@ -363,6 +364,12 @@ struct jobjudge_model {
     struct vocab v; /* the model's term ids */
     struct nbem *m;
     double threshold, weight_cap;
+    /* The judging's rejected and relevant websites (NULL: none rejected), and the rejected
+     * ones' numbers there with their hosts: a website read later is vetoed as judged. */
+    struct sitelike_rows *like;
+    size_t *rejected_site;
+    char **rejected_host;
+    size_t n_rejected;
 };
 
 void jobjudge_model_free(struct jobjudge_model *jm)
@@ -371,22 +378,54 @@ void jobjudge_model_free(struct jobjudge_model *jm)
         return;
     vocab_release(&jm->v);
     nbem_free(jm->m);
+    sitelike_rows_free(jm->like);
+    for (size_t i = 0; i < jm->n_rejected; i++)
+        free(jm->rejected_host[i]);
+    free(jm->rejected_site);
+    free(jm->rejected_host);
     free(jm);
 }
 
-/* sj's model (taken) with the vocabulary of its term ids. */
-static enum err model_keep(struct sitejudge *sj, double threshold, double weight_cap,
-                           struct jobjudge_model **out)
+/* The rejected websites of the rows (first: their first rows) and their rows for
+ * sitelike into jm (sj fitted, its model not taken yet). */
+static enum err keep_rejected(struct jobjudge_model *jm, const struct sitejudge *sj,
+                              const struct store_rows *r, const size_t *first)
+{
+    enum err e = sitejudge_rejected_rows(sj, &jm->like);
+    size_t n = sitejudge_sites(sj);
+    if (!e && jm->like &&
+        (!(jm->rejected_site = malloc(n * sizeof *jm->rejected_site)) ||
+         !(jm->rejected_host = malloc(n * sizeof *jm->rejected_host))))
+        e = err_set(ERR_NOMEM, "out of memory");
+    for (size_t k = 0; !e && jm->like && k < n; k++) {
+        if (label_of(store_rows_get(r, (int)first[k], 1)) != SITEJUDGE_REJECTED)
+            continue;
+        char *host = strdup(store_rows_get(r, (int)first[k], 0));
+        if (!host)
+            return err_set(ERR_NOMEM, "out of memory");
+        jm->rejected_site[jm->n_rejected] = k;
+        jm->rejected_host[jm->n_rejected++] = host;
+    }
+    return e;
+}
+
+/* sj's model (taken) with the vocabulary of its term ids, and its rejected websites. */
+static enum err model_keep(struct sitejudge *sj, const struct store_rows *r, const size_t *first,
+                           double threshold, double weight_cap, struct jobjudge_model **out)
 {
     struct jobjudge_model *jm = calloc(1, sizeof *jm);
     if (!jm)
         return err_set(ERR_NOMEM, "out of memory");
-    struct nbem *m = sitejudge_take_model(sj);
     vocab_init(&jm->v);
+    enum err e = keep_rejected(jm, sj, r, first);
+    if (e) {
+        jobjudge_model_free(jm);
+        return e;
+    }
+    struct nbem *m = sitejudge_take_model(sj);
     jm->m = m;
     jm->threshold = threshold;
     jm->weight_cap = weight_cap;
-    enum err e = ERR_OK;
     for (uint32_t t = 0; !e && t < nbem_terms(m); t++) {
         size_t len;
         const char *term = sitejudge_term(sj, t, &len);
@@ -468,13 +507,52 @@ double jobjudge_model_weight_cap(const struct jobjudge_model *jm)
     return jm->weight_cap;
 }
 
-int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *terms, size_t n,
-                         double *conf)
+/* The host of the rejected website a website read (its pages' terms) is more like than any
+ * relevant one, by the judging's rows (jm->like), or NULL. */
+static const char *model_like(const struct jobjudge_model *jm, const char *const *terms, size_t n)
 {
+    struct page_ids *pi = malloc(sizeof *pi);
+    uint32_t *term = malloc(n * TERMVEC_MAX_TERMS * sizeof *term);
+    uint32_t *count = malloc(n * TERMVEC_MAX_TERMS * sizeof *count);
+    double *scratch = calloc(sitelike_rows_scratch(jm->like), sizeof *scratch);
+    size_t at = 0, k = SIZE_MAX;
+    const char *host = NULL;
+    for (size_t i = 0; pi && term && count && scratch && i < n; i++) {
+        pi->v = &jm->v;
+        pi->n = 0;
+        if (terms[i] && termvec_decode(terms[i], page_id, pi) == ERR_OK) {
+            memcpy(term + at, pi->term, pi->n * sizeof *term);
+            memcpy(count + at, pi->count, pi->n * sizeof *count);
+            at += pi->n;
+        }
+    }
+    if (pi && term && count && scratch)
+        k = sitelike_rows_match(jm->like, term, count, at, scratch);
+    for (size_t i = 0; k != SIZE_MAX && i < jm->n_rejected; i++)
+        if (jm->rejected_site[i] == k)
+            host = jm->rejected_host[i];
+    free(pi);
+    free(term);
+    free(count);
+    free(scratch);
+    return host;
+}
+
+int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *terms, size_t n,
+                         double *conf, const char **like_rejected)
+{
+    if (like_rejected)
+        *like_rejected = NULL;
     double score = jobjudge_model_pages(jm, terms, n, NULL, NULL);
     if (isnan(score))
         return 0;
     *conf = jobjudge_confidence(score, jm->threshold);
+    const char *like = *conf > 0.5 && jm->like ? model_like(jm, terms, n) : NULL;
+    if (like) { /* vetoed as a judging vetoes: not above 1/2 */
+        *conf = 0.5;
+        if (like_rejected)
+            *like_rejected = like;
+    }
     return 1;
 }
 
@@ -540,7 +618,7 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     if (!e && !dry_run)
         e = judgestore_write(s, job, out->model_id, v, n_v, &out->relevant, &out->changed);
     if (!e && p->keep_model)
-        e = model_keep(sj, out->threshold, p->weight_cap, &out->model);
+        e = model_keep(sj, r, first, out->threshold, p->weight_cap, &out->model);
     if (!e && dry_run) /* what a judging would change: the verdicts, and the job's count */
         e = dry_counts(r, first, sitejudge_sites(sj), v, n_v, out);
 out:

@@ -127,11 +127,16 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
  * A judging's model kept in memory, to score a website as it is examined (its pages'
  * terms, as stored): jobjudge_model_score sets *conf (as jobjudge_confidence: above 1/2
  * means the model would call it relevant) and answers 1, or 0 when no page has a term it
- * knows. Read-only once made: any number of threads may score with it.
+ * knows. A model kept by the judging itself (jobjudge_params.keep_model) also knows the
+ * websites the user rejected: a website it would call relevant that is more like one of
+ * them than like any relevant one gets *conf 1/2 and *like_rejected that website's host
+ * (the model's string; NULL otherwise, and for a model loaded from the store), as a
+ * judging vetoes it. like_rejected may be NULL. Read-only once made: any number of
+ * threads may score with it.
  */
 struct jobjudge_model;
 int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *terms, size_t n,
-                         double *conf);
+                         double *conf, const char **like_rejected);
 void jobjudge_model_free(struct jobjudge_model *jm);
 
 /*

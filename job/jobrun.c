@@ -253,7 +253,7 @@ static void model_refresh(struct ctx *c)
 
 /* sitecrawl_params.model_conf: a website's confidence by the last judging's model. */
 static int jobrun_site_score(void *arg, const struct sitecrawl_page *pages, size_t n, double *conf,
-                             int64_t *model)
+                             int64_t *model, const char **like_rejected)
 {
     struct ctx *c = arg;
     if (c->helper)
@@ -265,7 +265,7 @@ static int jobrun_site_score(void *arg, const struct sitecrawl_page *pages, size
         return 0;
     for (size_t i = 0; i < n; i++)
         terms[i] = pages[i].terms;
-    int scored = jobjudge_model_score(c->crawl_model, terms, n, conf);
+    int scored = jobjudge_model_score(c->crawl_model, terms, n, conf, like_rejected);
     *model = c->crawl_model_id;
     free(terms);
     return scored;

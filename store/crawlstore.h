@@ -191,6 +191,9 @@ struct crawlstore_site_result {
      * (sites.examined_relevant). */
     int64_t model_id;
     int exam_relevant;
+    /* With a model: the website the user rejected that this one is more like than any
+     * relevant one, which vetoed the model's verdict (sites.like_rejected); NULL: none. */
+    const char *like_rejected;
 };
 
 /*

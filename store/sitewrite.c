@@ -52,7 +52,7 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
  * website's place in the statement's arrays, from 1):
  * $1 job; $2..$8 pages (website, url, status, HTTP status, bytes, pr_target, posterior);
  * $9..$14 edges (website, destination, its homepage, conf_sum, page_count, weight); the
- * websites' own arrays from $15; the pages' terms last (TERMS: $27 or $21).
+ * websites' own arrays from $15; the pages' terms last (TERMS: $28 or $21).
  * The statement's first CTE, `site`, updates the websites that are to be written and
  * returns them (i, host, role, conf, purpose); it finds their rows by `host = ANY
  * (hosts)`, index lookups whatever plan the statement keeps (a plan made while the job
@@ -69,7 +69,7 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
  *   (ORDER BY d).
  */
 #define PAGE_ARRAYS (1 + SITEWRITE_PAGE_ARRAYS) /* the website, then a page's */
-#define DONE_TERMS  "$27"                       /* the pages' terms: the last parameter */
+#define DONE_TERMS  "$28"                       /* the pages' terms: the last parameter */
 #define MORE_TERMS  "$21"
 #define EDGE_ARRAYS 6
 #define RUNS        "SELECT 1 FROM jobs WHERE id = $1 AND " JOB_RUNS
@@ -133,7 +133,8 @@ enum err sitewrite_page_arrays(struct buf a[SITEWRITE_PAGE_ARRAYS],
  * Examined websites ($15 host, $16 confidence, $17 purpose, $18 relevant, $19 fetches,
  * $20 pages to decide, $21 prior, $22 verdict_by, $23 read_stop, $24 the pages of the
  * batch's writes before it, $25 the crawl model that gave the verdict or NULL, $26 the
- * examination's verdict when a model gave it), not yet examined, of a job that runs. The job counts
+ * examination's verdict when a model gave it, $27 the rejected website whose likeness
+ * vetoed the model's verdict or NULL), not yet examined, of a job that runs. The job counts
  * their pages, the websites and the relevant ones (a training site counts in none). found_pages is
  * the job's pages when the website was judged: those counted before this statement, the batch's
  * before it and its own. Answers the places of those written.
@@ -142,9 +143,9 @@ static const char site_done_sql[] =
     "WITH runs AS (" RUNS "), "
     "it AS (SELECT * FROM unnest($15::text[], $16::float8[], $17::text[], $18::bool[],"
     "  $19::int[], $20::int[], $21::float8[], $22::text[], $23::text[], $24::int[],"
-    "  $25::bigint[], $26::bool[])"
+    "  $25::bigint[], $26::bool[], $27::text[])"
     "  WITH ORDINALITY AS t(host, conf, purpose, rel, fetches, ptd, prior, vby, rstop, before,"
-    "  model, erel, i)), "
+    "  model, erel, lrej, i)), "
     /* A labelled website keeps the label's verdict; the examination's is kept beside it. */
     "site AS (UPDATE sites s SET state = 'examined',"
     " confidence = CASE WHEN s.label IS NULL THEN it.conf WHEN s.label THEN 1 ELSE 0 END,"
@@ -152,7 +153,7 @@ static const char site_done_sql[] =
     " unlabelled_relevant = CASE WHEN s.label IS NOT NULL THEN it.rel END,"
     " unlabelled_confidence = CASE WHEN s.label IS NOT NULL THEN it.conf END,"
     " model_id = it.model, judged_at = CASE WHEN it.model IS NOT NULL THEN now() END,"
-    " examined_relevant = it.erel,"
+    " examined_relevant = it.erel, like_rejected = it.lrej,"
     " pages_visited = it.fetches, pages_to_class = it.ptd, examined_at = now(),"
     " claimed_by = NULL, error = NULL, prior = it.prior, verdict_by = it.vby,"
     " read_stop = it.rstop,"
@@ -231,7 +232,7 @@ static const char site_release_sql[] =
 
 /* ---- a batch's statements ---- */
 
-#define STMT_ARRAYS (PAGE_ARRAYS + EDGE_ARRAYS + 12)
+#define STMT_ARRAYS (PAGE_ARRAYS + EDGE_ARRAYS + 13)
 enum stmt_kind { STMT_DONE, STMT_MORE, STMT_RELEASE, STMT_KINDS };
 
 /* One statement's websites (the batch's items[at[0]], ...) and its parameters. */
@@ -317,8 +318,9 @@ static enum err own_arrays(struct buf *o, enum stmt_kind kind, const struct site
         e = sqlarray_long(&o[9], before);
     if (!e)
         e = r->model_id ? sqlarray_long(&o[10], r->model_id) : sqlarray_text(&o[10], NULL);
-    return e ? e
-             : sqlarray_text(&o[11], r->model_id ? (r->exam_relevant ? "true" : "false") : NULL);
+    if (!e)
+        e = sqlarray_text(&o[11], r->model_id ? (r->exam_relevant ? "true" : "false") : NULL);
+    return e ? e : sqlarray_text(&o[12], r->model_id ? r->like_rejected : NULL);
 }
 
 /* st's parameters and call; before[i]: the fetches of item i's group before it, which the
@@ -348,7 +350,7 @@ static enum err stmt_build(struct stmt *st, const char *job, const struct sitewr
         return ERR_OK;
     }
     /* The arrays but the pages' terms, in order; then the terms (the last parameter). */
-    int n_own = st->kind == STMT_DONE ? 12 : 6, n = 1;
+    int n_own = st->kind == STMT_DONE ? 13 : 6, n = 1;
     for (int i = 0; i < PAGE_ARRAYS + EDGE_ARRAYS + n_own; i++)
         if (i != PAGE_ARRAYS - 1)
             st->p[n++] = buf_str(&st->a[i]);

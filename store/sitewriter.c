@@ -56,7 +56,8 @@ static const char *text_copy(char **at, const char *s)
 static struct item *item_copy(const struct crawlstore_site_result *r, enum sitewrite_kind kind)
 {
     size_t text = text_size(r->host) + text_size(r->purpose) + text_size(r->homepage) +
-                  text_size(r->verdict_by) + text_size(r->read_stop) + text_size(r->error);
+                  text_size(r->verdict_by) + text_size(r->read_stop) + text_size(r->error) +
+                  text_size(r->like_rejected);
     for (size_t i = 0; i < r->n_pages; i++)
         text += text_size(r->pages[i].url) + text_size(r->pages[i].status) +
                 text_size(r->pages[i].terms);
@@ -77,6 +78,7 @@ static struct item *item_copy(const struct crawlstore_site_result *r, enum sitew
     it->r.verdict_by = text_copy(&at, r->verdict_by);
     it->r.read_stop = text_copy(&at, r->read_stop);
     it->r.error = text_copy(&at, r->error);
+    it->r.like_rejected = text_copy(&at, r->like_rejected);
     for (size_t i = 0; i < r->n_pages; i++) {
         pg[i] = r->pages[i];
         pg[i].url = text_copy(&at, r->pages[i].url);

@@ -173,8 +173,25 @@ at=$(psql_q "select pages_downloaded from jobs where id = $killed_job")
 assert_eq "$(psql_q "select count(*) from relevant_websites where job_id = $killed_job")" \
   "$(psql_q "select relevant_found from jobs where id = $killed_job")" \
   "killed -9 after a judging (at $at pages): the job's relevant count is the view's"
-"$BIN" crawl --db "$DB_URL" --resume "$killed_job" >"$SCRATCH/resumed.out" 2>&1 ||
+# Before the resume, the user rejects up to three websites it listed: the resumed crawl's
+# judgings learn from them, and each website read after one of them that is more like a
+# rejected website than like any relevant one is not relevant as it is read (its log says).
+read -r -a turned <<<"$(psql_q "select host from relevant_websites where job_id = $killed_job
+  and role = 'discovered' order by host limit 3" | tr '\n' ' ')"
+((${#turned[@]} >= 1)) || fail "the killed job listed no discovered website to reject"
+for h in "${turned[@]}"; do
+  out=$("$BIN" label --db "$DB_URL" --job "$killed_job" "$h" not) || fail "label $h not: $out"
+done
+SITESCOUT_LOG=info "$BIN" crawl --db "$DB_URL" --resume "$killed_job" >"$SCRATCH/resumed.out" 2>&1 ||
   fail "the resume failed: $(cat "$SCRATCH/resumed.out")"
+grep -o 'is more like [^ ]*, which the user rejected' "$SCRATCH/resumed.out" |
+  awk '{print $4}' | tr -d , | sort -u >"$SCRATCH/vetoed_as_read"
+[[ -s $SCRATCH/vetoed_as_read ]] ||
+  fail "no website read after the rejections was vetoed as read: $(grep -c examined "$SCRATCH/resumed.out")"
+while read -r h; do
+  [[ " ${turned[*]} " == *" $h "* ]] || fail "a website vetoed as read names $h, not a rejected one"
+done <"$SCRATCH/vetoed_as_read"
+ok "resumed after ${#turned[@]} rejections: $(grep -c 'which the user rejected' "$SCRATCH/resumed.out") websites vetoed as they were read"
 assert_eq done "$(psql_q "select state from jobs where id = $killed_job")" "resumed, the job ends"
 assert_eq 0 "$(psql_q "select count(*) from relevant_websites r where job_id = $killed_job
   and not exists (select 1 from models m where m.id = r.model_id and m.job_id = $killed_job

@@ -64,7 +64,7 @@ static void examine(struct store *s, int64_t job, const char *host, double conf,
                                       {"http://x/gone", "http_error", 404, 10, NAN, conf, NULL}};
     struct crawlstore_site_result r = {host,      conf,  conf > 0.5, 1,    2, "crawl", pages,
                                        2,         edges, n_edges,    NULL, 0, 0.5,     "threshold",
-                                       "verdict", NULL,  NULL,       0,    0, 0};
+                                       "verdict", NULL,  NULL,       0,    0, 0,       NULL};
     assert_int_equal(crawlstore_site_done(s, job, &r), ERR_OK);
 }
 
@@ -100,7 +100,7 @@ static void test_border_ranks_and_claims(void **state)
     struct crawlstore_page pg[] = {{"http://x/", "ok", 200, 1, 0.5, 0.5, NULL}};
     struct crawlstore_site_result again = {"start.test", 0.1, 0,    1, 1,   "crawl", pg,   1,
                                            NULL,         0,   NULL, 0, NAN, NULL,    NULL, NULL,
-                                           NULL,         0,   0,    0};
+                                           NULL,         0,   0,    0, NULL};
     assert_int_equal(crawlstore_site_done(s, job, &again), ERR_CONFLICT);
 
     /* The explanation is stored with the verdict: prior, how, why, posteriors, weights. */
@@ -219,8 +219,8 @@ static void test_deeper_read_of_a_lost_examination(void **state)
     struct crawlstore_page pg[] = {{"http://lost.test/deep", "ok", 200, 1, 0.8, 0.9, NULL},
                                    {"http://lost.test/deeper", "ok", 200, 1, 0.7, 0.9, NULL}};
     struct crawlstore_site_result more = {
-        "lost.test",     0.9,  1,    0, 3, "crawl", pg, 2, NULL, 0, NULL, 0, NAN, NULL,
-        "no_more_pages", NULL, NULL, 0, 0, 0};
+        "lost.test",     0.9,  1,    0, 3, "crawl", pg,  2, NULL, 0, NULL, 0, NAN, NULL,
+        "no_more_pages", NULL, NULL, 0, 0, 0,       NULL};
     assert_int_equal(crawlstore_site_more(s, job, &more), ERR_OK);
     assert_string_equal(one_cell(s, job,
                                  "SELECT state || ' ' || relevant || ' ' || pages_visited"

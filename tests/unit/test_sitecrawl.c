@@ -604,8 +604,9 @@ struct model_says {
 };
 
 static int model_conf(void *ctx, const struct sitecrawl_page *pages, size_t n, double *conf,
-                      int64_t *model)
+                      int64_t *model, const char **like_rejected)
 {
+    assert_null(like_rejected); /* LinkRank's question: no veto asked */
     struct model_says *m = ctx;
     assert_non_null(pages);
     m->asked++;

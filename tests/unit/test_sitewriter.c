@@ -104,7 +104,8 @@ static enum err queue(struct sitewriter *w, int i, const char *host_override)
                                        NULL,
                                        0,
                                        0,
-                                       0};
+                                       0,
+                                       NULL};
     /* The caller's buffers die here: the writer must have copied them. */
     return sitewriter_done(w, &r);
 }
