@@ -364,12 +364,12 @@ struct jobjudge_model {
     struct vocab v; /* the model's term ids */
     struct nbem *m;
     double threshold, weight_cap;
-    /* The judging's rejected and relevant websites (NULL: none rejected), and the rejected
-     * ones' numbers there with their hosts: a website read later is vetoed as judged. */
+    /* The judging's rejected and relevant websites (NULL: none rejected), and the hosts of
+     * the rejected ones by their numbers there (NULL for the others): a website read later
+     * is vetoed as judged. */
     struct sitelike_rows *like;
-    size_t *rejected_site;
     char **rejected_host;
-    size_t n_rejected;
+    size_t n_sites;
 };
 
 void jobjudge_model_free(struct jobjudge_model *jm)
@@ -379,9 +379,8 @@ void jobjudge_model_free(struct jobjudge_model *jm)
     vocab_release(&jm->v);
     nbem_free(jm->m);
     sitelike_rows_free(jm->like);
-    for (size_t i = 0; i < jm->n_rejected; i++)
+    for (size_t i = 0; jm->rejected_host && i < jm->n_sites; i++)
         free(jm->rejected_host[i]);
-    free(jm->rejected_site);
     free(jm->rejected_host);
     free(jm);
 }
@@ -392,21 +391,16 @@ static enum err keep_rejected(struct jobjudge_model *jm, const struct sitejudge 
                               const struct store_rows *r, const size_t *first)
 {
     enum err e = sitejudge_rejected_rows(sj, &jm->like);
-    size_t n = sitejudge_sites(sj);
-    if (!e && jm->like &&
-        (!(jm->rejected_site = malloc(n * sizeof *jm->rejected_site)) ||
-         !(jm->rejected_host = malloc(n * sizeof *jm->rejected_host))))
-        e = err_set(ERR_NOMEM, "out of memory");
-    for (size_t k = 0; !e && jm->like && k < n; k++) {
-        if (label_of(store_rows_get(r, (int)first[k], 1)) != SITEJUDGE_REJECTED)
-            continue;
-        char *host = strdup(store_rows_get(r, (int)first[k], 0));
-        if (!host)
+    if (e || !jm->like)
+        return e;
+    jm->n_sites = sitejudge_sites(sj);
+    if (!(jm->rejected_host = calloc(jm->n_sites, sizeof *jm->rejected_host)))
+        return err_set(ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < jm->n_sites; k++)
+        if (label_of(store_rows_get(r, (int)first[k], 1)) == SITEJUDGE_REJECTED &&
+            !(jm->rejected_host[k] = strdup(store_rows_get(r, (int)first[k], 0))))
             return err_set(ERR_NOMEM, "out of memory");
-        jm->rejected_site[jm->n_rejected] = k;
-        jm->rejected_host[jm->n_rejected++] = host;
-    }
-    return e;
+    return ERR_OK;
 }
 
 /* sj's model (taken) with the vocabulary of its term ids, and its rejected websites. */
@@ -477,14 +471,41 @@ static int page_view(const struct jobjudge_model *jm, struct page_ids *pi, const
     return 1;
 }
 
-double jobjudge_model_pages(const struct jobjudge_model *jm, const char *const *terms, size_t n,
-                            double *pr, double *weight)
+/* A website's pages' terms as the model's ids, all together (the rejected websites'
+ * likeness: sitelike_rows_match); failed: out of memory while gathering them. */
+struct site_ids {
+    uint32_t *term, *count;
+    size_t n, cap_term, cap_count;
+    int failed;
+};
+
+static void site_ids_add(struct site_ids *ids, const struct page_ids *pi)
+{
+    if (ids->failed ||
+        grow_array((void **)&ids->term, &ids->cap_term, ids->n + pi->n, sizeof *ids->term) ||
+        grow_array((void **)&ids->count, &ids->cap_count, ids->n + pi->n, sizeof *ids->count)) {
+        ids->failed = 1;
+        return;
+    }
+    memcpy(ids->term + ids->n, pi->term, pi->n * sizeof *ids->term);
+    memcpy(ids->count + ids->n, pi->count, pi->n * sizeof *ids->count);
+    ids->n += pi->n;
+}
+
+/* jobjudge_model_pages, each page's ids gathered into ids too (NULL: not). */
+static double model_pages(const struct jobjudge_model *jm, const char *const *terms, size_t n,
+                          double *pr, double *weight, struct site_ids *ids)
 {
     struct page_ids *pi = malloc(sizeof *pi);
     double sum = 0, total = 0;
+    if (!pi && ids)
+        ids->failed = 1;
     for (size_t i = 0; i < n; i++) {
         double p = NAN, w = 0;
-        if (pi && page_view(jm, pi, terms[i], &p, &w) && w > 0) {
+        int seen = pi && page_view(jm, pi, terms[i], &p, &w);
+        if (seen && ids)
+            site_ids_add(ids, pi);
+        if (seen && w > 0) {
             sum += w * p;
             total += w;
         }
@@ -497,6 +518,12 @@ double jobjudge_model_pages(const struct jobjudge_model *jm, const char *const *
     return total > 0 ? sum / total : NAN;
 }
 
+double jobjudge_model_pages(const struct jobjudge_model *jm, const char *const *terms, size_t n,
+                            double *pr, double *weight)
+{
+    return model_pages(jm, terms, n, pr, weight, NULL);
+}
+
 double jobjudge_model_threshold(const struct jobjudge_model *jm)
 {
     return jm->threshold;
@@ -507,35 +534,15 @@ double jobjudge_model_weight_cap(const struct jobjudge_model *jm)
     return jm->weight_cap;
 }
 
-/* The host of the rejected website a website read (its pages' terms) is more like than any
+/* The host of the rejected website a website read (its pages' ids) is more like than any
  * relevant one, by the judging's rows (jm->like), or NULL. */
-static const char *model_like(const struct jobjudge_model *jm, const char *const *terms, size_t n)
+static const char *model_like(const struct jobjudge_model *jm, const struct site_ids *ids)
 {
-    struct page_ids *pi = malloc(sizeof *pi);
-    uint32_t *term = malloc(n * TERMVEC_MAX_TERMS * sizeof *term);
-    uint32_t *count = malloc(n * TERMVEC_MAX_TERMS * sizeof *count);
     double *scratch = calloc(sitelike_rows_scratch(jm->like), sizeof *scratch);
-    size_t at = 0, k = SIZE_MAX;
-    const char *host = NULL;
-    for (size_t i = 0; pi && term && count && scratch && i < n; i++) {
-        pi->v = &jm->v;
-        pi->n = 0;
-        if (terms[i] && termvec_decode(terms[i], page_id, pi) == ERR_OK) {
-            memcpy(term + at, pi->term, pi->n * sizeof *term);
-            memcpy(count + at, pi->count, pi->n * sizeof *count);
-            at += pi->n;
-        }
-    }
-    if (pi && term && count && scratch)
-        k = sitelike_rows_match(jm->like, term, count, at, scratch);
-    for (size_t i = 0; k != SIZE_MAX && i < jm->n_rejected; i++)
-        if (jm->rejected_site[i] == k)
-            host = jm->rejected_host[i];
-    free(pi);
-    free(term);
-    free(count);
+    size_t k =
+        scratch ? sitelike_rows_match(jm->like, ids->term, ids->count, ids->n, scratch) : SIZE_MAX;
     free(scratch);
-    return host;
+    return k < jm->n_sites ? jm->rejected_host[k] : NULL;
 }
 
 int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *terms, size_t n,
@@ -543,17 +550,20 @@ int jobjudge_model_score(const struct jobjudge_model *jm, const char *const *ter
 {
     if (like_rejected)
         *like_rejected = NULL;
-    double score = jobjudge_model_pages(jm, terms, n, NULL, NULL);
-    if (isnan(score))
-        return 0;
-    *conf = jobjudge_confidence(score, jm->threshold);
-    const char *like = *conf > 0.5 && jm->like ? model_like(jm, terms, n) : NULL;
+    struct site_ids ids = {0};
+    double score = model_pages(jm, terms, n, NULL, NULL, jm->like ? &ids : NULL);
+    if (!isnan(score))
+        *conf = jobjudge_confidence(score, jm->threshold);
+    const char *like =
+        !isnan(score) && *conf > 0.5 && jm->like && !ids.failed ? model_like(jm, &ids) : NULL;
     if (like) { /* vetoed as a judging vetoes: not above 1/2 */
         *conf = 0.5;
         if (like_rejected)
             *like_rejected = like;
     }
-    return 1;
+    free(ids.term);
+    free(ids.count);
+    return !isnan(score);
 }
 
 enum err jobjudge_run(struct store *s, int64_t job, const struct jobjudge_params *p, int dry_run,
