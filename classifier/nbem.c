@@ -43,6 +43,7 @@ struct nbem {
     double *logp; /* logp[t * stride + c] = ln p(t|c): a term's components side by side */
     double log_prior[1 + NBEM_MAX_OTHER];
     double prior0;
+    struct nbem *next; /* the bag's next fit (nbem_bag; NULL: none) */
 };
 
 void nbem_params_default(struct nbem_params *p)
@@ -59,10 +60,36 @@ void nbem_params_default(struct nbem_params *p)
 
 void nbem_free(struct nbem *m)
 {
-    if (!m)
-        return;
-    free(m->logp);
-    free(m);
+    while (m) {
+        struct nbem *next = m->next;
+        free(m->logp);
+        free(m);
+        m = next;
+    }
+}
+
+enum err nbem_bag(struct nbem *m, struct nbem *more)
+{
+    if (!more)
+        return ERR_OK;
+    for (const struct nbem *f = more; f; f = f->next)
+        if (f->n_terms != m->n_terms) {
+            nbem_free(more);
+            return err_set(ERR_INVAL, "crawl model: a bag of fits over %u and %u terms", m->n_terms,
+                           f->n_terms);
+        }
+    while (m->next)
+        m = m->next;
+    m->next = more;
+    return ERR_OK;
+}
+
+size_t nbem_fits(const struct nbem *m)
+{
+    size_t n = 0;
+    for (; m; m = m->next)
+        n++;
+    return n;
 }
 
 uint32_t nbem_terms(const struct nbem *m)
@@ -187,10 +214,14 @@ static void softmax(double *s, uint32_t from, uint32_t n_comp, double cut)
 double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *count, uint32_t n,
                    uint32_t *known)
 {
-    double s[1 + NBEM_MAX_OTHER];
-    log_scores(m, term, count, n, s, known);
-    softmax(s, 0, m->n_comp, -INFINITY);
-    return s[0];
+    double s[1 + NBEM_MAX_OTHER], sum = 0;
+    size_t fits = 0;
+    for (; m; m = m->next, fits++, known = NULL) { /* every fit knows the same terms */
+        log_scores(m, term, count, n, s, known);
+        softmax(s, 0, m->n_comp, -INFINITY);
+        sum += s[0];
+    }
+    return sum / (double)fits;
 }
 
 /* A posterior as the M step weighs it: one below NBEM_Z_FLOOR weighs nothing (Naive
@@ -591,7 +622,8 @@ out:
 
 static const char nbem_magic[8] = {'S', 'S', 'N', 'B', 'E', 'M', '0', '1'};
 
-enum err nbem_serialize(const struct nbem *m, struct buf *out)
+/* One fit's bytes. */
+static enum err serialize_fit(const struct nbem *m, struct buf *out)
 {
     uint32_t head[2] = {m->n_terms, m->n_comp};
     enum err e = buf_append(out, nbem_magic, sizeof nbem_magic);
@@ -602,27 +634,39 @@ enum err nbem_serialize(const struct nbem *m, struct buf *out)
     if (!e)
         e = buf_append(out, m->log_prior, m->n_comp * sizeof *m->log_prior);
     /* On disk component by component (the header's order), in memory term by term. */
-    for (uint32_t c = 0; !e && c < m->n_comp; c++)
-        for (uint32_t t = 0; !e && t < m->n_terms; t++) {
-            float f = (float)m->logp[(size_t)t * m->stride + c];
-            e = buf_append(out, &f, sizeof f);
-        }
+    float *row = e ? NULL : malloc(m->n_terms * sizeof *row);
+    if (!e && !row)
+        e = err_set(ERR_NOMEM, "out of memory");
+    for (uint32_t c = 0; !e && c < m->n_comp; c++) {
+        for (uint32_t t = 0; t < m->n_terms; t++)
+            row[t] = (float)m->logp[(size_t)t * m->stride + c];
+        e = buf_append(out, row, m->n_terms * sizeof *row);
+    }
+    free(row);
     return e;
 }
 
-enum err nbem_deserialize(const void *data, size_t len, struct nbem **out)
+enum err nbem_serialize(const struct nbem *m, struct buf *out)
 {
-    *out = NULL;
-    const unsigned char *p = data;
+    enum err e = ERR_OK;
+    for (; !e && m; m = m->next)
+        e = serialize_fit(m, out);
+    return e;
+}
+
+/* The fit at the start of p[0..len): *used its bytes. */
+static enum err deserialize_fit(const unsigned char *p, size_t len, size_t *used, struct nbem **out)
+{
     uint32_t head[2];
     size_t fixed = sizeof nbem_magic + sizeof head + sizeof(double);
-    if (len < fixed || len > NBEM_MAX_BYTES || memcmp(p, nbem_magic, sizeof nbem_magic) != 0)
+    if (len < fixed || memcmp(p, nbem_magic, sizeof nbem_magic) != 0)
         return err_set(ERR_PARSE, "crawl model bytes: not a crawl model (%zu bytes)", len);
     memcpy(head, p + sizeof nbem_magic, sizeof head);
     if (head[0] < 1 || head[1] < 2 || head[1] > 1 + NBEM_MAX_OTHER)
         return err_set(ERR_PARSE, "crawl model bytes: %u terms, %u components", head[0], head[1]);
     size_t cells = (size_t)head[0] * head[1];
-    if (len != fixed + head[1] * sizeof(double) + cells * sizeof(float))
+    *used = fixed + head[1] * sizeof(double) + cells * sizeof(float);
+    if (len < *used)
         return err_set(ERR_PARSE, "crawl model bytes: %zu bytes for %u terms and %u components",
                        len, head[0], head[1]);
     struct nbem *m = calloc(1, sizeof *m);
@@ -655,5 +699,28 @@ enum err nbem_deserialize(const void *data, size_t len, struct nbem **out)
     }
     m->prior0 = exp(m->log_prior[0]);
     *out = m;
+    return ERR_OK;
+}
+
+enum err nbem_deserialize(const void *data, size_t len, struct nbem **out)
+{
+    *out = NULL;
+    if (len > NBEM_MAX_BYTES)
+        return err_set(ERR_PARSE, "crawl model bytes: not a crawl model (%zu bytes)", len);
+    const unsigned char *p = data;
+    struct nbem *first = NULL, *fit = NULL;
+    enum err e = ERR_OK;
+    for (size_t at = 0, used = 0; !e && (at < len || !first); at += used) {
+        e = deserialize_fit(p + at, len - at, &used, &fit);
+        if (!e)
+            e = first ? nbem_bag(first, fit) : ERR_OK;
+        if (!e && !first)
+            first = fit;
+    }
+    if (e) {
+        nbem_free(first);
+        return e;
+    }
+    *out = first;
     return ERR_OK;
 }

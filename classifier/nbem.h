@@ -110,9 +110,19 @@ enum err nbem_fit_margins(const struct nbem_params *p, const struct nbem_doc *do
 void nbem_free(struct nbem *m);
 
 /*
+ * A bag of fits (bagging, Breiman 1996): m becomes the mean of its fits and more's, which
+ * it takes (freed with it; on an error, freed at once). One EM fit ends in one of many
+ * local optima, and a website near the threshold goes one way or the other with it; the
+ * mean of a few fits on the same pages is steadier. ERR_INVAL when their terms differ.
+ */
+enum err nbem_bag(struct nbem *m, struct nbem *more) WARN_UNUSED;
+size_t nbem_fits(const struct nbem *m); /* 1: a model of one fit */
+
+/*
  * Pr[target component | page] of a page given as term ids and counts (ids >= n_terms
- * are ignored). A page with no term gets the target's prior. *known, if not NULL,
- * receives the page's term occurrences the model knows (its weight as evidence).
+ * are ignored); of a bag, the mean of its fits'. A page with no term gets the target's
+ * prior. *known, if not NULL, receives the page's term occurrences the model knows (its
+ * weight as evidence).
  */
 double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *count, uint32_t n,
                    uint32_t *known);
@@ -121,14 +131,16 @@ double nbem_target(const struct nbem *m, const uint32_t *term, const uint32_t *c
  * Model bytes (stored in models.data, kind 'crawl'): "SSNBEM01", then n_terms and n_comp
  * (uint32), page_tokens and the n_comp log mixture weights (double), then the n_comp x
  * n_terms log term probabilities as float, all in the host's byte order. The model's
- * term ids are its caller's (job/jobjudge.c stores its vocabulary beside them).
- * nbem_deserialize checks the sizes and that every value is finite; ERR_PARSE otherwise.
+ * term ids are its caller's (job/jobjudge.c stores its vocabulary beside them). A bag's
+ * fits one after another, the first first. nbem_deserialize checks the sizes and that
+ * every value is finite; ERR_PARSE otherwise.
  */
 #define NBEM_MAX_BYTES ((size_t)256 << 20)
 enum err nbem_serialize(const struct nbem *m, struct buf *out) WARN_UNUSED;
 enum err nbem_deserialize(const void *data, size_t len, struct nbem **out) WARN_UNUSED;
 
-/* The target's share of the unlabelled pages (its mixture weight); for logs and reports. */
+/* The target's share of the unlabelled pages (its mixture weight; a bag's first fit's); for
+ * logs and reports. */
 double nbem_target_prior(const struct nbem *m);
 uint32_t nbem_terms(const struct nbem *m);
 uint32_t nbem_components(const struct nbem *m); /* 1 + other_components */

@@ -33,7 +33,9 @@ struct sitejudge {
     struct sitejudge_clusters *kept_clusters; /* sitejudge_keep_clusters's (NULL: none) */
     uint32_t *kept;                           /* the model's term id -> vocabulary id */
     uint32_t n_terms;
-    struct nbem *m; /* after sitejudge_fit */
+    struct nbem *m;  /* after sitejudge_fit */
+    double *site_sc; /* after sitejudge_fit: each website's score by m (a bag scores
+                      * a page once a fit: the verdicts and the links ask twice) */
     int fitted;
 };
 
@@ -93,6 +95,7 @@ void sitejudge_free(struct sitejudge *sj)
     free(sj->site_key);
     free(sj->site_start);
     free(sj->kept);
+    free(sj->site_sc);
     nbem_free(sj->m);
     free(sj);
 }
@@ -320,10 +323,11 @@ double sitejudge_spy_threshold(const struct sitejudge_params *p, double q, size_
 
 /* The threshold from spies (sitejudge_fit in sitejudge.h). fold_margin: the web margins
  * of gate_folds folds choose_web_gate left out (NULL: none), the same folds as the spies'
- * when there are as many: their fits take them rather than compute them again. */
+ * when there are as many: their fits take them rather than compute them again. With
+ * p->bag, *fits gets the spies' fits as a bag (the caller's; NULL with no spies). */
 static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc *docs,
                               const double *fold_margin, uint32_t gate_folds, double *threshold,
-                              size_t *n_spies)
+                              size_t *n_spies, struct nbem **fits)
 {
     const struct sitejudge_params *p = &sj->p;
     *threshold = p->threshold;
@@ -356,7 +360,12 @@ static enum err spy_threshold(const struct sitejudge *sj, const struct nbem_doc 
                 if (!isnan(sc))
                     score[n++] = sc;
             }
-        nbem_free(m);
+        if (e || !p->bag)
+            nbem_free(m);
+        else if (!*fits)
+            *fits = m;
+        else
+            e = nbem_bag(*fits, m); /* takes m */
     }
     if (!e && n) {
         qsort(score, n, sizeof *score, cmp_double);
@@ -669,14 +678,25 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
         e = cluster_others(sj, docs);
     double *fold_margin = NULL;
     uint32_t gate_folds = 0;
+    struct nbem *spy_fits = NULL;
     if (!e)
         e = choose_web_gate(sj, docs, &sj->p.em.web_gate, &fold_margin, &gate_folds);
     out->web_gate = sj->p.em.web_gate;
     if (!e)
-        e = spy_threshold(sj, docs, fold_margin, gate_folds, &out->threshold, &out->spies);
+        e = spy_threshold(sj, docs, fold_margin, gate_folds, &out->threshold, &out->spies,
+                          &spy_fits);
     free(fold_margin);
     if (!e)
         e = nbem_fit(&sj->p.em, docs, sj->n_docs, sj->n_terms, &sj->m);
+    if (!e) {
+        e = nbem_bag(sj->m, spy_fits); /* takes them */
+        spy_fits = NULL;
+    }
+    nbem_free(spy_fits);
+    if (!e && !(sj->site_sc = malloc((sj->n_sites ? sj->n_sites : 1) * sizeof *sj->site_sc)))
+        e = err_set(ERR_NOMEM, "out of memory");
+    for (size_t s = 0; !e && s < sj->n_sites; s++)
+        sj->site_sc[s] = site_score(sj, sj->m, s);
     if (!e) {
         out->pages = sj->n_docs;
         out->terms = sj->n_terms;
@@ -688,7 +708,7 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
 
 double sitejudge_score(const struct sitejudge *sj, size_t site)
 {
-    return sj->m && site < sj->n_sites ? site_score(sj, sj->m, site) : NAN;
+    return sj->m && sj->site_sc && site < sj->n_sites ? sj->site_sc[site] : NAN;
 }
 
 const struct nbem *sitejudge_model(const struct sitejudge *sj)

@@ -43,6 +43,8 @@ struct sitejudge_params {
                                * (sitejudge_fit); <= 0: em.web_gate as given */
     uint32_t fit_pages;       /* the unlabelled pages weigh in the fits as this many pages
                                * at most (sitejudge_fit); 0: each weighs 1 */
+    uint32_t bag;             /* 1: with spies, the model is the bag of its fit and the
+                               * spies' (sitejudge_fit); 0: its fit alone */
 };
 
 /* The lowest threshold a few spies may give, and many (spy_many). */

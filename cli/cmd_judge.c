@@ -83,13 +83,15 @@ void cmd_judge_usage(void)
            "                      websites it links to and that link to it, learnt again\n"
            "                      N times (0: its text alone; default %u)\n"
            "  --fit-pages N       the crawled pages weigh in the model as N pages at most\n"
-           "                      (each N / their number; 0: each weighs 1; default %u)\n",
+           "                      (each N / their number; 0: each weighs 1; default %u)\n"
+           "  --bag 0|1           1: with spies, the model is the mean of their fits and\n"
+           "                      its own (a bag); 0: its own fit (default %u)\n",
            NBEM_MAX_OTHER, d.em.other_components, (unsigned long long)d.em.seed, d.em.iterations,
            d.em.alpha, d.min_sites, d.em.page_tokens, d.weight_cap, d.threshold,
            (long long)d.min_pages, d.spy_folds, (long long)d.spy_pages, d.early_threshold,
            d.spy_iterations, d.spy_quantile, d.spy_prior, d.spy_prior_weight, d.spy_many,
            d.other_clusters, d.cluster_sites, d.em.web_start, d.web_gate_quantile, d.link_rounds,
-           d.fit_pages);
+           d.fit_pages, d.bag);
 }
 
 /* A dry run's verdicts scored as if written: *after. */
@@ -112,7 +114,7 @@ int cmd_judge(int argc, char **argv)
 {
     int64_t job = 0;
     int dry_run = 0, comps, iters, min_sites, folds, spy_iters, clusters, cluster_sites, web_start,
-        link_rounds, fit_pages, spy_many;
+        link_rounds, fit_pages, spy_many, bag;
     const char *db = NULL, *labels_path = NULL;
     struct jobjudge_params p;
     jobjudge_params_default(&p);
@@ -126,6 +128,7 @@ int cmd_judge(int argc, char **argv)
     web_start = (int)p.em.web_start;
     link_rounds = (int)p.link_rounds;
     fit_pages = (int)p.fit_pages;
+    bag = (int)p.bag;
     spy_many = (int)p.spy_many;
     const struct opts_entry tab[] = {
         OPTS_INT64("job", &job, 1, INT64_MAX, "a job id"),
@@ -156,6 +159,7 @@ int cmd_judge(int argc, char **argv)
         OPTS_DOUBLE("web-gate", &p.web_gate_quantile, 0, 0.99, "a number in [0, 0.99]"),
         OPTS_INT("link-rounds", &link_rounds, 0, 100, "0..100"),
         OPTS_INT("fit-pages", &fit_pages, 0, 1000000000, "0..1000000000"),
+        OPTS_INT("bag", &bag, 0, 1, "0 or 1"),
     };
     const struct opts_parser parser = {"judge", tab, sizeof tab / sizeof tab[0], OPTS_ERR_JOINT,
                                        .max_args = 0};
@@ -175,6 +179,7 @@ int cmd_judge(int argc, char **argv)
     p.em.web_start = (uint32_t)web_start;
     p.link_rounds = (uint32_t)link_rounds;
     p.fit_pages = (uint32_t)fit_pages;
+    p.bag = (uint32_t)bag;
     p.spy_many = (uint32_t)spy_many;
     struct labels *labels = NULL;
     if (labels_path && labels_load(labels_path, &labels) != ERR_OK)

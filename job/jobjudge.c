@@ -37,6 +37,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .cluster_sites = 6,
                                   .web_gate_quantile = 0.3,
                                   .fit_pages = 3000,
+                                  .bag = 1,
                                   .link_rounds = 3,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
@@ -59,7 +60,8 @@ void jobjudge_sitejudge_params(const struct jobjudge_params *p, struct sitejudge
                                      .other_clusters = p->other_clusters,
                                      .cluster_sites = p->cluster_sites,
                                      .web_gate_quantile = p->web_gate_quantile,
-                                     .fit_pages = p->fit_pages};
+                                     .fit_pages = p->fit_pages,
+                                     .bag = p->bag};
 }
 
 static uint32_t label_of(const char *role)
@@ -332,9 +334,10 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         snprintf(gate, sizeof gate, "%.6g", res->web_gate);
     snprintf(cv, sizeof cv,
              "{\"pages\": %zu, \"terms\": %zu, \"sites\": %zu, \"target_prior\": %.6g,"
-             " \"threshold\": %.6g, \"spies\": %zu, \"web_gate\": %s, \"cpu_seconds\": %.3f}",
+             " \"threshold\": %.6g, \"spies\": %zu, \"fits\": %zu, \"web_gate\": %s,"
+             " \"cpu_seconds\": %.3f}",
              res->pages, res->terms, res->sites, res->target_prior, res->threshold, res->spies,
-             gate, res->cpu_seconds);
+             nbem_fits(sitejudge_model(sj)), gate, res->cpu_seconds);
     snprintf(
         params, sizeof params,
         "{\"other_components\": %u, \"iterations\": %u, \"alpha\": %.6g,"
@@ -344,13 +347,13 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         " \"cluster_sites\": %u, \"web_start\": %u, \"web_gate_quantile\": %.6g,"
         " \"link_rounds\": %u, \"min_pages\": %lld, \"fit_pages\": %u, \"spy_many\": %u, "
         "\"spy_pages\": %lld,"
-        " \"early_threshold\": %.6g}",
+        " \"early_threshold\": %.6g, \"bag\": %u}",
         p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
         p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
         p->cluster_sites, p->em.web_start, p->web_gate_quantile, p->link_rounds,
         (long long)p->min_pages, p->fit_pages, p->spy_many, (long long)p->spy_pages,
-        p->early_threshold);
+        p->early_threshold, p->bag);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
     enum err e = model_bytes(sj, &data);

@@ -39,6 +39,8 @@ struct jobjudge_params {
                                * examples' pages, left out (sitejudge.h); 0: no gate */
     uint32_t fit_pages;       /* the crawled pages weigh as this many pages at most
                                * (sitejudge.h); 0: each weighs 1 */
+    uint32_t bag;             /* 1: with spies, the model is the bag of their fits and its
+                               * own (sitejudge.h); 0: its own fit */
     uint32_t link_rounds;     /* rounds of weighing each verdict with its links'
                                * (classifier/linkjudge.h); 0: the text alone */
     int64_t min_pages;        /* fewer pages read by the crawl: no model, the verdicts stay */

@@ -59,7 +59,7 @@ static enum err one_text(struct store *s, const char *sql, int n, const char *co
 /* The figures of the crawl model cm (a models row of kind MODELS_CRAWL), as JSON members. */
 #define CRAWL_MODEL_FIGURES                                                                        \
     "'pages', cm.cv->'pages', 'terms', cm.cv->'terms', 'target_prior', cm.cv->'target_prior',"     \
-    " 'threshold', cm.cv->'threshold', 'spies', cm.cv->'spies',"                                   \
+    " 'threshold', cm.cv->'threshold', 'spies', cm.cv->'spies', 'fits', cm.cv->'fits',"            \
     " 'created_at', to_char(cm.created_at" SQL_TIME
 /*
  * Who gives the job's verdicts (issue 30): its `judge` parameter (a job made before

@@ -71,6 +71,7 @@ else:
     assert judged["by"] == "crawl_model" and judged["model_id"] > 0, judged
     m = judged["model"]
     assert m["pages"] > 0 and m["terms"] > 0 and 0 < m["target_prior"] < 1, m
+    assert m["fits"] == (4 if m["spies"] else 1), m  # with spies, a bag of theirs and its own
     assert judged["at"] >= m["created_at"], (judged["at"], m["created_at"])
     # The model's view of each page: its Pr[target | page] and weight; their weighted
     # mean is the website's score, which with the threshold gives the verdict's

@@ -64,6 +64,9 @@ assert_eq 0 "$(psql_q "select count(*) from models where job_id = $model_job and
 assert_eq "0 0 0 1" "$(psql_q "select string_agg(((cv->>'spies')::int > 0)::int::text, ' ' order by id)
   from models where job_id = $model_job and kind = 'crawl'")" \
   "3,000 pages, under judge_spy_pages (4,000): spies at the end only"
+assert_eq "1 1 1 4" "$(psql_q "select string_agg(cv->>'fits', ' ' order by id)
+  from models where job_id = $model_job and kind = 'crawl'")" \
+  "the model with spies is the bag of its fit and the spies' three; the others one fit"
 python3 - "$SCRATCH/model.json" <<'PY' || fail "the report's judging figures: $(cat "$SCRATCH/model.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -548,6 +548,68 @@ static void test_bytes_round_trip(void **state)
 }
 
 /*
+ * A bag of fits scores a page with the mean of their Pr[target | page]; its bytes hold
+ * each fit (the first first) and read back as the bag; a fit over other terms is refused
+ * (and freed: ASan's leak check), bytes cut inside the second fit or with bytes after
+ * the last are not a model.
+ */
+static void test_bag(void **state)
+{
+    (void)state;
+    struct corpus c;
+    make(&c, 3, 7);
+    static const uint32_t mt[] = {0, 5, 7, 2}, mc[] = {1, 1, 2, 3};
+    struct nbem *a = fit(&c, 3, 42), *b = fit(&c, 5, 7);
+    assert_int_equal(nbem_fits(a), 1);
+    double pa[MAXD + 1], pb[MAXD + 1], prior = nbem_target_prior(a);
+    uint32_t ka[MAXD + 1];
+    for (size_t i = 0; i <= c.n; i++) {
+        pa[i] = i < c.n ? nbem_target(a, c.d[i].term, c.d[i].count, c.d[i].n, &ka[i])
+                        : nbem_target(a, mt, mc, 4, &ka[i]);
+        pb[i] = i < c.n ? score(b, &c.d[i]) : nbem_target(b, mt, mc, 4, NULL);
+    }
+    assert_true(fabs(pa[c.n] - pb[c.n]) > 1e-6); /* two fits that differ: the mean shows */
+    assert_int_equal(nbem_bag(a, NULL), ERR_OK);
+    assert_int_equal(nbem_fits(a), 1);
+    assert_int_equal(nbem_bag(a, b), ERR_OK);
+    assert_int_equal(nbem_fits(a), 2);
+    assert_true(nbem_target_prior(a) == prior);
+    uint32_t known = 0;
+    for (size_t i = 0; i <= c.n; i++) {
+        double x = i < c.n ? nbem_target(a, c.d[i].term, c.d[i].count, c.d[i].n, &known)
+                           : nbem_target(a, mt, mc, 4, &known);
+        if (fabs(x - (pa[i] + pb[i]) / 2) > 1e-15)
+            fail_msg("page %zu: bag %.17g, fits %.17g and %.17g", i, x, pa[i], pb[i]);
+        assert_int_equal(known, ka[i]); /* the page's known terms, once */
+    }
+    struct nbem_params p;
+    nbem_params_default(&p);
+    struct nbem *wide = NULL;
+    assert_int_equal(nbem_fit(&p, c.d, c.n, V + 3, &wide), ERR_OK);
+    assert_int_equal(nbem_bag(a, wide), ERR_INVAL);
+    assert_int_equal(nbem_fits(a), 2);
+
+    struct buf bytes;
+    buf_init(&bytes, 0);
+    assert_int_equal(nbem_serialize(a, &bytes), ERR_OK);
+    struct nbem *back = NULL;
+    assert_int_equal(nbem_deserialize(bytes.data, bytes.len, &back), ERR_OK);
+    assert_int_equal(nbem_fits(back), 2);
+    assert_int_equal(nbem_components(back), nbem_components(a));
+    for (size_t i = 0; i < c.n; i++)
+        assert_true(fabs(score(back, &c.d[i]) - (pa[i] + pb[i]) / 2) < 1e-5);
+    nbem_free(back);
+    struct nbem *bad = NULL;
+    assert_int_equal(nbem_deserialize(bytes.data, bytes.len - 1, &bad), ERR_PARSE);
+    assert_null(bad);
+    assert_int_equal(buf_append(&bytes, "x", 1), ERR_OK);
+    assert_int_equal(nbem_deserialize(bytes.data, bytes.len, &bad), ERR_PARSE);
+    assert_null(bad);
+    buf_release(&bytes);
+    nbem_free(a);
+}
+
+/*
  * Scores by the formula at every number of components, 2 to 65: the parameters sit in
  * rows padded to a multiple of 8 and a page's rows are summed 24 components at a time
  * (classifier/nbem.c), so these cross every edge of both. A model made of bytes: every
@@ -833,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_em_by_hand),
         cmocka_unit_test(test_started_others_stay),
         cmocka_unit_test(test_bytes_round_trip),
+        cmocka_unit_test(test_bag),
         cmocka_unit_test(test_scores_every_width),
         cmocka_unit_test(test_web_start),
         cmocka_unit_test(test_web_gate),

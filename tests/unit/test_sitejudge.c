@@ -163,6 +163,53 @@ static void test_scores_and_cut(void **state)
     sitejudge_free(sj);
 }
 
+/*
+ * With bag, a fit with spies is the bag of its own fit and the spies' (one per fold): the
+ * same threshold, the same fit first (its target prior), scores that are its fit's no
+ * more, and the same verdicts on this web. Without spies (none dealt, or too few pages
+ * for them) the model is its one fit.
+ */
+static void test_bag(void **state)
+{
+    (void)state;
+    struct sitejudge_params p;
+    params(&p);
+    struct sitejudge_fit one, bag;
+    struct sitejudge *a = build_fold(&p, -1, 1);
+    assert_int_equal(sitejudge_fit(a, &one), ERR_OK);
+    assert_int_equal(nbem_fits(sitejudge_model(a)), 1);
+    p.bag = 1;
+    struct sitejudge *b = build_fold(&p, -1, 1);
+    assert_int_equal(sitejudge_fit(b, &bag), ERR_OK);
+    assert_int_equal(nbem_fits(sitejudge_model(b)), 1 + 3);
+    assert_int_equal(bag.spies, one.spies);
+    assert_true(bag.threshold == one.threshold && bag.target_prior == one.target_prior);
+    size_t moved = 0;
+    for (size_t k = 0; k < N_UNLABELLED; k++) {
+        double x = sitejudge_score(a, FIRST_UNLABELLED + k),
+               y = sitejudge_score(b, FIRST_UNLABELLED + k);
+        moved += fabs(x - y) > 1e-9;
+        assert_true((y > bag.threshold) == (k < 4));
+    }
+    assert_true(moved > 0);
+    assert_true(isnan(sitejudge_score(b, FIRST_UNLABELLED + N_UNLABELLED)));
+    sitejudge_free(a);
+    sitejudge_free(b);
+    p.spy_folds = 0; /* no spies: one fit */
+    b = build(&p);
+    assert_int_equal(sitejudge_fit(b, &bag), ERR_OK);
+    assert_int_equal(nbem_fits(sitejudge_model(b)), 1);
+    sitejudge_free(b);
+    p.spy_folds = 3;
+    p.spy_pages = 1000; /* fewer unlabelled pages: the early threshold, one fit */
+    p.early_threshold = 0.2;
+    b = build(&p);
+    assert_int_equal(sitejudge_fit(b, &bag), ERR_OK);
+    assert_int_equal(bag.spies, 0);
+    assert_int_equal(nbem_fits(sitejudge_model(b)), 1);
+    sitejudge_free(b);
+}
+
 /* The spies' threshold by its formula (sitejudge_spy_threshold): as probabilities with a
  * few spies, or a quantile at or above the prior; as logits with many spies and a quantile
  * below the prior; each within its floor and the cap. */
@@ -810,6 +857,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scores_and_cut),
+        cmocka_unit_test(test_bag),
         cmocka_unit_test(test_spy_threshold),
         cmocka_unit_test(test_neighbour_clusters),
         cmocka_unit_test(test_errors),
