@@ -74,9 +74,10 @@ enum err nbem_bag(struct nbem *m, struct nbem *more)
         return ERR_OK;
     for (const struct nbem *f = more; f; f = f->next)
         if (f->n_terms != m->n_terms) {
+            uint32_t terms = f->n_terms;
             nbem_free(more);
             return err_set(ERR_INVAL, "crawl model: a bag of fits over %u and %u terms", m->n_terms,
-                           f->n_terms);
+                           terms);
         }
     while (m->next)
         m = m->next;
