@@ -1,7 +1,6 @@
 /* Judging a job's websites again with a model learnt from its crawl (jobjudge.h). */
 #include "job/jobjudge.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "common/log.h"
 #include "common/monotime.h"
 #include "common/num.h"
+#include "job/jobmodel.h"
 #include "store/judgestore.h"
 #include "store/models.h"
 #include "store/store.h"
@@ -363,18 +363,6 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
     return e;
 }
 
-struct jobjudge_model {
-    struct vocab v; /* the model's term ids */
-    struct nbem *m;
-    double threshold, weight_cap;
-    /* The judging's rejected and relevant websites (NULL: none rejected), and the hosts of
-     * the rejected ones by their numbers there (NULL for the others): a website read later
-     * is vetoed as judged. */
-    struct sitelike_rows *like;
-    char **rejected_host;
-    size_t n_sites;
-};
-
 void jobjudge_model_free(struct jobjudge_model *jm)
 {
     if (!jm)
@@ -437,13 +425,6 @@ static enum err model_keep(struct sitejudge *sj, const struct store_rows *r, con
     return ERR_OK;
 }
 
-/* A page's terms as the model's ids (the terms it does not know left out). */
-struct page_ids {
-    const struct vocab *v;
-    uint32_t term[TERMVEC_MAX_TERMS], count[TERMVEC_MAX_TERMS];
-    uint32_t n;
-};
-
 static enum err page_id(void *ctx, const char *term, size_t len, uint32_t count)
 {
     struct page_ids *pi = ctx;
@@ -455,10 +436,9 @@ static enum err page_id(void *ctx, const char *term, size_t len, uint32_t count)
     return ERR_OK;
 }
 
-/* One page as jobjudge_model_pages sees it (pi: scratch); 0 when its terms are none or do
- * not decode. */
-static int page_view(const struct jobjudge_model *jm, struct page_ids *pi, const char *terms,
-                     double *pr, double *weight)
+/* jobmodel.h */
+int jobmodel_page_view(const struct jobjudge_model *jm, struct page_ids *pi, const char *terms,
+                       double *pr, double *weight)
 {
     *pr = NAN;
     *weight = 0;
@@ -474,15 +454,7 @@ static int page_view(const struct jobjudge_model *jm, struct page_ids *pi, const
     return 1;
 }
 
-/* A website's pages' terms as the model's ids, all together (the rejected websites'
- * likeness: sitelike_rows_match); failed: out of memory while gathering them. */
-struct site_ids {
-    uint32_t *term, *count;
-    size_t n, cap_term, cap_count;
-    int failed;
-};
-
-static void site_ids_add(struct site_ids *ids, const struct page_ids *pi)
+void jobmodel_site_ids_add(struct site_ids *ids, const struct page_ids *pi)
 {
     if (ids->failed ||
         grow_array((void **)&ids->term, &ids->cap_term, ids->n + pi->n, sizeof *ids->term) ||
@@ -505,9 +477,9 @@ static double model_pages(const struct jobjudge_model *jm, const char *const *te
         ids->failed = 1;
     for (size_t i = 0; i < n; i++) {
         double p = NAN, w = 0;
-        int seen = pi && page_view(jm, pi, terms[i], &p, &w);
+        int seen = pi && jobmodel_page_view(jm, pi, terms[i], &p, &w);
         if (seen && ids)
-            site_ids_add(ids, pi);
+            jobmodel_site_ids_add(ids, pi);
         if (seen && w > 0) {
             sum += w * p;
             total += w;
@@ -641,103 +613,5 @@ out:
     free(first);
     sitejudge_free(sj);
     store_rows_free(r);
-    return e;
-}
-
-/* The vocabulary of a stored model's bytes into jm->v; *at, *left past it. */
-static enum err vocab_read(struct jobjudge_model *jm, const unsigned char **at, size_t *left)
-{
-    uint32_t n;
-    if (*left < sizeof n)
-        return err_set(ERR_PARSE, "crawl model bytes: no vocabulary");
-    memcpy(&n, *at, sizeof n);
-    *at += sizeof n, *left -= sizeof n;
-    for (uint32_t t = 0; t < n; t++) {
-        size_t len = *left ? **at : 0;
-        if (!*left || len + 1 > *left)
-            return err_set(ERR_PARSE, "crawl model bytes: term %u of %u cut short", t, n);
-        uint32_t id;
-        bool added;
-        enum err e = vocab_add(&jm->v, (const char *)*at + 1, len, &id, &added);
-        if (e)
-            return e;
-        if (!added || id != t)
-            return err_set(ERR_PARSE, "crawl model bytes: term %u twice", t);
-        *at += 1 + len, *left -= 1 + len;
-    }
-    return ERR_OK;
-}
-
-/* A number member of a JSON object text, or def. */
-static double json_member(const char *text, const char *key, double def)
-{
-    json_error_t jerr;
-    json_t *o = text ? json_loads(text, 0, &jerr) : NULL;
-    json_t *v = json_object_get(o, key);
-    double x = json_is_number(v) ? json_number_value(v) : def;
-    json_decref(o);
-    return x;
-}
-
-/* A stored crawl model's record as a model (its vocabulary, bytes, threshold, cap). */
-static enum err model_of_record(const struct models_record *rec, struct jobjudge_model **out)
-{
-    *out = NULL;
-    struct jobjudge_model *jm = calloc(1, sizeof *jm);
-    if (!jm)
-        return err_set(ERR_NOMEM, "out of memory");
-    vocab_init(&jm->v);
-    struct jobjudge_params d;
-    jobjudge_params_default(&d);
-    jm->threshold = json_member(rec->cv, "threshold", d.threshold);
-    jm->weight_cap = json_member(rec->params, "weight_cap", d.weight_cap);
-    const unsigned char *at = rec->data;
-    size_t left = rec->len;
-    enum err e = vocab_read(jm, &at, &left);
-    if (!e)
-        e = nbem_deserialize(at, left, &jm->m);
-    if (!e && nbem_terms(jm->m) != jm->v.n)
-        e = err_set(ERR_PARSE, "crawl model bytes: %u terms, a vocabulary of %u", nbem_terms(jm->m),
-                    jm->v.n);
-    if (!e && !(jm->threshold > 0 && jm->threshold < 1 && jm->weight_cap > 0))
-        e = err_set(ERR_PARSE, "crawl model %lld: threshold %g, weight cap %g", (long long)rec->id,
-                    jm->threshold, jm->weight_cap);
-    if (e) {
-        jobjudge_model_free(jm);
-        return e;
-    }
-    *out = jm;
-    return ERR_OK;
-}
-
-enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id, struct jobjudge_model **out)
-{
-    *out = NULL;
-    *id = 0;
-    struct models_record *rec;
-    enum err e = models_load_latest(s, job, MODELS_CRAWL, &rec);
-    if (e)
-        return e;
-    e = model_of_record(rec, out);
-    if (!e)
-        *id = rec->id;
-    models_record_free(rec);
-    return e;
-}
-
-enum err jobjudge_model_load_id(struct store *s, int64_t job, int64_t id,
-                                struct jobjudge_model **out)
-{
-    *out = NULL;
-    struct models_record *rec;
-    enum err e = models_load(s, id, &rec);
-    if (e)
-        return e;
-    if (rec->job_id != job || strcmp(rec->kind, MODELS_CRAWL) != 0)
-        e = err_set(ERR_NOTFOUND, "job %lld has no crawl model %lld", (long long)job,
-                    (long long)id);
-    else
-        e = model_of_record(rec, out);
-    models_record_free(rec);
     return e;
 }

@@ -159,13 +159,19 @@ double jobjudge_model_weight_cap(const struct jobjudge_model *jm);
  * The job's last crawl model as stored (models, kind 'crawl': its vocabulary and
  * nbem_serialize's bytes, save_model's layout), with the threshold and weight cap it
  * judged at: what a runner that did not fit it judges with (a helper, a lead resumed).
- * *id: its row. ERR_NOTFOUND: the job has none; ERR_PARSE: bytes that are not one.
+ * With the job's websites labelled not relevant, the labelled websites and relevant
+ * examples as they are now, to veto by as a judging's kept model does. *id: its row.
+ * ERR_NOTFOUND: the job has none; ERR_PARSE: bytes that are not one.
  */
 enum err jobjudge_model_load(struct store *s, int64_t job, int64_t *id,
                              struct jobjudge_model **out) WARN_UNUSED;
 
+/* The websites labelled not relevant a model vetoes by (jobjudge_model_score). */
+size_t jobjudge_model_rejected(const struct jobjudge_model *jm);
+
 /* The job's crawl model of row id (the one that gave a verdict, sites.model_id), as
- * jobjudge_model_load; ERR_NOTFOUND: no such row, or not a crawl model of this job. */
+ * jobjudge_model_load but without labelled websites to veto by; ERR_NOTFOUND: no such
+ * row, or not a crawl model of this job. */
 enum err jobjudge_model_load_id(struct store *s, int64_t job, int64_t id,
                                 struct jobjudge_model **out) WARN_UNUSED;
 

@@ -247,8 +247,15 @@ static void model_refresh(struct ctx *c)
     jobjudge_model_free(c->crawl_model);
     c->crawl_model = m;
     c->crawl_model_id = id;
-    log_info("job %lld: the websites examined now are judged by the stored crawl model %lld",
-             (long long)c->id, (long long)id);
+    size_t rejected = jobjudge_model_rejected(m);
+    if (rejected)
+        log_info("job %lld: the websites examined now are judged by the stored crawl model %lld,"
+                 " vetoing those more like one of the %zu websites labelled not relevant than"
+                 " like any relevant one",
+                 (long long)c->id, (long long)id, rejected);
+    else
+        log_info("job %lld: the websites examined now are judged by the stored crawl model %lld",
+                 (long long)c->id, (long long)id);
 }
 
 /* sitecrawl_params.model_conf: a website's confidence by the last judging's model. */

@@ -25,6 +25,22 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
         1, p, out);
 }
 
+enum err judgestore_labelled_pages(struct store *s, int64_t job, struct store_rows **out)
+{
+    char j[24];
+    const char *p[] = {NUM(j, job)};
+    return store_query(
+        s,
+        "SELECT s.host, CASE WHEN s.label THEN 'train' WHEN NOT s.label THEN 'rejected'"
+        " ELSE s.role END, p.terms"
+        " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
+        " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
+        " AND (s.label IS NOT NULL OR s.role = 'train')"
+        " AND EXISTS (SELECT 1 FROM sites r WHERE r.job_id = $1 AND NOT r.label)"
+        " ORDER BY s.host COLLATE \"C\", p.id",
+        1, p, out);
+}
+
 enum err judgestore_links(struct store *s, int64_t job, struct store_rows **out)
 {
     char j[24];

@@ -133,6 +133,7 @@ split=(
   store/crawlstore store/sitewrite                   # the website crawler's writes
   job/jobrun job/jobctx                              # a job run
   job/jobspec job/jobstrategy                        # the job spec and its strategies' table
+  job/jobjudge job/jobmodel                          # a crawl model: judged, kept, loaded
 )
 bad=0
 # tsort names each loop it finds on stderr; one line per loop: its modules.

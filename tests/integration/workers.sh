@@ -128,6 +128,11 @@ assert_eq 0 "$(psql_q "select count(*) from job_workers where job_id = $job")" \
 grep -l "judged by the stored crawl model" "$SCRATCH"/w*.err >/dev/null ||
   fail "no helper picked up the lead's crawl model: $(grep -h "crawl model" "$SCRATCH"/w*.err | tail -5)"
 ok "a helper judges by the crawl model the lead stored"
+# ... and, the job having a website labelled not relevant, vetoes by it as the lead does.
+grep -h "judged by the stored crawl model" "$SCRATCH"/w*.err |
+  grep -q "vetoing those more like one of the 1 websites labelled not relevant" ||
+  fail "no helper loaded the website labelled not relevant with the model: $(grep -h "stored crawl model" "$SCRATCH"/w*.err | tail -3)"
+ok "a helper's model knows the website labelled not relevant, to veto by"
 
 # The same job in one process: about as many relevant websites, as precisely.
 "$BIN" crawl --db "$DB_URL" --job "$SCRATCH/job.json" --proxy "$PROXY" >"$SCRATCH/single.out" \
