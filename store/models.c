@@ -23,23 +23,6 @@ void models_record_free(struct models_record *m)
     free(m);
 }
 
-/* "\x" + two lower-case hex digits per byte, NUL-terminated; NULL on out of memory. */
-static char *to_hex(const unsigned char *p, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    char *s = malloc(2 * n + 3);
-    if (!s)
-        return NULL;
-    s[0] = '\\';
-    s[1] = 'x';
-    for (size_t i = 0; i < n; i++) {
-        s[2 + 2 * i] = digits[p[i] >> 4];
-        s[3 + 2 * i] = digits[p[i] & 15];
-    }
-    s[2 * n + 2] = '\0';
-    return s;
-}
-
 /* encode(data, 'hex') text to bytes (whatever the server's bytea_output is). */
 static enum err from_hex(const char *s, unsigned char **out, size_t *n_out)
 {
@@ -82,24 +65,21 @@ enum err models_save(struct store *s, int64_t job_id, const char *kind, int form
     snprintf(ver, sizeof ver, "%d", format_version);
     snprintf(perr, sizeof perr, "%.17g", p_err);
     snprintf(acc, sizeof acc, "%.17g", page_accuracy);
-    char *hex = to_hex(data, len);
-    if (!hex)
-        return err_set(ERR_NOMEM, "out of memory");
     const char *params[] = {job_id > 0 ? job : NULL,
                             ver,
                             perr,
                             isfinite(page_accuracy) ? acc : NULL,
                             cv_json,
                             params_json,
-                            hex,
+                            NULL, /* the data, as raw bytes */
                             kind ? kind : MODELS_PAGES};
     struct store_rows *rows = NULL;
-    enum err e = store_query(s,
-                             "INSERT INTO models (job_id, format_version, p_err, page_accuracy, "
-                             "cv, params, data, kind) VALUES ($1::bigint, $2::int, $3::float8, "
-                             "$4::float8, $5::jsonb, $6::jsonb, $7::bytea, $8) RETURNING id",
-                             8, params, &rows);
-    free(hex);
+    enum err e = store_query_bytes(s,
+                                   "INSERT INTO models (job_id, format_version, p_err,"
+                                   " page_accuracy, cv, params, data, kind) VALUES ($1::bigint,"
+                                   " $2::int, $3::float8, $4::float8, $5::jsonb, $6::jsonb,"
+                                   " $7::bytea, $8) RETURNING id",
+                                   8, params, 6, data, len, &rows);
     if (e)
         return e;
     const char *id = store_rows_count(rows) == 1 ? store_rows_get(rows, 0, 0) : NULL;

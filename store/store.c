@@ -2,6 +2,7 @@
 #include "store/store.h"
 
 #include <libpq-fe.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,12 +223,43 @@ static int prepared_index(struct store *s, const char *sql, int nparams, PGresul
     return s->n_prepared++;
 }
 
-/* Run sql once: prepared (by name), with parameters, or as a script (nparams < 0). */
+/* A parameter given as raw bytes (store_query_bytes). */
+struct bytes_param {
+    int at;
+    const void *data;
+    int len;
+};
+
+/* sql with its parameters, one of them raw bytes, sent in binary. */
+static PGresult *run_bytes(struct store *s, const char *sql, int nparams, const char *const *params,
+                           const struct bytes_param *b)
+{
+    const char **values = malloc((size_t)nparams * sizeof *values);
+    int *lengths = calloc((size_t)nparams, sizeof *lengths);
+    int *formats = calloc((size_t)nparams, sizeof *formats);
+    PGresult *res = NULL;
+    if (values && lengths && formats) {
+        memcpy(values, params, (size_t)nparams * sizeof *values);
+        values[b->at] = b->data;
+        lengths[b->at] = b->len;
+        formats[b->at] = 1;
+        res = PQexecParams(s->conn, sql, nparams, NULL, values, lengths, formats, 0);
+    }
+    free(values);
+    free(lengths);
+    free(formats);
+    return res;
+}
+
+/* Run sql once: prepared (by name), with parameters (b: one of them raw bytes), or as a
+ * script (nparams < 0). */
 static PGresult *run_once(struct store *s, const char *sql, int nparams, const char *const *params,
-                          int prepare)
+                          int prepare, const struct bytes_param *b)
 {
     if (nparams < 0)
         return PQexec(s->conn, sql);
+    if (b)
+        return run_bytes(s, sql, nparams, params, b);
     if (prepare) {
         PGresult *res;
         int i = prepared_index(s, sql, nparams, &res);
@@ -247,11 +279,11 @@ static PGresult *run_once(struct store *s, const char *sql, int nparams, const c
  * retry once; inside a transaction the caller must redo the whole transaction.
  */
 static enum err run(struct store *s, const char *sql, int nparams, const char *const *params,
-                    int prepare, PGresult **out)
+                    int prepare, const struct bytes_param *b, PGresult **out)
 {
     *out = NULL;
     for (int attempt = 0;; attempt++) {
-        PGresult *res = run_once(s, sql, nparams, params, prepare);
+        PGresult *res = run_once(s, sql, nparams, params, prepare, b);
         if (res && result_ok(res)) {
             *out = res;
             return ERR_OK;
@@ -276,7 +308,7 @@ static enum err run(struct store *s, const char *sql, int nparams, const char *c
 enum err store_exec(struct store *s, const char *sql, int nparams, const char *const *params)
 {
     PGresult *res;
-    enum err e = run(s, sql, nparams, params, 0, &res);
+    enum err e = run(s, sql, nparams, params, 0, NULL, &res);
     PQclear(res);
     return e;
 }
@@ -286,7 +318,7 @@ enum err store_exec_rows(struct store *s, const char *sql, int nparams, const ch
 {
     *rows = 0;
     PGresult *res;
-    enum err e = run(s, sql, nparams, params, 0, &res);
+    enum err e = run(s, sql, nparams, params, 0, NULL, &res);
     if (!e)
         if (!num_parse_i64(PQcmdTuples(res), 0, INT64_MAX, rows))
             *rows = 0; /* "" for a command that counts no rows */
@@ -295,11 +327,11 @@ enum err store_exec_rows(struct store *s, const char *sql, int nparams, const ch
 }
 
 static enum err query(struct store *s, const char *sql, int nparams, const char *const *params,
-                      int prepare, struct store_rows **out)
+                      int prepare, const struct bytes_param *b, struct store_rows **out)
 {
     *out = NULL;
     PGresult *res;
-    enum err e = run(s, sql, nparams, params, prepare, &res);
+    enum err e = run(s, sql, nparams, params, prepare, b, &res);
     if (e)
         return e;
     struct store_rows *r = malloc(sizeof *r);
@@ -315,13 +347,24 @@ static enum err query(struct store *s, const char *sql, int nparams, const char 
 enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
                      struct store_rows **out)
 {
-    return query(s, sql, nparams, params, 0, out);
+    return query(s, sql, nparams, params, 0, NULL, out);
+}
+
+enum err store_query_bytes(struct store *s, const char *sql, int nparams, const char *const *params,
+                           int bytes_at, const void *data, size_t len, struct store_rows **out)
+{
+    *out = NULL;
+    if (bytes_at < 0 || bytes_at >= nparams || len > INT_MAX)
+        return err_set(ERR_INVAL, "store: raw bytes as parameter %d of %d, %zu bytes", bytes_at,
+                       nparams, len);
+    const struct bytes_param b = {bytes_at, data ? data : "", (int)len}; /* NULL: SQL NULL */
+    return query(s, sql, nparams, params, 0, &b, out);
 }
 
 enum err store_query_prepared(struct store *s, const char *sql, int nparams,
                               const char *const *params, struct store_rows **out)
 {
-    return query(s, sql, nparams, params, 1, out);
+    return query(s, sql, nparams, params, 1, NULL, out);
 }
 
 #define PIPELINE_DEADLOCK_RETRIES 3
@@ -449,7 +492,7 @@ enum err store_pipeline(struct store *s, struct store_call *calls, int n)
 enum err store_exec_script(struct store *s, const char *sql)
 {
     PGresult *res;
-    enum err e = run(s, sql, -1, NULL, 0, &res);
+    enum err e = run(s, sql, -1, NULL, 0, NULL, &res);
     PQclear(res);
     return e;
 }

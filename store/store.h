@@ -51,6 +51,13 @@ enum err store_exec_rows(struct store *s, const char *sql, int nparams, const ch
 enum err store_query(struct store *s, const char *sql, int nparams, const char *const *params,
                      struct store_rows **out) WARN_UNUSED;
 
+/* store_query with parameter bytes_at (0-based) given as len raw bytes, sent in binary (a
+ * bytea: no hex text of twice its size); params[bytes_at] is not read. ERR_INVAL for an
+ * index out of range or more than INT_MAX bytes. */
+enum err store_query_bytes(struct store *s, const char *sql, int nparams, const char *const *params,
+                           int bytes_at, const void *data, size_t len,
+                           struct store_rows **out) WARN_UNUSED;
+
 /*
  * store_query for the statements a crawl runs over and over: prepared on
  * the connection at first use and executed by name after that, so the server parses

@@ -47,6 +47,37 @@ static void test_params_and_rows(void **state)
     store_rows_free(r);
 }
 
+/* A parameter as raw bytes (store_query_bytes): every byte value, NUL and backslash among
+ * them, reaches the server as given, beside text parameters; no bytes are an empty bytea,
+ * not NULL; an index out of range is refused. */
+static void test_bytes_parameter(void **state)
+{
+    struct store *s = *state;
+    unsigned char all[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (unsigned char)i;
+    const char *params[] = {"x", NULL, "7"};
+    struct store_rows *r;
+    assert_int_equal(
+        store_query_bytes(s,
+                          "SELECT $1::text, length($2::bytea), (SELECT bool_and("
+                          "get_byte($2::bytea, i) = i) FROM generate_series(0, 255) i),"
+                          " $3::int + 1",
+                          3, params, 1, all, sizeof all, &r),
+        ERR_OK);
+    assert_string_equal(store_rows_get(r, 0, 0), "x");
+    assert_string_equal(store_rows_get(r, 0, 1), "256");
+    assert_string_equal(store_rows_get(r, 0, 2), "t"); /* byte i is i */
+    assert_string_equal(store_rows_get(r, 0, 3), "8");
+    store_rows_free(r);
+    assert_int_equal(store_query_bytes(s, "SELECT length($1::bytea)", 1, params, 0, NULL, 0, &r),
+                     ERR_OK);
+    assert_string_equal(store_rows_get(r, 0, 0), "0"); /* no bytes, not SQL NULL */
+    store_rows_free(r);
+    assert_int_equal(store_query_bytes(s, "SELECT $1::text", 1, params, 1, all, 1, &r), ERR_INVAL);
+    assert_null(r);
+}
+
 static void test_sql_error_is_one_line(void **state)
 {
     struct store *s = *state;
@@ -170,6 +201,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_params_and_rows),
+        cmocka_unit_test(test_bytes_parameter),
         cmocka_unit_test(test_sql_error_is_one_line),
         cmocka_unit_test(test_lost_connection_is_reestablished),
         cmocka_unit_test(test_lost_connection_in_transaction_is_reported),
