@@ -10,10 +10,11 @@
 #include "store/sqlnum.h"
 #include "store/store.h"
 
-enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
+/* judgestore_pages's rows; labelled: only those of judgestore_labelled_pages. */
+static enum err pages_of(struct store *s, int64_t job, int labelled, struct store_rows **out)
 {
     char j[24];
-    const char *p[] = {NUM(j, job)};
+    const char *p[] = {NUM(j, job), labelled ? "t" : "f"};
     return store_query(
         s,
         "SELECT s.host, CASE WHEN s.label THEN 'train' WHEN NOT s.label THEN 'rejected'"
@@ -21,24 +22,20 @@ enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
         " s.relevant, p.id"
         " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
         " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
+        " AND (NOT $2::bool OR ((s.label IS NOT NULL OR s.role = 'train')"
+        "  AND EXISTS (SELECT 1 FROM sites r WHERE r.job_id = $1 AND NOT r.label)))"
         " ORDER BY s.host COLLATE \"C\", p.id", /* byte order: jobjudge.c finds hosts by it */
-        1, p, out);
+        2, p, out);
+}
+
+enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out)
+{
+    return pages_of(s, job, 0, out);
 }
 
 enum err judgestore_labelled_pages(struct store *s, int64_t job, struct store_rows **out)
 {
-    char j[24];
-    const char *p[] = {NUM(j, job)};
-    return store_query(
-        s,
-        "SELECT s.host, CASE WHEN s.label THEN 'train' WHEN NOT s.label THEN 'rejected'"
-        " ELSE s.role END, p.terms"
-        " FROM sites s JOIN pages p ON p.job_id = s.job_id AND p.host = s.host"
-        " WHERE s.job_id = $1 AND s.state = 'examined' AND p.terms IS NOT NULL"
-        " AND (s.label IS NOT NULL OR s.role = 'train')"
-        " AND EXISTS (SELECT 1 FROM sites r WHERE r.job_id = $1 AND NOT r.label)"
-        " ORDER BY s.host COLLATE \"C\", p.id",
-        1, p, out);
+    return pages_of(s, job, 1, out);
 }
 
 enum err judgestore_links(struct store *s, int64_t job, struct store_rows **out)

@@ -47,8 +47,8 @@ struct store_rows;
 enum err judgestore_pages(struct store *s, int64_t job, struct store_rows **out) WARN_UNUSED;
 
 /* The pages of job's websites labelled relevant or not and of its relevant examples, as
- * judgestore_pages gives them (host, "train" or "rejected", terms; no other column), when
- * the job has a website labelled not relevant; no rows otherwise. */
+ * judgestore_pages gives them, when the job has a website labelled not relevant; no rows
+ * otherwise. */
 enum err judgestore_labelled_pages(struct store *s, int64_t job,
                                    struct store_rows **out) WARN_UNUSED;
 
