@@ -1,5 +1,6 @@
 /* A stored crawl model loaded to judge with (jobjudge.h, jobjudge_model_load). */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
