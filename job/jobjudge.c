@@ -456,6 +456,8 @@ int jobmodel_page_view(const struct jobjudge_model *jm, struct page_ids *pi, con
 
 void jobmodel_site_ids_add(struct site_ids *ids, const struct page_ids *pi)
 {
+    if (pi->n == 0) /* a page of no known term: nothing to add (and no array yet to add to) */
+        return;
     if (ids->failed ||
         grow_array((void **)&ids->term, &ids->cap_term, ids->n + pi->n, sizeof *ids->term) ||
         grow_array((void **)&ids->count, &ids->cap_count, ids->n + pi->n, sizeof *ids->count)) {
