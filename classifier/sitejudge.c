@@ -34,8 +34,8 @@ struct sitejudge {
     uint32_t *kept;                           /* the model's term id -> vocabulary id */
     uint32_t n_terms;
     struct nbem *m;  /* after sitejudge_fit */
-    double *site_sc; /* after sitejudge_fit: each website's score by m (a bag scores
-                      * a page once a fit: the verdicts and the links ask twice) */
+    double *site_sc; /* after sitejudge_fit: each website to judge's score by m (a bag
+                      * scores a page once a fit: the verdicts and the links ask twice) */
     int fitted;
 };
 
@@ -695,8 +695,8 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
     nbem_free(spy_fits);
     if (!e && !(sj->site_sc = malloc((sj->n_sites ? sj->n_sites : 1) * sizeof *sj->site_sc)))
         e = err_set(ERR_NOMEM, "out of memory");
-    for (size_t s = 0; !e && s < sj->n_sites; s++)
-        sj->site_sc[s] = site_score(sj, sj->m, s);
+    for (size_t s = 0; !e && s < sj->n_sites; s++) /* the examples' when asked */
+        sj->site_sc[s] = sj->label[s] == NBEM_UNLABELED ? site_score(sj, sj->m, s) : NAN;
     if (!e) {
         out->pages = sj->n_docs;
         out->terms = sj->n_terms;
@@ -708,7 +708,9 @@ enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out)
 
 double sitejudge_score(const struct sitejudge *sj, size_t site)
 {
-    return sj->m && sj->site_sc && site < sj->n_sites ? sj->site_sc[site] : NAN;
+    if (!sj->m || !sj->site_sc || site >= sj->n_sites)
+        return NAN;
+    return sj->label[site] == NBEM_UNLABELED ? sj->site_sc[site] : site_score(sj, sj->m, site);
 }
 
 const struct nbem *sitejudge_model(const struct sitejudge *sj)
