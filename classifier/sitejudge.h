@@ -151,14 +151,17 @@ struct sitejudge_fit {
  * relevant example websites: no gate (INFINITY). With fit_pages and more unlabelled pages
  * than that, each unlabelled page weighs fit_pages / their number in the fits' M steps
  * (em.unlabelled_weight, as given, is replaced; the web gate's margins weigh every page
- * whole). ERR_NOTFOUND when no page of a relevant example keeps a term (nothing to learn
+ * whole). With p->bag and spies, the model is the bag (nbem_bag) of its fit and the
+ * spies' fits: a page's Pr[target|page] the mean of theirs (docs/classifier.md, "A bag of
+ * fits"). ERR_NOTFOUND when no page of a relevant example keeps a term (nothing to learn
  * the topic from).
  */
 enum err sitejudge_fit(struct sitejudge *sj, struct sitejudge_fit *out) WARN_UNUSED;
 
-/* After sitejudge_fit: website i's score, the mean of its pages' Pr[target|page] weighed by
- * their known term occurrences (at most weight_cap each); NaN when no page of it has a term
- * the model knows. Relevant when above the fit's threshold. */
+/* After sitejudge_fit: website i's score, the mean of its pages' Pr[target|page] (by the
+ * model: a bag's mean) weighed by their known term occurrences (at most weight_cap each);
+ * NaN when no page of it has a term the model knows. Relevant when above the fit's
+ * threshold. */
 double sitejudge_score(const struct sitejudge *sj, size_t site);
 
 /*
