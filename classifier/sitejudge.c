@@ -616,8 +616,11 @@ static int spies_due(const struct sitejudge *sj)
     return unlabelled_pages(sj) >= (size_t)p->spy_pages && (!p->spy_many || targets >= p->spy_many);
 }
 
-enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like)
+enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like,
+                                 struct sitelike_rows **rows)
 {
+    if (rows)
+        *rows = NULL;
     if (!sj->m) { /* not fitted (or the fit failed): no vocabulary */
         for (size_t s = 0; s < sj->n_sites; s++)
             like[s] = SITEJUDGE_NONE;
@@ -627,21 +630,7 @@ enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like)
     if (!at)
         return err_set(ERR_NOMEM, "out of memory");
     struct sitelike_sites w = like_sites(sj, at);
-    enum err e = sitelike_rejected(&w, SITEJUDGE_REJECTED, NBEM_TARGET, NBEM_UNLABELED, like);
-    free(at);
-    return e;
-}
-
-enum err sitejudge_rejected_rows(const struct sitejudge *sj, struct sitelike_rows **out)
-{
-    *out = NULL;
-    if (!sj->m)
-        return ERR_OK;
-    size_t *at = malloc((sj->n_sites + 1) * sizeof *at);
-    if (!at)
-        return err_set(ERR_NOMEM, "out of memory");
-    struct sitelike_sites w = like_sites(sj, at);
-    enum err e = sitelike_rows_new(&w, SITEJUDGE_REJECTED, NBEM_TARGET, out);
+    enum err e = sitelike_rejected(&w, SITEJUDGE_REJECTED, NBEM_TARGET, NBEM_UNLABELED, like, rows);
     free(at);
     return e;
 }

@@ -175,13 +175,13 @@ double sitejudge_score(const struct sitejudge *sj, size_t site);
  * is more like them than like the topic's (docs/classifier.md, "Labels").
  */
 #define SITEJUDGE_NONE SIZE_MAX
-enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like) WARN_UNUSED;
-/* After sitejudge_fit: the rejected and relevant websites as sitelike rows in the model's
- * term ids (classifier/sitelike.h), to match a website read later (its pages' terms as
- * the model's ids); a match is a website's number here. *out NULL with no rejected one. */
+/* rows, if not NULL, gets the rejected and relevant websites as the sitelike rows it compared
+ * with, in the model's term ids (classifier/sitelike.h: to match a website read later, its
+ * pages' terms as the model's ids; a match is a website's number here); the caller's,
+ * NULL with no rejected one. */
 struct sitelike_rows;
-enum err sitejudge_rejected_rows(const struct sitejudge *sj,
-                                 struct sitelike_rows **out) WARN_UNUSED;
+enum err sitejudge_rejected_like(const struct sitejudge *sj, size_t *like,
+                                 struct sitelike_rows **rows) WARN_UNUSED;
 
 /* After sitejudge_fit: the model, and its term ids' terms (for storing the model). */
 const struct nbem *sitejudge_model(const struct sitejudge *sj);

@@ -146,8 +146,10 @@ size_t sitelike_rows_match(const struct sitelike_rows *lr, const uint32_t *term,
 }
 
 enum err sitelike_rejected(const struct sitelike_sites *w, uint32_t rejected, uint32_t relevant,
-                           uint32_t judged, size_t *like)
+                           uint32_t judged, size_t *like, struct sitelike_rows **keep)
 {
+    if (keep)
+        *keep = NULL;
     for (size_t s = 0; s < w->n; s++)
         like[s] = SIZE_MAX;
     struct sitelike_rows *lr = NULL;
@@ -160,6 +162,9 @@ enum err sitelike_rejected(const struct sitelike_sites *w, uint32_t rejected, ui
             like[s] = sitelike_rows_match(lr, w->term + w->at[s], w->count + w->at[s],
                                           w->at[s + 1] - w->at[s], scratch);
     free(scratch);
-    sitelike_rows_free(lr);
+    if (!e && keep)
+        *keep = lr;
+    else
+        sitelike_rows_free(lr);
     return e;
 }

@@ -52,9 +52,10 @@ size_t sitelike_rows_scratch(const struct sitelike_rows *r);
  * For each website s labelled judged: like[s] the website labelled rejected it is most
  * like, when that one is more like it (cosine) than every website labelled relevant;
  * SIZE_MAX otherwise (all, with no website labelled rejected; also a website with no
- * term of theirs). like[0..w->n).
+ * term of theirs). like[0..w->n). keep, if not NULL, gets the rows it compared with
+ * (sitelike_rows_new's, the caller's; NULL with none rejected).
  */
 enum err sitelike_rejected(const struct sitelike_sites *w, uint32_t rejected, uint32_t relevant,
-                           uint32_t judged, size_t *like) WARN_UNUSED;
+                           uint32_t judged, size_t *like, struct sitelike_rows **keep) WARN_UNUSED;
 
 #endif

@@ -376,14 +376,15 @@ void jobjudge_model_free(struct jobjudge_model *jm)
     free(jm);
 }
 
-/* The rejected websites of the rows (first: their first rows) and their rows for
- * sitelike into jm (sj fitted, its model not taken yet). */
+/* The rejected websites of the rows (first: their first rows) and their sitelike rows
+ * into jm (like, which it takes: sitejudge_rejected_like's; NULL: none rejected). */
 static enum err keep_rejected(struct jobjudge_model *jm, const struct sitejudge *sj,
-                              const struct store_rows *r, const size_t *first)
+                              const struct store_rows *r, const size_t *first,
+                              struct sitelike_rows *like)
 {
-    enum err e = sitejudge_rejected_rows(sj, &jm->like);
-    if (e || !jm->like)
-        return e;
+    jm->like = like;
+    if (!jm->like)
+        return ERR_OK;
     jm->n_sites = sitejudge_sites(sj);
     if (!(jm->rejected_host = calloc(jm->n_sites, sizeof *jm->rejected_host)))
         return err_set(ERR_NOMEM, "out of memory");
@@ -394,15 +395,19 @@ static enum err keep_rejected(struct jobjudge_model *jm, const struct sitejudge 
     return ERR_OK;
 }
 
-/* sj's model (taken) with the vocabulary of its term ids, and its rejected websites. */
+/* sj's model (taken) with the vocabulary of its term ids, and its rejected websites (like,
+ * their rows, which it takes). */
 static enum err model_keep(struct sitejudge *sj, const struct store_rows *r, const size_t *first,
-                           double threshold, double weight_cap, struct jobjudge_model **out)
+                           struct sitelike_rows *like, double threshold, double weight_cap,
+                           struct jobjudge_model **out)
 {
     struct jobjudge_model *jm = calloc(1, sizeof *jm);
-    if (!jm)
+    if (!jm) {
+        sitelike_rows_free(like);
         return err_set(ERR_NOMEM, "out of memory");
+    }
     vocab_init(&jm->v);
-    enum err e = keep_rejected(jm, sj, r, first);
+    enum err e = keep_rejected(jm, sj, r, first, like);
     if (e) {
         jobjudge_model_free(jm);
         return e;
@@ -437,16 +442,20 @@ static enum err page_id(void *ctx, const char *term, size_t len, uint32_t count)
 }
 
 /* jobmodel.h */
+int jobmodel_page_ids(const struct jobjudge_model *jm, struct page_ids *pi, const char *terms)
+{
+    pi->v = &jm->v;
+    pi->n = 0;
+    return terms && termvec_decode(terms, page_id, pi) == ERR_OK;
+}
+
+/* jobmodel.h */
 int jobmodel_page_view(const struct jobjudge_model *jm, struct page_ids *pi, const char *terms,
                        double *pr, double *weight)
 {
     *pr = NAN;
     *weight = 0;
-    if (!terms)
-        return 0;
-    pi->v = &jm->v;
-    pi->n = 0;
-    if (termvec_decode(terms, page_id, pi) != ERR_OK)
+    if (!jobmodel_page_ids(jm, pi, terms))
         return 0;
     uint32_t known;
     *pr = nbem_target(jm->m, pi->term, pi->count, pi->n, &known);
@@ -558,7 +567,8 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     struct store_rows *r = NULL;
     struct sitejudge *sj = NULL;
     size_t *first = NULL;
-    size_t *like = NULL; /* sitejudge_rejected_like's */
+    size_t *like = NULL;                    /* sitejudge_rejected_like's ... */
+    struct sitelike_rows *like_rows = NULL; /* ... and its rows, for the kept model */
     struct judgestore_verdict *v = NULL;
     size_t n_v = 0;
     struct sitejudge_params sp;
@@ -585,7 +595,7 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     if (!e && !(like = malloc((sitejudge_sites(sj) + 1) * sizeof *like)))
         e = err_set(ERR_NOMEM, "out of memory");
     if (!e)
-        e = sitejudge_rejected_like(sj, like);
+        e = sitejudge_rejected_like(sj, like, p->keep_model ? &like_rows : NULL);
     if (!e)
         e = judge_sites(sj, r, first, fit.threshold, like, &v, &n_v);
     if (!e)
@@ -604,14 +614,17 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
         e = save_model(s, job, p, out, sj, &out->model_id);
     if (!e && !dry_run)
         e = judgestore_write(s, job, out->model_id, v, n_v, &out->relevant, &out->changed);
-    if (!e && p->keep_model)
-        e = model_keep(sj, r, first, out->threshold, p->weight_cap, &out->model);
+    if (!e && p->keep_model) {
+        e = model_keep(sj, r, first, like_rows, out->threshold, p->weight_cap, &out->model);
+        like_rows = NULL; /* the model's */
+    }
     if (!e && dry_run) /* what a judging would change: the verdicts, and the job's count */
         e = dry_counts(r, first, sitejudge_sites(sj), v, n_v, out);
 out:
     out->seconds = monotime_s() - t0;
     free(v);
     free(like);
+    sitelike_rows_free(like_rows);
     free(first);
     sitejudge_free(sj);
     store_rows_free(r);

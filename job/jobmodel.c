@@ -111,8 +111,7 @@ static enum err load_like(struct store *s, int64_t job, struct jobjudge_model *j
     for (int i = 0; !e && i < rows; i++) {
         if (i == 0 || strcmp(store_rows_get(r, i, 0), store_rows_get(r, i - 1, 0)) != 0)
             e = like_site(r, i, n++, ids.n, &ats, &label, &host, caps);
-        double pr, w;
-        if (!e && jobmodel_page_view(jm, pi, store_rows_get(r, i, 2), &pr, &w))
+        if (!e && jobmodel_page_ids(jm, pi, store_rows_get(r, i, 2)))
             jobmodel_site_ids_add(&ids, pi);
     }
     if (!e && ids.failed)

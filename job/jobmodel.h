@@ -41,8 +41,11 @@ struct site_ids {
     int failed;
 };
 
-/* One page as jobjudge_model_pages sees it (pi: scratch); 0 when its terms are none or do
- * not decode. */
+/* A page's terms (as stored) as the model's ids into pi; 0 when they are none or do not
+ * decode. */
+int jobmodel_page_ids(const struct jobjudge_model *jm, struct page_ids *pi, const char *terms);
+/* One page as jobjudge_model_pages sees it (pi: scratch, its ids); 0 when its terms are none
+ * or do not decode. */
 int jobmodel_page_view(const struct jobjudge_model *jm, struct page_ids *pi, const char *terms,
                        double *pr, double *weight);
 /* A page's ids (pi) added to a website's (ids->failed: out of memory, ids left so). */

@@ -530,12 +530,12 @@ static void test_rejected_like(void **state)
         for (int i = 0; i < 28; i++) /* 4 of the topic, 16 of the neighbour, 8 of others */
             add_near_site(sj, NBEM_UNLABELED, i < 4 ? 0 : i < 20 ? 1 : 2 + i % 3, site++);
         size_t like[64];
-        assert_int_equal(sitejudge_rejected_like(sj, like), ERR_OK);
+        assert_int_equal(sitejudge_rejected_like(sj, like, NULL), ERR_OK);
         for (int s = 0; s < site; s++)
             assert_true(like[s] == SITEJUDGE_NONE); /* not fitted yet */
         struct sitejudge_fit fit;
         assert_int_equal(sitejudge_fit(sj, &fit), ERR_OK);
-        assert_int_equal(sitejudge_rejected_like(sj, like), ERR_OK);
+        assert_int_equal(sitejudge_rejected_like(sj, like, NULL), ERR_OK);
         for (int s = 0; s < site; s++) {
             int neighbour = s >= first + 4 && s < first + 20;
             if (rejected && neighbour)

@@ -48,7 +48,7 @@ static void test_rejected(void **state)
     const uint32_t label[] = {REL, REJ, REJ, JUDGE, JUDGE, JUDGE, JUDGE, JUDGE, OTHER};
     struct sitelike_sites w = {term, count, at, label, 9, 4};
     size_t like[9];
-    assert_int_equal(sitelike_rejected(&w, REJ, REL, JUDGE, like), ERR_OK);
+    assert_int_equal(sitelike_rejected(&w, REJ, REL, JUDGE, like, NULL), ERR_OK);
     const size_t want[9] = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 1,
                             2,        SIZE_MAX, SIZE_MAX, SIZE_MAX};
     for (int s = 0; s < 9; s++)
@@ -57,7 +57,7 @@ static void test_rejected(void **state)
     /* No rejected website: none. */
     const uint32_t none[] = {REL, OTHER, OTHER, JUDGE, JUDGE, JUDGE, JUDGE, JUDGE, OTHER};
     w.label = none;
-    assert_int_equal(sitelike_rejected(&w, REJ, REL, JUDGE, like), ERR_OK);
+    assert_int_equal(sitelike_rejected(&w, REJ, REL, JUDGE, like, NULL), ERR_OK);
     for (int s = 0; s < 9; s++)
         assert_true(like[s] == SIZE_MAX);
 }
