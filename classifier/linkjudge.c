@@ -5,10 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A site's verdict as its neighbours see it this round. */
-static int verdict_of(const struct linkjudge_site *s)
+/* Pr[relevant] of a site as its neighbours take it (linkjudge.h): a fixed one's verdict, 0
+ * when vetoed (the examination said no), else sigma(slope (text + evidence)); slope 0: its
+ * verdict. */
+static double pr_of(const struct linkjudge_site *s, double slope)
 {
-    return s->fixed >= 0 ? s->fixed : s->relevant;
+    if (s->fixed >= 0)
+        return s->fixed;
+    if (s->veto)
+        return 0;
+    if (slope <= 0)
+        return s->text + s->evidence > 0;
+    return 1 / (1 + exp(-slope * (s->text + s->evidence)));
 }
 
 /* A judged site's verdict from its text, its links' evidence and its veto; a fixed one's. */
@@ -52,34 +60,42 @@ static void adjacency_release(struct adjacency *a)
     free(a->nb);
 }
 
-/* a1 and a0 of one direction from the verdicts: the share of relevant neighbours among
- * the neighbours of the relevant websites, and of the others. */
-static void rates_of(const struct linkjudge_site *sites, size_t n, const struct adjacency *a,
-                     double *a1, double *a0)
+/* a1 and a0 of one direction, each site counted in both classes by its Pr[relevant] pr[i]:
+ * the expected share of relevant neighbours among the neighbours of the relevant websites,
+ * and of the others. */
+static void rates_of(size_t n, const double *pr, const struct adjacency *a, double *a1, double *a0)
 {
     double rel[2] = {LINKJUDGE_PRIOR_LINKS / 2, LINKJUDGE_PRIOR_LINKS / 2};
     double all[2] = {LINKJUDGE_PRIOR_LINKS, LINKJUDGE_PRIOR_LINKS};
     for (size_t i = 0; i < n; i++) {
-        int v = verdict_of(&sites[i]);
-        for (size_t k = a->at[i]; k < a->at[i + 1]; k++) {
-            all[v] += 1;
-            rel[v] += verdict_of(&sites[a->nb[k]]);
-        }
+        double deg = (double)(a->at[i + 1] - a->at[i]), nb = 0;
+        for (size_t k = a->at[i]; k < a->at[i + 1]; k++)
+            nb += pr[a->nb[k]];
+        all[1] += pr[i] * deg;
+        rel[1] += pr[i] * nb;
+        all[0] += (1 - pr[i]) * deg;
+        rel[0] += (1 - pr[i]) * nb;
     }
     *a1 = rel[1] / all[1];
     *a0 = rel[0] / all[0];
 }
 
-/* Site i's evidence from one direction's neighbours, its counts added to s. */
-static double evidence_of(const struct linkjudge_site *sites, const struct adjacency *a, size_t i,
-                          double a1, double a0, struct linkjudge_site *s)
+/* Site i's evidence from one direction's neighbours, its counts added to s: each
+ * neighbour j is relevant with probability q = pr[j], so its likelihood is q a1 + (1 - q)
+ * (1 - a1) if site i is relevant, q a0 + (1 - q) (1 - a0) if not (a neighbour of q 1:
+ * ln(a1 / a0); of q 0: ln((1 - a1) / (1 - a0)); of q 1/2: nothing). */
+static double evidence_of(const struct linkjudge_site *sites, const double *pr,
+                          const struct adjacency *a, size_t i, double a1, double a0,
+                          struct linkjudge_site *s)
 {
-    double yes = a1 > a0 ? log(a1 / a0) : 0, no = a1 > a0 ? log((1 - a1) / (1 - a0)) : 0, ev = 0;
+    double ev = 0;
     for (size_t k = a->at[i]; k < a->at[i + 1]; k++) {
-        int w = verdict_of(&sites[a->nb[k]]);
+        uint32_t j = a->nb[k];
+        double q = pr[j];
         s->linked++;
-        s->linked_relevant += (uint32_t)w;
-        ev += w ? yes : no;
+        s->linked_relevant += (uint32_t)sites[j].relevant;
+        if (a1 > a0)
+            ev += log((q * a1 + (1 - q) * (1 - a1)) / (q * a0 + (1 - q) * (1 - a0)));
     }
     return ev;
 }
@@ -91,7 +107,7 @@ double linkjudge_confidence(const struct linkjudge_site *s)
 }
 
 enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct linkjudge_edge *edges,
-                       size_t n_edges, uint32_t rounds, struct linkjudge_rates *rates)
+                       size_t n_edges, uint32_t rounds, double slope, struct linkjudge_rates *rates)
 {
     for (size_t k = 0; k < n_edges; k++)
         if (edges[k].src >= n || edges[k].dst >= n || edges[k].src == edges[k].dst)
@@ -107,26 +123,35 @@ enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct link
     struct adjacency out = {0}, in = {0};
     enum err e = ERR_OK;
     int *next = NULL;
+    double *pr = NULL; /* each site's Pr[relevant] as its neighbours take it; then the next */
     if (rounds > 0 && (e = adjacency_build(&out, n, edges, n_edges, 0)) == ERR_OK &&
         (e = adjacency_build(&in, n, edges, n_edges, 1)) == ERR_OK &&
-        !(next = malloc((n ? n : 1) * sizeof *next)))
+        (!(next = malloc((n ? n : 1) * sizeof *next)) ||
+         !(pr = malloc((n ? 2 * n : 1) * sizeof *pr))))
         e = err_set(ERR_NOMEM, "out of memory");
+    double *next_pr = pr ? pr + n : NULL;
+    for (size_t i = 0; !e && rounds > 0 && i < n; i++)
+        pr[i] = pr_of(&sites[i], slope);
     for (uint32_t round = 0; !e && round < rounds; round++) {
-        rates_of(sites, n, &out, &r.out_relevant, &r.out_other);
-        rates_of(sites, n, &in, &r.in_relevant, &r.in_other);
+        rates_of(n, pr, &out, &r.out_relevant, &r.out_other);
+        rates_of(n, pr, &in, &r.in_relevant, &r.in_other);
         for (size_t i = 0; i < n; i++) {
             struct linkjudge_site *s = &sites[i];
             s->linked = s->linked_relevant = 0;
-            s->evidence = evidence_of(sites, &out, i, r.out_relevant, r.out_other, s) +
-                          evidence_of(sites, &in, i, r.in_relevant, r.in_other, s);
+            s->evidence = evidence_of(sites, pr, &out, i, r.out_relevant, r.out_other, s) +
+                          evidence_of(sites, pr, &in, i, r.in_relevant, r.in_other, s);
             next[i] = verdict_now(s);
+            next_pr[i] = pr_of(s, slope);
         }
-        for (size_t i = 0; i < n; i++) /* every verdict of a round from the last round's */
+        for (size_t i = 0; i < n; i++) { /* every verdict of a round from the last round's */
             sites[i].relevant = next[i];
+            pr[i] = next_pr[i];
+        }
     }
     if (!e && rates)
         *rates = r;
     free(next);
+    free(pr);
     adjacency_release(&out);
     adjacency_release(&in);
     return e;

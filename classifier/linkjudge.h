@@ -6,15 +6,25 @@
  * locality, Davison 2000; hyperlinks in classification: Chakrabarti, Dom & Indyk 1998).
  * How much more is learnt from the job's own verdicts, for each direction: of the links
  * out of the relevant websites, the share whose other end is relevant (a1), and of the
- * links out of the others (a0); the same for links in. A website's link evidence is then
- * the log-likelihood ratio of its neighbours' verdicts, each neighbour a coin of bias a1
- * if the website is relevant, a0 if not:
+ * links out of the others (a0); the same for links in. A neighbour's verdict is taken as
+ * a probability q, sigma(slope (text + evidence)) for a judged one (slope 0: 1 if it is
+ * relevant, else 0), its verdict for a fixed one, 0 for a vetoed one; the rates count each
+ * website in both classes by its q. A website's link evidence is then the log-likelihood
+ * ratio of its neighbours, each relevant with probability q and a coin of bias a1 if the
+ * website is relevant, a0 if not:
  *   evidence = sum over its neighbours (each link to or from a website given) of
- *              ln(a1 / a0) if the neighbour is relevant, ln((1 - a1) / (1 - a0)) if not,
- * and it is relevant when its text's evidence (logit(score) - logit(threshold)) plus its
- * links' is above 0 and its examination did not veto it. A direction whose a1 is not
- * above a0 says nothing (evidence 0). The verdicts and the rates are computed again from
- * each round's verdicts (relaxation labelling), a fixed number of rounds.
+ *              ln((q a1 + (1 - q) (1 - a1)) / (q a0 + (1 - q) (1 - a0)))
+ * (q 1: ln(a1 / a0); q 0: ln((1 - a1) / (1 - a0)); q 1/2: nothing), and it is relevant
+ * when its text's evidence (logit(score) - logit(threshold)) plus its links' is above 0
+ * and its examination did not veto it. A direction whose a1 is not above a0 says nothing
+ * (evidence 0). The verdicts, the probabilities and the rates are computed again from each
+ * round's (relaxation labelling), a fixed number of rounds.
+ *
+ * Why probabilities (session 27): taken as 0 or 1, a few websites of a neighbour topic
+ * just above the threshold made each of their neighbours' links worth ln(a1 / a0), ~3
+ * nats, and a neighbour topic read whole (held out; long crawls) was listed whole,
+ * website by website. Counted as probabilities, a neighbour just above the threshold
+ * says little either way.
  *
  * No database, no allocation the caller sees: job/jobjudge.c gives it a job's examined
  * websites and the links between them.
@@ -55,11 +65,13 @@ struct linkjudge_rates {
 
 /*
  * Judges sites[0..n) with their links edges[0..n_edges) in `rounds` rounds (0: the text
- * alone); fills each site's out fields and, if rates is not NULL, the last rates.
- * ERR_INVAL for an edge out of range or a loop; ERR_NOMEM.
+ * alone), each judged neighbour relevant with probability sigma(slope (text + evidence))
+ * (slope 0: its verdict, 0 or 1); fills each site's out fields and, if rates is not NULL,
+ * the last rates. ERR_INVAL for an edge out of range or a loop; ERR_NOMEM.
  */
 enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct linkjudge_edge *edges,
-                       size_t n_edges, uint32_t rounds, struct linkjudge_rates *rates) WARN_UNUSED;
+                       size_t n_edges, uint32_t rounds, double slope,
+                       struct linkjudge_rates *rates) WARN_UNUSED;
 
 /* The confidence a judged website is stored with: sigma(text + evidence), at most 1/2 when
  * vetoed. */

@@ -79,6 +79,10 @@ static json_t *jsite(const struct evaluate_site *s, int judge)
         json_object_set_new(o, "crawl_score", jnum(s->score));
         json_object_set_new(o, "examined_relevant", json_boolean(s->examined_relevant));
         json_object_set_new(o, "link_evidence", jnum(s->link_evidence));
+        json_t *links = json_array();
+        for (size_t j = 0; j < s->n_links; j++)
+            json_array_append_new(links, json_string(s->links[j]));
+        json_object_set_new(o, "links", links);
     }
     json_object_set_new(o, "homepage_pr", jnum(s->home_pr));
     json_object_set_new(o, "homepage_relevant", json_boolean(s->home_relevant));

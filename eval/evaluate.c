@@ -505,7 +505,8 @@ static enum err add_training(struct sitejudge *sj, const struct corpus *c,
  * held-out website's page linking to another's homepage host. The training websites'
  * links are not read: they are no nodes.
  */
-static enum err weigh_links(struct target *t, size_t n, double threshold, uint32_t rounds)
+static enum err weigh_links(struct target *t, size_t n, double threshold, uint32_t rounds,
+                            double slope)
 {
     if (rounds == 0 || n == 0)
         return ERR_OK;
@@ -540,7 +541,7 @@ static enum err weigh_links(struct target *t, size_t n, double threshold, uint32
         }
     }
     if (!e)
-        e = linkjudge_run(ls, n, edges, n_edges, rounds, NULL);
+        e = linkjudge_run(ls, n, edges, n_edges, rounds, slope, NULL);
     for (size_t k = 0; !e && k < n; k++) {
         struct evaluate_site *s = t[k].out;
         if (ls[k].fixed >= 0)
@@ -596,7 +597,7 @@ static enum err judge_crawl_model(struct run *run, const struct corpus *c, struc
         res->crawl.unscored += isnan(s->score);
     }
     if (!e)
-        e = weigh_links(t, n, fit.threshold, jp.link_rounds);
+        e = weigh_links(t, n, fit.threshold, jp.link_rounds, jp.link_slope);
     if (!e) {
         res->crawl.pages = fit.pages;
         res->crawl.terms = fit.terms;

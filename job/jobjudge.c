@@ -39,6 +39,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .fit_pages = 3000,
                                   .bag = 1,
                                   .link_rounds = 3,
+                                  .link_slope = 2,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
 }
@@ -209,8 +210,8 @@ static long site_of(const struct store_rows *r, const size_t *first, size_t n_si
  */
 static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge *sj,
                             const struct store_rows *r, const size_t *first, double threshold,
-                            const size_t *like, uint32_t rounds, struct judgestore_verdict *v,
-                            size_t n_v)
+                            const size_t *like, uint32_t rounds, double slope,
+                            struct judgestore_verdict *v, size_t n_v)
 {
     size_t n_sites = sitejudge_sites(sj);
     if (rounds == 0 || n_sites == 0)
@@ -249,7 +250,7 @@ static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge
             edges[n_edges++] = (struct linkjudge_edge){(uint32_t)a, (uint32_t)b};
     }
     if (!e)
-        e = linkjudge_run(ls, n_sites, edges, n_edges, rounds, NULL);
+        e = linkjudge_run(ls, n_sites, edges, n_edges, rounds, slope, NULL);
     for (size_t k = 0; !e && k < n_sites; k++) {
         if (verdict[k] < 0)
             continue;
@@ -329,7 +330,7 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
                            const struct jobjudge_result *res, const struct sitejudge *sj,
                            int64_t *id)
 {
-    char cv[512], params[700], gate[32] = "null"; /* JSON has no infinity: no gate */
+    char cv[512], params[800], gate[32] = "null"; /* JSON has no infinity: no gate */
     if (isfinite(res->web_gate))
         snprintf(gate, sizeof gate, "%.6g", res->web_gate);
     snprintf(cv, sizeof cv,
@@ -345,13 +346,14 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
         " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"other_clusters\": %u,"
         " \"cluster_sites\": %u, \"web_start\": %u, \"web_gate_quantile\": %.6g,"
-        " \"link_rounds\": %u, \"min_pages\": %lld, \"fit_pages\": %u, \"spy_many\": %u, "
+        " \"link_rounds\": %u, \"link_slope\": %.6g, \"min_pages\": %lld, \"fit_pages\": %u, "
+        "\"spy_many\": %u, "
         "\"spy_pages\": %lld,"
         " \"early_threshold\": %.6g, \"bag\": %u}",
         p->em.other_components, p->em.iterations, p->em.alpha, p->em.page_tokens,
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
         p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
-        p->cluster_sites, p->em.web_start, p->web_gate_quantile, p->link_rounds,
+        p->cluster_sites, p->em.web_start, p->web_gate_quantile, p->link_rounds, p->link_slope,
         (long long)p->min_pages, p->fit_pages, p->spy_many, (long long)p->spy_pages,
         p->early_threshold, p->bag);
     struct buf data;
@@ -599,7 +601,8 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     if (!e)
         e = judge_sites(sj, r, first, fit.threshold, like, &v, &n_v);
     if (!e)
-        e = weigh_links(s, job, sj, r, first, fit.threshold, like, p->link_rounds, v, n_v);
+        e = weigh_links(s, job, sj, r, first, fit.threshold, like, p->link_rounds, p->link_slope, v,
+                        n_v);
     if (!e) {
         out->pages = fit.pages;
         out->terms = fit.terms;

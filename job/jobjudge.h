@@ -43,6 +43,8 @@ struct jobjudge_params {
                                * own (sitejudge.h); 0: its own fit */
     uint32_t link_rounds;     /* rounds of weighing each verdict with its links'
                                * (classifier/linkjudge.h); 0: the text alone */
+    double link_slope;        /* a judged neighbour is relevant with probability
+                               * sigma(link_slope (text + links)); 0: its verdict, 0 or 1 */
     int64_t min_pages;        /* fewer pages read by the crawl: no model, the verdicts stay */
     int keep_model;           /* hand the model out (jobjudge_result.model) */
 };

@@ -14,6 +14,9 @@
     {                                                                                              \
         .fixed = (v)                                                                               \
     }
+/* The crawl's (jobjudge_params_default's link_slope) */
+#define SLOPE 2.0
+
 #define JUDGED(t)                                                                                  \
     {                                                                                              \
         .fixed = -1, .text = (t)                                                                   \
@@ -21,10 +24,11 @@
 
 /*
  * Four examples (A, B relevant; C, D not) and X, judged, its text a little for: A <-> B,
- * C <-> D, X -> C, X -> D, A -> X. Rates with 2 pseudo-links at 1/2 (X relevant by its
- * text in the first round): out of relevant websites A, B, X: 5 links, 3 to relevant ones,
- * a1 = 4/7; out of C, D: 2 links, none, a0 = 1/4. Into relevant websites: 3 links, all
- * from relevant ones, a1 = 4/5; into C, D: 4 links, 2 from relevant (X), a0 = 3/6.
+ * C <-> D, X -> C, X -> D, A -> X. Slope 0: each neighbour counts as its verdict. Rates
+ * with 2 pseudo-links at 1/2 (X relevant by its text in the first round): out of relevant websites
+ * A, B, X: 5 links, 3 to relevant ones, a1 = 4/7; out of C, D: 2 links, none, a0 = 1/4. Into
+ * relevant websites: 3 links, all from relevant ones, a1 = 4/5; into C, D: 4 links, 2 from relevant
+ * (X), a0 = 3/6.
  */
 static void test_rates_and_evidence(void **state)
 {
@@ -32,7 +36,7 @@ static void test_rates_and_evidence(void **state)
     struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(0.5)};
     struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 2}, {4, 3}, {0, 4}};
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, e, 7, 1, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, e, 7, 1, 0, &r), ERR_OK);
     assert_true(fabs(r.out_relevant - 4.0 / 7) < 1e-12);
     assert_true(fabs(r.out_other - 0.25) < 1e-12);
     assert_true(fabs(r.in_relevant - 0.8) < 1e-12);
@@ -48,13 +52,68 @@ static void test_rates_and_evidence(void **state)
     assert_true(s[0].relevant && s[1].relevant && !s[2].relevant && !s[3].relevant);
 }
 
+static double sigma(double x)
+{
+    return 1 / (1 + exp(-x));
+}
+
+/*
+ * The same web with slope 1: X counts as relevant with probability q = sigma(0.5) in both
+ * classes' rates. Out: A links to B and X, B to A (relevant), X to C and D (q of its 2
+ * links in the relevant class's), C and D to each other: a1 = (1 + 1 + q + 1) / (2 + 3 +
+ * 2q), a0 = 1 / (2 + 2 + 2 (1 - q)). In: B into A, A into B, A into X (q of it relevant's),
+ * D and X into C, C and X into D: a1 = (1 + 2 + q) / (2 + 2 + q), a0 = (1 + 2q + 1 - q) /
+ * (2 + 4 + 1 - q). X's evidence: C and D (q 0) out, A (q 1) in.
+ */
+static void test_probabilities(void **state)
+{
+    (void)state;
+    struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(0.5)};
+    struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 2}, {4, 3}, {0, 4}};
+    struct linkjudge_rates r;
+    assert_int_equal(linkjudge_run(s, 5, e, 7, 1, 1.0, &r), ERR_OK);
+    double q = sigma(0.5);
+    double a1o = (3 + q) / (5 + 2 * q), a0o = 1 / (6 - 2 * q);
+    double a1i = (3 + q) / (4 + q), a0i = (2 + q) / (7 - q);
+    assert_true(fabs(r.out_relevant - a1o) < 1e-12 && fabs(r.out_other - a0o) < 1e-12);
+    assert_true(fabs(r.in_relevant - a1i) < 1e-12 && fabs(r.in_other - a0i) < 1e-12);
+    double ev = 2 * log((1 - a1o) / (1 - a0o)) + log(a1i / a0i);
+    assert_true(fabs(s[4].evidence - ev) < 1e-12);
+    assert_int_equal(s[4].relevant, 0.5 + ev > 0);
+}
+
+/*
+ * A neighbour the text leaves in doubt says little. W links to U and U to W; U's text is
+ * just for (0.05), W's clearly for; the rates come from four examples. Slope 0: U counts
+ * as relevant, ln(a1 / a0) a link; slope 2: U is relevant with probability ~1/2, and its
+ * links add little. A judged neighbour of text 0 (q exactly 1/2) adds nothing.
+ */
+static void test_doubtful_neighbour(void **state)
+{
+    (void)state;
+    struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(3), JUDGED(0.05)};
+    struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 5}, {5, 4}, {0, 4}, {4, 0}};
+    struct linkjudge_rates r;
+    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, 0, &r), ERR_OK);
+    double hard = log(r.out_relevant / r.out_other) + log(r.in_relevant / r.in_other);
+    assert_true(hard > 1);
+    assert_true(fabs(s[4].evidence - (2 * hard)) < 1e-12); /* A and U, both relevant */
+    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, SLOPE, &r), ERR_OK);
+    double from_a = log(r.out_relevant / r.out_other) + log(r.in_relevant / r.in_other);
+    assert_true(s[4].evidence - from_a > 0 && s[4].evidence - from_a < 0.2 * hard);
+    s[5].text = 0; /* q = 1/2: (a1 + 1 - a1) / (a0 + 1 - a0) = 1 */
+    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, SLOPE, &r), ERR_OK);
+    from_a = log(r.out_relevant / r.out_other) + log(r.in_relevant / r.in_other);
+    assert_true(fabs(s[4].evidence - from_a) < 1e-12);
+}
+
 /* Rounds 0: the text alone, no evidence. */
 static void test_no_rounds(void **state)
 {
     (void)state;
     struct linkjudge_site s[] = {FIXED(1), JUDGED(-0.2), JUDGED(0.3)};
     struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 0}};
-    assert_int_equal(linkjudge_run(s, 3, e, 3, 0, NULL), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 3, e, 3, 0, SLOPE, NULL), ERR_OK);
     assert_false(s[1].relevant);
     assert_true(s[2].relevant);
     assert_true(s[1].evidence == 0 && s[2].evidence == 0 && s[1].linked == 0);
@@ -94,7 +153,7 @@ static void test_locality(void **state)
         e[ne++] = (struct linkjudge_edge){7 + k, v};
     }
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, N, e, ne, 3, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, N, e, ne, 3, SLOPE, &r), ERR_OK);
     assert_true(r.out_relevant > 0.6 && r.out_other < 0.3);
     assert_false(s[m].relevant);
     assert_true(s[m].evidence < -0.4 && linkjudge_confidence(&s[m]) < 0.5);
@@ -113,7 +172,7 @@ static void test_vetoed_neighbour(void **state)
     struct linkjudge_site s[] = {
         FIXED(1), FIXED(1), FIXED(0), {.fixed = -1, .text = 2, .veto = 1}, JUDGED(0.1)};
     struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {0, 3}, {3, 0}, {4, 3}, {4, 0}};
-    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, NULL), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, SLOPE, NULL), ERR_OK);
     assert_false(s[3].relevant);
     assert_true(linkjudge_confidence(&s[3]) <= 0.5);
     assert_int_equal(s[4].linked, 2);
@@ -129,7 +188,7 @@ static void test_no_locality(void **state)
     struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(0.1)};
     struct linkjudge_edge e[] = {{0, 2}, {1, 3}, {2, 0}, {3, 1}, {4, 2}, {2, 4}};
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, SLOPE, &r), ERR_OK);
     assert_true(r.out_relevant <= r.out_other && r.in_relevant <= r.in_other);
     assert_true(s[4].evidence == 0);
     assert_true(s[4].relevant);
@@ -141,17 +200,19 @@ static void test_errors(void **state)
     (void)state;
     struct linkjudge_site s[] = {FIXED(1), JUDGED(0.1)};
     struct linkjudge_edge out_of_range[] = {{0, 2}}, loop[] = {{1, 1}};
-    assert_int_equal(linkjudge_run(s, 2, out_of_range, 1, 1, NULL), ERR_INVAL);
-    assert_int_equal(linkjudge_run(s, 2, loop, 1, 1, NULL), ERR_INVAL);
-    assert_int_equal(linkjudge_run(s, 2, NULL, 0, 3, NULL), ERR_OK); /* no link: the text */
+    assert_int_equal(linkjudge_run(s, 2, out_of_range, 1, 1, SLOPE, NULL), ERR_INVAL);
+    assert_int_equal(linkjudge_run(s, 2, loop, 1, 1, SLOPE, NULL), ERR_INVAL);
+    assert_int_equal(linkjudge_run(s, 2, NULL, 0, 3, SLOPE, NULL), ERR_OK); /* no link: the text */
     assert_true(s[1].relevant && s[1].evidence == 0);
-    assert_int_equal(linkjudge_run(NULL, 0, NULL, 0, 3, NULL), ERR_OK);
+    assert_int_equal(linkjudge_run(NULL, 0, NULL, 0, 3, SLOPE, NULL), ERR_OK);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rates_and_evidence),
+        cmocka_unit_test(test_probabilities),
+        cmocka_unit_test(test_doubtful_neighbour),
         cmocka_unit_test(test_no_rounds),
         cmocka_unit_test(test_locality),
         cmocka_unit_test(test_no_locality),
