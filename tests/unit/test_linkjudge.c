@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -22,9 +23,15 @@
         .fixed = -1, .text = (t)                                                                   \
     }
 
+/* Four examples (A, B relevant; C, D not) and X, judged, its text a little for: A <-> B,
+ * C <-> D, X -> C, X -> D, A -> X. */
+static const struct linkjudge_site four_and_x[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0),
+                                                   JUDGED(0.5)};
+static const struct linkjudge_edge four_and_x_links[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2},
+                                                         {4, 2}, {4, 3}, {0, 4}};
+
 /*
- * Four examples (A, B relevant; C, D not) and X, judged, its text a little for: A <-> B,
- * C <-> D, X -> C, X -> D, A -> X. Slope 0: each neighbour counts as its verdict. Rates
+ * The four examples and X, slope 0: each neighbour counts as its verdict. Rates
  * with 2 pseudo-links at 1/2 (X relevant by its text in the first round): out of relevant websites
  * A, B, X: 5 links, 3 to relevant ones, a1 = 4/7; out of C, D: 2 links, none, a0 = 1/4. Into
  * relevant websites: 3 links, all from relevant ones, a1 = 4/5; into C, D: 4 links, 2 from relevant
@@ -33,10 +40,10 @@
 static void test_rates_and_evidence(void **state)
 {
     (void)state;
-    struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(0.5)};
-    struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 2}, {4, 3}, {0, 4}};
+    struct linkjudge_site s[5];
+    memcpy(s, four_and_x, sizeof s);
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, e, 7, 1, 0, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, 0, &r), ERR_OK);
     assert_true(fabs(r.out_relevant - 4.0 / 7) < 1e-12);
     assert_true(fabs(r.out_other - 0.25) < 1e-12);
     assert_true(fabs(r.in_relevant - 0.8) < 1e-12);
@@ -58,20 +65,20 @@ static double sigma(double x)
 }
 
 /*
- * The same web with slope 1: X counts as relevant with probability q = sigma(0.5) in both
- * classes' rates. Out: A links to B and X, B to A (relevant), X to C and D (q of its 2
- * links in the relevant class's), C and D to each other: a1 = (1 + 1 + q + 1) / (2 + 3 +
- * 2q), a0 = 1 / (2 + 2 + 2 (1 - q)). In: B into A, A into B, A into X (q of it relevant's),
- * D and X into C, C and X into D: a1 = (1 + 2 + q) / (2 + 2 + q), a0 = (1 + 2q + 1 - q) /
- * (2 + 4 + 1 - q). X's evidence: C and D (q 0) out, A (q 1) in.
+ * The four examples and X with slope 1: X counts as relevant with probability q = sigma(0.5) in
+ * both classes' rates. Out: A links to B and X, B to A (relevant), X to C and D (q of its 2 links
+ * in the relevant class's), C and D to each other: a1 = (1 + 1 + q + 1) / (2 + 3 + 2q), a0 = 1 / (2
+ * + 2 + 2 (1 - q)). In: B into A, A into B, A into X (q of it relevant's), D and X into C, C and X
+ * into D: a1 = (1 + 2 + q) / (2 + 2 + q), a0 = (1 + 2q + 1 - q) / (2 + 4 + 1 - q). X's evidence: C
+ * and D (q 0) out, A (q 1) in.
  */
 static void test_probabilities(void **state)
 {
     (void)state;
-    struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(0.5)};
-    struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 2}, {4, 3}, {0, 4}};
+    struct linkjudge_site s[5];
+    memcpy(s, four_and_x, sizeof s);
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, e, 7, 1, 1.0, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, 1.0, &r), ERR_OK);
     double q = sigma(0.5);
     double a1o = (3 + q) / (5 + 2 * q), a0o = 1 / (6 - 2 * q);
     double a1i = (3 + q) / (4 + q), a0i = (2 + q) / (7 - q);
