@@ -140,7 +140,8 @@ int sitecrawl_claim_pages(const struct sitecrawl_params *p);
  * docs/benchmarks/judgement.md, session 23); else none. Never below 0.
  */
 int sitecrawl_pages_needed(const struct sitecrawl *sc, int cap);
-/* LinkRank of the pages read so far. */
+/* LinkRank of the pages read so far, weighed by the examination's confidence (a
+ * website's read ends by the crawl model's when that is lower: sitecrawl_add). */
 double sitecrawl_linkrank(const struct sitecrawl *sc);
 /* Pr[target|W] before any page: the prior as the website classifier holds it. */
 double sitecrawl_prior(const struct sitecrawl *sc);

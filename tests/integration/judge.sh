@@ -67,6 +67,9 @@ assert_eq "0 0 0 1" "$(psql_q "select string_agg(((cv->>'spies')::int > 0)::int:
 assert_eq "1 1 1 4" "$(psql_q "select string_agg(cv->>'fits', ' ' order by id)
   from models where job_id = $model_job and kind = 'crawl'")" \
   "the model with spies is the bag of its fit and the spies' three; the others one fit"
+assert_eq "3 2" "$(psql_q "select distinct (params->>'link_rounds') || ' ' || (params->>'link_slope')
+  from models where job_id = $model_job and kind = 'crawl'")" \
+  "each model's parameters name how its links weighed: 3 rounds, neighbours as sigma(2 (text + links))"
 python3 - "$SCRATCH/model.json" <<'PY' || fail "the report's judging figures: $(cat "$SCRATCH/model.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -263,4 +266,10 @@ out=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --threshold 2 2>&1)
 rc=$?
 set -e
 assert_eq 2 "$rc" "judge --threshold 2 is a usage error"
+set +e
+out=$("$BIN" judge --db "$DB_URL" --job "$paper_job" --link-slope -1 2>&1)
+rc=$?
+set -e
+assert_eq 2 "$rc" "judge --link-slope -1 is a usage error"
+assert_contains "$out" "--link-slope wants a number in [0, 100], not '-1'" "the bad slope is named"
 echo "judge.sh: $checks checks passed"
