@@ -5,24 +5,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* sigma(slope x); slope 0: x > 0. */
+static double pr_at(double x, double slope)
+{
+    if (slope <= 0)
+        return x > 0;
+    return 1 / (1 + exp(-slope * x));
+}
+
+/* Not relevant whatever its text and links: vetoed, or its examination said not relevant
+ * and its links did not overrule it. */
+static int blocked(const struct linkjudge_site *s)
+{
+    return s->veto || (s->exam_no && !s->overruled);
+}
+
 /* Pr[relevant] of a site as its neighbours take it (linkjudge.h): a fixed one's verdict, 0
- * when vetoed (the examination said no), else sigma(slope (text + evidence)); slope 0: its
- * verdict. */
+ * when blocked, else sigma(slope (text + evidence)); slope 0: its verdict. */
 static double pr_of(const struct linkjudge_site *s, double slope)
 {
     if (s->fixed >= 0)
         return s->fixed;
-    if (s->veto)
+    if (blocked(s))
         return 0;
-    if (slope <= 0)
-        return s->text + s->evidence > 0;
-    return 1 / (1 + exp(-slope * (s->text + s->evidence)));
+    return pr_at(s->text + s->evidence, slope);
 }
 
-/* A judged site's verdict from its text, its links' evidence and its veto; a fixed one's. */
+/* A judged site's verdict from its text, its links' evidence and its examination; a fixed
+ * one's. */
 static int verdict_now(const struct linkjudge_site *s)
 {
-    return s->fixed >= 0 ? s->fixed : s->text + s->evidence > 0 && !s->veto;
+    return s->fixed >= 0 ? s->fixed : s->text + s->evidence > 0 && !blocked(s);
 }
 
 /* One direction's links as lists: the neighbours of site i are nb[at[i] .. at[i + 1]). */
@@ -103,11 +116,12 @@ static double evidence_of(const struct linkjudge_site *sites, const double *pr,
 double linkjudge_confidence(const struct linkjudge_site *s)
 {
     double c = 1 / (1 + exp(-(s->text + s->evidence)));
-    return s->veto && c > 0.5 ? 0.5 : c;
+    return blocked(s) && c > 0.5 ? 0.5 : c;
 }
 
 enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct linkjudge_edge *edges,
-                       size_t n_edges, uint32_t rounds, double slope, struct linkjudge_rates *rates)
+                       size_t n_edges, uint32_t rounds, double slope, double exam_links,
+                       struct linkjudge_rates *rates)
 {
     for (size_t k = 0; k < n_edges; k++)
         if (edges[k].src >= n || edges[k].dst >= n || edges[k].src == edges[k].dst)
@@ -116,6 +130,7 @@ enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct link
     for (size_t i = 0; i < n; i++) {
         struct linkjudge_site *s = &sites[i];
         s->evidence = 0;
+        s->overruled = 0;
         s->linked = s->linked_relevant = 0;
         s->relevant = verdict_now(s); /* the text's alone */
     }
@@ -140,6 +155,7 @@ enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct link
             s->linked = s->linked_relevant = 0;
             s->evidence = evidence_of(sites, pr, &out, i, r.out_relevant, r.out_other, s) +
                           evidence_of(sites, pr, &in, i, r.in_relevant, r.in_other, s);
+            s->overruled = s->exam_no && s->fixed < 0 && s->evidence > exam_links;
             next[i] = verdict_now(s);
             next_pr[i] = pr_of(s, slope);
         }

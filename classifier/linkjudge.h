@@ -15,8 +15,10 @@
  *   evidence = sum over its neighbours (each link to or from a website given) of
  *              ln((q a1 + (1 - q) (1 - a1)) / (q a0 + (1 - q) (1 - a0)))
  * (q 1: ln(a1 / a0); q 0: ln((1 - a1) / (1 - a0)); q 1/2: nothing), and it is relevant
- * when its text's evidence (logit(score) - logit(threshold)) plus its links' is above 0
- * and its examination did not veto it. A direction whose a1 is not above a0 says nothing
+ * when its text's evidence (logit(score) - logit(threshold)) plus its links' is above 0,
+ * it is not vetoed (a website more like one the user rejected), and its examination (the
+ * page classifier, as it read) called it relevant or its links' evidence alone is above
+ * exam_links. A direction whose a1 is not above a0 says nothing
  * (evidence 0). The verdicts, the probabilities and the rates are computed again from each
  * round's (relaxation labelling), a fixed number of rounds.
  *
@@ -25,6 +27,12 @@
  * nats, and a neighbour topic read whole (held out; long crawls) was listed whole,
  * website by website. Counted as probabilities, a neighbour just above the threshold
  * says little either way.
+ *
+ * Why links may overrule the examination (session 27): the examination and the crawl
+ * model's text are two readings of the same pages; when they disagree, the links, a view
+ * the text does not give, decide, if they say so strongly. Full crawls had the
+ * examination turn down websites the links called relevant at +2 to +13 nats, 17 of 18
+ * truly relevant (docs/classifier.md, "The examination's no").
  *
  * No database, no allocation the caller sees: job/jobjudge.c gives it a job's examined
  * websites and the links between them.
@@ -42,10 +50,13 @@ struct linkjudge_site {
     int fixed;   /* -1: this judging decides it (text, veto); 0 or 1: its verdict, kept (an
                   * example, a label, a website the judging leaves as it is) */
     double text; /* the text's evidence: logit(score) - logit(threshold) */
-    int veto;    /* its examination called it not relevant: never relevant */
+    int veto;    /* never relevant (a website more like one the user rejected) */
+    int exam_no; /* its examination called it not relevant: a veto, unless its links'
+                  * evidence is above exam_links (linkjudge_run) */
     /* out */
     int relevant;             /* the verdict (fixed ones: as given) */
     double evidence;          /* its links' log-likelihood ratio (nats) */
+    int overruled;            /* exam_no, and its links overruled the examination */
     uint32_t linked;          /* its links to or from the other websites given ... */
     uint32_t linked_relevant; /* ... of which to or from a relevant one (the last round's
                                * verdicts, those its evidence is from) */
@@ -66,15 +77,17 @@ struct linkjudge_rates {
 /*
  * Judges sites[0..n) with their links edges[0..n_edges) in `rounds` rounds (0: the text
  * alone), each judged neighbour relevant with probability sigma(slope (text + evidence))
- * (slope 0: its verdict, 0 or 1); fills each site's out fields and, if rates is not NULL,
- * the last rates. ERR_INVAL for an edge out of range or a loop; ERR_NOMEM.
+ * (slope 0: its verdict, 0 or 1); an examination's "not relevant" stands unless the
+ * website's links' evidence is above exam_links nats (INFINITY: it always stands); fills
+ * each site's out fields and, if rates is not NULL, the last rates. ERR_INVAL for an edge
+ * out of range or a loop; ERR_NOMEM.
  */
 enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct linkjudge_edge *edges,
-                       size_t n_edges, uint32_t rounds, double slope,
+                       size_t n_edges, uint32_t rounds, double slope, double exam_links,
                        struct linkjudge_rates *rates) WARN_UNUSED;
 
 /* The confidence a judged website is stored with: sigma(text + evidence), at most 1/2 when
- * vetoed. */
+ * vetoed or its examination's "not relevant" stands. */
 double linkjudge_confidence(const struct linkjudge_site *s);
 
 #endif

@@ -85,6 +85,9 @@ void cmd_judge_usage(void)
            "  --link-slope K      ... each examined neighbour relevant with probability\n"
            "                      sigma(K (its text's evidence + its links')) (0: as its\n"
            "                      verdict, 0 or 1; default %g)\n"
+           "  --exam-links X      ... and an examination's \"not relevant\" stands unless\n"
+           "                      the website's links say relevant by more than X nats\n"
+           "                      (default %g)\n"
            "  --fit-pages N       the crawled pages weigh in the model as N pages at most\n"
            "                      (each N / their number; 0: each weighs 1; default %u)\n"
            "  --bag 0|1           1: with spies, the model is the mean of their fits and\n"
@@ -94,7 +97,7 @@ void cmd_judge_usage(void)
            (long long)d.min_pages, d.spy_folds, (long long)d.spy_pages, d.early_threshold,
            d.spy_iterations, d.spy_quantile, d.spy_prior, d.spy_prior_weight, d.spy_many,
            d.other_clusters, d.cluster_sites, d.em.web_start, d.web_gate_quantile, d.link_rounds,
-           d.link_slope, d.fit_pages, d.bag);
+           d.link_slope, d.exam_links, d.fit_pages, d.bag);
 }
 
 /* A dry run's verdicts scored as if written: *after. */
@@ -162,6 +165,7 @@ int cmd_judge(int argc, char **argv)
         OPTS_DOUBLE("web-gate", &p.web_gate_quantile, 0, 0.99, "a number in [0, 0.99]"),
         OPTS_INT("link-rounds", &link_rounds, 0, 100, "0..100"),
         OPTS_DOUBLE("link-slope", &p.link_slope, 0, 100, "a number in [0, 100]"),
+        OPTS_DOUBLE("exam-links", &p.exam_links, 0, 1e6, "a number in [0, 1e6]"),
         OPTS_INT("fit-pages", &fit_pages, 0, 1000000000, "0..1000000000"),
         OPTS_INT("bag", &bag, 0, 1, "0 or 1"),
     };

@@ -47,7 +47,8 @@ static void print_part(const char *what, const struct evalall_part *p)
            what, p->topics, p->topics == 1 ? "" : "s", p->mean_f1, p->worst_f1, p->worst_topic,
            p->mean_pages_per_site, p->mean_home_f1);
     if (p->worst_rule_topic)
-        printf("%s, a crawl's rule (the crawl model and the examination both say relevant): mean "
+        printf("%s, a crawl's rule (the crawl model and the examination, or links that overrule "
+               "it): mean "
                "website F1 %.3f, worst %.3f (%s)\n",
                what, p->mean_rule_f1, p->worst_rule_f1, p->worst_rule_topic);
 }

@@ -78,6 +78,7 @@ static json_t *jsite(const struct evaluate_site *s, int judge)
     if (judge) {
         json_object_set_new(o, "crawl_score", jnum(s->score));
         json_object_set_new(o, "examined_relevant", json_boolean(s->examined_relevant));
+        json_object_set_new(o, "listed", json_boolean(s->listed));
         json_object_set_new(o, "link_evidence", jnum(s->link_evidence));
         json_t *links = json_array();
         for (size_t j = 0; j < s->n_links; j++)

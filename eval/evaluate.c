@@ -506,8 +506,10 @@ static enum err add_training(struct sitejudge *sj, const struct corpus *c,
  * links are not read: they are no nodes.
  */
 static enum err weigh_links(struct target *t, size_t n, double threshold, uint32_t rounds,
-                            double slope)
+                            double slope, double exam_links)
 {
+    for (size_t k = 0; k < n; k++) /* without links, the examination vetoes */
+        t[k].out->listed = t[k].out->relevant && t[k].out->examined_relevant;
     if (rounds == 0 || n == 0)
         return ERR_OK;
     struct strmap index;
@@ -541,7 +543,7 @@ static enum err weigh_links(struct target *t, size_t n, double threshold, uint32
         }
     }
     if (!e)
-        e = linkjudge_run(ls, n, edges, n_edges, rounds, slope, NULL);
+        e = linkjudge_run(ls, n, edges, n_edges, rounds, slope, exam_links, NULL);
     for (size_t k = 0; !e && k < n; k++) {
         struct evaluate_site *s = t[k].out;
         if (ls[k].fixed >= 0)
@@ -549,7 +551,13 @@ static enum err weigh_links(struct target *t, size_t n, double threshold, uint32
         s->relevant = ls[k].relevant;
         s->confidence = linkjudge_confidence(&ls[k]);
         s->link_evidence = ls[k].evidence;
+        ls[k].exam_no = !s->examined_relevant;
     }
+    /* A crawl's rule: the examination's "not relevant" stands unless the links overrule it. */
+    if (!e)
+        e = linkjudge_run(ls, n, edges, n_edges, rounds, slope, exam_links, NULL);
+    for (size_t k = 0; !e && k < n; k++)
+        t[k].out->listed = ls[k].relevant;
     free(edges);
     free(ls);
     strmap_release(&index);
@@ -597,7 +605,7 @@ static enum err judge_crawl_model(struct run *run, const struct corpus *c, struc
         res->crawl.unscored += isnan(s->score);
     }
     if (!e)
-        e = weigh_links(t, n, fit.threshold, jp.link_rounds, jp.link_slope);
+        e = weigh_links(t, n, fit.threshold, jp.link_rounds, jp.link_slope, jp.exam_links);
     if (!e) {
         res->crawl.pages = fit.pages;
         res->crawl.terms = fit.terms;
@@ -670,8 +678,7 @@ static void summarise(struct evaluate_result *res)
         s->home_relevant = s->home_pr > 0.5; /* NaN: no homepage, not relevant */
         evalstats_add(&res->website, s->truth, s->relevant);
         if (res->judge)
-            evalstats_add(&res->crawl.with_examination, s->truth,
-                          s->relevant && s->examined_relevant);
+            evalstats_add(&res->crawl.with_examination, s->truth, s->listed);
         evalstats_add(&res->homepage, s->truth, s->home_relevant);
         pages += s->pages;
         decide += s->pages_to_decide;

@@ -67,6 +67,8 @@ struct evaluate_site {
     size_t n_links;
     double link_evidence; /* its links' to and from the other held-out websites
                            * (classifier/linkjudge.h); NaN: none */
+    int listed;           /* a crawl's rule: the same judging with its examination's "not
+                           * relevant" weighed as a crawl's judging weighs it */
     /* (b) the homepage classifier */
     double home_pr;    /* Pr[homepage|target]; NaN when the homepage could not be read */
     int home_relevant; /* home_pr > 0.5 */

@@ -40,6 +40,7 @@ void jobjudge_params_default(struct jobjudge_params *p)
                                   .bag = 1,
                                   .link_rounds = 3,
                                   .link_slope = 2,
+                                  .exam_links = 4,
                                   .min_pages = 250};
     nbem_params_default(&p->em);
 }
@@ -128,13 +129,19 @@ static enum err add_rows(struct sitejudge *sj, const struct store_rows *r, size_
     return e;
 }
 
-/* Website k (its first row i) vetoed: the examination said not relevant, or it is more
- * like a website the user rejected than like any relevant one (like:
- * sitejudge_rejected_like's). */
-static int vetoed(const struct store_rows *r, int i, const size_t *like, size_t k)
+/* Row i's website: its examination said not relevant. */
+static int examined_no(const struct store_rows *r, int i)
 {
     const char *examined = store_rows_get(r, i, 3);
-    return (examined && strcmp(examined, "t") != 0) || like[k] != SITEJUDGE_NONE;
+    return examined && strcmp(examined, "t") != 0;
+}
+
+/* Website k (its first row i) vetoed as its text alone judges it (no links weighed): the
+ * examination said not relevant, or it is more like a website the user rejected than like
+ * any relevant one (like: sitejudge_rejected_like's). */
+static int vetoed(const struct store_rows *r, int i, const size_t *like, size_t k)
+{
+    return examined_no(r, i) || like[k] != SITEJUDGE_NONE;
 }
 
 /* The rejected website that vetoed website k (like: vetoed's) when it would be relevant
@@ -210,7 +217,7 @@ static long site_of(const struct store_rows *r, const size_t *first, size_t n_si
  */
 static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge *sj,
                             const struct store_rows *r, const size_t *first, double threshold,
-                            const size_t *like, uint32_t rounds, double slope,
+                            const size_t *like, uint32_t rounds, double slope, double exam_links,
                             struct judgestore_verdict *v, size_t n_v)
 {
     size_t n_sites = sitejudge_sites(sj);
@@ -234,7 +241,8 @@ static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge
         else {
             ls[k].fixed = -1;
             ls[k].text = jobjudge_evidence(sitejudge_score(sj, k), threshold);
-            ls[k].veto = vetoed(r, i, like, k);
+            ls[k].veto = like[k] != SITEJUDGE_NONE;
+            ls[k].exam_no = examined_no(r, i);
             j++;
         }
     }
@@ -250,7 +258,7 @@ static enum err weigh_links(struct store *s, int64_t job, const struct sitejudge
             edges[n_edges++] = (struct linkjudge_edge){(uint32_t)a, (uint32_t)b};
     }
     if (!e)
-        e = linkjudge_run(ls, n_sites, edges, n_edges, rounds, slope, NULL);
+        e = linkjudge_run(ls, n_sites, edges, n_edges, rounds, slope, exam_links, NULL);
     for (size_t k = 0; !e && k < n_sites; k++) {
         if (verdict[k] < 0)
             continue;
@@ -330,7 +338,7 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
                            const struct jobjudge_result *res, const struct sitejudge *sj,
                            int64_t *id)
 {
-    char cv[512], params[800], gate[32] = "null"; /* JSON has no infinity: no gate */
+    char cv[512], params[850], gate[32] = "null"; /* JSON has no infinity: no gate */
     if (isfinite(res->web_gate))
         snprintf(gate, sizeof gate, "%.6g", res->web_gate);
     snprintf(cv, sizeof cv,
@@ -346,7 +354,8 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         " \"threshold\": %.6g, \"spy_folds\": %u, \"spy_iterations\": %u, \"spy_quantile\": %.6g,"
         " \"spy_prior\": %.6g, \"spy_prior_weight\": %.6g, \"other_clusters\": %u,"
         " \"cluster_sites\": %u, \"web_start\": %u, \"web_gate_quantile\": %.6g,"
-        " \"link_rounds\": %u, \"link_slope\": %.6g, \"min_pages\": %lld, \"fit_pages\": %u, "
+        " \"link_rounds\": %u, \"link_slope\": %.6g, \"exam_links\": %.6g, \"min_pages\": %lld, "
+        "\"fit_pages\": %u, "
         "\"spy_many\": %u, "
         "\"spy_pages\": %lld,"
         " \"early_threshold\": %.6g, \"bag\": %u}",
@@ -354,7 +363,7 @@ static enum err save_model(struct store *s, int64_t job, const struct jobjudge_p
         (unsigned long long)p->em.seed, p->min_sites, p->weight_cap, p->threshold, p->spy_folds,
         p->spy_iterations, p->spy_quantile, p->spy_prior, p->spy_prior_weight, p->other_clusters,
         p->cluster_sites, p->em.web_start, p->web_gate_quantile, p->link_rounds, p->link_slope,
-        (long long)p->min_pages, p->fit_pages, p->spy_many, (long long)p->spy_pages,
+        p->exam_links, (long long)p->min_pages, p->fit_pages, p->spy_many, (long long)p->spy_pages,
         p->early_threshold, p->bag);
     struct buf data;
     buf_init(&data, NBEM_MAX_BYTES);
@@ -400,8 +409,8 @@ static enum err keep_rejected(struct jobjudge_model *jm, const struct sitejudge 
 /* sj's model (taken) with the vocabulary of its term ids, and its rejected websites (like,
  * their rows, which it takes). */
 static enum err model_keep(struct sitejudge *sj, const struct store_rows *r, const size_t *first,
-                           struct sitelike_rows *like, double threshold, double weight_cap,
-                           struct jobjudge_model **out)
+                           struct sitelike_rows *like, double threshold,
+                           const struct jobjudge_params *p, struct jobjudge_model **out)
 {
     struct jobjudge_model *jm = calloc(1, sizeof *jm);
     if (!jm) {
@@ -417,7 +426,8 @@ static enum err model_keep(struct sitejudge *sj, const struct store_rows *r, con
     struct nbem *m = sitejudge_take_model(sj);
     jm->m = m;
     jm->threshold = threshold;
-    jm->weight_cap = weight_cap;
+    jm->weight_cap = p->weight_cap;
+    jm->exam_links = p->exam_links;
     for (uint32_t t = 0; !e && t < nbem_terms(m); t++) {
         size_t len;
         const char *term = sitejudge_term(sj, t, &len);
@@ -512,6 +522,11 @@ double jobjudge_model_pages(const struct jobjudge_model *jm, const char *const *
     return model_pages(jm, terms, n, pr, weight, NULL);
 }
 
+double jobjudge_model_exam_links(const struct jobjudge_model *jm)
+{
+    return jm->exam_links;
+}
+
 double jobjudge_model_threshold(const struct jobjudge_model *jm)
 {
     return jm->threshold;
@@ -601,8 +616,8 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     if (!e)
         e = judge_sites(sj, r, first, fit.threshold, like, &v, &n_v);
     if (!e)
-        e = weigh_links(s, job, sj, r, first, fit.threshold, like, p->link_rounds, p->link_slope, v,
-                        n_v);
+        e = weigh_links(s, job, sj, r, first, fit.threshold, like, p->link_rounds, p->link_slope,
+                        p->exam_links, v, n_v);
     if (!e) {
         out->pages = fit.pages;
         out->terms = fit.terms;
@@ -618,7 +633,7 @@ enum err jobjudge_run_pages(struct store *s, int64_t job, const struct jobjudge_
     if (!e && !dry_run)
         e = judgestore_write(s, job, out->model_id, v, n_v, &out->relevant, &out->changed);
     if (!e && p->keep_model) {
-        e = model_keep(sj, r, first, like_rows, out->threshold, p->weight_cap, &out->model);
+        e = model_keep(sj, r, first, like_rows, out->threshold, p, &out->model);
         like_rows = NULL; /* the model's */
     }
     if (!e && dry_run) /* what a judging would change: the verdicts, and the job's count */

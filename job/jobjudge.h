@@ -45,6 +45,9 @@ struct jobjudge_params {
                                * (classifier/linkjudge.h); 0: the text alone */
     double link_slope;        /* a judged neighbour is relevant with probability
                                * sigma(link_slope (text + links)); 0: its verdict, 0 or 1 */
+    double exam_links;        /* with links, an examination's "not relevant" stands unless
+                               * the website's links' evidence is above this (nats;
+                               * classifier/linkjudge.h); INFINITY: it always stands */
     int64_t min_pages;        /* fewer pages read by the crawl: no model, the verdicts stay */
     int keep_model;           /* hand the model out (jobjudge_result.model) */
 };
@@ -156,6 +159,8 @@ double jobjudge_model_pages(const struct jobjudge_model *jm, const char *const *
                             double *pr, double *weight);
 double jobjudge_model_threshold(const struct jobjudge_model *jm);
 double jobjudge_model_weight_cap(const struct jobjudge_model *jm);
+/* Its judging's exam_links (jobjudge_params; INFINITY for a model stored before it). */
+double jobjudge_model_exam_links(const struct jobjudge_model *jm);
 
 /*
  * The job's last crawl model as stored (models, kind 'crawl': its vocabulary and

@@ -1,5 +1,6 @@
 /* A stored crawl model loaded to judge with (jobjudge.h, jobjudge_model_load). */
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ static enum err model_of_record(const struct models_record *rec, struct jobjudge
     jobjudge_params_default(&d);
     jm->threshold = json_member(rec->cv, "threshold", d.threshold);
     jm->weight_cap = json_member(rec->params, "weight_cap", d.weight_cap);
+    jm->exam_links = json_member(rec->params, "exam_links", INFINITY); /* none: it stood */
     const unsigned char *at = rec->data;
     size_t left = rec->len;
     enum err e = vocab_read(jm, &at, &left);

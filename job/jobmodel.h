@@ -18,6 +18,7 @@ struct jobjudge_model {
     struct vocab v; /* the model's term ids */
     struct nbem *m;
     double threshold, weight_cap;
+    double exam_links; /* jobjudge_model_exam_links's */
     /* The judging's rejected and relevant websites (loaded: the job's labels now; NULL:
      * none rejected), and the hosts of the rejected ones by their numbers there (NULL for
      * the others): a website read later is vetoed as judged. */

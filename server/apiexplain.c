@@ -84,9 +84,9 @@ static enum err add_pages(json_t *pages, const struct jobjudge_model *jm,
  * The answer's crawl_model member: the model's figures, the website's score and its
  * text's evidence, logit(score) - logit(threshold); its links' evidence as the judging
  * stored it (judged.links, classifier/linkjudge.h; none: 0 and null); the confidence
- * from both; vetoed: both say relevant but the examination said not, which no crawl model
- * overrules, or the judging found it more like a website the user rejected than like any
- * relevant one (judged.like_rejected).
+ * from both; vetoed: both say relevant but the examination said not and its links did not
+ * overrule it (by more than the model's exam_links), or the judging found it more like a
+ * website the user rejected than like any relevant one (judged.like_rejected).
  */
 static json_t *model_view(const struct jobjudge_model *jm, int64_t id, double score, json_t *o)
 {
@@ -95,8 +95,11 @@ static json_t *model_view(const struct jobjudge_model *jm, int64_t id, double sc
     json_t *lev = json_object_get(links, "evidence");
     double ev = json_is_number(lev) ? json_number_value(lev) : 0;
     json_t *like = json_object_get(json_object_get(o, "judged"), "like_rejected");
-    int vetoed = text + ev > 0 &&
-                 (json_is_false(json_object_get(o, "examined_relevant")) || json_is_string(like));
+    /* The examination's "not relevant" stands unless the judging weighed the links and they
+     * say relevant by more than its exam_links (classifier/linkjudge.h). */
+    int exam_stands = json_is_false(json_object_get(o, "examined_relevant")) &&
+                      !(json_is_number(lev) && ev > jobjudge_model_exam_links(jm));
+    int vetoed = text + ev > 0 && (exam_stands || json_is_string(like));
     double conf = jobjudge_link_confidence(text, ev, vetoed);
     return json_pack("{s:I, s:o, s:f, s:o, s:o, s:o, s:f, s:b}", "model_id", (json_int_t)id,
                      "score", number(score), "threshold", t, "text_evidence", number(text),

@@ -961,9 +961,12 @@ function judgedWords(d) {
     ? `; but it is more like ${j.like_rejected}, which you labelled not relevant, than like any `
       + 'relevant website: not relevant'
     : cm && cm.vetoed
-      ? '; but the page classifier called it not relevant as it read it, and a crawl model never '
-        + 'overrules that: not relevant'
-      : `, so ${yes ? 'relevant' : 'not relevant'}`;
+      ? '; but the page classifier called it not relevant as it read it, and its links did not '
+        + 'say otherwise strongly enough: not relevant'
+      : d.examined_relevant === false && yes
+        ? '; the page classifier called it not relevant as it read it, but its links say relevant '
+          + 'strongly enough to overrule it: relevant'
+        : `, so ${yes ? 'relevant' : 'not relevant'}`;
   const linkWords = !withLinks || !links ? ''
     : `; its links weigh in: ${fmtInt(links.relevant)} of its ${fmtInt(links.count)} links to or from `
       + `examined websites are to or from relevant ones, evidence ${signed(cm.link_evidence)} nats `

@@ -67,9 +67,9 @@ assert_eq "0 0 0 1" "$(psql_q "select string_agg(((cv->>'spies')::int > 0)::int:
 assert_eq "1 1 1 4" "$(psql_q "select string_agg(cv->>'fits', ' ' order by id)
   from models where job_id = $model_job and kind = 'crawl'")" \
   "the model with spies is the bag of its fit and the spies' three; the others one fit"
-assert_eq "3 2" "$(psql_q "select distinct (params->>'link_rounds') || ' ' || (params->>'link_slope')
-  from models where job_id = $model_job and kind = 'crawl'")" \
-  "each model's parameters name how its links weighed: 3 rounds, neighbours as sigma(2 (text + links))"
+assert_eq "3 2 4" "$(psql_q "select distinct (params->>'link_rounds') || ' ' || (params->>'link_slope')
+  || ' ' || (params->>'exam_links') from models where job_id = $model_job and kind = 'crawl'")" \
+  "each model's parameters name how its links weighed: 3 rounds, neighbours as sigma(2 (text + links)), an examination overruled above 4 nats"
 python3 - "$SCRATCH/model.json" <<'PY' || fail "the report's judging figures: $(cat "$SCRATCH/model.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -17,6 +17,8 @@
     }
 /* The crawl's (jobjudge_params_default's link_slope) */
 #define SLOPE 2.0
+/* ... and its exam_links */
+#define EXAM 4.0
 
 #define JUDGED(t)                                                                                  \
     {                                                                                              \
@@ -43,7 +45,7 @@ static void test_rates_and_evidence(void **state)
     struct linkjudge_site s[5];
     memcpy(s, four_and_x, sizeof s);
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, 0, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, 0, EXAM, &r), ERR_OK);
     assert_true(fabs(r.out_relevant - 4.0 / 7) < 1e-12);
     assert_true(fabs(r.out_other - 0.25) < 1e-12);
     assert_true(fabs(r.in_relevant - 0.8) < 1e-12);
@@ -78,7 +80,7 @@ static void test_probabilities(void **state)
     struct linkjudge_site s[5];
     memcpy(s, four_and_x, sizeof s);
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, 1.0, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, 1.0, EXAM, &r), ERR_OK);
     double q = sigma(0.5);
     double a1o = (3 + q) / (5 + 2 * q), a0o = 1 / (6 - 2 * q);
     double a1i = (3 + q) / (4 + q), a0i = (2 + q) / (7 - q);
@@ -101,17 +103,54 @@ static void test_doubtful_neighbour(void **state)
     struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(3), JUDGED(0.05)};
     struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 5}, {5, 4}, {0, 4}, {4, 0}};
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, 0, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, 0, EXAM, &r), ERR_OK);
     double hard = log(r.out_relevant / r.out_other) + log(r.in_relevant / r.in_other);
     assert_true(hard > 1);
     assert_true(fabs(s[4].evidence - (2 * hard)) < 1e-12); /* A and U, both relevant */
-    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, SLOPE, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, SLOPE, EXAM, &r), ERR_OK);
     double from_a = log(r.out_relevant / r.out_other) + log(r.in_relevant / r.in_other);
     assert_true(s[4].evidence - from_a > 0 && s[4].evidence - from_a < 0.2 * hard);
     s[5].text = 0; /* q = 1/2: (a1 + 1 - a1) / (a0 + 1 - a0) = 1 */
-    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, SLOPE, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 6, e, 8, 1, SLOPE, EXAM, &r), ERR_OK);
     from_a = log(r.out_relevant / r.out_other) + log(r.in_relevant / r.in_other);
     assert_true(fabs(s[4].evidence - from_a) < 1e-12);
+}
+
+/*
+ * The examination's "not relevant" stands unless the links say relevant by more than
+ * exam_links: X, its text a little against (-0.5) and the examination's "no", links to
+ * and from the two relevant examples; one round, so that its evidence e does not depend on
+ * its own verdict. At exam_links a hair under e the links overrule the examination (X
+ * relevant, its confidence sigma(text + e)); a hair over, it stands (not relevant, at most
+ * 1/2); so it does with 0 rounds, and for a website more like a rejected one (a veto).
+ */
+static void test_examination(void **state)
+{
+    (void)state;
+    struct linkjudge_site s[] = {FIXED(1),
+                                 FIXED(1),
+                                 FIXED(0),
+                                 FIXED(0),
+                                 FIXED(0),
+                                 FIXED(0),
+                                 {.fixed = -1, .text = -0.5, .exam_no = 1}};
+    struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 3}, {2, 4}, {3, 4}, {3, 5}, {4, 5},
+                                 {4, 2}, {5, 2}, {5, 3}, {6, 0}, {6, 1}, {0, 6}, {1, 6}};
+    assert_int_equal(linkjudge_run(s, 7, e, 14, 1, SLOPE, INFINITY, NULL), ERR_OK);
+    double ev = s[6].evidence;
+    assert_true(ev > 0.5);
+    assert_false(s[6].relevant || s[6].overruled);
+    assert_true(linkjudge_confidence(&s[6]) == 0.5);
+    assert_int_equal(linkjudge_run(s, 7, e, 14, 1, SLOPE, ev - 0.01, NULL), ERR_OK);
+    assert_true(s[6].evidence == ev && s[6].overruled && s[6].relevant);
+    assert_true(fabs(linkjudge_confidence(&s[6]) - 1 / (1 + exp(-(-0.5 + ev)))) < 1e-12);
+    assert_int_equal(linkjudge_run(s, 7, e, 14, 1, SLOPE, ev + 0.01, NULL), ERR_OK);
+    assert_false(s[6].relevant || s[6].overruled);
+    assert_int_equal(linkjudge_run(s, 7, e, 14, 0, SLOPE, 0, NULL), ERR_OK); /* no links */
+    assert_false(s[6].relevant || s[6].overruled);
+    s[6].veto = 1;
+    assert_int_equal(linkjudge_run(s, 7, e, 14, 1, SLOPE, ev - 0.01, NULL), ERR_OK);
+    assert_false(s[6].relevant);
 }
 
 /* Rounds 0: the text alone, no evidence. */
@@ -120,7 +159,7 @@ static void test_no_rounds(void **state)
     (void)state;
     struct linkjudge_site s[] = {FIXED(1), JUDGED(-0.2), JUDGED(0.3)};
     struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {2, 0}};
-    assert_int_equal(linkjudge_run(s, 3, e, 3, 0, SLOPE, NULL), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 3, e, 3, 0, SLOPE, EXAM, NULL), ERR_OK);
     assert_false(s[1].relevant);
     assert_true(s[2].relevant);
     assert_true(s[1].evidence == 0 && s[2].evidence == 0 && s[1].linked == 0);
@@ -160,7 +199,7 @@ static void test_locality(void **state)
         e[ne++] = (struct linkjudge_edge){7 + k, v};
     }
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, N, e, ne, 3, SLOPE, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, N, e, ne, 3, SLOPE, EXAM, &r), ERR_OK);
     assert_true(r.out_relevant > 0.6 && r.out_other < 0.3);
     assert_false(s[m].relevant);
     assert_true(s[m].evidence < -0.4 && linkjudge_confidence(&s[m]) < 0.5);
@@ -179,7 +218,7 @@ static void test_vetoed_neighbour(void **state)
     struct linkjudge_site s[] = {
         FIXED(1), FIXED(1), FIXED(0), {.fixed = -1, .text = 2, .veto = 1}, JUDGED(0.1)};
     struct linkjudge_edge e[] = {{0, 1}, {1, 0}, {0, 3}, {3, 0}, {4, 3}, {4, 0}};
-    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, SLOPE, NULL), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, SLOPE, EXAM, NULL), ERR_OK);
     assert_false(s[3].relevant);
     assert_true(linkjudge_confidence(&s[3]) <= 0.5);
     assert_int_equal(s[4].linked, 2);
@@ -195,7 +234,7 @@ static void test_no_locality(void **state)
     struct linkjudge_site s[] = {FIXED(1), FIXED(1), FIXED(0), FIXED(0), JUDGED(0.1)};
     struct linkjudge_edge e[] = {{0, 2}, {1, 3}, {2, 0}, {3, 1}, {4, 2}, {2, 4}};
     struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, SLOPE, &r), ERR_OK);
+    assert_int_equal(linkjudge_run(s, 5, e, 6, 2, SLOPE, EXAM, &r), ERR_OK);
     assert_true(r.out_relevant <= r.out_other && r.in_relevant <= r.in_other);
     assert_true(s[4].evidence == 0);
     assert_true(s[4].relevant);
@@ -207,23 +246,21 @@ static void test_errors(void **state)
     (void)state;
     struct linkjudge_site s[] = {FIXED(1), JUDGED(0.1)};
     struct linkjudge_edge out_of_range[] = {{0, 2}}, loop[] = {{1, 1}};
-    assert_int_equal(linkjudge_run(s, 2, out_of_range, 1, 1, SLOPE, NULL), ERR_INVAL);
-    assert_int_equal(linkjudge_run(s, 2, loop, 1, 1, SLOPE, NULL), ERR_INVAL);
-    assert_int_equal(linkjudge_run(s, 2, NULL, 0, 3, SLOPE, NULL), ERR_OK); /* no link: the text */
+    assert_int_equal(linkjudge_run(s, 2, out_of_range, 1, 1, SLOPE, EXAM, NULL), ERR_INVAL);
+    assert_int_equal(linkjudge_run(s, 2, loop, 1, 1, SLOPE, EXAM, NULL), ERR_INVAL);
+    assert_int_equal(linkjudge_run(s, 2, NULL, 0, 3, SLOPE, EXAM, NULL),
+                     ERR_OK); /* no link: the text */
     assert_true(s[1].relevant && s[1].evidence == 0);
-    assert_int_equal(linkjudge_run(NULL, 0, NULL, 0, 3, SLOPE, NULL), ERR_OK);
+    assert_int_equal(linkjudge_run(NULL, 0, NULL, 0, 3, SLOPE, EXAM, NULL), ERR_OK);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rates_and_evidence),
-        cmocka_unit_test(test_probabilities),
-        cmocka_unit_test(test_doubtful_neighbour),
-        cmocka_unit_test(test_no_rounds),
-        cmocka_unit_test(test_locality),
-        cmocka_unit_test(test_no_locality),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_rates_and_evidence), cmocka_unit_test(test_probabilities),
+        cmocka_unit_test(test_doubtful_neighbour), cmocka_unit_test(test_examination),
+        cmocka_unit_test(test_no_rounds),          cmocka_unit_test(test_locality),
+        cmocka_unit_test(test_no_locality),        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_vetoed_neighbour),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
