@@ -32,6 +32,15 @@ static const struct linkjudge_site four_and_x[] = {FIXED(1), FIXED(1), FIXED(0),
 static const struct linkjudge_edge four_and_x_links[] = {{0, 1}, {1, 0}, {2, 3}, {3, 2},
                                                          {4, 2}, {4, 3}, {0, 4}};
 
+/* The four examples and X into s, judged in one round at slope; the rates. */
+static struct linkjudge_rates run_four_and_x(struct linkjudge_site s[5], double slope)
+{
+    struct linkjudge_rates r;
+    memcpy(s, four_and_x, sizeof four_and_x);
+    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, slope, EXAM, &r), ERR_OK);
+    return r;
+}
+
 /*
  * The four examples and X, slope 0: each neighbour counts as its verdict. Rates
  * with 2 pseudo-links at 1/2 (X relevant by its text in the first round): out of relevant websites
@@ -43,9 +52,7 @@ static void test_rates_and_evidence(void **state)
 {
     (void)state;
     struct linkjudge_site s[5];
-    memcpy(s, four_and_x, sizeof s);
-    struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, 0, EXAM, &r), ERR_OK);
+    struct linkjudge_rates r = run_four_and_x(s, 0);
     assert_true(fabs(r.out_relevant - 4.0 / 7) < 1e-12);
     assert_true(fabs(r.out_other - 0.25) < 1e-12);
     assert_true(fabs(r.in_relevant - 0.8) < 1e-12);
@@ -78,9 +85,7 @@ static void test_probabilities(void **state)
 {
     (void)state;
     struct linkjudge_site s[5];
-    memcpy(s, four_and_x, sizeof s);
-    struct linkjudge_rates r;
-    assert_int_equal(linkjudge_run(s, 5, four_and_x_links, 7, 1, 1.0, EXAM, &r), ERR_OK);
+    struct linkjudge_rates r = run_four_and_x(s, 1.0);
     double q = sigma(0.5);
     double a1o = (3 + q) / (5 + 2 * q), a0o = 1 / (6 - 2 * q);
     double a1i = (3 + q) / (4 + q), a0i = (2 + q) / (7 - q);
