@@ -137,14 +137,11 @@ enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct link
     struct linkjudge_rates r = {0.5, 0.5, 0.5, 0.5};
     struct adjacency out = {0}, in = {0};
     enum err e = ERR_OK;
-    int *next = NULL;
-    double *pr = NULL; /* each site's Pr[relevant] as its neighbours take it; then the next */
+    double *pr = NULL; /* each site's Pr[relevant] as its neighbours take it this round */
     if (rounds > 0 && (e = adjacency_build(&out, n, edges, n_edges, 0)) == ERR_OK &&
         (e = adjacency_build(&in, n, edges, n_edges, 1)) == ERR_OK &&
-        (!(next = malloc((n ? n : 1) * sizeof *next)) ||
-         !(pr = malloc((n ? 2 * n : 1) * sizeof *pr))))
+        !(pr = malloc((n ? n : 1) * sizeof *pr)))
         e = err_set(ERR_NOMEM, "out of memory");
-    double *next_pr = pr ? pr + n : NULL;
     for (size_t i = 0; !e && rounds > 0 && i < n; i++)
         pr[i] = pr_of(&sites[i], slope);
     for (uint32_t round = 0; !e && round < rounds; round++) {
@@ -156,17 +153,15 @@ enum err linkjudge_run(struct linkjudge_site *sites, size_t n, const struct link
             s->evidence = evidence_of(sites, pr, &out, i, r.out_relevant, r.out_other, s) +
                           evidence_of(sites, pr, &in, i, r.in_relevant, r.in_other, s);
             s->overruled = s->exam_no && s->fixed < 0 && s->evidence > exam_links;
-            next[i] = verdict_now(s);
-            next_pr[i] = pr_of(s, slope);
         }
-        for (size_t i = 0; i < n; i++) { /* every verdict of a round from the last round's */
-            sites[i].relevant = next[i];
-            pr[i] = next_pr[i];
+        /* every verdict of a round from the last round's: changed only once all are weighed */
+        for (size_t i = 0; i < n; i++) {
+            sites[i].relevant = verdict_now(&sites[i]);
+            pr[i] = pr_of(&sites[i], slope);
         }
     }
     if (!e && rates)
         *rates = r;
-    free(next);
     free(pr);
     adjacency_release(&out);
     adjacency_release(&in);
